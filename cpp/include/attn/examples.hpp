@@ -1,0 +1,59 @@
+// The lessons' examples, as builders of inputs for multi_head_attention.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/multihead.hpp"
+
+namespace attn {
+
+// Inputs for one multi-head attention call, float32 as the page uses them.
+struct Example {
+  std::vector<std::string> tokens;
+  std::size_t t = 0, d_model = 0, heads = 0, kv_heads = 0, dk = 0, dv = 0;
+  bool causal = false;
+  std::vector<float> x;   // (T, d_model)
+  std::vector<float> wq;  // (d_model, H*d_k)
+  std::vector<float> wk;  // (d_model, H_kv*d_k)
+  std::vector<float> wv;  // (d_model, H_kv*d_v)
+  std::vector<float> wo;  // (H*d_v, d_model)
+};
+
+// The hand-built two-head "induction" model of lesson 1. Each token is a one-hot
+// word identity (dims 0..V-1) followed by a one-hot position (dims d_k..d_k+T-1),
+// d_k = max(V, T), two heads, d_model = 2 d_k.
+//   head 1 (content): W_q = sharpness * I and W_k = I on the word dims, so a query
+//     matches every key holding the same word;
+//   head 2 (previous token): W_q maps position i to a one-hot at i - 1 (times
+//     sharpness) and W_k reads the key position, so each token looks one step back.
+// W_v and W_o are identities; causal. With the lesson's sentence and sharpness 14,
+// the second "cat" (position 8) puts 0.471 on positions 1 and 8 in head 1 and
+// 0.877 on position 7 in head 2 (default scale 1/sqrt(12)).
+Status induction_example(const std::vector<std::string>& tokens, double sharpness, Example* out);
+std::vector<std::string> lesson_sentence();  // "the cat sat on the mat because the cat was tired"
+
+// Seeded random example in the style of lesson 2: X ~ N(0,1) of shape (T, d_model),
+// every weight matrix ~ N(0,1), drawn in the order X, W_q, W_k, W_v, W_o from Rng(seed).
+// Tokens are "t0", "t1", ... unless given (then their count sets T).
+struct RandomExampleOptions {
+  std::uint64_t seed = 0;
+  std::size_t t = 6, d_model = 8, heads = 1, kv_heads = 0, dk = 0, dv = 0;
+  bool causal = true;
+  std::vector<std::string> tokens;
+};
+Status random_example(RandomExampleOptions o, Example* out);
+
+// Lesson 1's study of the 1/sqrt(d_k) factor: for each d_k, `queries` Gaussian
+// queries against `keys` Gaussian keys (all entries N(0,1) from Rng(seed)); the
+// mean softmax entropy (nats) per row, with the 1/sqrt(d_k) scale and without it.
+struct EntropyPoint {
+  std::size_t dk;
+  double scaled, unscaled;
+};
+Status entropy_study(const std::vector<std::size_t>& dks, std::size_t keys, std::size_t queries,
+                     std::uint64_t seed, std::vector<EntropyPoint>* out);
+
+}  // namespace attn

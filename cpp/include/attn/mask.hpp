@@ -1,0 +1,51 @@
+// Which keys a query may attend to. Every mask kind is combined with logical AND.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace attn {
+
+// What a forbidden score becomes before the softmax.
+enum class MaskFill {
+  kNegInf,  // true -inf: exact zeros, but a fully masked row turns into NaN (the lesson's warning)
+  kFinite,  // -1e9 as in the lesson's NumPy code: a fully masked row becomes uniform 1/T_k
+  kZero,    // -inf for normal rows; a fully masked row gets all-zero weights and a zero output
+};
+
+// The score a forbidden position receives under MaskFill::kFinite.
+inline constexpr double kFiniteMaskValue = -1e9;
+
+// Parse "neg_inf" | "finite" | "zero"; returns false for anything else.
+bool parse_mask_fill(const char* name, MaskFill* out);
+const char* mask_fill_name(MaskFill fill);
+
+struct MaskSpec {
+  // Causal, bottom-right aligned: query i sees key j iff j <= i + (T_k - T_q).
+  bool causal = false;
+  // Sliding window of width w (0 = off): key j allowed iff j > i + (T_k - T_q) - w.
+  std::size_t window = 0;
+  // key_padding: (T_k,) 1 = real token, 0 = padding; broadcast over queries. nullptr = none.
+  const std::uint8_t* key_padding = nullptr;
+  // mask: (T_q, T_k) row-major, 1 = allowed. nullptr = none.
+  const std::uint8_t* mask = nullptr;
+};
+
+// The contiguous key range [lo, hi) that causal + window allow for query i;
+// padding and the custom mask then thin it out element by element. Kernels use
+// the range to skip work (and whole tiles) that the mask forbids anyway.
+struct KeyRange {
+  std::size_t lo, hi;
+};
+KeyRange key_range(const MaskSpec& m, std::size_t i, std::size_t tq, std::size_t tk);
+
+inline bool is_allowed(const MaskSpec& m, std::size_t i, std::size_t j, std::size_t tq,
+                       std::size_t tk) {
+  const KeyRange r = key_range(m, i, tq, tk);
+  if (j < r.lo || j >= r.hi) return false;
+  if (m.key_padding && !m.key_padding[j]) return false;
+  if (m.mask && !m.mask[i * tk + j]) return false;
+  return true;
+}
+
+}  // namespace attn
