@@ -1,0 +1,81 @@
+// The presets gallery: each preset is a partial state; its share link is the encoded state.
+// `figure` states what the lesson says you should see (the browser tests check these).
+import { encodeState } from './codec';
+import { defaultState, normalizeState, type State } from './state';
+
+export interface Preset {
+  id: string;
+  title: string;
+  lesson: string;
+  blurb: string;
+  figure: string;
+  state: Partial<State>;
+}
+
+const PAD4 = ['pad', 'pad', 'pad', 'pad'];
+const padPreset = (fill: State['fill'], id: string, title: string, figure: string): Preset => ({
+  id,
+  title,
+  lesson: 'Lesson 1 · warning box',
+  blurb: 'Every key is padding, so every row is fully masked. The fill policy decides what the softmax returns.',
+  figure,
+  state: { src: 'random', tokens: PAD4, heads: 1, kv: 1, dm: 8, dk: 4, causal: false, pad: [0, 1, 2, 3], fill, seed: 0 },
+});
+
+export const PRESETS: Preset[] = [
+  {
+    id: 'induction',
+    title: 'Induction heads (hand-built)',
+    lesson: 'Lesson 1 · toy sequence',
+    blurb: 'Head 1 matches the same word, head 2 looks one token back. Read row 8, the second “cat”.',
+    figure: 'Row 8 “cat”: head 1 puts 0.47 on both “cat” positions (1 and 8); head 2 puts 0.88 on position 7.',
+    state: { src: 'induction', tokens: 'the cat sat on the mat because the cat was tired'.split(' '), sharp: 14, causal: true },
+  },
+  {
+    id: 'lesson2',
+    title: 'Random T = 6, causal',
+    lesson: 'Lesson 2 · forty lines of NumPy',
+    blurb: 'd_model 8, d_k 4, one head, seeded Gaussian weights: the printed W of lesson 2.',
+    figure: 'A lower-triangular 6 × 6 matrix whose every row sums to 1.',
+    state: { src: 'random', tokens: ['t0', 't1', 't2', 't3', 't4', 't5'], seed: 0, heads: 1, kv: 1, dm: 8, dk: 4, causal: true },
+  },
+  {
+    id: 'no-sqrt',
+    title: 'Delete the √d_k',
+    lesson: 'Lesson 2 · three details',
+    blurb: 'd_k = 256 with scale “none”: the logits spread wide and the softmax saturates.',
+    figure: 'Almost one-hot rows: nearly every query puts more than 0.99 on a single key.',
+    state: { src: 'random', tokens: 'a b c d e f g h'.split(' '), seed: 1, heads: 1, kv: 1, dm: 16, dk: 256, causal: false, scale: 'none' },
+  },
+  padPreset('neg_inf', 'pad-neginf', 'All padding · −∞ fill', 'Every row is NaN (exp(−∞ − (−∞))): the banner counts 4 NaN rows.'),
+  padPreset('finite', 'pad-finite', 'All padding · −1e9 fill', 'Every row is uniform: 0.25 on each of the 4 keys.'),
+  padPreset('zero', 'pad-zero', 'All padding · zero row', 'Every weight is 0 and the output is 0.'),
+  {
+    id: 'window',
+    title: 'Sliding window (w = 3)',
+    lesson: 'Beyond the lessons',
+    blurb: 'Causal plus a window of 3: each query sees itself and the two tokens before it.',
+    figure: 'A band three cells wide along the diagonal; each row still sums to 1.',
+    state: { src: 'induction', tokens: 'the cat sat on the mat because the cat was tired'.split(' '), causal: true, win: 3 },
+  },
+  {
+    id: 'gqa',
+    title: 'Grouped-query attention',
+    lesson: 'Lesson 1 · what it leaves out',
+    blurb: '4 query heads share 2 K/V heads (heads 1–2 and 3–4 read the same keys and values).',
+    figure: '4 weight maps from 2 K/V heads; each row sums to 1.',
+    state: { src: 'random', tokens: 'the cat sat on the mat because the cat was tired'.split(' '), seed: 7, heads: 4, kv: 2, dm: 16, dk: 4, causal: true },
+  },
+];
+
+export function presetState(p: Preset): State {
+  return normalizeState({ ...defaultState(), ...p.state }).state;
+}
+
+export function presetHash(p: Preset): string {
+  return encodeState(presetState(p));
+}
+
+export function findPreset(id: string): Preset | undefined {
+  return PRESETS.find((p) => p.id === id);
+}
