@@ -24,7 +24,8 @@ struct Example {
 
 // The hand-built two-head "induction" model of lesson 1. Each token is a one-hot
 // word identity (dims 0..V-1) followed by a one-hot position (dims d_k..d_k+T-1),
-// d_k = max(V, T), two heads, d_model = 2 d_k.
+// d_k = max(12, V, T) (the lesson's width is 12; the default scale 1/sqrt(d_k) depends
+// on it, so the lesson's figures need exactly 12), two heads, d_model = 2 d_k.
 //   head 1 (content): W_q = sharpness * I and W_k = I on the word dims, so a query
 //     matches every key holding the same word;
 //   head 2 (previous token): W_q maps position i to a one-hot at i - 1 (times

@@ -26,7 +26,8 @@ struct MhaOptions {
   MaskSpec mask;
   std::optional<double> scale;
   MaskFill fill = MaskFill::kNegInf;
-  bool tiled = false;  // use the tiled kernel (no weights returned)
+  bool tiled = false;          // use the tiled kernel (no weights returned)
+  bool return_scores = false;  // naive only: keep the scaled, unmasked scores
   std::size_t memory_cap = kDefaultMemoryCap;
 };
 

@@ -1,0 +1,168 @@
+#include "attn/attention.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "attn/softmax.hpp"
+#include "attn/tiled.hpp"
+#include "checked.hpp"
+#include "kernels.hpp"
+
+namespace attn {
+
+using detail::sat_add;
+using detail::sat_mul;
+
+double effective_scale(const AttentionOptions& opts) {
+  return opts.scale ? *opts.scale : 1.0 / std::sqrt(static_cast<double>(opts.shape.dk));
+}
+
+std::size_t estimate_bytes(const Shape& s, std::size_t elem, bool materialise_weights,
+                           bool return_scores) {
+  const std::size_t rows = sat_mul(s.heads, s.tq);
+  std::size_t n = 0;
+  n = sat_add(n, sat_mul(rows, s.dk));                       // q copy
+  n = sat_add(n, sat_mul(sat_mul(s.kv_heads, s.tk), s.dk));  // k copy
+  n = sat_add(n, sat_mul(sat_mul(s.kv_heads, s.tk), s.dv));  // v copy
+  n = sat_add(n, sat_mul(rows, s.dv));                       // output
+  n = sat_add(n, sat_mul(rows, 2));                          // entropy, lse
+  if (materialise_weights) n = sat_add(n, sat_mul(rows, s.tk));  // weights
+  if (return_scores) n = sat_add(n, sat_mul(rows, s.tk));        // scores
+  n = sat_mul(n, elem);
+  n = sat_add(n, materialise_weights ? sat_mul(s.tk, elem) : tiled_workspace_bytes(s, elem));
+  return n;
+}
+
+namespace {
+
+std::string mib(std::size_t bytes) {
+  if (bytes == static_cast<std::size_t>(-1)) return "more than the address space";
+  return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+}
+
+Status check_dim(const char* field, std::size_t v) {
+  if (v == 0) return Status::Invalid(field, std::string(field) + " must be at least 1");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status validate(const AttentionOptions& opts, std::size_t q_len, std::size_t k_len,
+                std::size_t v_len, std::size_t padding_len, std::size_t mask_len,
+                bool materialise_weights) {
+  const Shape& s = opts.shape;
+  for (auto [name, val] : {std::pair<const char*, std::size_t>{"heads", s.heads},
+                           {"kvHeads", s.kv_heads},
+                           {"tq", s.tq},
+                           {"tk", s.tk},
+                           {"dk", s.dk},
+                           {"dv", s.dv}}) {
+    Status st = check_dim(name, val);
+    if (!st.ok()) return st;
+  }
+  if (s.heads % s.kv_heads != 0) {
+    return Status::Invalid("kvHeads", "kvHeads (" + std::to_string(s.kv_heads) +
+                                          ") must divide heads (" + std::to_string(s.heads) + ")");
+  }
+  std::size_t nq, nk, nv, nm;
+  if (!detail::checked_product({s.heads, s.tq, s.dk}, &nq) ||
+      !detail::checked_product({s.kv_heads, s.tk, s.dk}, &nk) ||
+      !detail::checked_product({s.kv_heads, s.tk, s.dv}, &nv) ||
+      !detail::checked_product({s.tq, s.tk}, &nm)) {
+    return Status::Exhausted("memory", "the shape is too large to address");
+  }
+  if (q_len != nq) {
+    return Status::Invalid("q", "q has " + std::to_string(q_len) + " values but heads*tq*dk = " +
+                                    std::to_string(nq));
+  }
+  if (k_len != nk) {
+    return Status::Invalid("k", "k has " + std::to_string(k_len) +
+                                    " values but kvHeads*tk*dk = " + std::to_string(nk));
+  }
+  if (v_len != nv) {
+    return Status::Invalid("v", "v has " + std::to_string(v_len) +
+                                    " values but kvHeads*tk*dv = " + std::to_string(nv));
+  }
+  if (opts.mask.key_padding && padding_len != s.tk) {
+    return Status::Invalid("keyPadding", "keyPadding has " + std::to_string(padding_len) +
+                                             " entries but tk = " + std::to_string(s.tk));
+  }
+  if (opts.mask.mask && mask_len != nm) {
+    return Status::Invalid("mask", "mask has " + std::to_string(mask_len) +
+                                       " entries but tq*tk = " + std::to_string(nm));
+  }
+  if (opts.scale && !(std::isfinite(*opts.scale) && *opts.scale > 0)) {
+    return Status::Invalid("scale", "scale must be a finite positive number (got " +
+                                        std::to_string(*opts.scale) + ")");
+  }
+  if (opts.return_scores && !materialise_weights) {
+    return Status::Invalid("returnScores", "returnScores needs the naive kernel");
+  }
+  const std::size_t need = estimate_bytes(s, sizeof(float), materialise_weights,
+                                          opts.return_scores);
+  if (need > opts.memory_cap) {
+    return Status::Exhausted(
+        "memory", "this request needs " + mib(need) + " of working memory, over the cap of " +
+                      mib(opts.memory_cap) +
+                      (materialise_weights ? "; the weights alone are heads*tq*tk values: try "
+                                             "kernel 'tiled' or a shorter sequence"
+                                           : "; try a shorter sequence or fewer heads"));
+  }
+  return Status::Ok();
+}
+
+template <class T>
+Status attention(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
+                 std::size_t v_len, const AttentionOptions& opts, AttentionResult<T>* out) {
+  const Shape& s = opts.shape;
+  Status st = validate(opts, q_len, k_len, v_len, s.tk, s.tq * s.tk, true);
+  if (!st.ok()) return st;
+  if (sizeof(T) > sizeof(float)) {  // validate() estimated float32; recheck for wider types
+    if (estimate_bytes(s, sizeof(T), true, opts.return_scores) > opts.memory_cap) {
+      return Status::Exhausted("memory", "this request's working memory is over the cap");
+    }
+  }
+  out->output.resize({s.heads, s.tq, s.dv});
+  out->weights.resize({s.heads, s.tq, s.tk});
+  if (opts.return_scores) {
+    out->scores.resize({s.heads, s.tq, s.tk});
+  } else {
+    out->scores.resize({0, 0, 0});
+  }
+  out->entropy.resize({s.heads, s.tq});
+  out->lse.resize({s.heads, s.tq});
+  out->diag = {};
+  detail::naive_kernel(q, k, v, opts, static_cast<T>(effective_scale(opts)), out);
+  return Status::Ok();
+}
+
+template <class T>
+Status attention(const xt::xtensor<T, 3>& q, const xt::xtensor<T, 3>& k,
+                 const xt::xtensor<T, 3>& v, AttentionOptions opts, AttentionResult<T>* out) {
+  opts.shape = Shape{q.shape(0), k.shape(0), q.shape(1), k.shape(1), q.shape(2), v.shape(2)};
+  if (k.shape(2) != q.shape(2)) {
+    return Status::Invalid("k", "k's last axis (" + std::to_string(k.shape(2)) +
+                                    ") must equal q's d_k (" + std::to_string(q.shape(2)) + ")");
+  }
+  if (v.shape(0) != k.shape(0) || v.shape(1) != k.shape(1)) {
+    return Status::Invalid("v", "v must have the same heads and positions as k");
+  }
+  return attention(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(), opts, out);
+}
+
+template Status attention<float>(const float*, std::size_t, const float*, std::size_t,
+                                 const float*, std::size_t, const AttentionOptions&,
+                                 AttentionResult<float>*);
+template Status attention<double>(const double*, std::size_t, const double*, std::size_t,
+                                  const double*, std::size_t, const AttentionOptions&,
+                                  AttentionResult<double>*);
+template Status attention<float>(const xt::xtensor<float, 3>&, const xt::xtensor<float, 3>&,
+                                 const xt::xtensor<float, 3>&, AttentionOptions,
+                                 AttentionResult<float>*);
+template Status attention<double>(const xt::xtensor<double, 3>&, const xt::xtensor<double, 3>&,
+                                  const xt::xtensor<double, 3>&, AttentionOptions,
+                                  AttentionResult<double>*);
+
+}  // namespace attn

@@ -1,0 +1,179 @@
+// Kernel bodies shared by the naive and tiled entry points (internal header).
+// Callers have validated every argument and sized every output.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+
+#include "attn/attention.hpp"
+#include "attn/softmax.hpp"
+
+namespace attn::detail {
+
+// Dot product with four independent accumulators so the compiler can keep
+// several multiply-adds in flight (a single running sum is a serial chain).
+template <class T>
+inline T dot(const T* a, const T* b, std::size_t n) {
+  T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; ++i) s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+// y += a * x over n values.
+template <class T>
+inline void axpy(T a, const T* x, T* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] += a * x[i];
+}
+
+// Padding and custom mask for one (i, j) already inside key_range.
+inline bool pointwise_allowed(const MaskSpec& m, std::size_t i, std::size_t j, std::size_t tk) {
+  return (!m.key_padding || m.key_padding[j]) && (!m.mask || m.mask[i * tk + j]);
+}
+
+// Number of keys query i may attend to.
+inline std::size_t allowed_count(const MaskSpec& m, std::size_t i, std::size_t tq,
+                                 std::size_t tk) {
+  const KeyRange r = key_range(m, i, tq, tk);
+  if (!m.key_padding && !m.mask) return r.hi - r.lo;
+  std::size_t n = 0;
+  for (std::size_t j = r.lo; j < r.hi; ++j) n += pointwise_allowed(m, i, j, tk);
+  return n;
+}
+
+// What a row with no allowed key becomes, per fill policy (both kernels agree):
+//   neg_inf: NaN everywhere (exp(-inf - (-inf)) = NaN, as NumPy computes it);
+//   finite:  every score is -1e9, so the weights are uniform 1/T_k and the
+//            output is the mean of V; lse = -1e9 + ln T_k, entropy = ln T_k;
+//   zero:    zero weights, zero output, lse = -inf, entropy 0.
+template <class T>
+void fully_masked_row(MaskFill fill, const T* v, std::size_t tk, std::size_t dv, T* w_row,
+                      T* out_row, T* lse, T* entropy) {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  switch (fill) {
+    case MaskFill::kNegInf:
+      if (w_row) std::fill(w_row, w_row + tk, nan);
+      std::fill(out_row, out_row + dv, nan);
+      *lse = nan;
+      *entropy = nan;
+      break;
+    case MaskFill::kFinite: {
+      const T u = T(1) / static_cast<T>(tk);
+      if (w_row) std::fill(w_row, w_row + tk, u);
+      std::fill(out_row, out_row + dv, T(0));
+      for (std::size_t j = 0; j < tk; ++j) axpy(u, v + j * dv, out_row, dv);
+      *lse = static_cast<T>(kFiniteMaskValue + std::log(static_cast<double>(tk)));
+      *entropy = static_cast<T>(std::log(static_cast<double>(tk)));
+      break;
+    }
+    case MaskFill::kZero:
+      if (w_row) std::fill(w_row, w_row + tk, T(0));
+      std::fill(out_row, out_row + dv, T(0));
+      *lse = -std::numeric_limits<T>::infinity();
+      *entropy = 0;
+      break;
+  }
+}
+
+// The naive kernel: for each head and query row,
+//   1. scores s_j = scale * q_i . k_j for the allowed keys (all keys if scores are kept);
+//   2. m = max_j s_j over allowed keys (NaN-propagating);
+//   3. e_j = exp(s_j - m): subtracting m keeps every exponent <= 0, so nothing
+//      overflows and the largest term is exactly 1; forbidden keys get exactly 0;
+//   4. weights = e / sum(e); output_i = sum_j weights_j v_j over allowed keys only,
+//      so a NaN or Inf in a forbidden key's value cannot leak into the row.
+template <class T>
+void naive_kernel(const T* q, const T* k, const T* v, const AttentionOptions& o, T scale,
+                  AttentionResult<T>* out) {
+  const Shape& s = o.shape;
+  const std::size_t group = s.heads / s.kv_heads;
+  const T inf = std::numeric_limits<T>::infinity();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  for (std::size_t h = 0; h < s.heads; ++h) {
+    const std::size_t g = h / group;
+    const T* qh = q + h * s.tq * s.dk;  // (T_q, d_k)
+    const T* kg = k + g * s.tk * s.dk;  // (T_k, d_k)
+    const T* vg = v + g * s.tk * s.dv;  // (T_k, d_v)
+    for (std::size_t i = 0; i < s.tq; ++i) {
+      const std::size_t row = h * s.tq + i;
+      const T* qi = qh + i * s.dk;
+      T* w = out->weights.data() + row * s.tk;
+      T* y = out->output.data() + row * s.dv;
+      T* lse = out->lse.data() + row;
+      T* ent = out->entropy.data() + row;
+      const KeyRange r = key_range(o.mask, i, s.tq, s.tk);
+      bool inf_score = false;
+
+      if (o.return_scores) {  // the unmasked scores, for the "mask effect" view
+        T* sc = out->scores.data() + row * s.tk;
+        for (std::size_t j = 0; j < s.tk; ++j) {
+          sc[j] = scale * dot(qi, kg + j * s.dk, s.dk);
+          inf_score |= std::isinf(sc[j]);
+        }
+      }
+      // Pass 1: scores of allowed keys; forbidden ones are set to 0 weight later.
+      std::size_t n_allowed = 0;
+      T m = -inf;
+      bool has_nan = false;
+      std::fill(w, w + s.tk, T(0));
+      for (std::size_t j = r.lo; j < r.hi; ++j) {
+        if (!pointwise_allowed(o.mask, i, j, s.tk)) continue;
+        const T sj = scale * dot(qi, kg + j * s.dk, s.dk);
+        w[j] = sj;
+        ++n_allowed;
+        inf_score |= std::isinf(sj);
+        has_nan |= std::isnan(sj);
+        m = std::max(m, sj);
+      }
+      if (inf_score) ++out->diag.inf_score_rows;
+      if (n_allowed == 0) {
+        ++out->diag.fully_masked_rows;
+        fully_masked_row(o.fill, vg, s.tk, s.dv, w, y, lse, ent);
+        if (o.fill == MaskFill::kNegInf) ++out->diag.nan_rows;
+        continue;
+      }
+      if (has_nan) m = nan;
+      // Pass 2: exponentiate relative to the maximum and sum.
+      T l = 0;
+      for (std::size_t j = r.lo; j < r.hi; ++j) {
+        if (!pointwise_allowed(o.mask, i, j, s.tk)) continue;
+        w[j] = std::exp(w[j] - m);
+        l += w[j];
+      }
+      if (std::isnan(l)) {  // NaN input, +inf score, or all allowed scores -inf
+        std::fill(w, w + s.tk, nan);
+        std::fill(y, y + s.dv, nan);
+        *lse = nan;
+        *ent = nan;
+        ++out->diag.nan_rows;
+        continue;
+      }
+      // Pass 3: normalise, then average the values.
+      const T inv = T(1) / l;
+      std::fill(y, y + s.dv, T(0));
+      for (std::size_t j = r.lo; j < r.hi; ++j) {
+        if (!pointwise_allowed(o.mask, i, j, s.tk)) continue;
+        w[j] *= inv;
+        axpy(w[j], vg + j * s.dv, y, s.dv);
+      }
+      *lse = m + std::log(l);
+      *ent = row_entropy(w, s.tk);
+      for (std::size_t c = 0; c < s.dv; ++c) {
+        if (std::isnan(y[c])) {
+          ++out->diag.nan_rows;
+          break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace attn::detail

@@ -1,0 +1,155 @@
+#include "attn/multihead.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "attn/tiled.hpp"
+#include "checked.hpp"
+#include "kernels.hpp"
+
+namespace attn {
+
+template <class T>
+Status split_heads(const xt::xtensor<T, 2>& x, std::size_t heads, xt::xtensor<T, 3>* out) {
+  const std::size_t t = x.shape(0), width = x.shape(1);
+  if (heads == 0) return Status::Invalid("heads", "heads must be at least 1");
+  if (width % heads != 0) {
+    return Status::Invalid("heads", "a width of " + std::to_string(width) +
+                                        " cannot be split into " + std::to_string(heads) +
+                                        " equal heads");
+  }
+  const std::size_t d = width / heads;
+  out->resize({heads, t, d});
+  // out[h, i, :] = x[i, h*d : (h+1)*d]
+  for (std::size_t h = 0; h < heads; ++h)
+    for (std::size_t i = 0; i < t; ++i)
+      std::copy_n(x.data() + i * width + h * d, d, out->data() + (h * t + i) * d);
+  return Status::Ok();
+}
+
+template <class T>
+xt::xtensor<T, 2> merge_heads(const xt::xtensor<T, 3>& y) {
+  const std::size_t heads = y.shape(0), t = y.shape(1), d = y.shape(2);
+  xt::xtensor<T, 2> out({t, heads * d});
+  // out[i, h*d : (h+1)*d] = y[h, i, :]
+  for (std::size_t h = 0; h < heads; ++h)
+    for (std::size_t i = 0; i < t; ++i)
+      std::copy_n(y.data() + (h * t + i) * d, d, out.data() + i * heads * d + h * d);
+  return out;
+}
+
+Status resolve_mha(MhaOptions* o) {
+  if (o->t == 0) return Status::Invalid("t", "t must be at least 1");
+  if (o->d_model == 0) return Status::Invalid("dModel", "dModel must be at least 1");
+  if (o->heads == 0) return Status::Invalid("heads", "heads must be at least 1");
+  if (o->kv_heads == 0) o->kv_heads = o->heads;
+  if (o->heads % o->kv_heads != 0) {
+    return Status::Invalid("kvHeads", "kvHeads (" + std::to_string(o->kv_heads) +
+                                          ") must divide heads (" + std::to_string(o->heads) +
+                                          ")");
+  }
+  if (o->dk == 0) {
+    if (o->d_model % o->heads != 0) {
+      return Status::Invalid("dModel", "dModel (" + std::to_string(o->d_model) +
+                                           ") is not divisible by heads (" +
+                                           std::to_string(o->heads) + "); give dk explicitly");
+    }
+    o->dk = o->d_model / o->heads;
+  }
+  if (o->dv == 0) o->dv = o->dk;
+  return Status::Ok();
+}
+
+namespace {
+
+// c (n, p) = a (n, m) @ b (m, p), all row-major; i-k-j order streams rows of b.
+template <class T>
+void matmul(const T* a, const T* b, T* c, std::size_t n, std::size_t m, std::size_t p) {
+  std::fill(c, c + n * p, T(0));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t kk = 0; kk < m; ++kk) detail::axpy(a[i * m + kk], b + kk * p, c + i * p, p);
+}
+
+Status check_len(const char* field, std::size_t got, std::size_t rows, std::size_t cols,
+                 const char* shape) {
+  std::size_t want;
+  if (!detail::checked_product({rows, cols}, &want)) {
+    return Status::Exhausted("memory", std::string(field) + " is too large to address");
+  }
+  if (got != want) {
+    return Status::Invalid(field, std::string(field) + " has " + std::to_string(got) +
+                                      " values but " + shape + " = " + std::to_string(rows) +
+                                      "x" + std::to_string(cols) + " = " + std::to_string(want));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+template <class T>
+Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::size_t wq_len,
+                            const T* wk, std::size_t wk_len, const T* wv, std::size_t wv_len,
+                            const T* wo, std::size_t wo_len, MhaOptions o, MhaResult<T>* out) {
+  Status st = resolve_mha(&o);
+  if (!st.ok()) return st;
+  using detail::sat_mul;
+  const std::size_t wq_cols = sat_mul(o.heads, o.dk), wk_cols = sat_mul(o.kv_heads, o.dk),
+                    wv_cols = sat_mul(o.kv_heads, o.dv), wo_rows = sat_mul(o.heads, o.dv);
+  if (!(st = check_len("x", x_len, o.t, o.d_model, "t*dModel")).ok()) return st;
+  if (!(st = check_len("wq", wq_len, o.d_model, wq_cols, "dModel*(heads*dk)")).ok()) return st;
+  if (!(st = check_len("wk", wk_len, o.d_model, wk_cols, "dModel*(kvHeads*dk)")).ok()) return st;
+  if (!(st = check_len("wv", wv_len, o.d_model, wv_cols, "dModel*(kvHeads*dv)")).ok()) return st;
+  if (!(st = check_len("wo", wo_len, wo_rows, o.d_model, "(heads*dv)*dModel")).ok()) return st;
+
+  AttentionOptions ao;
+  ao.shape = Shape{o.heads, o.kv_heads, o.t, o.t, o.dk, o.dv};
+  ao.mask = o.mask;
+  ao.scale = o.scale;
+  ao.fill = o.fill;
+  ao.return_scores = o.return_scores;
+  ao.memory_cap = o.memory_cap;
+  // Projections: unsplit Q, K, V, their split copies, merged and output, on top of attention.
+  std::size_t proj = 0;
+  for (std::size_t cols : {wq_cols, wk_cols, wv_cols}) proj = detail::sat_add(proj, sat_mul(2, sat_mul(o.t, cols)));
+  proj = detail::sat_add(proj, sat_mul(o.t, detail::sat_add(wo_rows, o.d_model)));
+  const std::size_t need = detail::sat_add(
+      sat_mul(proj, sizeof(T)), estimate_bytes(ao.shape, sizeof(T), !o.tiled, o.return_scores));
+  if (need > o.memory_cap) {
+    return Status::Exhausted("memory", "this request needs " + std::to_string(need >> 20) +
+                                           " MiB of working memory, over the cap of " +
+                                           std::to_string(o.memory_cap >> 20) + " MiB");
+  }
+
+  // 1. Project: (T, d_model) @ (d_model, H*d) for Q, K and V.
+  xt::xtensor<T, 2> pq({o.t, wq_cols}), pk({o.t, wk_cols}), pv({o.t, wv_cols});
+  matmul(x, wq, pq.data(), o.t, o.d_model, wq_cols);
+  matmul(x, wk, pk.data(), o.t, o.d_model, wk_cols);
+  matmul(x, wv, pv.data(), o.t, o.d_model, wv_cols);
+  // 2. Split: (T, H*d) -> (H, T, d), the head axis becomes a batch axis.
+  split_heads(pq, o.heads, &out->q);
+  split_heads(pk, o.kv_heads, &out->k);
+  split_heads(pv, o.kv_heads, &out->v);
+  // 3. Attend per head.
+  st = o.tiled ? attention_tiled(out->q.data(), out->q.size(), out->k.data(), out->k.size(),
+                                 out->v.data(), out->v.size(), ao, &out->attn)
+               : attention(out->q.data(), out->q.size(), out->k.data(), out->k.size(),
+                           out->v.data(), out->v.size(), ao, &out->attn);
+  if (!st.ok()) return st;
+  // 4. Merge (H, T, d_v) -> (T, H*d_v) and mix with W_o.
+  out->merged = merge_heads(out->attn.output);
+  out->output.resize({o.t, o.d_model});
+  matmul(out->merged.data(), wo, out->output.data(), o.t, wo_rows, o.d_model);
+  return Status::Ok();
+}
+
+#define ATTN_INSTANTIATE(T)                                                                   \
+  template Status split_heads<T>(const xt::xtensor<T, 2>&, std::size_t, xt::xtensor<T, 3>*); \
+  template xt::xtensor<T, 2> merge_heads<T>(const xt::xtensor<T, 3>&);                        \
+  template Status multi_head_attention<T>(const T*, std::size_t, const T*, std::size_t,      \
+                                          const T*, std::size_t, const T*, std::size_t,      \
+                                          const T*, std::size_t, MhaOptions, MhaResult<T>*);
+ATTN_INSTANTIATE(float)
+ATTN_INSTANTIATE(double)
+#undef ATTN_INSTANTIATE
+
+}  // namespace attn

@@ -1,0 +1,122 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "attn/examples.hpp"
+#include "fixtures.hpp"
+
+namespace {
+
+attn::MhaResult<float> run_example(const attn::Example& e) {
+  attn::MhaOptions m;
+  m.t = e.t;
+  m.d_model = e.d_model;
+  m.heads = e.heads;
+  m.kv_heads = e.kv_heads;
+  m.dk = e.dk;
+  m.dv = e.dv;
+  m.mask.causal = e.causal;
+  attn::MhaResult<float> r;
+  REQUIRE(attn::multi_head_attention(e.x.data(), e.x.size(), e.wq.data(), e.wq.size(), e.wk.data(), e.wk.size(),
+                                     e.wv.data(), e.wv.size(), e.wo.data(), e.wo.size(), m, &r)
+              .ok());
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("examples: the hand-built induction heads give the lesson's 0.471 and 0.877", "[examples]") {
+  attn::Example e;
+  REQUIRE(attn::induction_example(attn::lesson_sentence(), 14.0, &e).ok());
+  REQUIRE(e.t == 11);
+  REQUIRE(e.dk == 12);
+  const auto r = run_example(e);
+  const auto w = [&](std::size_t h, std::size_t i, std::size_t j) { return r.attn.weights(h, i, j); };
+  CHECK(std::round(w(0, 8, 1) * 1000) == 471);
+  CHECK(std::round(w(0, 8, 8) * 1000) == 471);
+  CHECK(std::round(w(1, 8, 7) * 1000) == 877);
+}
+
+TEST_CASE("examples: induction weights match the NumPy oracle", "[examples][oracle]") {
+  const auto fx = fixtures::load("examples.json").at("induction");
+  attn::Example e;
+  REQUIRE(attn::induction_example(attn::lesson_sentence(), 14.0, &e).ok());
+  const auto r = run_example(e);
+  const auto want = fixtures::vec<double>(fx.at("expect").at("weights"));
+  REQUIRE(want.size() == r.attn.weights.size());
+  CHECK(fixtures::max_abs_diff(r.attn.weights.data(), want.data(), want.size()) <= 1e-6);
+}
+
+TEST_CASE("examples: the random example draws X, W_q, W_k, W_v, W_o as documented", "[examples][oracle]") {
+  const auto fx = fixtures::load("examples.json").at("random");
+  REQUIRE(fx.size() > 0);
+  for (const auto& c : fx) {
+    const auto& o = c;
+    attn::RandomExampleOptions ro;
+    ro.seed = o.at("seed");
+    ro.t = o.at("t");
+    ro.d_model = o.at("dModel");
+    ro.heads = o.at("heads");
+    ro.kv_heads = o.value("kvHeads", 0);
+    ro.dk = o.value("dk", 0);
+    ro.dv = o.value("dv", 0);
+    ro.causal = o.value("causal", true);
+    attn::Example e;
+    REQUIRE(attn::random_example(ro, &e).ok());
+    for (const char* name : {"x", "wq", "wk", "wv", "wo"}) {
+      INFO(name);
+      const auto want = fixtures::vec<double>(c.at(name));
+      const std::vector<float>& got = std::string(name) == "x"    ? e.x
+                                      : std::string(name) == "wq" ? e.wq
+                                      : std::string(name) == "wk" ? e.wk
+                                      : std::string(name) == "wv" ? e.wv
+                                                                  : e.wo;
+      REQUIRE(got.size() == want.size());
+      CHECK(fixtures::max_abs_diff(got.data(), want.data(), got.size()) <= 1e-6);
+    }
+    const auto r = run_example(e);
+    const auto w = fixtures::vec<double>(c.at("expect").at("weights"));
+    CHECK(fixtures::max_abs_diff(r.attn.weights.data(), w.data(), w.size()) <= 1e-4);
+  }
+}
+
+TEST_CASE("examples: the sqrt(d_k) study reproduces the lesson's entropy effect", "[examples]") {
+  std::vector<attn::EntropyPoint> pts;
+  REQUIRE(attn::entropy_study({16, 64, 256, 1024}, 16, 2000, 0, &pts).ok());
+  REQUIRE(pts.size() == 4);
+  const auto fx = fixtures::load("examples.json").at("entropy_study");
+  // NumPy's study repeated over 32 seeds gives the mean and spread of each figure;
+  // our generator's draws must land within 4 standard deviations of NumPy's mean.
+  const auto& spread = fx.at("spread");
+  const auto sc_mean = fixtures::vec<double>(spread.at("scaledMean"));
+  const auto sc_sd = fixtures::vec<double>(spread.at("scaledStd"));
+  const auto un_mean = fixtures::vec<double>(spread.at("unscaledMean"));
+  const auto un_sd = fixtures::vec<double>(spread.at("unscaledStd"));
+  for (std::size_t i = 0; i < 4; ++i) {
+    INFO("d_k = " << pts[i].dk);
+    // Scaled: a soft average near ln 16 = 2.77 at every width (lesson: 2.36-2.43).
+    CHECK(pts[i].scaled > 2.30);
+    CHECK(pts[i].scaled < 2.50);
+    // Agreement with NumPy's own random draws, within sampling noise.
+    CHECK(std::abs(pts[i].scaled - sc_mean[i]) <= 4 * sc_sd[i]);
+    CHECK(std::abs(pts[i].unscaled - un_mean[i]) <= 4 * un_sd[i]);
+  }
+  // Unscaled: collapses towards one-hot as d_k grows (lesson: about 0.10 at 1024).
+  for (std::size_t i = 1; i < 4; ++i) CHECK(pts[i].unscaled < pts[i - 1].unscaled);
+  CHECK(pts[3].unscaled < 0.2);
+}
+
+TEST_CASE("examples: bad example options are errors naming the field", "[examples][errors]") {
+  attn::Example e;
+  CHECK(attn::induction_example({}, 14.0, &e).field == "tokens");
+  CHECK(attn::induction_example(attn::lesson_sentence(), std::nan(""), &e).field == "sharpness");
+  attn::RandomExampleOptions o;
+  o.heads = 3;
+  o.d_model = 8;
+  CHECK(attn::random_example(o, &e).field == "dModel");
+  o.heads = 2;
+  o.t = 100000;
+  CHECK(attn::random_example(o, &e).field == "t");
+  std::vector<attn::EntropyPoint> pts;
+  CHECK(attn::entropy_study({}, 16, 10, 0, &pts).field == "dks");
+  CHECK(attn::entropy_study({16}, 0, 10, 0, &pts).field == "keys");
+}

@@ -1,0 +1,117 @@
+#include <catch2/catch.hpp>
+
+#include "attn/multihead.hpp"
+#include "fixtures.hpp"
+#include "random_inputs.hpp"
+
+TEST_CASE("multihead: split_heads then merge_heads is the identity", "[multihead]") {
+  xt::xtensor<double, 2> x({5, 12});
+  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<double>(i);
+  xt::xtensor<double, 3> h;
+  REQUIRE(attn::split_heads(x, 3, &h).ok());
+  REQUIRE(h.shape(0) == 3);
+  REQUIRE(h.shape(1) == 5);
+  REQUIRE(h.shape(2) == 4);
+  CHECK(h(1, 2, 3) == x(2, 1 * 4 + 3));  // head 1, row 2, column 3
+  const auto back = attn::merge_heads(h);
+  CHECK(back == x);
+}
+
+TEST_CASE("multihead: split_heads refuses a width not divisible by heads", "[multihead][errors]") {
+  xt::xtensor<float, 2> x({2, 10});
+  xt::xtensor<float, 3> h;
+  const attn::Status st = attn::split_heads(x, 3, &h);
+  CHECK(st.field == "heads");
+}
+
+TEST_CASE("multihead: matches the NumPy oracle", "[multihead][oracle]") {
+  const auto fx = fixtures::load("multihead.json");
+  REQUIRE(fx.at("cases").size() > 0);
+  for (const auto& c : fx.at("cases")) {
+    INFO(c.at("name").get<std::string>());
+    const auto& o = c.at("opts");
+    attn::MhaOptions m;
+    m.t = o.at("t");
+    m.d_model = o.at("dModel");
+    m.heads = o.at("heads");
+    m.kv_heads = o.value("kvHeads", 0);
+    m.dk = o.value("dk", 0);
+    m.dv = o.value("dv", 0);
+    m.mask.causal = o.value("causal", false);
+    m.mask.window = o.value("window", 0);
+    std::vector<std::uint8_t> pad, mask;
+    if (o.contains("keyPadding") && !o["keyPadding"].is_null()) pad = fixtures::bytes(o["keyPadding"]);
+    if (o.contains("mask") && !o["mask"].is_null()) mask = fixtures::bytes(o["mask"]);
+    m.mask.key_padding = pad.empty() ? nullptr : pad.data();
+    m.mask.mask = mask.empty() ? nullptr : mask.data();
+    if (o.contains("scale") && !o["scale"].is_null()) m.scale = o["scale"].get<double>();
+    attn::parse_mask_fill(o.value("maskFill", std::string("neg_inf")).c_str(), &m.fill);
+    for (int tiled = 0; tiled < 2; ++tiled) {
+      m.tiled = tiled;
+      const auto x = fixtures::inputs<float>(c.at("x")), wq = fixtures::inputs<float>(c.at("wq")),
+                 wk = fixtures::inputs<float>(c.at("wk")), wv = fixtures::inputs<float>(c.at("wv")),
+                 wo = fixtures::inputs<float>(c.at("wo"));
+      attn::MhaResult<float> r;
+      REQUIRE(attn::multi_head_attention(x.data(), x.size(), wq.data(), wq.size(), wk.data(), wk.size(), wv.data(),
+                                         wv.size(), wo.data(), wo.size(), m, &r)
+                  .ok());
+      const auto& e = c.at("expect");
+      const auto out = fixtures::vec<double>(e.at("output")), merged = fixtures::vec<double>(e.at("merged"));
+      REQUIRE(out.size() == r.output.size());
+      // Outputs are sums of d_model products of O(1) numbers: compare relative to their scale.
+      double scale = 1;
+      for (double v : out) scale = std::max(scale, std::abs(v));
+      CHECK(fixtures::max_abs_diff(r.output.data(), out.data(), out.size()) <= 2e-5 * scale);
+      CHECK(fixtures::max_abs_diff(r.merged.data(), merged.data(), merged.size()) <= 2e-5 * scale);
+      if (!tiled && e.contains("weights")) {
+        const auto w = fixtures::vec<double>(e.at("weights"));
+        CHECK(fixtures::max_abs_diff(r.attn.weights.data(), w.data(), w.size()) <= 2e-5);
+      }
+    }
+  }
+}
+
+TEST_CASE("multihead: split_heads and merge_heads match the oracle", "[multihead][oracle]") {
+  const auto fx = fixtures::load("multihead.json").at("splitMerge");
+  REQUIRE(fx.size() > 0);
+  for (const auto& c : fx) {
+    const std::size_t t = c.at("t"), heads = c.at("heads"), d = c.at("d");
+    xt::xtensor<double, 2> x({t, heads * d});
+    const auto xs = fixtures::vec<double>(c.at("x"));
+    std::copy(xs.begin(), xs.end(), x.data());
+    xt::xtensor<double, 3> h;
+    REQUIRE(attn::split_heads(x, heads, &h).ok());
+    const auto want = fixtures::vec<double>(c.at("split"));
+    CHECK(fixtures::max_abs_diff(h.data(), want.data(), want.size()) == 0.0);
+    const auto merged = fixtures::vec<double>(c.at("merged"));
+    const auto back = attn::merge_heads(h);
+    CHECK(fixtures::max_abs_diff(back.data(), merged.data(), merged.size()) == 0.0);
+  }
+}
+
+TEST_CASE("multihead: impossible shapes are errors naming the field", "[multihead][errors]") {
+  const std::vector<float> buf(4096, 0.1f);
+  attn::MhaOptions m;
+  m.t = 4;
+  m.d_model = 10;
+  m.heads = 3;
+  attn::MhaResult<float> r;
+  auto run = [&](attn::MhaOptions o, std::size_t xl, std::size_t wql, std::size_t wkl, std::size_t wvl,
+                 std::size_t wol) {
+    return attn::multi_head_attention(buf.data(), xl, buf.data(), wql, buf.data(), wkl, buf.data(), wvl,
+                                      buf.data(), wol, o, &r);
+  };
+  CHECK(run(m, 40, 100, 100, 100, 100).field == "dModel");  // 10 % 3 != 0 and no dk given
+  m.dk = 4;                                                    // explicit d_k makes it possible
+  CHECK(run(m, 40, 120, 120, 120, 120).ok());
+  CHECK(run(m, 39, 120, 120, 120, 120).field == "x");
+  CHECK(run(m, 40, 121, 120, 120, 120).field == "wq");
+  CHECK(run(m, 40, 120, 12, 120, 120).field == "wk");
+  CHECK(run(m, 40, 120, 120, 120, 1).field == "wo");
+  m.kv_heads = 2;
+  CHECK(run(m, 40, 120, 80, 80, 120).field == "kvHeads");
+  m.kv_heads = 1;
+  CHECK(run(m, 40, 120, 40, 40, 120).ok());  // MQA
+  m.t = 0;
+  CHECK(run(m, 0, 120, 40, 40, 120).field == "t");
+}
