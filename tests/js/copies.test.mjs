@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  loadCore, loadFixture, attnOpts, attnInputs, compareArrays, f32, u8, ABS_TOL, REL_LSE,
+  loadCore, loadFixture, attnOpts, attnInputs, compareArrays, f32, u8, ABS_TOL, REL_LSE, U32,
 } from './helpers.mjs';
 
 const cases = new Map(loadFixture('attention.json').cases.map((c) => [c.name, c]));
@@ -52,7 +52,8 @@ test('results survive later calls that grow wasm memory', async () => {
     const q = new Float32Array(T * 8).fill(0.01), v = new Float32Array(T * 8).fill(1);
     const big = core.attention(q, q, v, { heads: 1, tq: T, tk: T, dk: 8, dv: 8, returnScores: true });
     assert.equal(big.weights.length, T * T);
-    assert.ok(Math.abs(big.output[0] - 1) < 1e-5);
+    // v = 1 everywhere: output 1 up to the rounding of a T-term float32 sum
+    assert.ok(Math.abs(big.output[0] - 1) <= 2 * T * U32, `big output ${big.output[0]}`);
   }
   assert.ok(naive.output.length > 0, 'result detached after memory growth');
   check(naive, c, 'naive result after memory growth');

@@ -2,8 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  loadCore, loadFixture, attnOpts, attnInputs, compareArrays, num, ABS_TOL, REL_LSE,
+  loadCore, loadFixture, attnOpts, attnInputs, compareArrays, expectFieldError, num, ABS_TOL, REL_LSE,
 } from './helpers.mjs';
+
+// memory-cap errors: the option is memoryCap; the core reports .field 'memory' (accepted)
+const MEM = ['memoryCap', 'memory'];
 
 const cases = new Map(loadFixture('attention.json').cases.map((c) => [c.name, c]));
 const get = (name) => {
@@ -125,8 +128,15 @@ test('returnScores: false by default (scores null); true gives the scaled unmask
   const r = core.attention(...attnInputs(c), attnOpts(c, { returnScores: true }));
   compareArrays(r.scores, c.expect.scores, ABS_TOL, 'scores');
   checkAgainst(r, c, 'with returnScores');
-  const tiled = core.attention(...attnInputs(c), attnOpts(c, { returnScores: true, kernel: 'tiled' }));
-  assert.equal(tiled.scores, null, 'the tiled kernel never materialises scores');
+  // scores are naive-only: with the tiled kernel, either scores null or an error naming returnScores
+  let tiled = null;
+  try {
+    tiled = core.attention(...attnInputs(c), attnOpts(c, { returnScores: true, kernel: 'tiled' }));
+  } catch (e) {
+    assert.ok(e.name === 'AttnError' && e.message.includes('returnScores') && e.field === 'returnScores', e.message);
+  }
+  if (tiled) assert.equal(tiled.scores, null, 'the tiled kernel never materialises scores');
+  checkAgainst(core.attention(...attnInputs(c), attnOpts(c)), c, 'after returnScores with tiled');
 });
 
 test('memoryCap: core.limits.memoryCap is 512 MiB; a lower cap rejects, a higher one accepts', async () => {
@@ -134,8 +144,7 @@ test('memoryCap: core.limits.memoryCap is 512 MiB; a lower cap rejects, a higher
   assert.equal(core.limits.memoryCap, 512 * 1024 * 1024);
   const c = get('basic_h2_t8_dk16');
   checkAgainst(core.attention(...attnInputs(c), attnOpts(c, { memoryCap: 1024 * 1024 * 1024 })), c, 'cap 1 GiB');
-  assert.throws(() => core.attention(...attnInputs(c), attnOpts(c, { memoryCap: 64 })),
-    (e) => e instanceof Error && /memoryCap/.test(e.message));
+  expectFieldError(() => core.attention(...attnInputs(c), attnOpts(c, { memoryCap: 64 })), MEM, 'cap 64 B');
   checkAgainst(core.attention(...attnInputs(c), attnOpts(c)), c, 'after a capped call');
 });
 
@@ -148,8 +157,7 @@ test('memoryCap: the tiled kernel needs no T_q x T_k buffer (T = 2048 under an 8
   for (let i = 0; i < v.length; i++) v[i] = (i % 7) - 3;
   const opts = { heads: 1, tq: T, tk: T, dk, dv, causal: true, memoryCap: 8 * 1024 * 1024 };
   // naive would need 16 MiB for the weights alone
-  assert.throws(() => core.attention(q, k, v, { ...opts, kernel: 'naive' }),
-    (e) => e instanceof Error && /memoryCap/.test(e.message));
+  expectFieldError(() => core.attention(q, k, v, { ...opts, kernel: 'naive' }), MEM, 'naive T=2048 cap 8 MiB');
   const r = core.attention(q, k, v, { ...opts, kernel: 'tiled' });
   assert.equal(r.output.length, T * dv);
   // row 0 under causal sees only key 0: output = v[0] exactly as a convex combination of one row
