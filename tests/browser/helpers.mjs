@@ -1,0 +1,94 @@
+// Shared helpers for the browser tests: a tiny static server for dist/ (and host pages),
+// Chromium from Debian through playwright-core, and page utilities.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chromium } from 'playwright-core';
+
+export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const DIST = join(ROOT, 'dist');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+};
+
+/** Build dist/ once per test run unless it is newer than web/ (set AP_SKIP_BUILD=1 to skip). */
+export function ensureBuilt() {
+  if (process.env.AP_SKIP_BUILD === '1' && existsSync(join(DIST, 'index.html'))) return;
+  execFileSync('npx', ['vite', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'error'], { cwd: ROOT, stdio: 'inherit' });
+  process.env.AP_SKIP_BUILD = '1';
+}
+
+/**
+ * Serve `dir` on 127.0.0.1 (random port). `pages` maps extra paths to HTML strings (host pages).
+ * Returns { url, close }.
+ */
+export async function serve(dir = DIST, pages = {}) {
+  const server = createServer(async (req, res) => {
+    try {
+      const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      if (pages[path] !== undefined) {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(pages[path]);
+        return;
+      }
+      let file = normalize(join(dir, path));
+      if (!file.startsWith(dir)) throw new Error('outside');
+      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+    }
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+/** Collect console errors, page errors and dialogs of a page. */
+export function watch(page) {
+  const errors = [];
+  const dialogs = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('dialog', async (d) => {
+    dialogs.push(d.message());
+    await d.dismiss();
+  });
+  return { errors, dialogs };
+}
+
+/** Wait until the page has drawn the latest computation. */
+export async function waitReady(page, timeout = 15000) {
+  await page.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout });
+}
+
+/** Click the JSON export and parse the downloaded file. */
+export async function exportJson(page) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const path = await download.path();
+  return JSON.parse(await readFile(path, 'utf8'));
+}

@@ -1,0 +1,333 @@
+// A canvas heatmap drawn at data resolution (one canvas pixel per cell), scaled up by CSS with
+// `image-rendering: pixelated`. Labels are DOM text (textContent) around the canvas; a second
+// canvas at display resolution draws the hatching of forbidden cells, NaN marks and the focus box.
+// Hover and keyboard focus (arrow keys) report the cell under the pointer / cursor.
+import { MASKED_RGB, NAN_RGB, VIRIDIS_LUT, lutIndex } from './colormap';
+import { el, clear } from './dom';
+
+export interface HeatmapData {
+  rows: number;
+  cols: number;
+  values: Float32Array;
+  /** 1 = forbidden (masked), drawn distinctly from a learned 0. */
+  forbidden?: Uint8Array | null;
+  lo: number;
+  hi: number;
+  rowLabels?: readonly string[];
+  colLabels?: readonly string[];
+}
+
+export interface HeatmapOptions {
+  /** Accessible name, e.g. "Head 1 attention weights". */
+  label: string;
+  /** Largest edge in CSS px; the cell size follows from it. */
+  maxSize: number;
+  minCell?: number;
+  maxCell?: number;
+  showLabels?: boolean;
+  interactive?: boolean;
+  axisTitles?: [string, string];
+  /** Sentence for a cell, e.g. "query 'cat' (8) → key 'cat' (1): 0.471". */
+  describe?: (i: number, j: number, v: number, forbidden: boolean) => string;
+  onCell?: (text: string, i: number, j: number, fromKeyboard: boolean) => void;
+  onActivate?: () => void;
+}
+
+export class Heatmap {
+  readonly root: HTMLElement;
+  private readonly canvas: HTMLCanvasElement;
+  private readonly overlay: HTMLCanvasElement;
+  private readonly frame: HTMLElement;
+  private readonly rowAxis: HTMLElement;
+  private readonly colAxis: HTMLElement;
+  private data: HeatmapData | null = null;
+  private cell = 10;
+  private focusCell: [number, number] | null = null;
+  private hoverCell: [number, number] | null = null;
+  private labelKey = '';
+
+  constructor(private opts: HeatmapOptions) {
+    this.canvas = el('canvas', { class: 'hm-data', 'aria-hidden': 'true' });
+    this.overlay = el('canvas', { class: 'hm-overlay', 'aria-hidden': 'true' });
+    this.frame = el('div', { class: 'hm-frame' }, this.canvas, this.overlay);
+    this.rowAxis = el('div', { class: 'hm-rows', 'aria-hidden': 'true' });
+    this.colAxis = el('div', { class: 'hm-cols', 'aria-hidden': 'true' });
+    const [colTitle, rowTitle] = opts.axisTitles ?? ['keys →', 'queries ↓'];
+    this.root = el(
+      'div',
+      { class: 'hm' + (opts.showLabels ? ' hm-labelled' : '') },
+      opts.showLabels ? el('div', { class: 'hm-corner', 'aria-hidden': 'true' }, el('span', { class: 'hm-axis-title', text: colTitle }), el('span', { class: 'hm-axis-title', text: rowTitle })) : null,
+      opts.showLabels ? this.colAxis : null,
+      opts.showLabels ? this.rowAxis : null,
+      this.frame,
+    );
+    if (opts.interactive) {
+      this.frame.tabIndex = 0;
+      this.frame.setAttribute('role', 'application');
+      this.frame.setAttribute('aria-roledescription', 'heatmap');
+      this.frame.setAttribute('aria-label', `${opts.label}. Arrow keys move between cells; Home and End jump within a row.`);
+      this.frame.addEventListener('keydown', (e) => this.onKey(e));
+      this.frame.addEventListener('focus', () => {
+        if (!this.focusCell && this.data) this.focusCell = [0, 0];
+        this.report(true);
+        this.drawOverlay();
+      });
+      this.frame.addEventListener('blur', () => this.drawOverlay());
+      this.frame.addEventListener('mousemove', (e) => this.onMove(e));
+      this.frame.addEventListener('mouseleave', () => {
+        this.hoverCell = null;
+        this.drawOverlay();
+      });
+      this.frame.addEventListener('click', (e) => {
+        const c = this.cellAt(e);
+        if (c) this.focusCell = c;
+        this.report(false);
+        this.drawOverlay();
+      });
+    } else if (opts.onActivate) {
+      this.frame.tabIndex = 0;
+      this.frame.setAttribute('role', 'button');
+      this.frame.setAttribute('aria-label', opts.label);
+      this.frame.addEventListener('click', () => opts.onActivate?.());
+      this.frame.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          opts.onActivate?.();
+        }
+      });
+    } else {
+      this.frame.setAttribute('role', 'img');
+      this.frame.setAttribute('aria-label', opts.label);
+    }
+  }
+
+  setLabel(label: string): void {
+    this.opts.label = label;
+    if (this.opts.interactive) this.frame.setAttribute('aria-label', `${label}. Arrow keys move between cells; Home and End jump within a row.`);
+    else this.frame.setAttribute('aria-label', label);
+  }
+
+  setMaxSize(px: number): void {
+    this.opts.maxSize = px;
+    if (this.data) this.layout();
+  }
+
+  get focused(): [number, number] | null {
+    return this.focusCell;
+  }
+
+  focusAt(i: number, j: number): void {
+    this.focusCell = [i, j];
+    this.frame.focus();
+    this.report(true);
+    this.drawOverlay();
+  }
+
+  /** The data-resolution canvas (for PNG export). */
+  get dataCanvas(): HTMLCanvasElement {
+    return this.canvas;
+  }
+
+  get current(): HeatmapData | null {
+    return this.data;
+  }
+
+  update(d: HeatmapData): void {
+    const shapeChanged = !this.data || this.data.rows !== d.rows || this.data.cols !== d.cols;
+    this.data = d;
+    if (shapeChanged && this.focusCell && (this.focusCell[0] >= d.rows || this.focusCell[1] >= d.cols)) this.focusCell = null;
+    this.paint();
+    this.layout();
+    if (this.focusCell && document.activeElement === this.frame) this.report(true);
+  }
+
+  private paint(): void {
+    const d = this.data!;
+    if (this.canvas.width !== d.cols) this.canvas.width = d.cols;
+    if (this.canvas.height !== d.rows) this.canvas.height = d.rows;
+    const ctx = this.canvas.getContext('2d')!;
+    const img = ctx.createImageData(d.cols, d.rows);
+    const px = img.data;
+    const n = d.rows * d.cols;
+    for (let k = 0; k < n; k++) {
+      const v = d.values[k];
+      const o = k * 4;
+      if (d.forbidden && d.forbidden[k]) {
+        px[o] = MASKED_RGB[0];
+        px[o + 1] = MASKED_RGB[1];
+        px[o + 2] = MASKED_RGB[2];
+      } else if (Number.isNaN(v)) {
+        px[o] = NAN_RGB[0];
+        px[o + 1] = NAN_RGB[1];
+        px[o + 2] = NAN_RGB[2];
+      } else {
+        const li = lutIndex(v, d.lo, d.hi) * 3;
+        px[o] = VIRIDIS_LUT[li];
+        px[o + 1] = VIRIDIS_LUT[li + 1];
+        px[o + 2] = VIRIDIS_LUT[li + 2];
+      }
+      px[o + 3] = 255;
+    }
+    ctx.putImageData(img, 0, 0);
+  }
+
+  private layout(): void {
+    const d = this.data!;
+    const o = this.opts;
+    const edge = Math.max(d.rows, d.cols);
+    const cell = Math.max(o.minCell ?? 1, Math.min(o.maxCell ?? 48, o.maxSize / edge));
+    this.cell = cell;
+    const w = Math.round(cell * d.cols);
+    const h = Math.round(cell * d.rows);
+    this.frame.style.width = `${w}px`;
+    this.frame.style.height = `${h}px`;
+    const dpr = Math.min(2, globalThis.devicePixelRatio || 1);
+    this.overlay.width = Math.round(w * dpr);
+    this.overlay.height = Math.round(h * dpr);
+    if (o.showLabels) this.layoutLabels(w, h);
+    this.drawOverlay();
+  }
+
+  private layoutLabels(w: number, h: number): void {
+    const d = this.data!;
+    const cell = this.cell;
+    const font = Math.max(9, Math.min(15, cell * 0.62));
+    // Show every k-th label when cells are too small to hold text.
+    const every = Math.max(1, Math.ceil((font + 2) / cell));
+    const key = `${d.rows}x${d.cols}|${cell}|${(d.rowLabels ?? []).join('\u0001')}|${(d.colLabels ?? []).join('\u0001')}`;
+    this.root.style.setProperty('--hm-font', `${font}px`);
+    this.rowAxis.style.height = `${h}px`;
+    this.colAxis.style.width = `${w}px`;
+    if (key === this.labelKey) return;
+    this.labelKey = key;
+    clear(this.rowAxis);
+    clear(this.colAxis);
+    for (let i = 0; i < d.rows; i++) {
+      const lab = d.rowLabels?.[i];
+      const span = el('span', { class: 'hm-rl' });
+      span.style.top = `${i * cell}px`;
+      span.style.height = `${cell}px`;
+      if (i % every === 0 && lab !== undefined) span.append(el('span', { class: 'tok', text: lab }), el('span', { class: 'pos', text: String(i) }));
+      this.rowAxis.append(span);
+    }
+    for (let j = 0; j < d.cols; j++) {
+      const lab = d.colLabels?.[j];
+      const span = el('span', { class: 'hm-cl' });
+      span.style.left = `${j * cell}px`;
+      span.style.width = `${cell}px`;
+      if (j % every === 0 && lab !== undefined) span.append(el('span', { class: 'pos', text: String(j) }), el('span', { class: 'tok', text: lab }));
+      this.colAxis.append(span);
+    }
+  }
+
+  private drawOverlay(): void {
+    const d = this.data;
+    if (!d) return;
+    const ctx = this.overlay.getContext('2d')!;
+    const sx = this.overlay.width / d.cols;
+    const sy = this.overlay.height / d.rows;
+    ctx.clearRect(0, 0, this.overlay.width, this.overlay.height);
+    if (sx >= 6 && d.forbidden) {
+      ctx.strokeStyle = 'rgba(120, 112, 100, 0.55)';
+      ctx.lineWidth = Math.max(1, sx / 14);
+      ctx.beginPath();
+      for (let i = 0; i < d.rows; i++) {
+        for (let j = 0; j < d.cols; j++) {
+          if (!d.forbidden[i * d.cols + j]) continue;
+          const x = j * sx;
+          const y = i * sy;
+          for (let f = 1; f <= 2; f++) {
+            const a = (f / 3) * sx;
+            ctx.moveTo(x + a, y);
+            ctx.lineTo(x, y + a * (sy / sx));
+            ctx.moveTo(x + sx, y + sy - a * (sy / sx));
+            ctx.lineTo(x + sx - a, y + sy);
+          }
+          ctx.moveTo(x + sx, y);
+          ctx.lineTo(x, y + sy);
+        }
+      }
+      ctx.stroke();
+    }
+    if (sx >= 8) {
+      ctx.strokeStyle = '#fff';
+      ctx.lineWidth = Math.max(1.5, sx / 10);
+      ctx.beginPath();
+      for (let k = 0; k < d.rows * d.cols; k++) {
+        if (!Number.isNaN(d.values[k]) || (d.forbidden && d.forbidden[k])) continue;
+        const x = (k % d.cols) * sx;
+        const y = Math.floor(k / d.cols) * sy;
+        const m = sx * 0.3;
+        ctx.moveTo(x + m, y + m);
+        ctx.lineTo(x + sx - m, y + sy - m);
+        ctx.moveTo(x + sx - m, y + m);
+        ctx.lineTo(x + m, y + sy - m);
+      }
+      ctx.stroke();
+    }
+    const box = (c: [number, number] | null, color: string, width: number) => {
+      if (!c) return;
+      ctx.strokeStyle = color;
+      ctx.lineWidth = width;
+      const inset = width / 2;
+      ctx.strokeRect(c[1] * sx + inset, c[0] * sy + inset, Math.max(sx - width, 1), Math.max(sy - width, 1));
+    };
+    box(this.hoverCell, 'rgba(255,255,255,0.9)', Math.max(2, Math.min(4, sx / 6)));
+    if (this.focusCell && document.activeElement === this.frame) {
+      box(this.focusCell, '#000', Math.max(3, Math.min(6, sx / 4)));
+      box(this.focusCell, '#fff', Math.max(1.5, Math.min(3, sx / 8)));
+    }
+  }
+
+  private cellAt(e: MouseEvent): [number, number] | null {
+    const d = this.data;
+    if (!d) return null;
+    const r = this.frame.getBoundingClientRect();
+    const j = Math.floor(((e.clientX - r.left) / r.width) * d.cols);
+    const i = Math.floor(((e.clientY - r.top) / r.height) * d.rows);
+    if (i < 0 || j < 0 || i >= d.rows || j >= d.cols) return null;
+    return [i, j];
+  }
+
+  private onMove(e: MouseEvent): void {
+    const c = this.cellAt(e);
+    if (!c) return;
+    if (this.hoverCell && c[0] === this.hoverCell[0] && c[1] === this.hoverCell[1]) return;
+    this.hoverCell = c;
+    this.emit(c, false);
+    this.drawOverlay();
+  }
+
+  private emit(c: [number, number], fromKeyboard: boolean): void {
+    const d = this.data!;
+    const k = c[0] * d.cols + c[1];
+    const forb = !!(d.forbidden && d.forbidden[k]);
+    const text = this.opts.describe ? this.opts.describe(c[0], c[1], d.values[k], forb) : String(d.values[k]);
+    this.opts.onCell?.(text, c[0], c[1], fromKeyboard);
+  }
+
+  private report(fromKeyboard: boolean): void {
+    if (this.focusCell && this.data) this.emit(this.focusCell, fromKeyboard);
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const d = this.data;
+    if (!d) return;
+    let [i, j] = this.focusCell ?? [0, 0];
+    switch (e.key) {
+      case 'ArrowUp': i -= 1; break;
+      case 'ArrowDown': i += 1; break;
+      case 'ArrowLeft': j -= 1; break;
+      case 'ArrowRight': j += 1; break;
+      case 'Home': j = 0; break;
+      case 'End': j = d.cols - 1; break;
+      case 'PageUp': i = 0; break;
+      case 'PageDown': i = d.rows - 1; break;
+      default: return;
+    }
+    e.preventDefault();
+    this.focusCell = [Math.max(0, Math.min(d.rows - 1, i)), Math.max(0, Math.min(d.cols - 1, j))];
+    this.report(true);
+    this.drawOverlay();
+  }
+}

@@ -1,0 +1,317 @@
+// The page: owns the state, keeps it in the URL hash, asks the Worker to compute, renders the
+// current view, and wires sharing, embedding and export. Text from the URL only ever reaches the
+// page through textContent.
+import './styles.css';
+import { decodeHash, encodeState } from './codec';
+import { normalizeState, statesEqual, FILL_LABEL, type State } from './state';
+import { allowedMask } from './mask';
+import { ComputeClient, type ComputeOutcome } from './worker-client';
+import type { AttentionResult } from './protocol';
+import { createControls, type Patch } from './controls';
+import { VIEW_FACTORIES } from './views/registry';
+import type { View, ViewContext } from './views/types';
+import { nanRowCount } from './views/util';
+import { el, clear, fmt } from './dom';
+import { PRESETS, presetHash } from './presets';
+import { parseEmbed, startResizeMessages, embedSnippet, type Section } from './embed';
+import { exportJson, exportWeightsCsv, exportOutputCsv, download, heatmapPng } from './export';
+
+interface Timing { t: number; heads: number; computeMs: number; totalMs: number }
+declare global {
+  interface Window { __attentionPlayground?: { timings: Timing[]; state: () => State; ready: () => boolean } }
+}
+
+const cfg = parseEmbed(location.search);
+const initial = decodeHash(location.hash);
+let state: State = initial.state;
+let shown: { state: State; result: AttentionResult } | null = null;
+const timings: Timing[] = [];
+const html = document.documentElement;
+html.dataset.status = 'loading';
+if (cfg.embed) html.classList.add('embed');
+
+// ---------- layout ----------
+const app = document.getElementById('app')!;
+const noticeList = el('ul');
+const notices = el('div', { class: 'notice', role: 'status', 'data-testid': 'notices', hidden: true },
+  el('div', { class: 'notice-head' }, el('strong', { text: 'Some settings were corrected' }), el('button', { type: 'button', class: 'link-btn', text: 'Dismiss', 'aria-label': 'Dismiss the notice' })),
+  noticeList);
+notices.querySelector('button')!.addEventListener('click', () => (notices.hidden = true));
+const errorBanner = el('div', { class: 'banner error', role: 'alert', 'data-testid': 'error-banner', hidden: true });
+const nanBanner = el('div', { class: 'banner nan', role: 'status', 'data-testid': 'nan-banner', hidden: true });
+const live = el('div', { class: 'sr-only', 'aria-live': 'polite' });
+const status = el('span', { class: 'status', 'aria-live': 'polite' });
+
+const copyLink = el('button', { type: 'button', class: 'btn primary', 'data-testid': 'copy-link', text: 'Copy link' });
+const copyEmbed = el('button', { type: 'button', class: 'btn', 'data-testid': 'copy-embed', text: 'Embed…' });
+const header = el('header', { class: 'top' },
+  el('div', { class: 'brand', 'data-section': 'title' },
+    el('h1', {}, el('span', { class: 'logo', 'aria-hidden': 'true' }), 'Attention Playground'),
+    el('p', { class: 'formula', text: 'softmax(Q Kᵀ · scale + mask) · V, one row per query — computed in WebAssembly' })),
+  el('div', { class: 'share', 'data-section': 'share' }, copyLink, copyEmbed, status));
+
+const embedPanel = el('dialog', { class: 'embed-dialog', 'aria-labelledby': 'embed-title' });
+
+const controls = createControls((p) => setState(p, 'control'));
+const aside = el('aside', { class: 'controls', 'data-section': 'controls', 'aria-label': 'Controls' }, controls.root);
+
+const tabs = el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Views', 'data-section': 'tabs' });
+const viewHost = el('div', { class: 'view-host', role: 'tabpanel', tabindex: '-1' });
+const pngSelect = el('select', { 'aria-label': 'Heatmap to save as PNG' });
+const exportBar = el('div', { class: 'export', 'data-section': 'export' },
+  el('span', { class: 'export-title', text: 'Export' }),
+  btn('JSON', 'export-json', () => shown && download('attention.json', exportJson(shown.result, shown.state), 'application/json')),
+  btn('CSV weights', 'export-csv-weights', () => shown && download('attention-weights.csv', exportWeightsCsv(shown.result), 'text/csv')),
+  btn('CSV output', 'export-csv-output', () => shown && download('attention-output.csv', exportOutputCsv(shown.result), 'text/csv')),
+  el('span', { class: 'png-group' }, pngSelect, btn('PNG', 'export-png', () => void savePng())));
+const stageHead = el('div', { class: 'stage-head' }, tabs, exportBar);
+const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, errorBanner, nanBanner, viewHost);
+
+const gallery = el('section', { class: 'gallery', 'data-section': 'presets', 'aria-labelledby': 'gallery-title' },
+  el('h2', { id: 'gallery-title', text: 'Presets from the lessons' }),
+  el('p', { class: 'muted', text: 'Each card is a share link. Open one, then read the figure the lesson describes.' }),
+  el('ul', { class: 'cards' }, ...PRESETS.map((p) => el('li', { class: 'card' },
+    el('a', { href: presetHash(p), 'data-preset': p.id, class: 'card-link' },
+      el('span', { class: 'card-lesson', text: p.lesson }),
+      el('strong', { class: 'card-title', text: p.title }),
+      el('span', { class: 'card-blurb', text: p.blurb }),
+      el('span', { class: 'card-figure', text: p.figure }))))));
+
+const footer = el('footer', { class: 'foot', 'data-section': 'title' },
+  el('span', { text: 'Colour map: viridis (matplotlib, van der Walt & Smith), perceptually uniform and colour-blind safe. Positions count from 0.' }));
+
+app.append(header, notices, el('main', { class: 'layout' }, aside, stage), gallery, footer, live, embedPanel);
+applySections(cfg.hidden);
+
+function btn(text: string, testid: string, on: () => void): HTMLButtonElement {
+  const b = el('button', { type: 'button', class: 'btn small', 'data-testid': testid, text });
+  b.addEventListener('click', on);
+  return b;
+}
+
+function applySections(hidden: Set<Section>): void {
+  for (const node of document.querySelectorAll<HTMLElement>('[data-section]')) {
+    node.hidden = hidden.has(node.dataset.section as Section);
+  }
+  const groups = ['tokens', 'model', 'mask', 'scale'] as Section[];
+  aside.hidden = hidden.has('controls') || groups.every((g) => hidden.has(g));
+  html.classList.toggle('no-controls', aside.hidden);
+}
+
+// ---------- views ----------
+const views = new Map<string, View>();
+const tabButtons = VIEW_FACTORIES.map((f, i) => {
+  const b = el('button', { type: 'button', role: 'tab', id: `tab-${f.id}`, 'data-view': f.id, text: f.label, tabindex: '-1' });
+  b.addEventListener('click', () => setState({ view: f.id }, 'control'));
+  b.addEventListener('keydown', (e) => {
+    const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+    if (!d) return;
+    e.preventDefault();
+    const next = VIEW_FACTORIES[(i + d + VIEW_FACTORIES.length) % VIEW_FACTORIES.length];
+    setState({ view: next.id }, 'control');
+    document.getElementById(`tab-${next.id}`)?.focus();
+  });
+  tabs.append(b);
+  return b;
+});
+
+function currentView(): View {
+  let v = views.get(state.view);
+  if (!v) {
+    const f = VIEW_FACTORIES.find((x) => x.id === state.view) ?? VIEW_FACTORIES[0];
+    v = f.create();
+    views.set(f.id, v);
+  }
+  return v;
+}
+
+function renderView(): void {
+  for (const b of tabButtons) {
+    const on = b.dataset.view === state.view;
+    b.setAttribute('aria-selected', on ? 'true' : 'false');
+    b.tabIndex = on ? 0 : -1;
+  }
+  viewHost.setAttribute('aria-labelledby', `tab-${state.view}`);
+  const v = currentView();
+  if (viewHost.firstElementChild !== v.root) {
+    clear(viewHost);
+    viewHost.append(v.root);
+  }
+  if (!shown) {
+    if (!viewHost.querySelector('.placeholder')) viewHost.prepend(el('p', { class: 'placeholder muted', text: 'Loading the WebAssembly core…' }));
+    return;
+  }
+  viewHost.querySelector('.placeholder')?.remove();
+  const r = shown.result;
+  // Head and view come from the live state; everything else from the state that was computed.
+  const s = { ...shown.state, head: Math.min(state.head, r.heads - 1), view: state.view };
+  const forbidden = allowedMask({ t: r.t, causal: s.causal, window: s.win, pad: s.pad }).map((a) => 1 - a);
+  const ctx: ViewContext = {
+    state: s,
+    result: r,
+    forbidden,
+    selectHead: (h) => setState({ head: h }, 'control'),
+    announce: (t) => (live.textContent = t),
+    client,
+    width: Math.max(280, viewHost.clientWidth || 320),
+  };
+  v.render(ctx);
+  clear(pngSelect);
+  for (const { name } of v.heatmaps()) pngSelect.append(el('option', { value: name, text: name }));
+  pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
+  renderNanBanner(r, s);
+}
+
+function renderNanBanner(r: AttentionResult, s: State): void {
+  const counts = nanRowCount(r.weights, r.t, r.heads);
+  const total = counts.reduce((a, b) => a + b, 0);
+  nanBanner.hidden = total === 0;
+  if (total === 0) return;
+  const rows = counts[0];
+  const per = counts.every((c) => c === rows) ? `${rows} of ${r.t} rows in every head` : counts.map((c, h) => `head ${h + 1}: ${c}`).join(', ');
+  nanBanner.textContent = '';
+  nanBanner.append(
+    el('strong', { text: `NaN rows: ${per}. ` }),
+    el('span', { text: `Every key in those rows is masked and the fill is ${FILL_LABEL[s.fill].split(' ')[0]}, so the softmax computes exp(−∞ − (−∞)) = NaN. Try the −1e9 fill (uniform rows) or the zero-row fill.` }),
+  );
+}
+
+async function savePng(): Promise<void> {
+  const v = currentView();
+  const item = v.heatmaps().find((h) => h.name === pngSelect.value);
+  const d = item?.heatmap.current;
+  if (!item || !d) return;
+  const blob = await heatmapPng(item.heatmap.dataCanvas, d, `Attention Playground — ${item.name}`);
+  if (blob) download(`${item.name}.png`, blob);
+}
+
+// ---------- state ----------
+const COMPUTE_KEYS: (keyof State)[] = ['src', 'tokens', 'sharp', 'seed', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale'];
+function needsCompute(a: State, b: State): boolean {
+  return COMPUTE_KEYS.some((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+}
+
+function showNotices(list: string[]): void {
+  if (list.length === 0) return;
+  clear(noticeList);
+  for (const n of list.slice(0, 20)) noticeList.append(el('li', { text: n }));
+  if (list.length > 20) noticeList.append(el('li', { text: `… and ${list.length - 20} more` }));
+  notices.hidden = false;
+}
+
+function setState(patch: Patch, origin: 'control' | 'hash'): void {
+  const prev = state;
+  const merged = { ...state, ...patch } as State;
+  const { state: next, notices: n } = normalizeState(merged);
+  if (origin === 'control') showNotices(n);
+  state = next;
+  if (origin === 'control') {
+    const hash = encodeState(state);
+    if (hash !== location.hash && !(hash === '#v=1' && location.hash === '')) history.replaceState(history.state, '', hash);
+  }
+  controls.update(state);
+  if (needsCompute(prev, state) || !shown) request();
+  else renderView();
+}
+
+function request(): void {
+  html.dataset.status = 'busy';
+  client.request(state);
+}
+
+function onOutcome(o: ComputeOutcome): void {
+  if (o.result) {
+    shown = { state: o.state, result: o.result };
+    errorBanner.hidden = true;
+    renderView();
+    if (o.latest) {
+      const end = performance.now();
+      try {
+        performance.measure('attention-playground:recompute+redraw', { start: o.requestedAt, end });
+      } catch { /* older browsers */ }
+      timings.push({ t: o.result.t, heads: o.result.heads, computeMs: o.result.computeMs, totalMs: end - o.requestedAt });
+      if (timings.length > 200) timings.shift();
+      status.textContent = `T = ${o.result.t}, ${o.result.heads} head${o.result.heads > 1 ? 's' : ''}: ${fmt(end - o.requestedAt, 1)} ms`;
+    }
+  } else if (o.error) {
+    errorBanner.hidden = false;
+    errorBanner.textContent = '';
+    errorBanner.append(
+      el('strong', { text: o.error.fatal ? 'The compute core is unavailable. ' : 'The core refused these settings. ' }),
+      el('span', { text: `${o.error.message}${o.error.field ? ` (field: ${o.error.field})` : ''}. ${shown ? 'Showing the last good result.' : ''}` }),
+    );
+    if (!shown) renderView();
+  }
+  if (o.latest && !client.busy) html.dataset.status = o.result ? 'ready' : 'error';
+}
+
+// ---------- sharing ----------
+function flash(text: string): void {
+  status.textContent = text;
+}
+
+async function copyText(text: string, what: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+    flash(`${what} copied`);
+  } catch {
+    window.prompt(`Copy the ${what.toLowerCase()}:`, text);
+  }
+}
+
+function shareUrl(): string {
+  const u = new URL(location.href);
+  u.search = '';
+  u.hash = encodeState(state);
+  return u.toString();
+}
+
+copyLink.addEventListener('click', () => void copyText(shareUrl(), 'Link'));
+copyEmbed.addEventListener('click', () => {
+  clear(embedPanel);
+  const page = new URL(location.href);
+  page.search = '';
+  page.hash = '';
+  const iframe = embedSnippet(page.toString(), encodeState(state), { show: 'tokens,mask' });
+  const script = new URL('attention-playground.js', page).toString();
+  const element = `<script type="module" src="${script}"></script>\n<attention-playground hash="${encodeState(state).replace(/"/g, '&quot;')}" show="tokens,mask"></attention-playground>`;
+  const ta1 = el('textarea', { readonly: true, rows: 9, 'data-testid': 'embed-snippet', 'aria-label': 'iframe snippet' });
+  ta1.value = iframe;
+  const ta2 = el('textarea', { readonly: true, rows: 3, 'aria-label': 'custom element snippet' });
+  ta2.value = element;
+  const close = el('button', { type: 'button', class: 'btn', text: 'Close' });
+  close.addEventListener('click', () => embedPanel.close());
+  embedPanel.append(
+    el('h2', { id: 'embed-title', text: 'Embed this view' }),
+    el('p', { class: 'muted', text: 'Paste into a course page. The frame reports its height, and the listener checks the message origin and source before resizing.' }),
+    ta1,
+    el('div', { class: 'dialog-actions' }, btn('Copy iframe code', 'copy-iframe', () => void copyText(iframe, 'Embed code'))),
+    el('p', { class: 'muted', text: 'Or use the custom element:' }),
+    ta2,
+    el('div', { class: 'dialog-actions' }, btn('Copy element code', 'copy-element', () => void copyText(element, 'Element code')), close),
+  );
+  embedPanel.showModal();
+});
+
+window.addEventListener('hashchange', () => {
+  const d = decodeHash(location.hash);
+  if (statesEqual(d.state, state)) return;
+  showNotices(d.notices);
+  notices.hidden = d.notices.length === 0;
+  setState(d.state, 'hash');
+});
+
+// ---------- start ----------
+const client = new ComputeClient(onOutcome);
+window.__attentionPlayground = { timings, state: () => state, ready: () => html.dataset.status === 'ready' };
+showNotices(initial.notices);
+controls.update(state);
+renderView();
+request();
+
+let resizeRaf = 0;
+new ResizeObserver(() => {
+  cancelAnimationFrame(resizeRaf);
+  resizeRaf = requestAnimationFrame(() => shown && renderView());
+}).observe(viewHost);
+if (cfg.embed) startResizeMessages(cfg.frameId);

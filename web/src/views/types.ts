@@ -1,0 +1,36 @@
+// The view (tab) system. A view is a self-contained module with a root element and a render
+// function; the page owns state, compute and URL. Add a view (e.g. a timing lab) by writing a
+// module that exports a ViewFactory, listing it in views/registry.ts and its id in state.ts VIEWS.
+import type { State } from '../state';
+import type { AttentionResult } from '../protocol';
+import type { Heatmap } from '../heatmap';
+import type { ComputeClient } from '../worker-client';
+
+export interface ViewContext {
+  state: State;
+  result: AttentionResult;
+  /** Uint8Array(T*T), 1 = forbidden by the mask. */
+  forbidden: Uint8Array;
+  selectHead(h: number): void;
+  /** Speak a sentence through the page's aria-live region. */
+  announce(text: string): void;
+  client: ComputeClient;
+  /** Width available to the view, CSS px. */
+  width: number;
+}
+
+export interface View {
+  readonly id: string;
+  readonly root: HTMLElement;
+  render(ctx: ViewContext): void;
+  /** Heatmaps a PNG export can offer, by name. */
+  heatmaps(): { name: string; heatmap: Heatmap }[];
+}
+
+export interface ViewFactory {
+  id: string;
+  label: string;
+  /** Whether the view needs an attention result to render (a timing lab would not). */
+  needsResult: boolean;
+  create(): View;
+}
