@@ -15,13 +15,13 @@ export function tolerances(c) {
   const S = maxAbsScore(c);
   const large = c.family === 'large_logits';
   const vmax = Math.max(1, maxAbs(nums(c.v)));
-  const extra = (m) => (large ? 16 * U32 * S * m : 0);
+  const extra = (m) => (large ? 4 * U32 * S * m : 0);
   return {
     output: ABS_TOL + extra(vmax),
     weights: ABS_TOL + extra(1),
     entropy: ABS_TOL + extra(1 + Math.log(c.opts.tk)),
     lse: (e) => ABS_TOL + REL_LSE * Math.abs(e) + extra(1),
-    scores: ABS_TOL + 16 * U32 * S,
+    scores: ABS_TOL + 4 * U32 * S,
   };
 }
 
@@ -41,7 +41,7 @@ function checkCase(core, c, kernel) {
     assert.equal(r.weights.length, heads * tq * tk, `${label}: weights length`);
     if (e.weights !== null) d.weights = compareArrays(r.weights, e.weights, tol.weights, `${label} weights`);
     assert.ok(r.scores instanceof Float32Array, `${label}: scores with returnScores`);
-    if (e.scores !== null) d.scores = compareArrays(r.scores, e.scores, tol.scores, `${label} scores`);
+    if (e.scores !== null) d.scores = compareArrays(r.scores, e.scores, tol.scores, `${label} scores`, 1e6);
   } else {
     assert.equal(r.weights, null, `${label}: tiled returns weights null`);
     assert.equal(r.scores, null, `${label}: tiled returns scores null`);
@@ -125,9 +125,8 @@ test('softmax.json rows as attention calls (q = [1], k = the row, scale 1, paddi
   assert.ok(checked >= 12, `only ${checked} softmax rows were checkable`);
 });
 
-test('max |Δ| against the NumPy oracle per family and kernel', (t) => {
+test('max |Δ| against the NumPy oracle per family and kernel', () => {
   const text = table.format(['output', 'weights', 'scores', 'entropy', 'lse']);
   assert.ok(text.split('\n').length > 1, 'no cases were measured');
-  console.log('\nmax |Δ| vs NumPy float64 oracle (float32 core; lse excludes |lse| > 1e6, checked relatively)\n' + text);
-  for (const line of text.split('\n')) t.diagnostic(line);
+  console.log('\nmax |Δ| vs NumPy float64 oracle (float32 core; lse and scores figures exclude |x| > 1e6, checked relatively)\n' + text);
 });

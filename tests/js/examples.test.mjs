@@ -50,7 +50,10 @@ test("induction: lesson 1's figures 0.471 (head 1, keys 1 and 8) and 0.877 (head
 // random examples: the matrices come from the documented SplitMix64 + Box-Muller generator,
 // re-implemented in Python by the oracle.
 function randomOpts(fx) {
-  return { seed: fx.seed, t: fx.t, dModel: fx.dModel, heads: fx.heads, kvHeads: fx.kvHeads };
+  return {
+    seed: fx.seed, t: fx.t, dModel: fx.dModel, heads: fx.heads, kvHeads: fx.kvHeads, dk: fx.dk,
+    dv: fx.dv, causal: fx.causal,
+  };
 }
 
 test('random examples: matrices match the Python re-implementation of the generator within 1e-6', async () => {
@@ -60,17 +63,33 @@ test('random examples: matrices match the Python re-implementation of the genera
     if (fx.seed === 0 && fx.t === 6 && fx.dModel === 8 && fx.heads === 1) {
       variants.push(core.example('random'), core.example('random', {})); // documented defaults
     }
-    for (const e of variants) {
+    for (const [n, e] of variants.entries()) {
       for (const key of ['t', 'dModel', 'heads', 'kvHeads', 'dk', 'dv', 'causal']) {
         assert.equal(e[key], fx[key], `random seed ${fx.seed}: ${key}`);
       }
       assert.deepEqual(e.tokens, fx.tokens, `random seed ${fx.seed}: tokens`);
       for (const key of ['x', 'wq', 'wk', 'wv', 'wo']) {
-        const d = compareArrays(e[key], fx[key], 1e-6, `random seed ${fx.seed} ${key}`);
-        deltas.push([`random seed ${fx.seed}`, '-', key, d]);
+        compareArrays(e[key], fx[key], 1e-6, `random seed ${fx.seed} ${key}`);
+        if (n > 0) continue;
+        // report how many entries are bit-identical to the oracle's float32 values
+        const exp = nums(fx[key]);
+        let diff = 0, worst = 0;
+        for (let i = 0; i < exp.length; i++) {
+          const d = Math.abs(e[key][i] - Math.fround(exp[i]));
+          if (d !== 0) diff++;
+          worst = Math.max(worst, d);
+        }
+        deltas.push([`random seed ${fx.seed}`, '-', `${key} (${exp.length - diff}/${exp.length} bit-identical)`, worst]);
       }
     }
   }
+  // tokens, when given, set T and are echoed; the draws are those of the same T
+  const fx0 = ex.random[0];
+  const toks = ['a', 'b', 'c', 'd', 'e', 'f'];
+  const et = core.example('random', { seed: 0, tokens: toks });
+  assert.deepEqual(et.tokens, toks);
+  assert.equal(et.t, 6);
+  for (const key of ['x', 'wq', 'wk', 'wv', 'wo']) compareArrays(et[key], fx0[key], 1e-6, `random with tokens: ${key}`);
   // different seeds give different matrices
   const a = core.example('random', { seed: 1 }), b = core.example('random', { seed: 2 });
   assert.notDeepEqual(Array.from(a.x), Array.from(b.x));
@@ -81,14 +100,14 @@ test('random examples: causal multi-head output and weights match the oracle', a
   for (const fx of ex.random) {
     const e = core.example('random', randomOpts(fx));
     // N(0,1) weights make scores of tens: float32 rounding grows with them.
-    // Bound: |Δ| <= 2e-5 + 64·u32·S·M, S = max |expected score| (from the oracle's q, k),
+    // Bound: |Δ| <= 2e-5 + 16·u32·S·M, S = max |expected score| (from the oracle's q, k),
     // M = max(1, max |expected array|).
     const S = scoreBound(fx);
     for (const kernel of ['naive', 'tiled']) {
       const r = core.multiHeadAttention(e.x, e.wq, e.wk, e.wv, e.wo, { ...e, kernel });
       for (const key of ['output', 'merged', 'headOutputs', 'entropy', ...(kernel === 'naive' ? ['weights'] : [])]) {
         const M = Math.max(1, maxAbs(nums(fx.expect[key])));
-        const d = compareArrays(r[key], fx.expect[key], ABS_TOL + 64 * U32 * S * M,
+        const d = compareArrays(r[key], fx.expect[key], ABS_TOL + 16 * U32 * S * M,
           `random seed ${fx.seed} ${key} [${kernel}]`);
         deltas.push([`random seed ${fx.seed}`, kernel, key, d]);
       }
@@ -166,9 +185,8 @@ test('entropy study: core figures within the statistical spread of the NumPy stu
     `unscaled ${nums(fx.unscaled).map((x) => x.toFixed(3)).join(', ')}`);
 });
 
-test('max |Δ| for the examples', (t) => {
+test('max |Δ| for the examples', () => {
   assert.ok(deltas.length > 0);
-  const lines = deltas.map(([w, k, q, d]) => `${w.padEnd(16)} ${k.padEnd(6)} ${q.padEnd(12)} ${d.toExponential(2)}`);
+  const lines = deltas.map(([w, k, q, d]) => `${w.padEnd(16)} ${k.padEnd(6)} ${q.padEnd(30)} ${d.toExponential(2)}`);
   console.log('\nmax |Δ| vs NumPy oracle, examples\n' + lines.join('\n'));
-  for (const l of lines) t.diagnostic(l);
 });

@@ -14,7 +14,7 @@ export const U32 = 2 ** -24;
 
 // Tolerances (documented in tests/js/README.md):
 //  ordinary cases        |Δ| <= 2e-5
-//  large logits          |Δ| <= 2e-5 + 16·u32·S·M   (S = max |scaled score| of the case,
+//  large logits          |Δ| <= 2e-5 + 4·u32·S·M    (S = max |scaled score| of the case,
 //                                                    M = max(1, max |v|) for output, 1 otherwise)
 //  lse, any case         additionally + 2^-20·|expected| (lse of -1e9 fills, 1e24 overflow rows)
 export const ABS_TOL = 2e-5;

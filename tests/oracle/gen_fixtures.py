@@ -459,11 +459,15 @@ def rng_fixture():
 
 def random_fixture():
     out = []
-    for seed, t, d_model, heads, kv in ((0, 6, 8, 1, None), (7, 8, 16, 4, 2)):
-        (x, wq, wk, wv, wo), meta = ref.random_example(seed, t, d_model, heads, kv)
+    # (seed, T, d_model, H, H_kv, d_k, d_v, causal); None = the documented default
+    for seed, t, d_model, heads, kv, dk, dv, causal in (
+            (0, 6, 8, 1, None, None, None, True),      # lesson 2's shapes
+            (7, 8, 16, 4, 2, None, None, True),        # GQA
+            (11, 5, 6, 2, 1, 4, 2, False)):            # MQA, d_k != d_model / H, not causal
+        (x, wq, wk, wv, wo), meta = ref.random_example(seed, t, d_model, heads, kv, dk, dv)
         r = ref.multi_head(x, wq, wk, wv, wo, t, d_model, heads, meta["kvHeads"], meta["dk"],
-                           meta["dv"], causal=True)
-        out.append({"seed": seed, **meta, "causal": True,
+                           meta["dv"], causal=causal)
+        out.append({"seed": seed, **meta, "causal": causal,
                     "tokens": ["t%d" % i for i in range(t)],
                     "x": f32_list(x), "wq": f32_list(wq), "wk": f32_list(wk),
                     "wv": f32_list(wv), "wo": f32_list(wo),
