@@ -46,7 +46,9 @@ export async function serve(dir = DIST, pages = {}) {
       if (!file.startsWith(dir)) throw new Error('outside');
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      // Like GitHub Pages and most CDNs: public files may be loaded cross-origin (the custom
+      // element script is a module, which needs CORS when a course site loads it).
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'access-control-allow-origin': '*' });
       res.end(body);
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' });
