@@ -202,22 +202,32 @@ export class Heatmap {
     this.labelKey = key;
     clear(this.rowAxis);
     clear(this.colAxis);
+    const same = (lab: string, k: number) => lab === String(k);
     for (let i = 0; i < d.rows; i++) {
       const lab = d.rowLabels?.[i];
       const span = el('span', { class: 'hm-rl' });
-      span.style.top = `${i * cell}px`;
       span.style.height = `${cell}px`;
-      if (i % every === 0 && lab !== undefined) span.append(el('span', { class: 'tok', text: lab }), el('span', { class: 'pos', text: String(i) }));
+      if (i % every === 0 && lab !== undefined) {
+        if (same(lab, i)) span.append(el('span', { class: 'pos', text: lab }));
+        else span.append(el('span', { class: 'tok', text: lab }), el('span', { class: 'pos', text: String(i) }));
+      }
       this.rowAxis.append(span);
     }
+    let longest = 0;
     for (let j = 0; j < d.cols; j++) {
       const lab = d.colLabels?.[j];
       const span = el('span', { class: 'hm-cl' });
       span.style.left = `${j * cell}px`;
       span.style.width = `${cell}px`;
-      if (j % every === 0 && lab !== undefined) span.append(el('span', { class: 'pos', text: String(j) }), el('span', { class: 'tok', text: lab }));
+      if (j % every === 0 && lab !== undefined) {
+        const chars = same(lab, j) ? lab.length : Math.min(12, Array.from(lab).length) + String(j).length + 1;
+        longest = Math.max(longest, chars);
+        if (same(lab, j)) span.append(el('span', { class: 'pos', text: lab }));
+        else span.append(el('span', { class: 'pos', text: String(j) }), el('span', { class: 'tok', text: lab }));
+      }
       this.colAxis.append(span);
     }
+    this.colAxis.style.height = `${Math.round(Math.min(92, 12 + font * 0.66 * longest))}px`;
   }
 
   private drawOverlay(): void {

@@ -1,0 +1,60 @@
+import { describe, it, expect } from 'vitest';
+import { parseEmbed, embedSnippet, RESIZE_MESSAGE } from '../../web/src/embed';
+import { allowedMask, keyPadding, fullyMaskedRows } from '../../web/src/mask';
+import { buildLut, VIRIDIS_LUT, lutIndex } from '../../web/src/colormap';
+
+describe('embed options', () => {
+  it('a plain page hides nothing', () => {
+    expect(parseEmbed('').embed).toBe(false);
+    expect(parseEmbed('').hidden.size).toBe(0);
+  });
+  it('embed mode is compact and show= brings sections back', () => {
+    const c = parseEmbed('?embed=1&show=tokens,mask,bogus');
+    expect(c.embed).toBe(true);
+    expect(c.hidden.has('tokens')).toBe(false);
+    expect(c.hidden.has('mask')).toBe(false);
+    expect(c.hidden.has('model')).toBe(true);
+    expect(c.hidden.has('presets')).toBe(true);
+    expect(c.hidden.has('tabs')).toBe(false);
+  });
+  it('hide=controls hides every control group; a bad id is dropped', () => {
+    const c = parseEmbed('?embed=1&show=controls&hide=controls,tabs&id=%3Cx%3E');
+    for (const g of ['tokens', 'model', 'mask', 'scale', 'tabs'] as const) expect(c.hidden.has(g)).toBe(true);
+    expect(c.frameId).toBeNull();
+  });
+  it('the snippet checks origin and source and escapes the URL', () => {
+    const s = embedSnippet('https://example.org/ap/', '#v=1&tokens=%3Cb%3E+"x"');
+    expect(s).toContain('e.origin !== "https://example.org"');
+    expect(s).toContain('e.source !== f.contentWindow');
+    expect(s).toContain(RESIZE_MESSAGE);
+    expect(s).toContain('d.version === 1');
+    expect(s).not.toMatch(/src="[^"]*"x"/);
+    expect(s).toContain('embed=1');
+  });
+});
+
+describe('mask', () => {
+  it('causal, window and padding combine with AND', () => {
+    const m = allowedMask({ t: 4, causal: true, window: 2, pad: [0] });
+    // rows: query i; allowed keys j <= i, j > i - 2, j != 0
+    expect(Array.from(m)).toEqual([0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1]);
+    expect(fullyMaskedRows(m, 4)).toEqual([0]);
+  });
+  it('key padding marks real tokens with 1', () => {
+    expect(Array.from(keyPadding(3, [1, 7]))).toEqual([1, 0, 1]);
+  });
+});
+
+describe('viridis LUT', () => {
+  it('starts and ends at the published end points and passes through the midpoint', () => {
+    expect(Array.from(VIRIDIS_LUT.slice(0, 3))).toEqual([0x44, 0x01, 0x54]);
+    expect(Array.from(VIRIDIS_LUT.slice(255 * 3))).toEqual([0xfd, 0xe7, 0x25]);
+    const lut11 = buildLut(['#000000', '#ffffff'], 3);
+    expect(Array.from(lut11)).toEqual([0, 0, 0, 128, 128, 128, 255, 255, 255]);
+  });
+  it('clamps values outside the range', () => {
+    expect(lutIndex(-5, 0, 1)).toBe(0);
+    expect(lutIndex(5, 0, 1)).toBe(255);
+    expect(lutIndex(0.5, 0, 0)).toBe(128);
+  });
+});
