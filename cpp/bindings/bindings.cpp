@@ -96,8 +96,8 @@ class Session {
 
     st = tiled ? attn::attention_tiled(q_.data(), q_.size(), k_.data(), k_.size(), v_.data(),
                                        v_.size(), opts, &res_)
-               : attn::attention(q_.data(), q_.size(), k_.data(), k_.size(), v_.data(),
-                                 v_.size(), opts, &res_);
+               : attn::attention(q_.data(), q_.size(), k_.data(), k_.size(), v_.data(), v_.size(),
+                                 opts, &res_);
     if (!st.ok()) return error(st);
     val r = val::object();
     r.set("ok", true);
@@ -131,9 +131,9 @@ class Session {
     if (has_mask && o["mask"]["length"].as<double>() != static_cast<double>(probe.t) * probe.t) {
       return error(attn::Status::Invalid("mask", "mask must have t*t entries"));
     }
-    const double in_bytes = 4.0 * (x["length"].as<double>() + wq["length"].as<double>() +
-                                   wk["length"].as<double>() + wv["length"].as<double>() +
-                                   wo["length"].as<double>());
+    const double in_bytes =
+        4.0 * (x["length"].as<double>() + wq["length"].as<double>() + wk["length"].as<double>() +
+               wv["length"].as<double>() + wo["length"].as<double>());
     if (in_bytes > static_cast<double>(m.memory_cap)) {
       return error(attn::Status::Exhausted("memory", "the inputs alone exceed the memory cap"));
     }
@@ -147,8 +147,8 @@ class Session {
     m.mask.key_padding = has_pad ? pad_.data() : nullptr;
     m.mask.mask = has_mask ? mask_.data() : nullptr;
     st = attn::multi_head_attention(x_.data(), x_.size(), wq_.data(), wq_.size(), wk_.data(),
-                                    wk_.size(), wv_.data(), wv_.size(), wo_.data(), wo_.size(),
-                                    m, &mha_);
+                                    wk_.size(), wv_.data(), wv_.size(), wo_.data(), wo_.size(), m,
+                                    &mha_);
     if (!st.ok()) return error(st);
     val r = val::object();
     r.set("ok", true);
@@ -186,8 +186,8 @@ class Session {
       if (!o["tokens"].isNull()) r.tokens = emscripten::vecFromJSArray<std::string>(o["tokens"]);
       st = attn::random_example(r, &ex_);
     } else {
-      st = attn::Status::Invalid("name", "unknown example '" + name +
-                                             "' (expected 'induction' or 'random')");
+      st = attn::Status::Invalid(
+          "name", "unknown example '" + name + "' (expected 'induction' or 'random')");
     }
     if (!st.ok()) return error(st);
     val r = val::object();
@@ -217,8 +217,7 @@ class Session {
     }
     std::vector<attn::EntropyPoint> pts;
     attn::Status st = attn::entropy_study(dks, size_field(o, "keys"), size_field(o, "queries"),
-                                          static_cast<std::uint64_t>(o["seed"].as<double>()),
-                                          &pts);
+                                          static_cast<std::uint64_t>(o["seed"].as<double>()), &pts);
     if (!st.ok()) return error(st);
     val r = val::object();
     r.set("ok", true);

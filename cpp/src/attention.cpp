@@ -23,11 +23,11 @@ std::size_t estimate_bytes(const Shape& s, std::size_t elem, bool materialise_we
                            bool return_scores) {
   const std::size_t rows = sat_mul(s.heads, s.tq);
   std::size_t n = 0;
-  n = sat_add(n, sat_mul(rows, s.dk));                       // q copy
-  n = sat_add(n, sat_mul(sat_mul(s.kv_heads, s.tk), s.dk));  // k copy
-  n = sat_add(n, sat_mul(sat_mul(s.kv_heads, s.tk), s.dv));  // v copy
-  n = sat_add(n, sat_mul(rows, s.dv));                       // output
-  n = sat_add(n, sat_mul(rows, 2));                          // entropy, lse
+  n = sat_add(n, sat_mul(rows, s.dk));                           // q copy
+  n = sat_add(n, sat_mul(sat_mul(s.kv_heads, s.tk), s.dk));      // k copy
+  n = sat_add(n, sat_mul(sat_mul(s.kv_heads, s.tk), s.dv));      // v copy
+  n = sat_add(n, sat_mul(rows, s.dv));                           // output
+  n = sat_add(n, sat_mul(rows, 2));                              // entropy, lse
   if (materialise_weights) n = sat_add(n, sat_mul(rows, s.tk));  // weights
   if (return_scores) n = sat_add(n, sat_mul(rows, s.tk));        // scores
   n = sat_mul(n, elem);
@@ -39,6 +39,7 @@ namespace {
 
 std::string mib(std::size_t bytes) {
   if (bytes == static_cast<std::size_t>(-1)) return "more than the address space";
+  if (bytes < (std::size_t{1} << 20)) return std::to_string(bytes) + " bytes";
   return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
 }
 
@@ -71,11 +72,13 @@ Status validate(const AttentionOptions& opts, std::size_t q_len, std::size_t k_l
       !detail::checked_product({s.kv_heads, s.tk, s.dk}, &nk) ||
       !detail::checked_product({s.kv_heads, s.tk, s.dv}, &nv) ||
       !detail::checked_product({s.tq, s.tk}, &nm)) {
-    return Status::Exhausted("memory", "the shape is too large to address");
+    return Status::Exhausted(
+        "memory", "this shape needs more memory than can be addressed, over the cap of " +
+                      mib(opts.memory_cap));
   }
   if (q_len != nq) {
-    return Status::Invalid("q", "q has " + std::to_string(q_len) + " values but heads*tq*dk = " +
-                                    std::to_string(nq));
+    return Status::Invalid(
+        "q", "q has " + std::to_string(q_len) + " values but heads*tq*dk = " + std::to_string(nq));
   }
   if (k_len != nk) {
     return Status::Invalid("k", "k has " + std::to_string(k_len) +
@@ -100,8 +103,8 @@ Status validate(const AttentionOptions& opts, std::size_t q_len, std::size_t k_l
   if (opts.return_scores && !materialise_weights) {
     return Status::Invalid("returnScores", "returnScores needs the naive kernel");
   }
-  const std::size_t need = estimate_bytes(s, sizeof(float), materialise_weights,
-                                          opts.return_scores);
+  const std::size_t need =
+      estimate_bytes(s, sizeof(float), materialise_weights, opts.return_scores);
   if (need > opts.memory_cap) {
     return Status::Exhausted(
         "memory", "this request needs " + mib(need) + " of working memory, over the cap of " +
@@ -139,8 +142,8 @@ Status attention(const T* q, std::size_t q_len, const T* k, std::size_t k_len, c
 }
 
 template <class T>
-Status attention(const xt::xtensor<T, 3>& q, const xt::xtensor<T, 3>& k,
-                 const xt::xtensor<T, 3>& v, AttentionOptions opts, AttentionResult<T>* out) {
+Status attention(const xt::xtensor<T, 3>& q, const xt::xtensor<T, 3>& k, const xt::xtensor<T, 3>& v,
+                 AttentionOptions opts, AttentionResult<T>* out) {
   opts.shape = Shape{q.shape(0), k.shape(0), q.shape(1), k.shape(1), q.shape(2), v.shape(2)};
   if (k.shape(2) != q.shape(2)) {
     return Status::Invalid("k", "k's last axis (" + std::to_string(k.shape(2)) +
@@ -152,9 +155,8 @@ Status attention(const xt::xtensor<T, 3>& q, const xt::xtensor<T, 3>& k,
   return attention(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(), opts, out);
 }
 
-template Status attention<float>(const float*, std::size_t, const float*, std::size_t,
-                                 const float*, std::size_t, const AttentionOptions&,
-                                 AttentionResult<float>*);
+template Status attention<float>(const float*, std::size_t, const float*, std::size_t, const float*,
+                                 std::size_t, const AttentionOptions&, AttentionResult<float>*);
 template Status attention<double>(const double*, std::size_t, const double*, std::size_t,
                                   const double*, std::size_t, const AttentionOptions&,
                                   AttentionResult<double>*);

@@ -49,7 +49,7 @@ Status induction_example(const std::vector<std::string>& tokens, double sharpnes
   const float sh = static_cast<float>(sharpness);
   for (std::size_t i = 0; i < t; ++i) {
     const std::size_t id = std::lower_bound(vocab.begin(), vocab.end(), tokens[i]) - vocab.begin();
-    e.x[i * d + id] = 1.f;       // word one-hot, head-1 dims
+    e.x[i * d + id] = 1.f;      // word one-hot, head-1 dims
     e.x[i * d + dk + i] = 1.f;  // position one-hot, head-2 dims
   }
   for (std::size_t a = 0; a < nv; ++a) {  // head 1: same word matches

@@ -40,8 +40,7 @@ inline bool pointwise_allowed(const MaskSpec& m, std::size_t i, std::size_t j, s
 }
 
 // Number of keys query i may attend to.
-inline std::size_t allowed_count(const MaskSpec& m, std::size_t i, std::size_t tq,
-                                 std::size_t tk) {
+inline std::size_t allowed_count(const MaskSpec& m, std::size_t i, std::size_t tq, std::size_t tk) {
   const KeyRange r = key_range(m, i, tq, tk);
   if (!m.key_padding && !m.mask) return r.hi - r.lo;
   std::size_t n = 0;

@@ -45,8 +45,7 @@ Status resolve_mha(MhaOptions* o) {
   if (o->kv_heads == 0) o->kv_heads = o->heads;
   if (o->heads % o->kv_heads != 0) {
     return Status::Invalid("kvHeads", "kvHeads (" + std::to_string(o->kv_heads) +
-                                          ") must divide heads (" + std::to_string(o->heads) +
-                                          ")");
+                                          ") must divide heads (" + std::to_string(o->heads) + ")");
   }
   if (o->dk == 0) {
     if (o->d_model % o->heads != 0) {
@@ -78,8 +77,8 @@ Status check_len(const char* field, std::size_t got, std::size_t rows, std::size
   }
   if (got != want) {
     return Status::Invalid(field, std::string(field) + " has " + std::to_string(got) +
-                                      " values but " + shape + " = " + std::to_string(rows) +
-                                      "x" + std::to_string(cols) + " = " + std::to_string(want));
+                                      " values but " + shape + " = " + std::to_string(rows) + "x" +
+                                      std::to_string(cols) + " = " + std::to_string(want));
   }
   return Status::Ok();
 }
@@ -110,7 +109,8 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
   ao.memory_cap = o.memory_cap;
   // Projections: unsplit Q, K, V, their split copies, merged and output, on top of attention.
   std::size_t proj = 0;
-  for (std::size_t cols : {wq_cols, wk_cols, wv_cols}) proj = detail::sat_add(proj, sat_mul(2, sat_mul(o.t, cols)));
+  for (std::size_t cols : {wq_cols, wk_cols, wv_cols})
+    proj = detail::sat_add(proj, sat_mul(2, sat_mul(o.t, cols)));
   proj = detail::sat_add(proj, sat_mul(o.t, detail::sat_add(wo_rows, o.d_model)));
   const std::size_t need = detail::sat_add(
       sat_mul(proj, sizeof(T)), estimate_bytes(ao.shape, sizeof(T), !o.tiled, o.return_scores));
@@ -142,12 +142,12 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
   return Status::Ok();
 }
 
-#define ATTN_INSTANTIATE(T)                                                                   \
-  template Status split_heads<T>(const xt::xtensor<T, 2>&, std::size_t, xt::xtensor<T, 3>*); \
-  template xt::xtensor<T, 2> merge_heads<T>(const xt::xtensor<T, 3>&);                        \
-  template Status multi_head_attention<T>(const T*, std::size_t, const T*, std::size_t,      \
-                                          const T*, std::size_t, const T*, std::size_t,      \
-                                          const T*, std::size_t, MhaOptions, MhaResult<T>*);
+#define ATTN_INSTANTIATE(T)                                                                       \
+  template Status split_heads<T>(const xt::xtensor<T, 2>&, std::size_t, xt::xtensor<T, 3>*);      \
+  template xt::xtensor<T, 2> merge_heads<T>(const xt::xtensor<T, 3>&);                            \
+  template Status multi_head_attention<T>(const T*, std::size_t, const T*, std::size_t, const T*, \
+                                          std::size_t, const T*, std::size_t, const T*,           \
+                                          std::size_t, MhaOptions, MhaResult<T>*);
 ATTN_INSTANTIATE(float)
 ATTN_INSTANTIATE(double)
 #undef ATTN_INSTANTIATE

@@ -18,7 +18,8 @@ using json = nlohmann::json;
 
 inline json load(const std::string& name) {
   std::ifstream in(std::string(ATTN_FIXTURE_DIR) + "/" + name);
-  if (!in) throw std::runtime_error("missing fixture " + name + " (run tests/oracle/gen_fixtures.py)");
+  if (!in)
+    throw std::runtime_error("missing fixture " + name + " (run tests/oracle/gen_fixtures.py)");
   return json::parse(in);
 }
 
@@ -54,7 +55,8 @@ std::vector<T> inputs(const json& j) {
 
 inline std::vector<std::uint8_t> bytes(const json& j) {
   std::vector<std::uint8_t> v;
-  for (const auto& x : j) v.push_back(static_cast<std::uint8_t>(x.is_boolean() ? x.get<bool>() : x.get<int>()));
+  for (const auto& x : j)
+    v.push_back(static_cast<std::uint8_t>(x.is_boolean() ? x.get<bool>() : x.get<int>()));
   return v;
 }
 

@@ -16,27 +16,31 @@ attn::MhaResult<float> run_example(const attn::Example& e) {
   m.dv = e.dv;
   m.mask.causal = e.causal;
   attn::MhaResult<float> r;
-  REQUIRE(attn::multi_head_attention(e.x.data(), e.x.size(), e.wq.data(), e.wq.size(), e.wk.data(), e.wk.size(),
-                                     e.wv.data(), e.wv.size(), e.wo.data(), e.wo.size(), m, &r)
+  REQUIRE(attn::multi_head_attention(e.x.data(), e.x.size(), e.wq.data(), e.wq.size(), e.wk.data(),
+                                     e.wk.size(), e.wv.data(), e.wv.size(), e.wo.data(),
+                                     e.wo.size(), m, &r)
               .ok());
   return r;
 }
 
 }  // namespace
 
-TEST_CASE("examples: the hand-built induction heads give the lesson's 0.471 and 0.877", "[examples]") {
+TEST_CASE("examples - the hand-built induction heads give the lesson's 0.471 and 0.877",
+          "[examples]") {
   attn::Example e;
   REQUIRE(attn::induction_example(attn::lesson_sentence(), 14.0, &e).ok());
   REQUIRE(e.t == 11);
   REQUIRE(e.dk == 12);
   const auto r = run_example(e);
-  const auto w = [&](std::size_t h, std::size_t i, std::size_t j) { return r.attn.weights(h, i, j); };
+  const auto w = [&](std::size_t h, std::size_t i, std::size_t j) {
+    return r.attn.weights(h, i, j);
+  };
   CHECK(std::round(w(0, 8, 1) * 1000) == 471);
   CHECK(std::round(w(0, 8, 8) * 1000) == 471);
   CHECK(std::round(w(1, 8, 7) * 1000) == 877);
 }
 
-TEST_CASE("examples: induction weights match the NumPy oracle", "[examples][oracle]") {
+TEST_CASE("examples - induction weights match the NumPy oracle", "[examples][oracle]") {
   const auto fx = fixtures::load("examples.json").at("induction");
   attn::Example e;
   REQUIRE(attn::induction_example(attn::lesson_sentence(), 14.0, &e).ok());
@@ -46,7 +50,8 @@ TEST_CASE("examples: induction weights match the NumPy oracle", "[examples][orac
   CHECK(fixtures::max_abs_diff(r.attn.weights.data(), want.data(), want.size()) <= 1e-6);
 }
 
-TEST_CASE("examples: the random example draws X, W_q, W_k, W_v, W_o as documented", "[examples][oracle]") {
+TEST_CASE("examples - the random example draws X and W_q and W_k and W_v and W_o as documented",
+          "[examples][oracle]") {
   const auto fx = fixtures::load("examples.json").at("random");
   REQUIRE(fx.size() > 0);
   for (const auto& c : fx) {
@@ -79,7 +84,7 @@ TEST_CASE("examples: the random example draws X, W_q, W_k, W_v, W_o as documente
   }
 }
 
-TEST_CASE("examples: the sqrt(d_k) study reproduces the lesson's entropy effect", "[examples]") {
+TEST_CASE("examples - the sqrt(d_k) study reproduces the lesson's entropy effect", "[examples]") {
   std::vector<attn::EntropyPoint> pts;
   REQUIRE(attn::entropy_study({16, 64, 256, 1024}, 16, 2000, 0, &pts).ok());
   REQUIRE(pts.size() == 4);
@@ -105,7 +110,7 @@ TEST_CASE("examples: the sqrt(d_k) study reproduces the lesson's entropy effect"
   CHECK(pts[3].unscaled < 0.2);
 }
 
-TEST_CASE("examples: bad example options are errors naming the field", "[examples][errors]") {
+TEST_CASE("examples - bad example options are errors naming the field", "[examples][errors]") {
   attn::Example e;
   CHECK(attn::induction_example({}, 14.0, &e).field == "tokens");
   CHECK(attn::induction_example(attn::lesson_sentence(), std::nan(""), &e).field == "sharpness");

@@ -5,14 +5,14 @@
 using attn::key_range;
 using attn::MaskSpec;
 
-TEST_CASE("mask: causal with T_q = T_k is the lower triangle", "[mask]") {
+TEST_CASE("mask - causal with T_q = T_k is the lower triangle", "[mask]") {
   MaskSpec m;
   m.causal = true;
   for (std::size_t i = 0; i < 5; ++i)
     for (std::size_t j = 0; j < 5; ++j) CHECK(attn::is_allowed(m, i, j, 5, 5) == (j <= i));
 }
 
-TEST_CASE("mask: causal is bottom-right aligned when T_q != T_k", "[mask]") {
+TEST_CASE("mask - causal is bottom-right aligned when T_q != T_k", "[mask]") {
   MaskSpec m;
   m.causal = true;
   // 2 queries over 5 keys (decoding the last 2 tokens): query 0 sees keys 0..3.
@@ -24,7 +24,7 @@ TEST_CASE("mask: causal is bottom-right aligned when T_q != T_k", "[mask]") {
   CHECK(key_range(m, 4, 5, 2).hi == 2);
 }
 
-TEST_CASE("mask: sliding window keeps the last w keys up to the diagonal", "[mask]") {
+TEST_CASE("mask - sliding window keeps the last w keys up to the diagonal", "[mask]") {
   MaskSpec m;
   m.causal = true;
   m.window = 3;
@@ -37,7 +37,7 @@ TEST_CASE("mask: sliding window keeps the last w keys up to the diagonal", "[mas
   CHECK_FALSE(attn::is_allowed(m, 5, 2, 8, 8));
 }
 
-TEST_CASE("mask: padding and custom mask combine with AND", "[mask]") {
+TEST_CASE("mask - padding and custom mask combine with AND", "[mask]") {
   const std::uint8_t pad[4] = {1, 1, 0, 1};
   const std::uint8_t custom[16] = {1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0};
   MaskSpec m;
@@ -49,7 +49,7 @@ TEST_CASE("mask: padding and custom mask combine with AND", "[mask]") {
       CHECK(attn::is_allowed(m, i, j, 4, 4) == (j <= i && pad[j] && custom[i * 4 + j]));
 }
 
-TEST_CASE("mask: fill policy names parse and print", "[mask]") {
+TEST_CASE("mask - fill policy names parse and print", "[mask]") {
   attn::MaskFill f;
   for (const char* n : {"neg_inf", "finite", "zero"}) {
     REQUIRE(attn::parse_mask_fill(n, &f));

@@ -4,7 +4,7 @@
 #include "fixtures.hpp"
 #include "random_inputs.hpp"
 
-TEST_CASE("multihead: split_heads then merge_heads is the identity", "[multihead]") {
+TEST_CASE("multihead - split_heads then merge_heads is the identity", "[multihead]") {
   xt::xtensor<double, 2> x({5, 12});
   for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<double>(i);
   xt::xtensor<double, 3> h;
@@ -17,14 +17,14 @@ TEST_CASE("multihead: split_heads then merge_heads is the identity", "[multihead
   CHECK(back == x);
 }
 
-TEST_CASE("multihead: split_heads refuses a width not divisible by heads", "[multihead][errors]") {
+TEST_CASE("multihead - split_heads refuses a width not divisible by heads", "[multihead][errors]") {
   xt::xtensor<float, 2> x({2, 10});
   xt::xtensor<float, 3> h;
   const attn::Status st = attn::split_heads(x, 3, &h);
   CHECK(st.field == "heads");
 }
 
-TEST_CASE("multihead: matches the NumPy oracle", "[multihead][oracle]") {
+TEST_CASE("multihead - matches the NumPy oracle", "[multihead][oracle]") {
   const auto fx = fixtures::load("multihead.json");
   REQUIRE(fx.at("cases").size() > 0);
   for (const auto& c : fx.at("cases")) {
@@ -40,7 +40,8 @@ TEST_CASE("multihead: matches the NumPy oracle", "[multihead][oracle]") {
     m.mask.causal = o.value("causal", false);
     m.mask.window = o.value("window", 0);
     std::vector<std::uint8_t> pad, mask;
-    if (o.contains("keyPadding") && !o["keyPadding"].is_null()) pad = fixtures::bytes(o["keyPadding"]);
+    if (o.contains("keyPadding") && !o["keyPadding"].is_null())
+      pad = fixtures::bytes(o["keyPadding"]);
     if (o.contains("mask") && !o["mask"].is_null()) mask = fixtures::bytes(o["mask"]);
     m.mask.key_padding = pad.empty() ? nullptr : pad.data();
     m.mask.mask = mask.empty() ? nullptr : mask.data();
@@ -52,11 +53,13 @@ TEST_CASE("multihead: matches the NumPy oracle", "[multihead][oracle]") {
                  wk = fixtures::inputs<float>(c.at("wk")), wv = fixtures::inputs<float>(c.at("wv")),
                  wo = fixtures::inputs<float>(c.at("wo"));
       attn::MhaResult<float> r;
-      REQUIRE(attn::multi_head_attention(x.data(), x.size(), wq.data(), wq.size(), wk.data(), wk.size(), wv.data(),
-                                         wv.size(), wo.data(), wo.size(), m, &r)
+      REQUIRE(attn::multi_head_attention(x.data(), x.size(), wq.data(), wq.size(), wk.data(),
+                                         wk.size(), wv.data(), wv.size(), wo.data(), wo.size(), m,
+                                         &r)
                   .ok());
       const auto& e = c.at("expect");
-      const auto out = fixtures::vec<double>(e.at("output")), merged = fixtures::vec<double>(e.at("merged"));
+      const auto out = fixtures::vec<double>(e.at("output")),
+                 merged = fixtures::vec<double>(e.at("merged"));
       REQUIRE(out.size() == r.output.size());
       // Outputs are sums of d_model products of O(1) numbers: compare relative to their scale.
       double scale = 1;
@@ -71,7 +74,7 @@ TEST_CASE("multihead: matches the NumPy oracle", "[multihead][oracle]") {
   }
 }
 
-TEST_CASE("multihead: split_heads and merge_heads match the oracle", "[multihead][oracle]") {
+TEST_CASE("multihead - split_heads and merge_heads match the oracle", "[multihead][oracle]") {
   const auto fx = fixtures::load("multihead.json").at("splitMerge");
   REQUIRE(fx.size() > 0);
   for (const auto& c : fx) {
@@ -89,20 +92,20 @@ TEST_CASE("multihead: split_heads and merge_heads match the oracle", "[multihead
   }
 }
 
-TEST_CASE("multihead: impossible shapes are errors naming the field", "[multihead][errors]") {
+TEST_CASE("multihead - impossible shapes are errors naming the field", "[multihead][errors]") {
   const std::vector<float> buf(4096, 0.1f);
   attn::MhaOptions m;
   m.t = 4;
   m.d_model = 10;
   m.heads = 3;
   attn::MhaResult<float> r;
-  auto run = [&](attn::MhaOptions o, std::size_t xl, std::size_t wql, std::size_t wkl, std::size_t wvl,
-                 std::size_t wol) {
-    return attn::multi_head_attention(buf.data(), xl, buf.data(), wql, buf.data(), wkl, buf.data(), wvl,
-                                      buf.data(), wol, o, &r);
+  auto run = [&](attn::MhaOptions o, std::size_t xl, std::size_t wql, std::size_t wkl,
+                 std::size_t wvl, std::size_t wol) {
+    return attn::multi_head_attention(buf.data(), xl, buf.data(), wql, buf.data(), wkl, buf.data(),
+                                      wvl, buf.data(), wol, o, &r);
   };
   CHECK(run(m, 40, 100, 100, 100, 100).field == "dModel");  // 10 % 3 != 0 and no dk given
-  m.dk = 4;                                                    // explicit d_k makes it possible
+  m.dk = 4;                                                 // explicit d_k makes it possible
   CHECK(run(m, 40, 120, 120, 120, 120).ok());
   CHECK(run(m, 39, 120, 120, 120, 120).field == "x");
   CHECK(run(m, 40, 121, 120, 120, 120).field == "wq");

@@ -14,15 +14,19 @@ using attn::Shape;
 namespace {
 
 template <class T>
-void run_both(const testing_inputs::Qkv<T>& in, const AttentionOptions& o, AttentionResult<T>* naive,
-              AttentionResult<T>* tiled) {
-  REQUIRE(attn::attention(in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(), in.v.size(), o, naive).ok());
-  REQUIRE(attn::attention_tiled(in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(), in.v.size(), o, tiled).ok());
+void run_both(const testing_inputs::Qkv<T>& in, const AttentionOptions& o,
+              AttentionResult<T>* naive, AttentionResult<T>* tiled) {
+  REQUIRE(attn::attention(in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(),
+                          in.v.size(), o, naive)
+              .ok());
+  REQUIRE(attn::attention_tiled(in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(),
+                                in.v.size(), o, tiled)
+              .ok());
 }
 
 }  // namespace
 
-TEST_CASE("tiled: matches the NumPy oracle for every fixture", "[tiled][oracle]") {
+TEST_CASE("tiled - matches the NumPy oracle for every fixture", "[tiled][oracle]") {
   const auto fx = fixtures::load("attention.json");
   std::map<std::string, double> worst;
   for (const auto& jc : fx.at("cases")) {
@@ -31,10 +35,13 @@ TEST_CASE("tiled: matches the NumPy oracle for every fixture", "[tiled][oracle]"
     const auto q = fixtures::inputs<float>(jc.at("q")), k = fixtures::inputs<float>(jc.at("k")),
                v = fixtures::inputs<float>(jc.at("v"));
     AttentionResult<float> r;
-    REQUIRE(attn::attention_tiled(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(), fixtures::bind(c), &r).ok());
+    REQUIRE(attn::attention_tiled(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(),
+                                  fixtures::bind(c), &r)
+                .ok());
     CHECK(r.weights.size() == 0);
     const auto& e = jc.at("expect");
-    const auto out = fixtures::vec<double>(e.at("output")), ent = fixtures::vec<double>(e.at("entropy"));
+    const auto out = fixtures::vec<double>(e.at("output")),
+               ent = fixtures::vec<double>(e.at("entropy"));
     const double d = fixtures::max_abs_diff(r.output.data(), out.data(), out.size());
     CHECK(d <= (c.family == "large_logits" ? 2e-3 : 2e-5));
     CHECK(fixtures::max_abs_diff(r.entropy.data(), ent.data(), ent.size()) <= 1e-4);
@@ -45,7 +52,8 @@ TEST_CASE("tiled: matches the NumPy oracle for every fixture", "[tiled][oracle]"
   for (const auto& [family, d] : worst) WARN("tiled f32 max|delta| " << family << ": " << d);
 }
 
-TEST_CASE("tiled: equals naive within 1e-5 (float32) for every option, T up to 512", "[tiled][property]") {
+TEST_CASE("tiled - equals naive within 1e-5 (float32) for every option and T up to 512",
+          "[tiled][property]") {
   std::mt19937 g(2024);
   const std::size_t sizes[] = {1, 2, 5, 63, 64, 65, 127, 130, 200, 333, 512};
   double worst = 0;
@@ -53,7 +61,8 @@ TEST_CASE("tiled: equals naive within 1e-5 (float32) for every option, T up to 5
   for (std::size_t tq : sizes) {
     for (int variant = 0; variant < 4; ++variant, ++trial) {
       const std::size_t tk = variant == 3 ? std::max<std::size_t>(1, tq / 2 + 3) : tq;
-      Shape s{2, 1 + std::size_t(variant % 2), tq, tk, std::size_t(1 + (trial * 7) % 33), std::size_t(1 + (trial * 5) % 17)};
+      Shape s{2,  1 + std::size_t(variant % 2),      tq,
+              tk, std::size_t(1 + (trial * 7) % 33), std::size_t(1 + (trial * 5) % 17)};
       if (s.heads % s.kv_heads) s.heads = s.kv_heads;
       auto in = testing_inputs::make_qkv<float>(s, g);
       std::vector<std::uint8_t> pad(tk, 1), mask(tq * tk, 1);
@@ -82,7 +91,7 @@ TEST_CASE("tiled: equals naive within 1e-5 (float32) for every option, T up to 5
   WARN("tiled vs naive f32 max|delta| over " << trial << " configurations: " << worst);
 }
 
-TEST_CASE("tiled: lse is the log of the naive softmax denominator", "[tiled][property]") {
+TEST_CASE("tiled - lse is the log of the naive softmax denominator", "[tiled][property]") {
   std::mt19937 g(31);
   const Shape s{1, 1, 70, 90, 8, 4};
   auto in = testing_inputs::make_qkv<double>(s, g, 3.0);
@@ -95,11 +104,12 @@ TEST_CASE("tiled: lse is the log of the naive softmax denominator", "[tiled][pro
     const double sc = 1 / std::sqrt(8.0);
     double dot = 0;
     for (std::size_t c = 0; c < 8; ++c) dot += in.q[i * 8 + c] * in.k[c];
-    CHECK(b.lse.data()[i] == Approx(sc * dot - std::log(a.weights.data()[i * s.tk])).epsilon(1e-10));
+    CHECK(b.lse.data()[i] ==
+          Approx(sc * dot - std::log(a.weights.data()[i * s.tk])).epsilon(1e-10));
   }
 }
 
-TEST_CASE("tiled: working memory does not grow with T", "[tiled][memory]") {
+TEST_CASE("tiled - working memory does not grow with T", "[tiled][memory]") {
   const Shape small{1, 1, 64, 64, 64, 64}, huge{8, 8, 16384, 16384, 64, 64};
   CHECK(attn::tiled_workspace_bytes(small, 4) == attn::tiled_workspace_bytes(huge, 4));
   CHECK(attn::tiled_workspace_bytes(huge, 4) < (std::size_t{16} << 20));
@@ -114,7 +124,7 @@ TEST_CASE("tiled: working memory does not grow with T", "[tiled][memory]") {
   CHECK(attn::validate(o, n, n, n, 0, 0, true).field == "memory");
 }
 
-TEST_CASE("tiled: rejects returnScores and bad shapes with the field name", "[tiled][errors]") {
+TEST_CASE("tiled - rejects returnScores and bad shapes with the field name", "[tiled][errors]") {
   const std::vector<float> buf(16, 1.f);
   AttentionOptions o;
   o.shape = {1, 1, 2, 2, 2, 2};

@@ -79,7 +79,7 @@ Status attention(const T* q, std::size_t q_len, const T* k, std::size_t k_len, c
 
 // xtensor convenience form; shapes are read from the tensors, other fields from opts.
 template <class T>
-Status attention(const xt::xtensor<T, 3>& q, const xt::xtensor<T, 3>& k,
-                 const xt::xtensor<T, 3>& v, AttentionOptions opts, AttentionResult<T>* out);
+Status attention(const xt::xtensor<T, 3>& q, const xt::xtensor<T, 3>& k, const xt::xtensor<T, 3>& v,
+                 AttentionOptions opts, AttentionResult<T>* out);
 
 }  // namespace attn

@@ -33,10 +33,10 @@ struct MhaOptions {
 
 template <class T>
 struct MhaResult {
-  xt::xtensor<T, 3> q, k, v;   // (H, T, d_k), (H_kv, T, d_k), (H_kv, T, d_v) after split_heads
-  AttentionResult<T> attn;     // per-head outputs (H, T, d_v), weights (H, T, T), ...
-  xt::xtensor<T, 2> merged;    // (T, H * d_v) = merge_heads(attn.output)
-  xt::xtensor<T, 2> output;    // (T, d_model) = merged W_o
+  xt::xtensor<T, 3> q, k, v;  // (H, T, d_k), (H_kv, T, d_k), (H_kv, T, d_v) after split_heads
+  AttentionResult<T> attn;    // per-head outputs (H, T, d_v), weights (H, T, T), ...
+  xt::xtensor<T, 2> merged;   // (T, H * d_v) = merge_heads(attn.output)
+  xt::xtensor<T, 2> output;   // (T, d_model) = merged W_o
 };
 
 // Resolves the defaults (kv_heads, dk, dv) and checks every shape; errors name the field.
