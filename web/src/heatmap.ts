@@ -152,14 +152,16 @@ export class Heatmap {
     for (let k = 0; k < n; k++) {
       const v = d.values[k];
       const o = k * 4;
-      if (d.forbidden && d.forbidden[k]) {
-        px[o] = MASKED_RGB[0];
-        px[o + 1] = MASKED_RGB[1];
-        px[o + 2] = MASKED_RGB[2];
-      } else if (Number.isNaN(v)) {
+      // NaN wins; a forbidden cell is grey only when it holds no weight (the −1e9 fill gives a
+      // fully masked row real, uniform weight, which is drawn in colour under the hatching).
+      if (Number.isNaN(v)) {
         px[o] = NAN_RGB[0];
         px[o + 1] = NAN_RGB[1];
         px[o + 2] = NAN_RGB[2];
+      } else if (d.forbidden && d.forbidden[k] && v === 0) {
+        px[o] = MASKED_RGB[0];
+        px[o + 1] = MASKED_RGB[1];
+        px[o + 2] = MASKED_RGB[2];
       } else {
         const li = lutIndex(v, d.lo, d.hi) * 3;
         px[o] = VIRIDIS_LUT[li];
@@ -243,7 +245,7 @@ export class Heatmap {
       ctx.beginPath();
       for (let i = 0; i < d.rows; i++) {
         for (let j = 0; j < d.cols; j++) {
-          if (!d.forbidden[i * d.cols + j]) continue;
+          if (!d.forbidden[i * d.cols + j] || Number.isNaN(d.values[i * d.cols + j])) continue;
           const x = j * sx;
           const y = i * sy;
           for (let f = 1; f <= 2; f++) {
@@ -264,7 +266,7 @@ export class Heatmap {
       ctx.lineWidth = Math.max(1.5, sx / 10);
       ctx.beginPath();
       for (let k = 0; k < d.rows * d.cols; k++) {
-        if (!Number.isNaN(d.values[k]) || (d.forbidden && d.forbidden[k])) continue;
+        if (!Number.isNaN(d.values[k])) continue;
         const x = (k % d.cols) * sx;
         const y = Math.floor(k / d.cols) * sy;
         const m = sx * 0.3;
