@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what the playground and its tests need, only when something is missing:
+# Debian packages (apt-get) and the npm packages pinned in package-lock.json (npm ci).
+# Sourced by playground.sh and test.sh; safe to run again.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+APT_PACKAGES=(emscripten libxtensor-dev xtl-dev libxsimd-dev catch2 nlohmann-json3-dev
+  python3-numpy chromium fonts-dejavu-core cmake clang libclang-rt-14-dev)
+# node and npm may come from elsewhere than Debian (this machine kind ships its own).
+command -v node >/dev/null && command -v npm >/dev/null || APT_PACKAGES+=(nodejs npm)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
+fi
+
+# npm ci when node_modules is absent or older than the lock file.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund
+fi
+
+# Emscripten 3.1.6 needs Node to find its 'acorn' in Debian's node path.
+export NODE_PATH=/usr/share/nodejs
