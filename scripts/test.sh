@@ -30,7 +30,7 @@ run "C++ tests, wasm under Node (ctest)" cmake --workflow --preset wasm
 run "JS API of the wasm module (node --test)" node --test tests/js/
 run "web unit tests (vitest)" npm run --silent test:web
 run "production build (vite)" npm run --silent build
-run "browser tests (playwright-core + Chromium)" npm run --silent test:browser
+run "browser tests (playwright-core + Chromium)" env AP_SKIP_BUILD=1 npm run --silent test:browser
 
 echo
 echo "==== summary"
