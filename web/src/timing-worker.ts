@@ -1,0 +1,135 @@
+// The timing lab's own Worker: a separate wasm instance, so a sweep never delays the heatmaps'
+// compute Worker. It runs one sweep per instance; the page cancels by terminating it.
+/// <reference lib="webworker" />
+import createAttnCore from '../../build/wasm/attn_core.mjs';
+import wasmUrl from '../../build/wasm/attn_core.wasm?url';
+import type { AttnCore } from './compute';
+import type { TimingMessage, TimingRunRequest } from './timing-protocol';
+import { batchSize, checkBudget, plannedCalls, predictQuadratic, stats, sweepTs, type SweepParams, type TimingKernel } from './timing-model';
+
+type Core = Pick<AttnCore, 'multiHeadAttention'> & {
+  attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: Record<string, unknown>): unknown;
+  HEAP8?: Int8Array;
+  heapBytes?: () => number;
+};
+
+function post(m: TimingMessage): void {
+  (self as unknown as DedicatedWorkerGlobalScope).postMessage(m);
+}
+
+function heap(core: Core): number {
+  if (typeof core.heapBytes === 'function') return core.heapBytes();
+  return core.HEAP8?.buffer.byteLength ?? NaN;
+}
+
+/** Uniform(−a, a) values: the timing does not depend on the distribution. */
+function rand(n: number, a = 1): Float32Array {
+  const x = new Float32Array(n);
+  for (let i = 0; i < n; i++) x[i] = (Math.random() * 2 - 1) * a;
+  return x;
+}
+
+interface Inputs {
+  call(kernel: TimingKernel): void;
+}
+
+/** Random inputs for one T, generated once and shared by both kernels and all repeats. */
+function makeInputs(core: Core, p: SweepParams, t: number): Inputs {
+  const { heads: h, dk, dModel } = p;
+  if (p.mode === 'qkv') {
+    const q = rand(h * t * dk), k = rand(h * t * dk), v = rand(h * t * dk);
+    return { call: (kernel) => void core.attention(q, k, v, { heads: h, tq: t, tk: t, dk, dv: dk, causal: p.causal, kernel }) };
+  }
+  const hd = h * dk;
+  const w = 1 / Math.sqrt(dModel);
+  const x = rand(t * dModel), wq = rand(dModel * hd, w), wk = rand(dModel * hd, w), wv = rand(dModel * hd, w), wo = rand(hd * dModel, w);
+  return { call: (kernel) => void core.multiHeadAttention(x, wq, wk, wv, wo, { t, dModel, heads: h, dk, dv: dk, causal: p.causal, kernel }) };
+}
+
+function timeOnce(inp: Inputs, kernel: TimingKernel, n: number): number {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) inp.call(kernel);
+  return (performance.now() - t0) / n;
+}
+
+async function run(req: TimingRunRequest): Promise<void> {
+  const core = (await (createAttnCore as (o: object) => Promise<Core>)({ locateFile: () => wasmUrl })) as Core;
+  const p = req.params;
+  const ts = sweepTs(p.tStart, p.tEnd);
+
+  // Global warm-up: many short calls let the engine replace its baseline code with optimised code
+  // (a call that is already running is never upgraded).
+  const w0 = performance.now();
+  const tw = Math.min(128, ts[0]);
+  const warm = makeInputs(core, p, tw);
+  for (const kernel of p.kernels) {
+    // Batches of ~10 ms until the best per-call time stops improving (the optimised code has
+    // arrived), at least 0.3 s and at most 2 s per kernel.
+    const start = performance.now();
+    const batch = batchSize(timeOnce(warm, kernel, 1), 10);
+    let best = Infinity;
+    let calm = 0;
+    while (performance.now() - start < 2000) {
+      const ms = timeOnce(warm, kernel, batch);
+      if (ms < best * 0.97) calm = 0;
+      else calm++;
+      best = Math.min(best, ms);
+      if (calm >= 4 && performance.now() - start > 300) break;
+    }
+  }
+  post({ kind: 'ready', heapBytes: heap(core), warmupMs: performance.now() - w0 });
+
+  // Progress is weighted by T² (the cost of a point), so the bar moves like the clock.
+  const weight = (t: number) => t * t * p.kernels.length;
+  const total = ts.reduce((a, t) => a + weight(t), 0);
+  let doneWeight = 0;
+  const prev = new Map<TimingKernel, { t: number; ms: number }>();
+  const stopped = new Set<TimingKernel>();
+
+  for (const t of ts) {
+    const active: TimingKernel[] = [];
+    for (const kernel of p.kernels) {
+      if (stopped.has(kernel)) continue;
+      const skip = checkBudget(p, kernel, t, prev.get(kernel) ?? null, req.budgetMs);
+      if (skip) {
+        stopped.add(kernel);
+        post({ kind: 'skip', kernel, skip });
+      } else active.push(kernel);
+    }
+    if (active.length === 0) break;
+    const inputs = makeInputs(core, p, t);
+    for (const kernel of active) {
+      const share = weight(t) / p.kernels.length;
+      const progress = (frac: number, text: string) => post({ kind: 'progress', fraction: (doneWeight + share * frac) / total, t, kernel, text });
+      try {
+        const last = prev.get(kernel);
+        const predicted = last ? predictQuadratic(last.ms, last.t, t) : NaN;
+        progress(0, `T = ${t}, ${kernel}: warming up`);
+        // The first call also grows the wasm heap for this size; its time is not kept.
+        let est = timeOnce(inputs, kernel, 1);
+        const plan = plannedCalls(Number.isFinite(predicted) ? Math.max(predicted, est) : est);
+        for (let i = 1; i < plan.warmup; i++) est = Math.min(est, timeOnce(inputs, kernel, 1));
+        const batch = batchSize(est);
+        const samples: number[] = [];
+        for (let r = 0; r < plan.repeats; r++) {
+          progress((r + 1) / (plan.repeats + 1), `T = ${t}, ${kernel}: repeat ${r + 1} of ${plan.repeats}${batch > 1 ? ` (${batch} calls each)` : ''}`);
+          samples.push(timeOnce(inputs, kernel, batch));
+        }
+        const st = stats(samples);
+        prev.set(kernel, { t, ms: st.median });
+        post({ kind: 'point', point: { t, kernel, samples, stats: st, batch, warmup: plan.warmup, heapBytes: heap(core) } });
+      } catch (err) {
+        const e = err as Error & { field?: string };
+        stopped.add(kernel);
+        post({ kind: 'refused', kernel, t, message: String(e?.message ?? err), field: typeof e?.field === 'string' ? e.field : null });
+      }
+      doneWeight += weight(t) / p.kernels.length;
+    }
+  }
+  post({ kind: 'done', heapBytes: heap(core) });
+}
+
+self.onmessage = (e: MessageEvent<TimingRunRequest>) => {
+  if (e.data?.kind !== 'run') return;
+  run(e.data).catch((err) => post({ kind: 'fatal', message: `The timing worker failed: ${String((err as Error)?.message ?? err)}` }));
+};
