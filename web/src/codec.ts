@@ -11,7 +11,7 @@ import { defaultState, normalizeState, LIMITS, type State, type Scale, type Fill
 
 export const CODEC_VERSION = 1;
 
-const KEYS = ['v', 'src', 'tokens', 'tz', 'sharp', 'seed', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale', 'view', 'head'] as const;
+const KEYS = ['v', 'src', 'tokens', 'tz', 'sharp', 'seed', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale', 'view', 'head', 'tstart', 'tend', 'tdm', 'tdk', 'th', 'tker', 'tcausal', 'tmode'] as const;
 type Key = (typeof KEYS)[number];
 
 export interface Decoded {
@@ -52,6 +52,14 @@ export function encodeState(state: State): string {
   if (state.scale !== d.scale) put('scale', encodeScale(state.scale));
   if (state.view !== d.view) put('view', encodeURIComponent(state.view));
   if (state.head !== d.head) put('head', String(state.head));
+  if (state.tstart !== d.tstart) put('tstart', String(state.tstart));
+  if (state.tend !== d.tend) put('tend', String(state.tend));
+  if (state.tdm !== d.tdm) put('tdm', String(state.tdm));
+  if (state.tdk !== d.tdk) put('tdk', String(state.tdk));
+  if (state.th !== d.th) put('th', String(state.th));
+  if (state.tker !== d.tker) put('tker', state.tker);
+  if (state.tcausal !== d.tcausal) put('tcausal', state.tcausal ? '1' : '0');
+  if (state.tmode !== d.tmode) put('tmode', state.tmode);
   return '#' + parts.join('&');
 }
 
@@ -172,6 +180,11 @@ export function decodeHash(hashIn: unknown): Decoded {
   num('dk', 'dk');
   num('win', 'win');
   num('head', 'head');
+  num('tstart', 'tstart');
+  num('tend', 'tend');
+  num('tdm', 'tdm');
+  num('tdk', 'tdk');
+  num('th', 'th');
 
   const causal = text('causal');
   if (causal !== null) {
@@ -203,6 +216,17 @@ export function decodeHash(hashIn: unknown): Decoded {
   }
   const view = text('view');
   if (view !== null) raw.view = view;
+  // Timing lab: unknown words are kept here and corrected (with a notice) by normalizeState.
+  const tker = text('tker');
+  if (tker !== null) (raw as Record<string, unknown>).tker = tker;
+  const tmode = text('tmode');
+  if (tmode !== null) (raw as Record<string, unknown>).tmode = tmode;
+  const tcausal = text('tcausal');
+  if (tcausal !== null) {
+    if (tcausal === '1' || tcausal === 'true') raw.tcausal = true;
+    else if (tcausal === '0' || tcausal === 'false') raw.tcausal = false;
+    else notices.push(`tcausal: “${show(tcausal)}” is not 0 or 1; it was ignored`);
+  }
 
   const norm = normalizeState(raw);
   return { state: norm.state, notices: [...notices, ...norm.notices] };

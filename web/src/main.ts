@@ -9,7 +9,7 @@ import { ComputeClient, type ComputeOutcome } from './worker-client';
 import type { AttentionResult } from './protocol';
 import { createControls, type Patch } from './controls';
 import { VIEW_FACTORIES } from './views/registry';
-import type { View, ViewContext } from './views/types';
+import type { View, ViewContext, BaseViewContext } from './views/types';
 import { nanRowCount } from './views/util';
 import { el, clear, fmt } from './dom';
 import { PRESETS, presetHash } from './presets';
@@ -137,6 +137,16 @@ function renderView(): void {
     clear(viewHost);
     viewHost.append(v.root);
   }
+  // A view that needs no attention result (the timing lab) renders at once, without the heatmap
+  // chrome (model controls, export, NaN banner).
+  const needsResult = VIEW_FACTORIES.find((f) => f.id === v.id)?.needsResult ?? true;
+  html.classList.toggle('static-view', !needsResult);
+  if (!needsResult) {
+    viewHost.querySelector('.placeholder')?.remove();
+    const base: BaseViewContext = { state, announce: (t) => (live.textContent = t), client, width: Math.max(280, viewHost.clientWidth || 320), update: (p) => setState(p, 'control') };
+    (v.render as (c: BaseViewContext) => void).call(v, base);
+    return;
+  }
   if (!shown) {
     if (!viewHost.querySelector('.placeholder')) viewHost.prepend(el('p', { class: 'placeholder muted', text: 'Loading the WebAssembly core…' }));
     return;
@@ -154,6 +164,7 @@ function renderView(): void {
     announce: (t) => (live.textContent = t),
     client,
     width: Math.max(280, viewHost.clientWidth || 320),
+    update: (p) => setState(p, 'control'),
   };
   v.render(ctx);
   clear(pngSelect);

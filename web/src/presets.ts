@@ -66,6 +66,22 @@ export const PRESETS: Preset[] = [
     figure: '4 weight maps from 2 K/V heads; each row sums to 1.',
     state: { src: 'random', tokens: 'the cat sat on the mat because the cat was tired'.split(' '), seed: 7, heads: 4, kv: 2, dm: 16, dk: 4, causal: true },
   },
+  {
+    id: 'timing-lesson',
+    title: 'Time the lesson’s loop',
+    lesson: 'Lesson 2 · now watch the cost',
+    blurb: 'X of width 512 projected to d_k = 64 by Wq, Wk, Wv, causal, T = 256 … 2048: the lesson’s for-loop, timed in this browser. Press Run.',
+    figure: 'Each doubling of T roughly quadruples the time: the fitted exponent is about 2.',
+    state: { view: 'timing', tmode: 'proj', tstart: 256, tend: 2048, tdm: 512, tdk: 64, th: 1, tcausal: true, tker: 'both' },
+  },
+  {
+    id: 'timing',
+    title: 'Timing lab: naive vs tiled',
+    lesson: 'Lesson 2 · FlashAttention',
+    blurb: 'Random Q, K, V with d_k = 64, T = 64 … 4096, both kernels. The tiled kernel never builds the T × T matrix.',
+    figure: 'Both slopes ≈ 2 (the arithmetic is still quadratic); the naive kernel’s memory quadruples per doubling, the tiled kernel’s only doubles.',
+    state: { view: 'timing' },
+  },
 ];
 
 export function presetState(p: Preset): State {

@@ -28,7 +28,24 @@ export interface State {
   view: string;
   /** The selected (zoomed) head, 0-based. */
   head: number;
+  /** Timing lab: sweep T from tstart to tend by doubling (powers of two). */
+  tstart: number;
+  tend: number;
+  /** Timing lab: d_model (width of X in the lesson's loop), d_k and heads. */
+  tdm: number;
+  tdk: number;
+  th: number;
+  /** Timing lab: which kernels to time. */
+  tker: TimingKernels;
+  tcausal: boolean;
+  /** Timing lab: 'qkv' = random Q, K, V into core.attention; 'proj' = random X projected by Wq, Wk, Wv (lesson 2's loop). */
+  tmode: TimingInput;
 }
+
+export type TimingKernels = 'both' | 'naive' | 'tiled';
+export type TimingInput = 'qkv' | 'proj';
+export const TIMING_KERNELS: readonly TimingKernels[] = ['both', 'naive', 'tiled'];
+export const TIMING_INPUTS: readonly TimingInput[] = ['qkv', 'proj'];
 
 export const LESSON_SENTENCE = 'the cat sat on the mat because the cat was tired'.split(' ');
 
@@ -43,6 +60,11 @@ export const LIMITS = {
   maxSeed: 0xffffffff,
   /** A longer hash is not parsed at all. */
   maxHashLength: 32 * 1024,
+  /** Timing lab: T runs over powers of two in this range. */
+  timingMinT: 8,
+  timingMaxT: 16384,
+  timingMaxDModel: 2048,
+  timingMaxHeads: 16,
   /** Token lists whose plain encoding is longer than this are lz-string compressed. */
   compressAbove: 300,
 } as const;
@@ -51,7 +73,7 @@ export const LIMITS = {
 export const INDUCTION_HEADS = 2;
 
 /** Every view a link may name. A new view (e.g. the timing lab) adds its id here and in views/registry.ts. */
-export const VIEWS = ['heads', 'mask', 'scale', 'output'] as const;
+export const VIEWS = ['heads', 'mask', 'scale', 'output', 'timing'] as const;
 export const FILLS: readonly Fill[] = ['neg_inf', 'finite', 'zero'];
 export const FILL_LABEL: Record<Fill, string> = {
   neg_inf: '−∞ (fully masked row → NaN)',
@@ -76,6 +98,14 @@ export function defaultState(): State {
     scale: 'sqrt',
     view: 'heads',
     head: 0,
+    tstart: 64,
+    tend: 4096,
+    tdm: 512,
+    tdk: 64,
+    th: 1,
+    tker: 'both',
+    tcausal: false,
+    tmode: 'qkv',
   };
 }
 
@@ -196,7 +226,36 @@ export function normalizeState(input: State): { state: State; notices: string[] 
   }
   const H = effectiveHeads(s);
   s.head = clampNumber('selected head', s.head, 0, H - 1, 0, n, true);
+
+  // Timing lab.
+  s.tstart = clampPow2('timing: first T', s.tstart, LIMITS.timingMinT, LIMITS.timingMaxT, d.tstart, n);
+  s.tend = clampPow2('timing: last T', s.tend, s.tstart, LIMITS.timingMaxT, Math.max(d.tend, s.tstart), n);
+  s.tdm = clampNumber('timing: d_model', s.tdm, 1, LIMITS.timingMaxDModel, d.tdm, n, true);
+  s.tdk = clampNumber('timing: d_k', s.tdk, 1, LIMITS.maxDk, d.tdk, n, true);
+  s.th = clampNumber('timing: heads', s.th, 1, LIMITS.timingMaxHeads, d.th, n, true);
+  if (!TIMING_KERNELS.includes(s.tker)) {
+    n.push(`timing: kernels “${brief(s.tker)}” is unknown; timing both`);
+    s.tker = d.tker;
+  }
+  if (typeof s.tcausal !== 'boolean') {
+    n.push('timing: causal is not a yes/no value; using off');
+    s.tcausal = d.tcausal;
+  }
+  if (!TIMING_INPUTS.includes(s.tmode)) {
+    n.push(`timing: input “${brief(s.tmode)}” is unknown; using random Q, K, V`);
+    s.tmode = d.tmode;
+  }
   return { state: s, notices: n };
+}
+
+/** A whole number in lo…hi (powers of two) that is itself a power of two; others go to the nearest one. */
+function clampPow2(label: string, v: unknown, lo: number, hi: number, fallback: number, notices: string[]): number {
+  const x = clampNumber(label, v, lo, hi, fallback, notices, true);
+  const p = 2 ** Math.round(Math.log2(x));
+  if (p === x) return x;
+  const c = Math.min(Math.max(p, lo), hi);
+  notices.push(`${label}: ${x} is not a power of two (the sweep doubles T); using ${c}`);
+  return c;
 }
 
 function clampNumber(

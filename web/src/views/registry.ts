@@ -4,5 +4,6 @@ import { headsView } from './heads';
 import { maskView } from './mask';
 import { scaleView } from './scale';
 import { outputView } from './output';
+import { timingView } from './timing';
 
-export const VIEW_FACTORIES: ViewFactory[] = [headsView, maskView, scaleView, outputView];
+export const VIEW_FACTORIES: ViewFactory[] = [headsView, maskView, scaleView, outputView, timingView];

@@ -6,17 +6,23 @@ import type { AttentionResult } from '../protocol';
 import type { Heatmap } from '../heatmap';
 import type { ComputeClient } from '../worker-client';
 
-export interface ViewContext {
+/** What every view gets. A view whose factory has needsResult: false gets only this. */
+export interface BaseViewContext {
   state: State;
-  result: AttentionResult;
-  /** Uint8Array(T*T), 1 = forbidden by the mask. */
-  forbidden: Uint8Array;
-  selectHead(h: number): void;
   /** Speak a sentence through the page's aria-live region. */
   announce(text: string): void;
   client: ComputeClient;
   /** Width available to the view, CSS px. */
   width: number;
+  /** Change the page's state (normalised, written to the URL). */
+  update(patch: Partial<State>): void;
+}
+
+export interface ViewContext extends BaseViewContext {
+  result: AttentionResult;
+  /** Uint8Array(T*T), 1 = forbidden by the mask. */
+  forbidden: Uint8Array;
+  selectHead(h: number): void;
 }
 
 export interface View {
