@@ -286,7 +286,7 @@ class TimingView implements View {
       headline.dataset.value = f[main]!.exponent.toFixed(3);
       headline.dataset.kernel = main;
     }
-    headline.append(el('span', { class: 'fit-label', text: 'Fitted exponent, time ∝ T' }), el('sup', { text: 'p' }), el('span', { text: ': ' }));
+    headline.append(el('span', { class: 'fit-label', text: 'Fitted exponent p in time ∝ Tᵖ:' }));
     if (kernels.length === 0 || Object.keys(f).length === 0) headline.append(el('strong', { text: 'p = — (needs two points above 0.5 ms)' }));
     for (const k of kernels) {
       const fk = f[k];
@@ -340,9 +340,12 @@ class TimingView implements View {
     const f = this.fits();
     const labels: { y: number; text: string; cls: string }[] = [];
     // Reference: ×4 per doubling through the first fitted point of the first kernel with a fit.
-    const refK = (['naive', 'tiled'] as const).find((k) => f[k]);
+    // Without a fit yet, it goes through the last point of the first kernel.
+    const refK = (['naive', 'tiled'] as const).find((k) => f[k]) ?? (['naive', 'tiled'] as const).find((k) => this.pointsOf(k).length > 0);
     if (refK) {
-      const p0 = this.pointsOf(refK).find((p) => p.t === f[refK]!.ts[0])!;
+      const fr = f[refK];
+      const own = this.pointsOf(refK);
+      const p0 = fr ? own.find((p) => p.t === fr.ts[0])! : own[own.length - 1];
       const at = (t: number) => p0.stats.median * (t / p0.t) ** 2;
       const t0 = planned[0], t1 = planned[planned.length - 1];
       const g = s('g', { 'clip-path': 'url(#timing-clip)' });
@@ -418,7 +421,7 @@ class TimingView implements View {
     this.memory.append(
       el('h4', { text: `Memory at T = ${t}${measured.length ? '' : ' (predicted)'}` }),
       bar('naive: weight matrix H·T²·4', naive, 'k-naive', `${heads} × ${t}² × 4 bytes — quadruples per doubling`),
-      bar('tiled: working set', tiled, 'k-tiled', `Q, K, V and output + a ${formatBytes(tiledScratchBytes())} tile, same at any T — doubles per doubling`),
+      bar('tiled: working set', tiled, 'k-tiled', `Q, K, V and the output, plus one ${formatBytes(tiledScratchBytes())} score tile at any T — doubles per doubling`),
       Number.isFinite(heap)
         ? bar('measured wasm heap', heap, 'heap', 'this sweep’s WebAssembly memory (it grows, never shrinks), naive and tiled together')
         : el('p', { class: 'muted small', text: 'The measured wasm heap appears when a sweep runs.' }),
@@ -432,8 +435,8 @@ class TimingView implements View {
     const head1 = el('tr', {}, el('th', { scope: 'col', rowspan: 2, text: 'T' }));
     const head2 = el('tr');
     for (const k of kernels) {
-      head1.append(el('th', { scope: 'colgroup', colspan: 3, class: `k-${k}`, text: KERNEL_LABEL[k] }));
-      head2.append(el('th', { scope: 'col', text: 'median' }), el('th', { scope: 'col', text: 'min – max' }), el('th', { scope: 'col', text: '× prev. T' }));
+      head1.append(el('th', { scope: 'colgroup', colspan: 2, class: `k-${k}`, text: KERNEL_LABEL[k] }));
+      head2.append(el('th', { scope: 'col', text: 'median, min – max' }), el('th', { scope: 'col', text: '× prev. T' }));
     }
     head1.append(el('th', { scope: 'col', rowspan: 2, text: 'score matrix H·T²·4' }), el('th', { scope: 'col', rowspan: 2, text: 'tiled working set' }), el('th', { scope: 'col', rowspan: 2, text: 'wasm heap' }));
     this.table.append(el('caption', { text: 'Time per call (median of the repeats, after warm-up) for each T' }), el('thead', {}, head1, head2));
@@ -447,15 +450,16 @@ class TimingView implements View {
         const i = ps.findIndex((p) => p.t === t);
         const p = ps[i];
         if (!p) {
-          tr.append(el('td', { colspan: 3, class: 'muted', text: '—' }));
+          tr.append(el('td', { colspan: 2, class: 'muted', text: '—' }));
           continue;
         }
         heap = p.heapBytes;
         const prev = ps[i - 1];
         const ratio = prev && prev.t * 2 === t ? p.stats.median / prev.stats.median : NaN;
         tr.append(
-          el('td', { class: 'num', 'data-kernel': k, 'data-ms': p.stats.median.toFixed(4), text: formatMs(p.stats.median) }),
-          el('td', { class: 'num muted', text: `${formatMs(p.stats.min)} – ${formatMs(p.stats.max)}`, title: `${p.stats.n} samples${p.batch > 1 ? `, each the mean of ${p.batch} calls` : ''}; interquartile range ${formatMs(p.stats.q1)} – ${formatMs(p.stats.q3)}` }),
+          el('td', { class: 'num', 'data-kernel': k, 'data-ms': p.stats.median.toFixed(4), title: `${p.stats.n} samples${p.batch > 1 ? `, each the mean of ${p.batch} calls` : ''}; interquartile range ${formatMs(p.stats.q1)} – ${formatMs(p.stats.q3)}` },
+            el('span', { class: 'med', text: formatMs(p.stats.median) }),
+            el('span', { class: 'spread', text: rangeText(p.stats.min, p.stats.max) })),
           el('td', { class: 'num ratio', text: Number.isFinite(ratio) ? `×${ratio.toFixed(1)}` : '' }),
         );
       }
@@ -463,7 +467,7 @@ class TimingView implements View {
       tr.append(el('td', { class: 'num', text: formatBytes(scoreMatrixBytes(p.heads, t)) }), el('td', { class: 'num', text: formatBytes(tiledWorkingSet(p.heads, t, p.dk)) }), el('td', { class: 'num muted', text: formatBytes(heap) }));
       tb.append(tr);
     }
-    if (ts.length === 0) tb.append(el('tr', {}, el('td', { colspan: 4 + kernels.length * 3, class: 'muted', text: 'No measurements yet.' })));
+    if (ts.length === 0) tb.append(el('tr', {}, el('td', { colspan: 4 + kernels.length * 2, class: 'muted', text: 'No measurements yet.' })));
     this.table.append(tb);
   }
 
@@ -480,6 +484,13 @@ class TimingView implements View {
         'The arithmetic is still quadratic, so its slope is still about 2. It is exact, not an approximation: its output equals the naive kernel’s up to floating-point rounding. On a GPU the saving is memory traffic, which is usually what costs time. Here, compare the two slopes (both about 2) and the memory panel: quadratic against linear.'),
     );
   }
+}
+
+/** "1.2 – 3.4 ms" (one unit when both ends share it), else "980 ms – 1.02 s". */
+function rangeText(a: number, b: number): string {
+  const x = formatMs(a), y = formatMs(b);
+  const ux = x.split(' ')[1], uy = y.split(' ')[1];
+  return ux === uy ? `${x.split(' ')[0]} – ${y}` : `${x} – ${y}`;
 }
 
 function msTick(v: number): string {

@@ -1,0 +1,128 @@
+// The timing lab in Chromium: a short sweep (T = 64 → 512) reports a fitted exponent near 2,
+// Cancel stops a running sweep, the share link and the lesson preset open the view, and the view
+// renders in embed mode. Screenshots go to screenshots/timing-*.png for people to look at.
+// No timed assertions beyond "the exponent is between 1.5 and 2.5".
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { ensureBuilt, serve, launch, watch, ROOT } from './helpers.mjs';
+
+let server, browser;
+before(async () => {
+  ensureBuilt();
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const shot = (name) => join(ROOT, 'screenshots', name);
+
+async function open(path, viewport = { width: 1366, height: 900 }, waitFor = 'timing-view') {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const w = watch(page);
+  await page.goto(server.url + path);
+  await page.getByTestId(waitFor).waitFor();
+  return { page, context, ...w };
+}
+
+async function runAndWait(page, timeout = 120000) {
+  await page.getByTestId('timing-run').click();
+  await page.waitForFunction(() => {
+    const s = document.querySelector('[data-testid="timing-status"]')?.dataset.state;
+    return s === 'done' || s === 'error';
+  }, null, { timeout });
+}
+
+async function sweepTable(page) {
+  return page.$$eval('[data-testid="timing-row"]', (rows) => rows.map((r) => ({
+    t: Number(r.dataset.t),
+    ms: Object.fromEntries([...r.querySelectorAll('td[data-kernel]')].map((td) => [td.dataset.kernel, Number(td.dataset.ms)])),
+    ratios: [...r.querySelectorAll('td.ratio')].map((td) => td.textContent),
+  })));
+}
+
+test('a short sweep from a share link reports an exponent between 1.5 and 2.5', async () => {
+  const { page, context, errors } = await open('/#v=1&view=timing&tstart=64&tend=512&th=2');
+  assert.equal(await page.getByRole('tab', { name: 'Timing lab' }).getAttribute('aria-selected'), 'true');
+  // The share link's settings reached the controls; the heatmap controls are out of the way.
+  assert.equal(await page.getByTestId('timing-tstart').inputValue(), '64');
+  assert.equal(await page.getByTestId('timing-tend').inputValue(), '512');
+  assert.equal(await page.locator('aside.controls').isVisible(), false);
+  await runAndWait(page);
+  assert.equal(await page.getByTestId('timing-status').getAttribute('data-state'), 'done');
+  const rows = await sweepTable(page);
+  assert.deepEqual(rows.map((r) => r.t), [64, 128, 256, 512]);
+  for (const r of rows) for (const k of ['naive', 'tiled']) assert.ok(r.ms[k] > 0, `T=${r.t} ${k}: ${r.ms[k]}`);
+  const exp = page.getByTestId('timing-exponent');
+  const p = Number(await exp.getAttribute('data-value'));
+  console.log('sweep 64→512 (median ms):', JSON.stringify(rows), 'exponent', p,
+    'tiled', await page.getByTestId('timing-exponent-tiled').getAttribute('data-value'));
+  assert.ok(p >= 1.5 && p <= 2.5, `fitted exponent ${p}`);
+  // The chart, the memory panel (naive 512²·4 = 1 MiB) and the reference line are drawn.
+  assert.equal(await page.locator('[data-testid="timing-chart"] .ref').count(), 1);
+  assert.match(await page.getByTestId('timing-memory').textContent(), /1\.0 MiB/);
+  await page.screenshot({ path: shot('timing-desktop.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('Cancel stops a running sweep promptly and no further rows appear', async () => {
+  const { page, context, errors } = await open('/#v=1&view=timing&tstart=256&tend=16384&th=2');
+  await page.getByTestId('timing-run').click();
+  // Wait until the sweep is measuring (a first row or a progress message past warm-up).
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="timing-row"]').length >= 1, null, { timeout: 60000 });
+  await page.getByTestId('timing-cancel').click();
+  const status = page.getByTestId('timing-status');
+  assert.equal(await status.getAttribute('data-state'), 'cancelled');
+  assert.match(await status.textContent(), /cancelled/i);
+  const n = await page.locator('[data-testid="timing-row"]').count();
+  await page.waitForTimeout(2000);
+  assert.equal(await page.locator('[data-testid="timing-row"]').count(), n);
+  assert.equal(await status.getAttribute('data-state'), 'cancelled');
+  assert.equal(await page.getByTestId('timing-run').isEnabled(), true);
+  assert.equal(await page.getByTestId('timing-cancel').isEnabled(), false);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the lesson preset opens the timing lab with the lesson loop settings; controls write the URL', async () => {
+  const { page, context, errors } = await open('/', undefined, 'copy-link');
+  const href = await page.locator('a[data-preset="timing-lesson"]').getAttribute('href');
+  assert.match(href, /view=timing/);
+  await page.goto(server.url + '/' + href);
+  await page.getByTestId('timing-view').waitFor();
+  assert.equal(await page.getByTestId('timing-mode').inputValue(), 'proj');
+  assert.equal(await page.getByTestId('timing-tstart').inputValue(), '256');
+  assert.equal(await page.getByTestId('timing-tend').inputValue(), '2048');
+  assert.equal(await page.getByTestId('timing-dm').inputValue(), '512');
+  assert.equal(await page.getByTestId('timing-causal').isChecked(), true);
+  await page.getByTestId('timing-kernels').selectOption('tiled');
+  await page.waitForFunction(() => location.hash.includes('tker=tiled'));
+  // A hostile link is corrected with a notice, not obeyed.
+  await page.goto(server.url + '/#v=1&view=timing&tstart=100&tend=99999999&th=-3&tker=%3Cb%3E');
+  await page.getByTestId('timing-view').waitFor();
+  assert.equal(await page.getByTestId('timing-tstart').inputValue(), '128');
+  assert.equal(await page.getByTestId('timing-tend').inputValue(), '16384');
+  assert.equal(await page.getByTestId('timing-heads').inputValue(), '1');
+  assert.equal(await page.getByTestId('notices').isVisible(), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the timing lab renders in embed mode', async () => {
+  const { page, context, errors } = await open('/?embed=1#v=1&view=timing&tstart=64&tend=256', { width: 900, height: 760 });
+  assert.equal(await page.locator('html').evaluate((e) => e.classList.contains('embed')), true);
+  assert.equal(await page.locator('[data-section="presets"]').isHidden(), true);
+  assert.equal(await page.getByTestId('timing-run').isVisible(), true);
+  await runAndWait(page);
+  assert.ok((await page.locator('[data-testid="timing-row"]').count()) === 3);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `embed is ${overflow}px wider than its frame`);
+  await page.screenshot({ path: shot('timing-embed.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
