@@ -8,6 +8,7 @@
 #include "attn/softmax.hpp"
 #include "attn/tiled.hpp"
 #include "checked.hpp"
+#include "diagnostics.hpp"
 #include "kernels.hpp"
 
 namespace attn {
@@ -100,6 +101,14 @@ Status validate(const AttentionOptions& opts, std::size_t q_len, std::size_t k_l
     return Status::Invalid("scale", "scale must be a finite positive number (got " +
                                         std::to_string(*opts.scale) + ")");
   }
+  // The kernels multiply in float32: a scale that rounds to +inf (1e300) or to 0 (1e-300)
+  // would turn every score into inf, NaN or 0 without a word.
+  if (opts.scale &&
+      !(std::isfinite(static_cast<float>(*opts.scale)) && static_cast<float>(*opts.scale) > 0)) {
+    return Status::Invalid("scale",
+                           "scale must lie within float32 range, about 1e-45 to 3.4e38 (got " +
+                               std::to_string(*opts.scale) + ")");
+  }
   if (opts.return_scores && !materialise_weights) {
     return Status::Invalid("returnScores", "returnScores needs the naive kernel");
   }
@@ -138,6 +147,7 @@ Status attention(const T* q, std::size_t q_len, const T* k, std::size_t k_len, c
   out->lse.resize({s.heads, s.tq});
   out->diag = {};
   detail::naive_kernel(q, k, v, opts, static_cast<T>(effective_scale(opts)), out);
+  out->diag.nan_rows = detail::count_nan_rows(*out, s.heads * s.tq);
   return Status::Ok();
 }
 

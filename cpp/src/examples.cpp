@@ -86,8 +86,9 @@ Status random_example(RandomExampleOptions o, Example* out) {
   n = sat_add(n, sat_mul(m.d_model, sat_mul(m.kv_heads, m.dv)));
   n = sat_add(n, sat_mul(sat_mul(m.heads, m.dv), m.d_model));
   if (n > kMaxExampleValues) {
-    return Status::Exhausted("memory", "the random example would hold more than " +
-                                           std::to_string(kMaxExampleValues) + " values");
+    return Status::Exhausted("memory",
+                             "the random example would need more memory than its cap of " +
+                                 std::to_string(kMaxExampleValues) + " values");
   }
   Example& e = *out;
   e = Example{};
@@ -119,12 +120,23 @@ Status random_example(RandomExampleOptions o, Example* out) {
 Status entropy_study(const std::vector<std::size_t>& dks, std::size_t keys, std::size_t queries,
                      std::uint64_t seed, std::vector<EntropyPoint>* out) {
   if (dks.empty() || dks.size() > 16) return Status::Invalid("dks", "dks must hold 1 to 16 widths");
+  std::size_t dk_sum = 0;
   for (std::size_t dk : dks) {
-    if (dk == 0 || dk > 8192) return Status::Invalid("dks", "every d_k must be in 1..8192");
+    if (dk == 0 || dk > 8192)
+      return Status::Invalid("dks", "every entry of dks must be in 1..8192");
+    dk_sum += dk;
   }
   if (keys == 0 || keys > 4096) return Status::Invalid("keys", "keys must be in 1..4096");
   if (queries == 0 || queries > 100000) {
     return Status::Invalid("queries", "queries must be in 1..100000");
+  }
+  // At most 16 * 8192 * 4096 * 100000 < 2^56: no overflow.
+  if (dk_sum * keys * queries > kMaxEntropyStudyWork) {
+    return Status::Invalid(
+        "queries", "queries * keys * sum(dks) = " + std::to_string(dk_sum * keys * queries) +
+                       " multiply-adds is over the budget of " +
+                       std::to_string(kMaxEntropyStudyWork) +
+                       "; use fewer queries, keys or widths");
   }
   out->clear();
   Rng rng(seed);

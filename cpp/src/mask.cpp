@@ -37,7 +37,9 @@ KeyRange key_range(const MaskSpec& m, std::size_t i, std::size_t tq, std::size_t
                          static_cast<long long>(tq);  // last key causal allows
   long long lo = 0, hi = static_cast<long long>(tk);
   if (m.causal) hi = std::min(hi, diag + 1);
-  if (m.window > 0) lo = std::max(lo, diag - static_cast<long long>(m.window) + 1);
+  // A window of T_k or more allows every key (diag < T_k); skipping it also keeps a huge
+  // size_t window from turning negative in the signed arithmetic.
+  if (m.window > 0 && m.window < tk) lo = std::max(lo, diag - static_cast<long long>(m.window) + 1);
   if (hi < lo) hi = lo;
   lo = std::clamp<long long>(lo, 0, static_cast<long long>(tk));
   hi = std::clamp<long long>(hi, 0, static_cast<long long>(tk));

@@ -13,7 +13,8 @@ template <class T>
 Status split_heads(const xt::xtensor<T, 2>& x, std::size_t heads, xt::xtensor<T, 3>* out) {
   const std::size_t t = x.shape(0), width = x.shape(1);
   if (heads == 0) return Status::Invalid("heads", "heads must be at least 1");
-  if (width % heads != 0) {
+  // heads > width (including width 0) would loop heads * t times over empty slices.
+  if (width % heads != 0 || heads > width) {
     return Status::Invalid("heads", "a width of " + std::to_string(width) +
                                         " cannot be split into " + std::to_string(heads) +
                                         " equal heads");
@@ -73,7 +74,7 @@ Status check_len(const char* field, std::size_t got, std::size_t rows, std::size
                  const char* shape) {
   std::size_t want;
   if (!detail::checked_product({rows, cols}, &want)) {
-    return Status::Exhausted("memory", std::string(field) + " is too large to address");
+    return Status::Exhausted("memory", std::string(field) + " is too large to address in memory");
   }
   if (got != want) {
     return Status::Invalid(field, std::string(field) + " has " + std::to_string(got) +
@@ -107,6 +108,10 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
   ao.fill = o.fill;
   ao.return_scores = o.return_scores;
   ao.memory_cap = o.memory_cap;
+  // Scale, masks and the attention's own memory are checked before anything is allocated.
+  st = validate(ao, sat_mul(wq_cols, o.t), sat_mul(wk_cols, o.t), sat_mul(wv_cols, o.t), o.t,
+                sat_mul(o.t, o.t), !o.tiled);
+  if (!st.ok()) return st;
   // Projections: unsplit Q, K, V, their split copies, merged and output, on top of attention.
   std::size_t proj = 0;
   for (std::size_t cols : {wq_cols, wk_cols, wv_cols})

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "checked.hpp"
+#include "diagnostics.hpp"
 #include "kernels.hpp"
 
 namespace attn {
@@ -161,6 +162,7 @@ Status attention_tiled(const T* q, std::size_t q_len, const T* k, std::size_t k_
   out->lse.resize({s.heads, s.tq});
   out->diag = {};
   tiled_kernel(q, k, v, opts, static_cast<T>(effective_scale(opts)), out);
+  out->diag.nan_rows = detail::count_nan_rows(*out, s.heads * s.tq);  // see diagnostics.hpp
   return Status::Ok();
 }
 

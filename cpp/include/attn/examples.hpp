@@ -50,6 +50,9 @@ Status random_example(RandomExampleOptions o, Example* out);
 // Lesson 1's study of the 1/sqrt(d_k) factor: for each d_k, `queries` Gaussian
 // queries against `keys` Gaussian keys (all entries N(0,1) from Rng(seed)); the
 // mean softmax entropy (nats) per row, with the 1/sqrt(d_k) scale and without it.
+// The study costs sum(dks) * keys * queries multiply-adds; a request over this budget
+// (about a second of work) is refused with field "queries", so no call can hang a tab.
+inline constexpr std::size_t kMaxEntropyStudyWork = std::size_t{1} << 30;
 struct EntropyPoint {
   std::size_t dk;
   double scaled, unscaled;

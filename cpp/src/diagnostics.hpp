@@ -1,0 +1,32 @@
+// Diagnostics recomputed from a finished result (internal).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+#include "attn/attention.hpp"
+
+namespace attn::detail {
+
+// Diagnostics::nan_rows is defined by what the result holds: a (head, query) row counts if
+// its weights (when materialised) or its output hold a NaN. Kernels count NaN rows as they
+// go, but a policy-defined row (e.g. 'finite', whose fully masked output is the mean of every
+// value, NaN included) can hold a NaN they did not count; the entry points recount here so
+// every kernel reports the same, checkable number. Costs one pass over weights and output.
+template <class T>
+std::size_t count_nan_rows(const AttentionResult<T>& r, std::size_t rows) {
+  const std::size_t tk = rows ? r.weights.size() / rows : 0;
+  const std::size_t dv = rows ? r.output.size() / rows : 0;
+  std::size_t n = 0;
+  for (std::size_t row = 0; row < rows; ++row) {
+    bool nan = false;
+    const T* w = r.weights.data() + row * tk;
+    for (std::size_t j = 0; j < tk && !nan; ++j) nan = std::isnan(w[j]);
+    const T* y = r.output.data() + row * dv;
+    for (std::size_t c = 0; c < dv && !nan; ++c) nan = std::isnan(y[c]);
+    n += nan;
+  }
+  return n;
+}
+
+}  // namespace attn::detail

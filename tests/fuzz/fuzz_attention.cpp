@@ -1,0 +1,821 @@
+// libFuzzer harness over the core's public entry points (see tests/fuzz/README.md).
+//
+// The first byte picks an entry point; the rest is decoded into shapes (valid, invalid and
+// over a small memory cap), masks, fill policies, scales (NaN, +-Inf, 0, negative, denormal,
+// huge) and values (NaN, +-Inf, denormals, 1e30, FLT_MAX, ...). Each call is checked:
+//   - the core never crashes (ASan/UBSan abort the run on any report);
+//   - errors carry a non-empty field and a message that names it;
+//   - a call whose arguments are all valid and whose needs fit the cap succeeds, an invalid
+//     one fails, and the bytes the core allocates never exceed the memory cap;
+//   - valid results: weight rows sum to 1 (or are the policy's fully-masked row), forbidden
+//     weights are exactly 0, diagnostics count what the output holds, and the naive and tiled
+//     kernels agree wherever both are finite.
+// Any violated check prints the reason and aborts, which libFuzzer records as a crash.
+#include <fuzzer/FuzzedDataProvider.h>
+#include <malloc.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/attention.hpp"
+#include "attn/examples.hpp"
+#include "attn/mask.hpp"
+#include "attn/multihead.hpp"
+#include "attn/softmax.hpp"
+#include "attn/tiled.hpp"
+
+// ---------------------------------------------------------------------------------------------
+// Allocation accounting: every operator new goes through here, so the harness can measure the
+// peak number of bytes a core call holds and compare it with the memory cap it was given.
+namespace {
+std::size_t g_live = 0, g_peak = 0;
+}  // namespace
+
+void* operator new(std::size_t n) {
+  void* p = std::malloc(n ? n : 1);
+  if (!p) throw std::bad_alloc();
+  g_live += malloc_usable_size(p);
+  g_peak = std::max(g_peak, g_live);
+  return p;
+}
+void* operator new[](std::size_t n) {
+  return operator new(n);
+}
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  void* p = std::malloc(n ? n : 1);
+  if (p) {
+    g_live += malloc_usable_size(p);
+    g_peak = std::max(g_peak, g_live);
+  }
+  return p;
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept {
+  return operator new(n, t);
+}
+void operator delete(void* p) noexcept {
+  if (!p) return;
+  g_live -= malloc_usable_size(p);
+  std::free(p);
+}
+void operator delete[](void* p) noexcept {
+  operator delete(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  operator delete(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  operator delete(p);
+}
+
+namespace {
+
+std::string g_call;  // what the current input decoded to, for failure reports
+
+[[noreturn]] void fail(const char* what, const std::string& detail = "") {
+  std::fprintf(stderr, "\nINVARIANT VIOLATED: %s %s\nin call: %s\n", what, detail.c_str(),
+               g_call.c_str());
+  std::abort();
+}
+#define CHECK(cond, ...)                     \
+  do {                                       \
+    if (!(cond)) fail(#cond, ##__VA_ARGS__); \
+  } while (0)
+
+// Bytes a successful call may hold beyond its cap: status strings and small bookkeeping.
+constexpr std::size_t kSlack = 16 << 10;
+
+struct PeakScope {
+  std::size_t base;
+  PeakScope() : base(g_live) { g_peak = g_live; }
+  std::size_t used() const { return g_peak - base; }
+};
+
+void check_error(const attn::Status& st) {
+  CHECK(!st.ok());
+  CHECK(!st.field.empty(), st.message);
+  CHECK(!st.message.empty(), st.field);
+  CHECK(st.message.find(st.field) != std::string::npos,
+        "field '" + st.field + "' not named in: " + st.message);
+}
+
+// Values that break arithmetic, then a raw bit pattern, then ordinary magnitudes.
+float pick_float(FuzzedDataProvider& p) {
+  static const float special[] = {0.f,
+                                  -0.f,
+                                  1.f,
+                                  -1.f,
+                                  std::numeric_limits<float>::quiet_NaN(),
+                                  std::numeric_limits<float>::infinity(),
+                                  -std::numeric_limits<float>::infinity(),
+                                  std::numeric_limits<float>::denorm_min(),
+                                  -std::numeric_limits<float>::denorm_min(),
+                                  std::numeric_limits<float>::min(),
+                                  1e30f,
+                                  -1e30f,
+                                  1e4f,
+                                  -1e4f,
+                                  std::numeric_limits<float>::max(),
+                                  -std::numeric_limits<float>::max(),
+                                  1e-30f,
+                                  88.f};
+  const std::uint8_t sel = p.ConsumeIntegral<std::uint8_t>();
+  if (sel < sizeof(special) / sizeof(special[0])) return special[sel];
+  if (sel < 40) {
+    const std::uint32_t bits = p.ConsumeIntegral<std::uint32_t>();
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  }
+  return (static_cast<int>(sel) - 148) / 16.f;  // ordinary values in [-6.75, 6.7]
+}
+
+// A buffer of n values: a seeded cheap generator for the bulk (the input is short), with a
+// few special values at fuzzer-chosen positions.
+std::vector<float> make_values(FuzzedDataProvider& p, std::size_t n) {
+  std::vector<float> v(n);
+  std::uint32_t x = p.ConsumeIntegral<std::uint32_t>() | 1u;
+  const float amp = std::ldexp(1.f, p.ConsumeIntegralInRange<int>(-8, 8));
+  for (float& f : v) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    f = amp * (static_cast<float>(x % 2001) / 1000.f - 1.f);
+  }
+  const int specials = n ? p.ConsumeIntegralInRange<int>(0, 4) : 0;
+  for (int s = 0; s < specials; ++s)
+    v[p.ConsumeIntegralInRange<std::size_t>(0, n - 1)] = pick_float(p);
+  return v;
+}
+
+// A dimension: usually small, sometimes 0 or enormous (invalid or over the cap).
+std::size_t pick_dim(FuzzedDataProvider& p, std::size_t small_max) {
+  const std::uint8_t sel = p.ConsumeIntegral<std::uint8_t>();
+  if (sel < 8) return 0;
+  if (sel < 12) return std::numeric_limits<std::size_t>::max() / (sel - 7);
+  if (sel < 20) return std::size_t{1} << p.ConsumeIntegralInRange<int>(10, 40);
+  return 1 + sel % small_max;
+}
+
+std::optional<double> pick_scale(FuzzedDataProvider& p) {
+  switch (p.ConsumeIntegralInRange<int>(0, 15)) {
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+      return std::nullopt;
+    case 4:
+      return std::numeric_limits<double>::quiet_NaN();
+    case 5:
+      return std::numeric_limits<double>::infinity();
+    case 6:
+      return -std::numeric_limits<double>::infinity();
+    case 7:
+      return 0.0;
+    case 8:
+      return -1.0;
+    case 9:
+      return std::numeric_limits<double>::denorm_min();
+    case 10:
+      return 1e300;  // finite as a double, +inf once rounded to float
+    case 11:
+      return 1e30;
+    case 12: {
+      const std::uint64_t bits = p.ConsumeIntegral<std::uint64_t>();
+      double d;
+      std::memcpy(&d, &bits, sizeof d);
+      return d;
+    }
+    default:
+      return p.ConsumeFloatingPointInRange<double>(1e-3, 20.0);
+  }
+}
+
+bool scale_valid(const std::optional<double>& s) {
+  return !s || (std::isfinite(*s) && *s > 0 && std::isfinite(static_cast<float>(*s)) &&
+                static_cast<float>(*s) > 0);
+}
+
+attn::MaskFill pick_fill(FuzzedDataProvider& p) {
+  switch (p.ConsumeIntegralInRange<int>(0, 2)) {
+    case 0:
+      return attn::MaskFill::kNegInf;
+    case 1:
+      return attn::MaskFill::kFinite;
+    default:
+      return attn::MaskFill::kZero;
+  }
+}
+
+// Independent restatement of the mask rule (not the library's key_range).
+bool allowed(const attn::MaskSpec& m, std::size_t i, std::size_t j, std::size_t tq,
+             std::size_t tk) {
+  const long long diag =
+      static_cast<long long>(i) + static_cast<long long>(tk) - static_cast<long long>(tq);
+  const long long jj = static_cast<long long>(j);
+  if (m.causal && jj > diag) return false;
+  // The window forbids j <= diag - w; with j >= 0 that needs diag >= w.
+  if (m.window > 0 && diag >= 0 && m.window <= static_cast<unsigned long long>(diag) &&
+      jj <= diag - static_cast<long long>(m.window))
+    return false;
+  if (m.key_padding && !m.key_padding[j]) return false;
+  if (m.mask && !m.mask[i * tk + j]) return false;
+  return true;
+}
+
+bool finite_all(const float* a, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isfinite(a[i])) return false;
+  return true;
+}
+bool any_nan(const float* a, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isnan(a[i])) return true;
+  return false;
+}
+
+std::string num(double x) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.9g", x);
+  return b;
+}
+
+std::string at(std::size_t h, std::size_t i) {
+  return "head " + std::to_string(h) + " row " + std::to_string(i);
+}
+
+// Checks a naive result row by row; if `tiled` is given, compares it where both are finite.
+void check_attention(const std::vector<float>& q, const std::vector<float>& k,
+                     const std::vector<float>& v, const attn::AttentionOptions& o,
+                     const attn::AttentionResult<float>& r,
+                     const attn::AttentionResult<float>* tiled) {
+  const attn::Shape& s = o.shape;
+  CHECK(r.output.size() == s.heads * s.tq * s.dv);
+  CHECK(r.weights.size() == s.heads * s.tq * s.tk);
+  CHECK(r.entropy.size() == s.heads * s.tq && r.lse.size() == s.heads * s.tq);
+  const double scale = attn::effective_scale(o);
+  const float fscale = static_cast<float>(scale);
+  std::size_t fully = 0, nan_rows = 0;
+  const std::size_t group = s.heads / s.kv_heads;
+  for (std::size_t h = 0; h < s.heads; ++h) {
+    const std::size_t g = h / group;
+    for (std::size_t i = 0; i < s.tq; ++i) {
+      const std::size_t row = h * s.tq + i;
+      const float* w = r.weights.data() + row * s.tk;
+      const float* y = r.output.data() + row * s.dv;
+      std::size_t n_allowed = 0;
+      double max_score = 0;  // |score| in double, to skip rows at the edge of float overflow
+      for (std::size_t j = 0; j < s.tk; ++j) {
+        if (!allowed(o.mask, i, j, s.tq, s.tk)) continue;
+        ++n_allowed;
+        // Bound every float32 intermediate of the dot product: products and partial sums
+        // (inf - inf in float32 gives a NaN score where double sees a finite one).
+        double d = 0, pmax = 0;
+        for (std::size_t c = 0; c < s.dk; ++c) {
+          const double prod =
+              static_cast<double>(q[(h * s.tq + i) * s.dk + c]) * k[(g * s.tk + j) * s.dk + c];
+          d += prod;
+          pmax = std::max(pmax, std::abs(prod));
+        }
+        max_score = std::max({max_score, std::abs(d * fscale),
+                              pmax * s.dk * std::max(1.0, static_cast<double>(fscale))});
+        if (std::isnan(d)) max_score = std::numeric_limits<double>::infinity();
+      }
+      const bool row_nan = any_nan(w, s.tk) || any_nan(y, s.dv);
+      nan_rows += row_nan;
+      if (n_allowed == 0) {
+        ++fully;
+        for (std::size_t j = 0; j < s.tk; ++j) {
+          switch (o.fill) {
+            case attn::MaskFill::kNegInf:
+              CHECK(std::isnan(w[j]), at(h, i));
+              break;
+            case attn::MaskFill::kFinite:
+              CHECK(std::abs(w[j] - 1.f / s.tk) <= 1e-6f, at(h, i));
+              break;
+            case attn::MaskFill::kZero:
+              CHECK(w[j] == 0.f, at(h, i));
+              break;
+          }
+        }
+        if (o.fill == attn::MaskFill::kZero) {
+          for (std::size_t c = 0; c < s.dv; ++c) CHECK(y[c] == 0.f, at(h, i));
+        }
+        if (o.fill == attn::MaskFill::kNegInf) CHECK(any_nan(y, s.dv), at(h, i));
+      } else if (!any_nan(w, s.tk)) {
+        double sum = 0;
+        for (std::size_t j = 0; j < s.tk; ++j) {
+          if (!allowed(o.mask, i, j, s.tq, s.tk)) {
+            CHECK(w[j] == 0.f, "forbidden weight not zero at " + at(h, i));
+          } else {
+            CHECK(w[j] >= 0.f && w[j] <= 1.f, at(h, i));
+          }
+          sum += w[j];
+        }
+        CHECK(std::abs(sum - 1.0) <= 1e-4, at(h, i) + " sums to " + std::to_string(sum));
+        const float e = r.entropy.data()[row];
+        CHECK(e >= -1e-4f && e <= std::log(static_cast<float>(n_allowed)) + 1e-3f,
+              at(h, i) + " entropy " + std::to_string(e));
+      } else {
+        // A NaN weight row comes only from a NaN/inf score or every allowed score -inf.
+        if (!(max_score > 1e37 || !std::isfinite(max_score))) {
+          std::string dump;
+          for (std::size_t c = 0; c < s.dk; ++c)
+            dump += std::to_string(q[(h * s.tq + i) * s.dk + c]) + " ";
+          dump += "| w ";
+          for (std::size_t j = 0; j < s.tk; ++j) dump += std::to_string(w[j]) + " ";
+          fail("NaN weights with finite scores",
+               at(h, i) + " q " + dump + " max_score " + std::to_string(max_score));
+        }
+        for (std::size_t j = 0; j < s.tk; ++j) CHECK(std::isnan(w[j]), at(h, i));
+      }
+
+      if (!tiled) continue;
+      const float* ty = tiled->output.data() + row * s.dv;
+      if (max_score > 1e37) continue;  // at the overflow edge the kernels may round apart
+      if (n_allowed > 0 && any_nan(w, s.tk)) {
+        CHECK(any_nan(ty, s.dv), "tiled output not NaN where naive weights are at " + at(h, i));
+        continue;
+      }
+      for (std::size_t c = 0; c < s.dv; ++c) {
+        double mass = 0, vmax = 0;  // sum of w |v|: the scale of this output's rounding
+        for (std::size_t j = 0; j < s.tk; ++j) {
+          const double vj = std::abs(static_cast<double>(v[(g * s.tk + j) * s.dv + c]));
+          if (n_allowed == 0 || allowed(o.mask, i, j, s.tq, s.tk)) {
+            if (w[j] != 0.f) mass += w[j] * vj;  // 0 * inf must not poison the bound
+            vmax = std::max(vmax, vj);
+          }
+        }
+        if (std::isfinite(y[c]) && std::isfinite(ty[c])) {
+          CHECK(std::abs(static_cast<double>(y[c]) - ty[c]) <= 1e-4 * mass + 1e-30 * vmax + 1e-6,
+                at(h, i) + " col " + std::to_string(c) + ": naive " + num(y[c]) + " tiled " +
+                    num(ty[c]) + " tol " + num(1e-4 * mass + 1e-30 * vmax + 1e-6));
+        } else if (std::isfinite(y[c])) {
+          // The tiled kernel sums unnormalised e^(s - m) v; only values near FLT_MAX overflow.
+          CHECK(vmax * static_cast<double>(n_allowed) > 1e38,
+                "tiled not finite where naive is at " + at(h, i) + ": naive " +
+                    std::to_string(y[c]) + " tiled " + std::to_string(ty[c]));
+        } else if (std::isfinite(ty[c])) {
+          fail("naive not finite where tiled is at", at(h, i));
+        }
+      }
+      const float le = r.entropy.data()[row], te = tiled->entropy.data()[row];
+      if (std::isfinite(le) && std::isfinite(te)) {
+        CHECK(std::abs(le - te) <= 1e-3f * std::max(1.f, std::abs(le)), at(h, i));
+      }
+      const float ll = r.lse.data()[row], tl = tiled->lse.data()[row];
+      if (std::isfinite(ll) && std::isfinite(tl)) {
+        CHECK(std::abs(ll - tl) <= 1e-4f * std::max(1.f, std::abs(ll)), at(h, i));
+      } else {
+        CHECK((std::isnan(ll) && std::isnan(tl)) || ll == tl,
+              at(h, i) + " lse " + std::to_string(ll) + " vs " + std::to_string(tl));
+      }
+    }
+  }
+  CHECK(r.diag.fully_masked_rows == fully, std::to_string(r.diag.fully_masked_rows));
+  CHECK(r.diag.nan_rows == nan_rows, "diag.nan_rows " + std::to_string(r.diag.nan_rows) +
+                                         " but rows holding NaN " + std::to_string(nan_rows));
+  if (tiled) {
+    CHECK(tiled->diag.fully_masked_rows == fully);
+    std::size_t tnan = 0;
+    for (std::size_t row = 0; row < s.heads * s.tq; ++row)
+      tnan += any_nan(tiled->output.data() + row * s.dv, s.dv);
+    CHECK(tiled->diag.nan_rows == tnan, "tiled diag.nan_rows " +
+                                            std::to_string(tiled->diag.nan_rows) +
+                                            " but output rows holding NaN " + std::to_string(tnan));
+  }
+}
+
+// Largest buffer the harness allocates; any longer claimed length must be refused by the cap.
+constexpr std::size_t kMaxAlloc = std::size_t{1} << 17;
+
+std::size_t claimed_len(FuzzedDataProvider& p, std::size_t want, bool* exact) {
+  std::size_t len = want;
+  if (p.ConsumeIntegralInRange<int>(0, 15) == 0)
+    len = want + p.ConsumeIntegralInRange<int>(-2, 2);  // wrong by a little (or wraps)
+  *exact = len == want;
+  return len;
+}
+
+void fuzz_attention(FuzzedDataProvider& p) {
+  attn::AttentionOptions o;
+  attn::Shape& s = o.shape;
+  s.heads = pick_dim(p, 4);
+  s.kv_heads = p.ConsumeBool() ? s.heads : pick_dim(p, 4);
+  s.tq = pick_dim(p, 80);
+  s.tk = p.ConsumeBool() ? s.tq : pick_dim(p, 80);
+  s.dk = pick_dim(p, 12);
+  s.dv = p.ConsumeBool() ? s.dk : pick_dim(p, 12);
+  o.mask.causal = p.ConsumeBool();
+  const std::uint8_t wsel = p.ConsumeIntegral<std::uint8_t>();
+  o.mask.window = wsel < 128 ? 0 : wsel < 250 ? wsel % 90 : std::numeric_limits<std::size_t>::max();
+  o.scale = pick_scale(p);
+  o.fill = pick_fill(p);
+  o.return_scores = p.ConsumeIntegralInRange<int>(0, 7) == 0;
+  // 256 B .. 512 KiB: at most kMaxAlloc floats, so unbacked lengths are always over the cap.
+  o.memory_cap = std::size_t{1} << p.ConsumeIntegralInRange<int>(8, 19);
+
+  // Exact element counts (saturating); lengths the harness cannot back with memory are only
+  // ever passed with shapes whose q alone is over the cap.
+  auto prod = [](std::initializer_list<std::size_t> f) {
+    std::size_t r = 1;
+    for (std::size_t x : f)
+      if (__builtin_mul_overflow(r, x, &r)) return std::numeric_limits<std::size_t>::max();
+    return r;
+  };
+  const std::size_t nq = prod({s.heads, s.tq, s.dk}), nk = prod({s.kv_heads, s.tk, s.dk}),
+                    nv = prod({s.kv_heads, s.tk, s.dv}), nm = prod({s.tq, s.tk});
+  bool eq, ek, ev;
+  const std::size_t lq = claimed_len(p, nq, &eq), lk = claimed_len(p, nk, &ek),
+                    lv = claimed_len(p, nv, &ev);
+  std::vector<std::uint8_t> pad, mask;
+  bool pad_ok = true, mask_ok = true;
+  if (p.ConsumeIntegralInRange<int>(0, 3) == 0 && s.tk <= kMaxAlloc) {
+    const std::uint8_t density = p.ConsumeIntegral<std::uint8_t>();
+    std::uint32_t x = p.ConsumeIntegral<std::uint32_t>() | 1u;
+    pad.resize(s.tk);
+    for (auto& b : pad) b = ((x = x * 1103515245u + 12345u) >> 24) < density;
+    o.mask.key_padding = pad.data();
+  }
+  if (p.ConsumeIntegralInRange<int>(0, 3) == 0 && nm <= kMaxAlloc) {
+    const std::uint8_t density = p.ConsumeIntegral<std::uint8_t>();
+    std::uint32_t x = p.ConsumeIntegral<std::uint32_t>() | 1u;
+    mask.resize(nm);
+    for (auto& b : mask) b = ((x = x * 1103515245u + 12345u) >> 24) < density;
+    o.mask.mask = mask.data();
+  }
+  const bool tiled_only = p.ConsumeIntegralInRange<int>(0, 7) == 0;
+  g_call = "attention H=" + std::to_string(s.heads) + " Hkv=" + std::to_string(s.kv_heads) +
+           " tq=" + std::to_string(s.tq) + " tk=" + std::to_string(s.tk) +
+           " dk=" + std::to_string(s.dk) + " dv=" + std::to_string(s.dv) +
+           " causal=" + std::to_string(o.mask.causal) + " window=" + std::to_string(o.mask.window) +
+           " scale=" +
+           (o.scale ? std::to_string(*o.scale).substr(0, 0) +
+                          [&] {
+                            char b[32];
+                            std::snprintf(b, sizeof b, "%g", *o.scale);
+                            return std::string(b);
+                          }()
+                    : "default") +
+           " fill=" + attn::mask_fill_name(o.fill) + " scores=" + std::to_string(o.return_scores) +
+           " cap=" + std::to_string(o.memory_cap) + " lens=" + std::to_string(lq) + "," +
+           std::to_string(lk) + "," + std::to_string(lv) + " pad=" + std::to_string(!pad.empty()) +
+           " mask=" + std::to_string(!mask.empty());
+
+  const bool dims_ok =
+      s.heads && s.kv_heads && s.tq && s.tk && s.dk && s.dv && s.heads % s.kv_heads == 0;
+  const bool lens_ok = eq && ek && ev && pad_ok && mask_ok;
+  // Smallest honest footprint: the outputs (and weights for the naive kernel).
+  const double out_bytes = 4.0 * s.heads * s.tq * (double(s.dv) + 2);
+  const double naive_bytes = out_bytes + 4.0 * s.heads * s.tq * s.tk;
+  // Generous upper bound of what the estimate may charge: inputs copies, outputs, scratch.
+  const double upper_naive =
+      4.0 * (double(nq) + nk + nv + naive_bytes / 4 * (o.return_scores ? 2 : 1) + s.tk) + 1024;
+  const double upper_tiled = 4.0 * (double(nq) + nk + nv) + out_bytes + 40000;
+
+  const bool backable = nq <= kMaxAlloc && nk <= kMaxAlloc && nv <= kMaxAlloc;
+  if (!backable) {
+    // Cannot allocate these inputs: the call must be refused without reading them.
+    std::vector<float> dummy(4, 0.f);
+    attn::AttentionResult<float> r;
+    PeakScope ps;
+    const attn::Status st =
+        tiled_only
+            ? attn::attention_tiled(dummy.data(), lq, dummy.data(), lk, dummy.data(), lv, o, &r)
+            : attn::attention(dummy.data(), lq, dummy.data(), lk, dummy.data(), lv, o, &r);
+    check_error(st);
+    CHECK(ps.used() <= kSlack, std::to_string(ps.used()));
+    return;
+  }
+  // Legal but slow shapes would only time the fuzzer out (refusals are cheap and still run).
+  if (double(s.heads) * s.tq * s.tk * (s.dk + s.dv) > 4e6) return;
+  // Lengths differ from the shape by at most 2: back them with that much extra.
+  const std::vector<float> q = make_values(p, nq + 2), k = make_values(p, nk + 2),
+                           v = make_values(p, nv + 2);
+
+  attn::AttentionResult<float> tr;
+  attn::Status tst;
+  {
+    PeakScope ps;
+    tst = attn::attention_tiled(q.data(), lq, k.data(), lk, v.data(), lv, o, &tr);
+    if (tst.ok())
+      CHECK(ps.used() <= o.memory_cap + kSlack, "tiled used " + std::to_string(ps.used()));
+  }
+  const bool tiled_valid = dims_ok && lens_ok && scale_valid(o.scale) && !o.return_scores;
+  if (!tst.ok()) {
+    check_error(tst);
+    if (tiled_valid)
+      CHECK(upper_tiled > o.memory_cap, "tiled refused a valid call: " + tst.message);
+  } else {
+    CHECK(tiled_valid);
+    CHECK(out_bytes <= o.memory_cap);
+    CHECK(tr.weights.size() == 0 && tr.output.size() == s.heads * s.tq * s.dv);
+  }
+  if (tiled_only) return;
+
+  attn::AttentionResult<float> r;
+  attn::Status st;
+  {
+    PeakScope ps;
+    st = attn::attention(q.data(), lq, k.data(), lk, v.data(), lv, o, &r);
+    if (st.ok())
+      CHECK(ps.used() <= o.memory_cap + kSlack, "naive used " + std::to_string(ps.used()));
+  }
+  const bool naive_valid = dims_ok && lens_ok && scale_valid(o.scale);
+  if (!st.ok()) {
+    check_error(st);
+    if (naive_valid) CHECK(upper_naive > o.memory_cap, "naive refused a valid call: " + st.message);
+    return;
+  }
+  CHECK(naive_valid);
+  CHECK(naive_bytes <= o.memory_cap);
+  if (o.return_scores) CHECK(r.scores.size() == r.weights.size());
+  check_attention(q, k, v, o, r, tst.ok() ? &tr : nullptr);
+
+  // The float64 path on the same (widened) inputs must also obey the row invariants' basics.
+  if (p.ConsumeBool()) {
+    const std::vector<double> qd(q.begin(), q.end()), kd(k.begin(), k.end()),
+        vd(v.begin(), v.end());
+    attn::AttentionResult<double> rd;
+    const attn::Status sd = attn::attention(qd.data(), lq, kd.data(), lk, vd.data(), lv, o, &rd);
+    if (sd.ok()) {
+      CHECK(rd.diag.fully_masked_rows == r.diag.fully_masked_rows);
+    } else {
+      check_error(sd);
+      CHECK(sd.code == attn::StatusCode::kResourceExhausted, sd.message);
+    }
+  }
+}
+
+void fuzz_multihead(FuzzedDataProvider& p) {
+  attn::MhaOptions m;
+  m.t = pick_dim(p, 40);
+  m.d_model = pick_dim(p, 24);
+  m.heads = pick_dim(p, 4);
+  m.kv_heads = p.ConsumeBool() ? 0 : pick_dim(p, 4);
+  m.dk = p.ConsumeBool() ? 0 : pick_dim(p, 8);
+  m.dv = p.ConsumeBool() ? 0 : pick_dim(p, 8);
+  m.mask.causal = p.ConsumeBool();
+  m.mask.window = p.ConsumeBool() ? 0 : p.ConsumeIntegralInRange<std::size_t>(0, 50);
+  m.scale = pick_scale(p);
+  m.fill = pick_fill(p);
+  m.tiled = p.ConsumeBool();
+  m.return_scores = !m.tiled && p.ConsumeBool();
+  m.memory_cap = std::size_t{1} << p.ConsumeIntegralInRange<int>(8, 19);
+
+  attn::MhaOptions probe = m;
+  const attn::Status rs = attn::resolve_mha(&probe);
+  if (!rs.ok()) check_error(rs);
+  // Element counts after resolving (or as given, when resolving fails).
+  auto mul = [](std::size_t a, std::size_t b) {
+    std::size_t r;
+    return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::size_t>::max() : r;
+  };
+  const attn::MhaOptions& d = rs.ok() ? probe : m;
+  const std::size_t nx = mul(d.t, d.d_model), nwq = mul(d.d_model, mul(d.heads, d.dk)),
+                    nwk = mul(d.d_model, mul(d.kv_heads, d.dk)),
+                    nwv = mul(d.d_model, mul(d.kv_heads, d.dv)),
+                    nwo = mul(mul(d.heads, d.dv), d.d_model);
+  std::vector<std::uint8_t> pad;
+  if (p.ConsumeIntegralInRange<int>(0, 3) == 0 && d.t <= kMaxAlloc) {
+    pad.resize(d.t);
+    for (auto& b : pad) b = p.ConsumeIntegralInRange<int>(0, 3) != 0;
+    m.mask.key_padding = pad.data();
+  }
+  const bool backable = std::max({nx, nwq, nwk, nwv, nwo}) <= kMaxAlloc;
+  attn::MhaResult<float> r;
+  if (!backable) {
+    std::vector<float> dummy(4, 0.f);
+    PeakScope ps;
+    const attn::Status st =
+        attn::multi_head_attention(dummy.data(), nx, dummy.data(), nwq, dummy.data(), nwk,
+                                   dummy.data(), nwv, dummy.data(), nwo, m, &r);
+    check_error(st);
+    CHECK(ps.used() <= kSlack, std::to_string(ps.used()));
+    return;
+  }
+  const double work = double(d.t) * d.d_model * (double(nwq) + nwk + nwv + nwo) /
+                          std::max<std::size_t>(d.d_model, 1) +
+                      double(d.heads) * d.t * d.t * (double(d.dk) + d.dv);
+  if (work > 4e6) return;  // legal but slow: skip (refusals above stay cheap and run)
+  const std::vector<float> x = make_values(p, nx), wq = make_values(p, nwq),
+                           wk = make_values(p, nwk), wv = make_values(p, nwv),
+                           wo = make_values(p, nwo);
+  attn::Status st;
+  {
+    PeakScope ps;
+    st = attn::multi_head_attention(x.data(), x.size(), wq.data(), wq.size(), wk.data(), wk.size(),
+                                    wv.data(), wv.size(), wo.data(), wo.size(), m, &r);
+    if (st.ok()) CHECK(ps.used() <= m.memory_cap + kSlack, "mha used " + std::to_string(ps.used()));
+    // An invalid request must be refused before the projections are allocated.
+    if (!st.ok()) CHECK(ps.used() <= kSlack, "refused mha allocated " + std::to_string(ps.used()));
+  }
+  const bool valid = rs.ok() && scale_valid(m.scale);
+  if (!st.ok()) {
+    check_error(st);
+    if (valid) CHECK(st.code == attn::StatusCode::kResourceExhausted, st.message);
+    return;
+  }
+  CHECK(valid);
+  CHECK(r.output.size() == probe.t * probe.d_model);
+  CHECK(r.merged.size() == probe.t * probe.heads * probe.dv);
+  attn::AttentionOptions ao;
+  ao.shape = {probe.heads, probe.kv_heads, probe.t, probe.t, probe.dk, probe.dv};
+  ao.mask = m.mask;
+  ao.scale = m.scale;
+  ao.fill = m.fill;
+  if (!m.tiled) {
+    const std::vector<float> q(r.q.begin(), r.q.end()), k(r.k.begin(), r.k.end()),
+        v(r.v.begin(), r.v.end());
+    check_attention(q, k, v, ao, r.attn, nullptr);
+  }
+  // merge_heads is the inverse of split_heads on the per-head outputs.
+  xt::xtensor<float, 3> back;
+  const attn::Status ss = attn::split_heads(r.merged, probe.heads, &back);
+  CHECK(ss.ok());
+  CHECK(std::memcmp(back.data(), r.attn.output.data(), back.size() * sizeof(float)) == 0);
+}
+
+void fuzz_split(FuzzedDataProvider& p) {
+  const std::size_t t = p.ConsumeIntegralInRange<std::size_t>(0, 20);
+  const std::size_t w = p.ConsumeIntegralInRange<std::size_t>(0, 40);
+  const std::size_t heads =
+      p.ConsumeBool() ? pick_dim(p, 8) : p.ConsumeIntegralInRange<std::size_t>(0, 9);
+  xt::xtensor<float, 2> x({t, w});
+  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(i);
+  xt::xtensor<float, 3> out;
+  const attn::Status st = attn::split_heads(x, heads, &out);
+  if (heads == 0 || w % heads != 0 || heads > w) {
+    check_error(st);
+    return;
+  }
+  CHECK(st.ok());
+  const std::size_t dh = w / heads;
+  CHECK(out.shape(0) == heads && out.shape(1) == t && out.shape(2) == dh);
+  for (std::size_t h = 0; h < heads; ++h)
+    for (std::size_t i = 0; i < t; ++i)
+      for (std::size_t c = 0; c < dh; ++c) CHECK(out(h, i, c) == x(i, h * dh + c));
+  const xt::xtensor<float, 2> back = attn::merge_heads(out);
+  CHECK(back == x);
+}
+
+void fuzz_examples(FuzzedDataProvider& p) {
+  switch (p.ConsumeIntegralInRange<int>(0, 2)) {
+    case 0: {
+      std::vector<std::string> tokens;
+      const std::size_t n = p.ConsumeBool() ? p.ConsumeIntegralInRange<std::size_t>(0, 24)
+                                            : p.ConsumeIntegralInRange<std::size_t>(500, 520);
+      for (std::size_t i = 0; i < n; ++i) tokens.push_back(p.ConsumeRandomLengthString(8));
+      double sharp = p.ConsumeFloatingPoint<double>();
+      if (p.ConsumeBool()) sharp = 14;
+      attn::Example e;
+      const attn::Status st = attn::induction_example(tokens, sharp, &e);
+      if (n == 0 || n > 512 || !(std::isfinite(sharp) && sharp > 0)) {
+        check_error(st);
+        return;
+      }
+      CHECK(st.ok());
+      CHECK(e.x.size() == e.t * e.d_model && e.wq.size() == e.d_model * e.heads * e.dk);
+      if (n > 48) return;  // the attention check below is for small ones
+      attn::MhaOptions m;
+      m.t = e.t;
+      m.d_model = e.d_model;
+      m.heads = e.heads;
+      m.kv_heads = e.kv_heads;
+      m.dk = e.dk;
+      m.dv = e.dv;
+      m.mask.causal = e.causal;
+      attn::MhaResult<float> r;
+      const attn::Status ms = attn::multi_head_attention(
+          e.x.data(), e.x.size(), e.wq.data(), e.wq.size(), e.wk.data(), e.wk.size(), e.wv.data(),
+          e.wv.size(), e.wo.data(), e.wo.size(), m, &r);
+      CHECK(ms.ok(), ms.message);
+      if (std::isfinite(sharp * 20)) CHECK(r.attn.diag.fully_masked_rows == 0);
+      return;
+    }
+    case 1: {
+      attn::RandomExampleOptions o;
+      o.seed = p.ConsumeIntegral<std::uint64_t>();
+      o.t = pick_dim(p, 64);
+      o.d_model = pick_dim(p, 64);
+      o.heads = pick_dim(p, 8);
+      o.kv_heads = p.ConsumeBool() ? 0 : pick_dim(p, 8);
+      o.dk = p.ConsumeBool() ? 0 : pick_dim(p, 16);
+      o.dv = p.ConsumeBool() ? 0 : pick_dim(p, 16);
+      o.causal = p.ConsumeBool();
+      if (p.ConsumeIntegralInRange<int>(0, 3) == 0) {
+        const std::size_t n = p.ConsumeIntegralInRange<std::size_t>(0, 10);
+        for (std::size_t i = 0; i < n; ++i) o.tokens.push_back(p.ConsumeRandomLengthString(6));
+      }
+      attn::Example e;
+      PeakScope ps;
+      const attn::Status st = attn::random_example(o, &e);
+      if (!st.ok()) {
+        check_error(st);
+        CHECK(ps.used() <= kSlack, "refused example allocated " + std::to_string(ps.used()));
+        return;
+      }
+      CHECK(ps.used() <= attn::kDefaultMemoryCap);
+      CHECK(e.tokens.size() == e.t);
+      CHECK(e.x.size() == e.t * e.d_model);
+      CHECK(e.wo.size() == e.heads * e.dv * e.d_model);
+      CHECK(e.heads % e.kv_heads == 0);
+      return;
+    }
+    default: {
+      std::vector<std::size_t> dks;
+      const std::size_t n = p.ConsumeIntegralInRange<std::size_t>(0, 18);
+      for (std::size_t i = 0; i < n; ++i) dks.push_back(pick_dim(p, 64));
+      const std::size_t keys = pick_dim(p, 32), queries = pick_dim(p, 64);
+      const std::uint64_t seed = p.ConsumeIntegral<std::uint64_t>();
+      std::vector<attn::EntropyPoint> pts;
+      bool args_ok =
+          n >= 1 && n <= 16 && keys >= 1 && keys <= 4096 && queries >= 1 && queries <= 100000;
+      double work = 0;
+      for (std::size_t dk : dks) {
+        args_ok = args_ok && dk >= 1 && dk <= 8192;
+        work += double(dk) * keys * queries;
+      }
+      // A legal but enormous study would only time the fuzzer out: skip the call if the core
+      // would accept it (it must refuse anything over its work budget, checked below).
+      if (args_ok && work > 2e6 && work <= double(attn::kMaxEntropyStudyWork)) return;
+      const attn::Status st = attn::entropy_study(dks, keys, queries, seed, &pts);
+      if (!args_ok || work > double(attn::kMaxEntropyStudyWork)) {
+        check_error(st);
+        return;
+      }
+      CHECK(st.ok(), st.message);
+      CHECK(pts.size() == dks.size());
+      const double ceiling = std::log(static_cast<double>(keys)) + 1e-9;
+      for (const auto& pt : pts) {
+        CHECK(pt.scaled >= 0 && pt.scaled <= ceiling, std::to_string(pt.scaled));
+        CHECK(pt.unscaled >= 0 && pt.unscaled <= ceiling, std::to_string(pt.unscaled));
+      }
+      return;
+    }
+  }
+}
+
+void fuzz_softmax(FuzzedDataProvider& p) {
+  const std::size_t rows = p.ConsumeIntegralInRange<std::size_t>(0, 8);
+  const std::size_t cols = p.ConsumeIntegralInRange<std::size_t>(0, 40);
+  std::vector<float> x = make_values(p, rows * cols);
+  std::vector<float> in = x;
+  attn::softmax_rows(x.data(), rows, cols);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* row = x.data() + r * cols;
+    const float* src = in.data() + r * cols;
+    bool bad_in = false;  // NaN, +inf, or all -inf
+    bool any_real = false;
+    for (std::size_t j = 0; j < cols; ++j) {
+      bad_in |= std::isnan(src[j]) || src[j] == std::numeric_limits<float>::infinity();
+      any_real |= src[j] != -std::numeric_limits<float>::infinity();
+    }
+    if (bad_in || !any_real) continue;
+    double sum = 0;
+    for (std::size_t j = 0; j < cols; ++j) {
+      CHECK(row[j] >= 0.f && row[j] <= 1.f);
+      sum += row[j];
+    }
+    CHECK(std::abs(sum - 1) <= 1e-4, std::to_string(sum));
+    const float e = attn::row_entropy(row, cols);
+    CHECK(e >= -1e-4f && e <= std::log(float(cols)) + 1e-3f);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  FuzzedDataProvider p(data, size);
+  switch (p.ConsumeIntegralInRange<int>(0, 9)) {
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+    case 4:
+      fuzz_attention(p);
+      break;
+    case 5:
+    case 6:
+      fuzz_multihead(p);
+      break;
+    case 7:
+      fuzz_split(p);
+      break;
+    case 8:
+      fuzz_examples(p);
+      break;
+    default:
+      fuzz_softmax(p);
+      break;
+  }
+  return 0;
+}
