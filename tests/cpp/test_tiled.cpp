@@ -137,3 +137,40 @@ TEST_CASE("tiled - rejects returnScores and bad shapes with the field name", "[t
   st = attn::attention_tiled(buf.data(), 4, buf.data(), 0, buf.data(), 0, o, &r);
   CHECK(st.field == "tk");
 }
+
+TEST_CASE("tiled - equals naive for odd T and d_k off the vector width and the tile",
+          "[tiled][property]") {
+  std::mt19937 g(4242);
+  const std::size_t ts[] = {1, 3, 5, 17, 63, 65, 127, 129};
+  const std::size_t dks[] = {1, 3, 5, 33, 64, 65};
+  double worst = 0;
+  int trial = 0;
+  for (std::size_t t : ts) {
+    for (std::size_t dk : dks) {
+      for (int variant = 0; variant < 4; ++variant, ++trial) {
+        const std::size_t tk = variant == 3 ? t + 5 : t;
+        const Shape s{2, variant == 2 ? 1u : 2u, t, tk, dk, 1 + (dk * 3 + t) % 67};
+        auto in = testing_inputs::make_qkv<float>(s, g);
+        std::vector<std::uint8_t> pad(tk, 1);
+        for (std::size_t j = 2; j < tk; j += 4) pad[j] = 0;
+        AttentionOptions o;
+        o.shape = s;
+        o.mask.causal = variant != 1;
+        o.mask.window = variant == 2 ? 6 : 0;
+        o.mask.key_padding = variant == 3 ? pad.data() : nullptr;
+        o.fill = static_cast<attn::MaskFill>(trial % 3);
+        INFO("T=" << t << " tk=" << tk << " dk=" << dk << " variant=" << variant);
+        AttentionResult<float> a, b;
+        run_both(in, o, &a, &b);
+        const double d = fixtures::max_abs_diff(a.output.data(), b.output.data(), a.output.size());
+        CHECK(d <= 1e-5);
+        CHECK(fixtures::max_abs_diff(a.lse.data(), b.lse.data(), a.lse.size()) <= 1e-4);
+        CHECK(fixtures::max_abs_diff(a.entropy.data(), b.entropy.data(), a.entropy.size()) <= 1e-4);
+        CHECK(a.diag.fully_masked_rows == b.diag.fully_masked_rows);
+        CHECK(a.diag.nan_rows == b.diag.nan_rows);
+        worst = std::max(worst, d);
+      }
+    }
+  }
+  WARN("tiled vs naive f32 (odd sizes) max|delta| over " << trial << " shapes: " << worst);
+}

@@ -1,0 +1,176 @@
+// Bench driver for the attention kernels, built natively (attn_bench) and as plain
+// Node programs (attn_bench_wasm: SIMD kernels; attn_bench_wasm_scalar: the same core
+// built with ATTN_SCALAR). Times the attention itself on given Q, K, V (scores, mask,
+// softmax, A.V; no projections) inside the program, so the number is the kernel, not
+// the copying of inputs across the JS boundary. bench/run.mjs drives it.
+//
+//   attn_bench --kernel naive|tiled|peak --T 256,512 [--dk 64] [--heads 1] [--causal 1]
+//              [--reps 1] [--warmup 1]
+// prints one JSON object per line: {"kernel","T","dk","heads","causal","ms":[...],
+// "gflops","heapBytes"}; for --kernel peak, {"kernel":"peak","gflops"}.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attn/attention.hpp"
+#include "attn/tiled.hpp"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten/heap.h>
+#endif
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
+namespace {
+
+double now_ms() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
+}
+
+std::size_t heap_bytes() {
+#ifdef __EMSCRIPTEN__
+  return emscripten_get_heap_size();
+#else
+  return 0;
+#endif
+}
+
+struct Inputs {
+  std::vector<float> q, k, v;
+};
+
+Inputs make_inputs(std::size_t heads, std::size_t t, std::size_t dk) {
+  std::mt19937 g(42);
+  std::normal_distribution<float> d(0.f, 1.f);
+  Inputs in;
+  for (auto* vec : {&in.q, &in.k, &in.v}) {
+    vec->resize(heads * t * dk);
+    for (float& x : *vec) x = d(g);
+  }
+  return in;
+}
+
+bool run_once(const std::string& kernel, const Inputs& in, const attn::AttentionOptions& o,
+              attn::AttentionResult<float>* r) {
+  const attn::Status st = kernel == "tiled"
+                              ? attn::attention_tiled(in.q.data(), in.q.size(), in.k.data(),
+                                                      in.k.size(), in.v.data(), in.v.size(), o, r)
+                              : attn::attention(in.q.data(), in.q.size(), in.k.data(), in.k.size(),
+                                                in.v.data(), in.v.size(), o, r);
+  if (!st.ok()) std::fprintf(stderr, "attention failed: %s\n", st.message.c_str());
+  return st.ok();
+}
+
+// Peak multiply-add throughput: 12 independent chains acc = acc * m + c (one multiply
+// and one add per lane per step), m and c read at run time so nothing folds away.
+double peak_gflops(float m, float c, long steps) {
+#if defined(__wasm_simd128__)
+  v128_t a[12];
+  for (int i = 0; i < 12; ++i) a[i] = wasm_f32x4_splat(float(i) * 0.01f);
+  const v128_t vm = wasm_f32x4_splat(m), vc = wasm_f32x4_splat(c);
+  const double t0 = now_ms();
+  for (long s = 0; s < steps; ++s) {
+#define ATTN_STEP(i) a[i] = wasm_f32x4_add(wasm_f32x4_mul(a[i], vm), vc);
+    ATTN_STEP(0)
+    ATTN_STEP(1) ATTN_STEP(2) ATTN_STEP(3) ATTN_STEP(4) ATTN_STEP(5) ATTN_STEP(6) ATTN_STEP(7)
+        ATTN_STEP(8) ATTN_STEP(9) ATTN_STEP(10) ATTN_STEP(11)
+#undef ATTN_STEP
+  }
+  const double ms = now_ms() - t0;
+  v128_t s = a[0];
+  for (int i = 1; i < 12; ++i) s = wasm_f32x4_add(s, a[i]);
+  if (wasm_f32x4_extract_lane(s, 0) == 12345.f) std::printf("#\n");  // keep the result alive
+  return 12.0 * 4 * 2 * double(steps) / (ms * 1e6);
+#else
+  (void)m, (void)c, (void)steps;
+  return 0;
+#endif
+}
+
+std::vector<std::size_t> parse_list(const char* s) {
+  std::vector<std::size_t> v;
+  for (const char* p = s; *p;) {
+    v.push_back(std::strtoull(p, const_cast<char**>(&p), 10));
+    if (*p == ',') ++p;
+  }
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string kernel = "tiled";
+  std::vector<std::size_t> ts = {1024};
+  std::size_t dk = 64, heads = 1, reps = 1, warmup = 1;
+  bool causal = true;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    const char* v = argv[i + 1];
+    if (a == "--kernel")
+      kernel = v;
+    else if (a == "--T")
+      ts = parse_list(v);
+    else if (a == "--dk")
+      dk = std::strtoull(v, nullptr, 10);
+    else if (a == "--heads")
+      heads = std::strtoull(v, nullptr, 10);
+    else if (a == "--causal")
+      causal = std::atoi(v) != 0;
+    else if (a == "--reps")
+      reps = std::strtoull(v, nullptr, 10);
+    else if (a == "--warmup")
+      warmup = std::strtoull(v, nullptr, 10);
+    else {
+      std::fprintf(stderr, "unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  if (kernel == "peak") {
+    peak_gflops(0.999f, 0.001f, 2000000);  // warm-up
+    double best = 0;
+    for (std::size_t r = 0; r < reps; ++r)
+      best = std::max(best, peak_gflops(0.999f, 0.001f, 20000000));
+    std::printf("{\"kernel\":\"peak\",\"gflops\":%.3f}\n", best);
+    return 0;
+  }
+  attn::AttentionOptions o;
+  attn::AttentionResult<float> r;
+  // Warm-up on a small problem (tiers the code up in engines that start in a baseline compiler).
+  for (std::size_t w = 0; w < warmup; ++w) {
+    const Inputs small = make_inputs(heads, 256, dk);
+    o.shape = {heads, heads, 256, 256, dk, dk};
+    o.mask.causal = causal;
+    for (int x = 0; x < 3; ++x)
+      if (!run_once(kernel, small, o, &r)) return 1;
+  }
+  for (std::size_t t : ts) {
+    const Inputs in = make_inputs(heads, t, dk);
+    o.shape = {heads, heads, t, t, dk, dk};
+    o.mask.causal = causal;
+    o.memory_cap = static_cast<std::size_t>(-1);
+    std::string ms;
+    for (std::size_t rep = 0; rep < reps; ++rep) {
+      const double t0 = now_ms();
+      if (!run_once(kernel, in, o, &r)) return 1;
+      const double dt = now_ms() - t0;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%s%.4f", rep ? "," : "", dt);
+      ms += buf;
+    }
+    double checksum = 0;
+    for (std::size_t x = 0; x < r.output.size(); x += 97) checksum += r.output.data()[x];
+    std::printf(
+        "{\"kernel\":\"%s\",\"T\":%zu,\"dk\":%zu,\"heads\":%zu,\"causal\":%s,\"ms\":[%s],"
+        "\"heapBytes\":%zu,\"checksum\":%.6g}\n",
+        kernel.c_str(), t, dk, heads, causal ? "true" : "false", ms.c_str(), heap_bytes(),
+        checksum);
+    std::fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,554 @@
+#include "simd_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "attn/tiled.hpp"
+#include "kernels.hpp"
+
+#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
+#include <wasm_simd128.h>
+#define ATTN_HAVE_SIMD 1
+#endif
+
+namespace attn::detail {
+
+std::size_t simd_scratch_floats(std::size_t dk) {
+  // Qt (d_k x 64), the score tile (64 x 64), per-row m, l, t, alpha and the key ranges.
+  return kTileQ * dk + kTileQ * kTileK + 6 * kTileQ;
+}
+
+#ifndef ATTN_HAVE_SIMD
+
+bool simd_eligible(const float*, const float*, const float*, const AttentionOptions&, float) {
+  return false;
+}
+bool naive_kernel_simd(const float*, const float*, const float*, const AttentionOptions&, float,
+                       AttentionResult<float>*) {
+  return false;
+}
+bool tiled_kernel_simd(const float*, const float*, const float*, const AttentionOptions&, float,
+                       AttentionResult<float>*) {
+  return false;
+}
+void exp_f32(const float* x, float* y, std::size_t n, bool) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
+}
+
+#else
+
+namespace {
+
+constexpr std::size_t kW = 64;  // query rows per tile = Qt / St row stride
+static_assert(kTileQ == kW && kTileK == kW, "the SIMD kernels assume 64 x 64 tiles");
+
+inline v128_t splat(float x) {
+  return wasm_f32x4_splat(x);
+}
+inline v128_t add(v128_t a, v128_t b) {
+  return wasm_f32x4_add(a, b);
+}
+inline v128_t sub(v128_t a, v128_t b) {
+  return wasm_f32x4_sub(a, b);
+}
+inline v128_t mul(v128_t a, v128_t b) {
+  return wasm_f32x4_mul(a, b);
+}
+// pmax/pmin are single x86 instructions; the kernels never see NaN (simd_eligible).
+inline v128_t vmax(v128_t a, v128_t b) {
+  return wasm_f32x4_pmax(a, b);
+}
+inline v128_t ld(const float* p) {
+  return wasm_v128_load(p);
+}
+inline void st(float* p, v128_t v) {
+  wasm_v128_store(p, v);
+}
+inline v128_t bcast(const float* p) {
+  return wasm_v128_load32_splat(p);
+}
+inline float hmax(v128_t v) {
+  return std::max(std::max(wasm_f32x4_extract_lane(v, 0), wasm_f32x4_extract_lane(v, 1)),
+                  std::max(wasm_f32x4_extract_lane(v, 2), wasm_f32x4_extract_lane(v, 3)));
+}
+inline float hsum(v128_t v) {
+  return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
+         (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+}
+
+// exp(x) on four lanes (Cephes expf): x = n ln2 + r with |r| <= ln2/2, a degree-6
+// polynomial for e^r (about 1 ulp), and 2^n built in the exponent bits.
+// Anything below ln(FLT_MIN), -inf included, gives exactly 0 (denormal results are
+// flushed). With kFull, also: above ln(FLT_MAX) +inf, n = 128 handled, NaN stays NaN;
+// the kernels only pass arguments <= 0 and use the short form.
+template <bool kFull>
+inline v128_t vexp_impl(v128_t x) {
+  const v128_t lo = splat(-87.3365447504f), hi = splat(88.7228394f);
+  v128_t xc = vmax(x, lo);
+  if (kFull) xc = wasm_f32x4_pmin(xc, hi);  // NaN passes through both
+  v128_t n = wasm_f32x4_nearest(mul(xc, splat(1.44269504088896341f)));
+  v128_t r = sub(xc, mul(n, splat(0.693359375f)));  // exact: few bits in each factor
+  r = sub(r, mul(n, splat(-2.12194440e-4f)));
+  v128_t p = splat(1.9875691500e-4f);
+  p = add(mul(p, r), splat(1.3981999507e-3f));
+  p = add(mul(p, r), splat(8.3334519073e-3f));
+  p = add(mul(p, r), splat(4.1665795894e-2f));
+  p = add(mul(p, r), splat(1.6666665459e-1f));
+  p = add(mul(p, r), splat(5.0000001201e-1f));
+  v128_t y = add(add(mul(p, mul(r, r)), r), splat(1.f));
+  v128_t big = wasm_i32x4_splat(0);
+  if (kFull) {  // 2^128 is not a float: use 2 * 2^127
+    big = wasm_f32x4_gt(n, splat(127.f));
+    n = sub(n, wasm_v128_and(big, splat(1.f)));
+  }
+  const v128_t two_n =
+      wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+  y = mul(y, two_n);
+  y = wasm_v128_bitselect(wasm_f32x4_splat(0.f), y, wasm_f32x4_lt(x, lo));
+  if (kFull) {
+    y = mul(y, wasm_v128_bitselect(splat(2.f), splat(1.f), big));
+    y = wasm_v128_bitselect(splat(std::numeric_limits<float>::infinity()), y, wasm_f32x4_gt(x, hi));
+    y = wasm_v128_bitselect(x, y, wasm_f32x4_ne(x, x));
+  }
+  return y;
+}
+inline v128_t vexp(v128_t x) {
+  return vexp_impl<false>(x);
+}
+
+// Below this an exponent argument is clamped: exp gives exactly 0 either way, and
+// e * d stays 0 instead of 0 * -inf = NaN for masked (-inf) scores.
+constexpr float kMinExpArg = -200.f;
+
+// Qt[c][r] = scale * q[r][c] for the rows of one query tile; rows past `rows` are 0.
+void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, float* qt) {
+  std::fill(qt, qt + dk * kW, 0.f);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* qr = q + r * dk;
+    for (std::size_t c = 0; c < dk; ++c) qt[c * kW + r] = scale * qr[c];
+  }
+}
+
+// St[jj][r] = sum_c Qt[c][r] * K[jj][c] for keys jj < J and query rows r < 16 * groups.
+void score_tile(const float* qt, std::size_t dk, const float* kt, std::size_t J, std::size_t groups,
+                float* sc) {
+  for (std::size_t g = 0; g < groups; ++g) {
+    const float* qg = qt + 16 * g;
+    std::size_t jj = 0;
+    for (; jj + 2 <= J; jj += 2) {
+      const float* k0 = kt + jj * dk;
+      const float* k1 = k0 + dk;
+      v128_t a0 = splat(0.f), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+      for (std::size_t c = 0; c < dk; ++c) {
+        const float* qc = qg + c * kW;
+        const v128_t q0 = ld(qc), q1 = ld(qc + 4), q2 = ld(qc + 8), q3 = ld(qc + 12);
+        const v128_t x = bcast(k0 + c), y = bcast(k1 + c);
+        a0 = add(a0, mul(q0, x));
+        a1 = add(a1, mul(q1, x));
+        a2 = add(a2, mul(q2, x));
+        a3 = add(a3, mul(q3, x));
+        b0 = add(b0, mul(q0, y));
+        b1 = add(b1, mul(q1, y));
+        b2 = add(b2, mul(q2, y));
+        b3 = add(b3, mul(q3, y));
+      }
+      float* s0 = sc + jj * kW + 16 * g;
+      float* s1 = s0 + kW;
+      st(s0, a0), st(s0 + 4, a1), st(s0 + 8, a2), st(s0 + 12, a3);
+      st(s1, b0), st(s1 + 4, b1), st(s1 + 8, b2), st(s1 + 12, b3);
+    }
+    if (jj < J) {
+      const float* k0 = kt + jj * dk;
+      v128_t a0 = splat(0.f), a1 = a0, a2 = a0, a3 = a0;
+      for (std::size_t c = 0; c < dk; ++c) {
+        const float* qc = qg + c * kW;
+        const v128_t x = bcast(k0 + c);
+        a0 = add(a0, mul(ld(qc), x));
+        a1 = add(a1, mul(ld(qc + 4), x));
+        a2 = add(a2, mul(ld(qc + 8), x));
+        a3 = add(a3, mul(ld(qc + 12), x));
+      }
+      float* s0 = sc + jj * kW + 16 * g;
+      st(s0, a0), st(s0 + 4, a1), st(s0 + 8, a2), st(s0 + 12, a3);
+    }
+  }
+}
+
+// y0 (and y1 if non-null) = scale0 * y0 + sum_{j < n} p0[j * ps] * v[j] (same for row 1):
+// a 2-row x 16-column block of accumulators over d_v, then 4-wide and scalar tails.
+// p0[j * ps]: the weight of key j for row 0 (ps = 1 row-major weights, 64 key-major).
+void accumulate_pv(const float* p0, const float* p1, std::size_t ps, const float* v, std::size_t n,
+                   std::size_t dv, float alpha0, float alpha1, float* y0, float* y1) {
+  const bool two = y1 != nullptr;
+  if (!two) p1 = p0, y1 = y0, alpha1 = alpha0;  // duplicate work, stored once
+  std::size_t c = 0;
+  for (; c + 16 <= dv; c += 16) {
+    const v128_t s0 = splat(alpha0), s1 = splat(alpha1);
+    v128_t a0 = mul(ld(y0 + c), s0), a1 = mul(ld(y0 + c + 4), s0), a2 = mul(ld(y0 + c + 8), s0),
+           a3 = mul(ld(y0 + c + 12), s0);
+    v128_t b0 = mul(ld(y1 + c), s1), b1 = mul(ld(y1 + c + 4), s1), b2 = mul(ld(y1 + c + 8), s1),
+           b3 = mul(ld(y1 + c + 12), s1);
+    for (std::size_t j = 0; j < n; ++j) {
+      const float* vj = v + j * dv + c;
+      const v128_t x = bcast(p0 + j * ps), y = bcast(p1 + j * ps);
+      const v128_t v0 = ld(vj), v1 = ld(vj + 4), v2 = ld(vj + 8), v3 = ld(vj + 12);
+      a0 = add(a0, mul(x, v0));
+      a1 = add(a1, mul(x, v1));
+      a2 = add(a2, mul(x, v2));
+      a3 = add(a3, mul(x, v3));
+      b0 = add(b0, mul(y, v0));
+      b1 = add(b1, mul(y, v1));
+      b2 = add(b2, mul(y, v2));
+      b3 = add(b3, mul(y, v3));
+    }
+    if (two) st(y1 + c, b0), st(y1 + c + 4, b1), st(y1 + c + 8, b2), st(y1 + c + 12, b3);
+    st(y0 + c, a0), st(y0 + c + 4, a1), st(y0 + c + 8, a2), st(y0 + c + 12, a3);
+  }
+  for (; c + 4 <= dv; c += 4) {
+    v128_t a = mul(ld(y0 + c), splat(alpha0)), b = mul(ld(y1 + c), splat(alpha1));
+    for (std::size_t j = 0; j < n; ++j) {
+      const v128_t vj = ld(v + j * dv + c);
+      a = add(a, mul(bcast(p0 + j * ps), vj));
+      b = add(b, mul(bcast(p1 + j * ps), vj));
+    }
+    if (two) st(y1 + c, b);
+    st(y0 + c, a);
+  }
+  for (; c < dv; ++c) {
+    float a = y0[c] * alpha0, b = y1[c] * alpha1;
+    for (std::size_t j = 0; j < n; ++j) {
+      a += p0[j * ps] * v[j * dv + c];
+      b += p1[j * ps] * v[j * dv + c];
+    }
+    if (two) y1[c] = b;
+    y0[c] = a;
+  }
+}
+
+// Copies the key-major score tile into row-major rows: dst[r * ld + jj] = sc[jj][r].
+void store_transposed(const float* sc, std::size_t rows, std::size_t J, float* dst,
+                      std::size_t ldd) {
+  std::size_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    std::size_t jj = 0;
+    for (; jj + 4 <= J; jj += 4) {
+      const v128_t c0 = ld(sc + jj * kW + r), c1 = ld(sc + (jj + 1) * kW + r),
+                   c2 = ld(sc + (jj + 2) * kW + r), c3 = ld(sc + (jj + 3) * kW + r);
+      const v128_t t0 = wasm_i32x4_shuffle(c0, c1, 0, 4, 1, 5);  // r0j0 r0j1 r1j0 r1j1
+      const v128_t t1 = wasm_i32x4_shuffle(c2, c3, 0, 4, 1, 5);  // r0j2 r0j3 r1j2 r1j3
+      const v128_t t2 = wasm_i32x4_shuffle(c0, c1, 2, 6, 3, 7);  // r2j0 r2j1 r3j0 r3j1
+      const v128_t t3 = wasm_i32x4_shuffle(c2, c3, 2, 6, 3, 7);
+      st(dst + r * ldd + jj, wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5));
+      st(dst + (r + 1) * ldd + jj, wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7));
+      st(dst + (r + 2) * ldd + jj, wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5));
+      st(dst + (r + 3) * ldd + jj, wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7));
+    }
+    for (; jj < J; ++jj) {
+      for (std::size_t x = 0; x < 4; ++x) dst[(r + x) * ldd + jj] = sc[jj * kW + r + x];
+    }
+  }
+  for (; r < rows; ++r) {
+    for (std::size_t jj = 0; jj < J; ++jj) dst[r * ldd + jj] = sc[jj * kW + r];
+  }
+}
+
+struct TileRows {
+  std::size_t lo[kW], hi[kW];  // key_range of each row
+  std::size_t lo_min, hi_max;  // union of the ranges (lo_min >= hi_max: nothing)
+  std::size_t lo_max, hi_min;  // intersection: keys every row may see
+};
+
+TileRows tile_rows(const MaskSpec& m, std::size_t i0, std::size_t rows, std::size_t tq,
+                   std::size_t tk) {
+  TileRows t;
+  t.lo_min = tk, t.hi_max = 0, t.lo_max = 0, t.hi_min = tk;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const KeyRange kr = key_range(m, i0 + r, tq, tk);
+    t.lo[r] = kr.lo, t.hi[r] = kr.hi;
+    t.lo_max = std::max(t.lo_max, kr.lo);
+    t.hi_min = std::min(t.hi_min, kr.hi);
+    if (kr.lo < kr.hi) t.lo_min = std::min(t.lo_min, kr.lo), t.hi_max = std::max(t.hi_max, kr.hi);
+  }
+  return t;
+}
+
+inline bool has_pointwise(const MaskSpec& m) {
+  return m.key_padding || m.mask;
+}
+
+}  // namespace
+
+void exp_f32(const float* x, float* y, std::size_t n, bool nonpositive) {
+  std::size_t i = 0;
+  auto f = [nonpositive](v128_t v) {
+    return nonpositive ? vexp_impl<false>(v) : vexp_impl<true>(v);
+  };
+  for (; i + 4 <= n; i += 4) st(y + i, f(ld(x + i)));
+  if (i < n) {
+    float buf[4] = {0, 0, 0, 0};
+    std::copy(x + i, x + n, buf);
+    st(buf, f(ld(buf)));
+    std::copy(buf, buf + (n - i), y + i);
+  }
+}
+
+bool simd_eligible(const float* q, const float* k, const float* v, const AttentionOptions& o,
+                   float scale) {
+  const Shape& s = o.shape;
+  auto max_abs = [](const float* p, std::size_t n, float* out) {
+    v128_t m = splat(0.f), bad = wasm_i32x4_splat(0);
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const v128_t x = wasm_f32x4_abs(ld(p + i));
+      bad = wasm_v128_or(bad, wasm_f32x4_ne(x, x));  // NaN
+      m = vmax(m, x);
+    }
+    float r = hmax(m);
+    bool nan = wasm_v128_any_true(bad);
+    for (; i < n; ++i) {
+      nan |= std::isnan(p[i]);
+      r = std::max(r, std::fabs(p[i]));
+    }
+    *out = r;
+    return !nan && std::isfinite(r);
+  };
+  float mq, mk, mv;
+  if (!max_abs(q, s.heads * s.tq * s.dk, &mq) || !max_abs(k, s.kv_heads * s.tk * s.dk, &mk) ||
+      !max_abs(v, s.kv_heads * s.tk * s.dv, &mv)) {
+    return false;
+  }
+  // Bounds on |score| (and the scaled Q) and on any weighted sum of values.
+  const double limit = 1e30;
+  return double(scale) * mq <= limit &&
+         double(scale) * double(s.dk) * double(mq) * double(mk) <= limit &&
+         double(s.tk) * double(mv) <= limit;
+}
+
+bool naive_kernel_simd(const float* q, const float* k, const float* v, const AttentionOptions& o,
+                       float scale, AttentionResult<float>* out) {
+  if (!simd_eligible(q, k, v, o, scale)) return false;
+  const Shape& s = o.shape;
+  const std::size_t group = s.heads / s.kv_heads;
+  const bool pointwise = has_pointwise(o.mask);
+  const float ninf = -std::numeric_limits<float>::infinity();
+  std::vector<float> qt(s.dk * kW), sc(kW * kW);
+  out->diag = {};
+  for (std::size_t h = 0; h < s.heads; ++h) {
+    const std::size_t g = h / group;
+    const float* kg = k + g * s.tk * s.dk;
+    const float* vg = v + g * s.tk * s.dv;
+    for (std::size_t i0 = 0; i0 < s.tq; i0 += kW) {
+      const std::size_t rows = std::min(kW, s.tq - i0), groups = (rows + 15) / 16;
+      const std::size_t row0 = h * s.tq + i0;
+      float* w0 = out->weights.data() + row0 * s.tk;
+      transpose_q(q + row0 * s.dk, rows, s.dk, scale, qt.data());
+      const TileRows tr = tile_rows(o.mask, i0, rows, s.tq, s.tk);
+      // 1. Scores: every key if the caller keeps them, else the keys some row may see.
+      std::size_t lo = tr.lo_min, hi = tr.hi_max;
+      float* dst = w0;
+      if (o.return_scores) lo = 0, hi = s.tk, dst = out->scores.data() + row0 * s.tk;
+      for (std::size_t j0 = lo - lo % kW; j0 < hi; j0 += kW) {
+        const std::size_t J = std::min(kW, s.tk - j0);
+        score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups, sc.data());
+        store_transposed(sc.data(), rows, J, dst + j0, s.tk);
+      }
+      // 2. Softmax row by row over the allowed keys; forbidden keys get exactly 0.
+      bool done[kW];
+      for (std::size_t r = 0; r < rows; ++r) {
+        const std::size_t i = i0 + r, row = row0 + r;
+        float* w = w0 + r * s.tk;
+        float* y = out->output.data() + row * s.dv;
+        const std::size_t a = tr.lo[r], b = tr.hi[r];
+        if (o.return_scores) std::copy(dst + r * s.tk + a, dst + r * s.tk + b, w + a);
+        std::fill(w, w + a, 0.f);
+        std::fill(w + b, w + s.tk, 0.f);
+        std::size_t n_allowed = b - a;
+        if (pointwise) {
+          n_allowed = 0;
+          for (std::size_t j = a; j < b; ++j) {
+            if (pointwise_allowed(o.mask, i, j, s.tk)) {
+              ++n_allowed;
+            } else {
+              w[j] = ninf;
+            }
+          }
+        }
+        done[r] = n_allowed == 0;
+        if (n_allowed == 0) {
+          ++out->diag.fully_masked_rows;
+          fully_masked_row(o.fill, vg, s.tk, s.dv, w, y, out->lse.data() + row,
+                           out->entropy.data() + row);
+          if (o.fill == MaskFill::kNegInf) ++out->diag.nan_rows;
+          continue;
+        }
+        std::fill(y, y + s.dv, 0.f);
+        v128_t vm = splat(ninf);
+        std::size_t j = a;
+        for (; j + 4 <= b; j += 4) vm = vmax(vm, ld(w + j));
+        float m = hmax(vm);
+        for (; j < b; ++j) m = std::max(m, w[j]);
+        // e = exp(s - m), l = sum e, t = sum e (s - m): entropy = ln l - t / l.
+        const v128_t mv = splat(m), dmin = splat(kMinExpArg);
+        v128_t vl = splat(0.f), vt = vl;
+        for (j = a; j + 4 <= b; j += 4) {
+          const v128_t d = vmax(sub(ld(w + j), mv), dmin), e = vexp(d);
+          st(w + j, e);
+          vl = add(vl, e);
+          vt = add(vt, mul(e, d));
+        }
+        float l = hsum(vl), t = hsum(vt);
+        for (; j < b; ++j) {
+          const float d = std::max(w[j] - m, kMinExpArg), e = std::exp(d);
+          w[j] = e;
+          l += e;
+          t += e * d;
+        }
+        const float inv = 1.f / l;
+        const v128_t vinv = splat(inv);
+        for (j = a; j + 4 <= b; j += 4) st(w + j, mul(ld(w + j), vinv));
+        for (; j < b; ++j) w[j] *= inv;
+        out->lse.data()[row] = m + std::log(l);
+        out->entropy.data()[row] = std::log(l) - t * inv;
+      }
+      // 3. output = weights . V over the union of each row pair's key ranges.
+      for (std::size_t r = 0; r < rows;) {
+        if (done[r]) {
+          ++r;
+          continue;
+        }
+        const bool pair = r + 1 < rows && !done[r + 1];
+        const std::size_t a = pair ? std::min(tr.lo[r], tr.lo[r + 1]) : tr.lo[r];
+        const std::size_t b = pair ? std::max(tr.hi[r], tr.hi[r + 1]) : tr.hi[r];
+        float* y = out->output.data() + (row0 + r) * s.dv;
+        accumulate_pv(w0 + r * s.tk + a, pair ? w0 + (r + 1) * s.tk + a : nullptr, 1, vg + a * s.dv,
+                      b - a, s.dv, 1.f, 1.f, y, pair ? y + s.dv : nullptr);
+        r += pair ? 2 : 1;
+      }
+    }
+  }
+  return true;
+}
+
+bool tiled_kernel_simd(const float* q, const float* k, const float* v, const AttentionOptions& o,
+                       float scale, AttentionResult<float>* out) {
+  if (!simd_eligible(q, k, v, o, scale)) return false;
+  const Shape& s = o.shape;
+  const std::size_t group = s.heads / s.kv_heads;
+  const bool pointwise = has_pointwise(o.mask);
+  const float ninf = -std::numeric_limits<float>::infinity();
+  std::vector<float> qt(s.dk * kW), sc(kW * kW);
+  alignas(16) float m[kW], l[kW], t[kW], alpha[kW];
+  alignas(16) std::int32_t lo32[kW], hi32[kW];
+  std::size_t allowed[kW];
+  out->diag = {};
+  for (std::size_t h = 0; h < s.heads; ++h) {
+    const std::size_t g = h / group;
+    const float* kg = k + g * s.tk * s.dk;
+    const float* vg = v + g * s.tk * s.dv;
+    for (std::size_t i0 = 0; i0 < s.tq; i0 += kW) {
+      const std::size_t rows = std::min(kW, s.tq - i0), groups = (rows + 15) / 16;
+      const std::size_t quads = (rows + 3) / 4, row0 = h * s.tq + i0;
+      float* yt = out->output.data() + row0 * s.dv;
+      transpose_q(q + row0 * s.dk, rows, s.dk, scale, qt.data());
+      const TileRows tr = tile_rows(o.mask, i0, rows, s.tq, s.tk);
+      std::fill(yt, yt + rows * s.dv, 0.f);
+      for (std::size_t r = 0; r < kW; ++r) {
+        m[r] = ninf, l[r] = 0.f, t[r] = 0.f;
+        // Rows past the tile get an empty range: always masked.
+        lo32[r] = r < rows ? static_cast<std::int32_t>(tr.lo[r]) : 0;
+        hi32[r] = r < rows ? static_cast<std::int32_t>(tr.hi[r]) : 0;
+        allowed[r] = r < rows ? allowed_count(o.mask, i0 + r, s.tq, s.tk) : 0;
+      }
+      // Key tiles outside the union of the rows' ranges are never visited.
+      const std::size_t lo = tr.lo_min, hi = tr.hi_max;
+      for (std::size_t j0 = lo - lo % kW; j0 < hi; j0 += kW) {
+        const std::size_t J = std::min(kW, s.tk - j0);
+        score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups, sc.data());
+        // Mask the tile unless every row may see every key of it.
+        if (pointwise || tr.lo_max > j0 || tr.hi_min < j0 + J) {
+          for (std::size_t jj = 0; jj < J; ++jj) {
+            const v128_t jv = wasm_i32x4_splat(static_cast<std::int32_t>(j0 + jj));
+            float* sr = sc.data() + jj * kW;
+            for (std::size_t x = 0; x < quads; ++x) {
+              const v128_t ok = wasm_v128_and(wasm_i32x4_le(wasm_v128_load(lo32 + 4 * x), jv),
+                                              wasm_i32x4_gt(wasm_v128_load(hi32 + 4 * x), jv));
+              st(sr + 4 * x, wasm_v128_bitselect(ld(sr + 4 * x), splat(ninf), ok));
+            }
+          }
+          if (pointwise) {
+            for (std::size_t r = 0; r < rows; ++r) {
+              const std::size_t a = std::max(j0, tr.lo[r]), b = std::min(j0 + J, tr.hi[r]);
+              for (std::size_t j = a; j < b; ++j) {
+                if (!pointwise_allowed(o.mask, i0 + r, j, s.tk)) sc[(j - j0) * kW + r] = ninf;
+              }
+            }
+          }
+        }
+        // Online softmax, four rows per vector: new maximum, rescale factor
+        // alpha = exp(m_old - m_new) for what was summed so far, then e = exp(s - m).
+        for (std::size_t x = 0; x < quads; ++x) {
+          v128_t mx = splat(ninf);
+          for (std::size_t jj = 0; jj < J; ++jj) mx = vmax(mx, ld(sc.data() + jj * kW + 4 * x));
+          const v128_t m_old = ld(m + 4 * x), l_old = ld(l + 4 * x), t_old = ld(t + 4 * x);
+          const v128_t m_new = vmax(m_old, mx);
+          const v128_t seen = wasm_f32x4_gt(l_old, splat(0.f));  // then m_old is finite
+          const v128_t diff = wasm_v128_bitselect(sub(m_old, m_new), splat(0.f), seen);
+          const v128_t a = vexp(diff);  // exactly 1 where the maximum did not move
+          v128_t tn = mul(a, add(t_old, mul(l_old, diff)));
+          v128_t ln = mul(l_old, a);
+          const v128_t m_safe =
+              wasm_v128_bitselect(splat(0.f), m_new, wasm_f32x4_eq(m_new, splat(ninf)));
+          const v128_t dmin = splat(kMinExpArg);
+          v128_t ls = splat(0.f), ts = ls;
+          for (std::size_t jj = 0; jj < J; ++jj) {
+            float* p = sc.data() + jj * kW + 4 * x;
+            const v128_t d = vmax(sub(ld(p), m_safe), dmin), e = vexp(d);
+            st(p, e);
+            ls = add(ls, e);
+            ts = add(ts, mul(e, d));
+          }
+          st(m + 4 * x, m_new);
+          st(l + 4 * x, add(ln, ls));
+          st(t + 4 * x, add(tn, ts));
+          st(alpha + 4 * x, a);
+        }
+        // y = alpha * y + P . V_tile, two rows at a time, over the keys the pair may see.
+        for (std::size_t r = 0; r < rows; r += 2) {
+          const bool pair = r + 1 < rows;
+          const std::size_t a = pair ? std::min(tr.lo[r], tr.lo[r + 1]) : tr.lo[r];
+          const std::size_t b = pair ? std::max(tr.hi[r], tr.hi[r + 1]) : tr.hi[r];
+          const std::size_t ja = std::max(a, j0), jb = std::min(b, j0 + J);
+          if (ja >= jb) continue;  // nothing new, and alpha is 1
+          float* y = yt + r * s.dv;
+          const float* p = sc.data() + (ja - j0) * kW + r;
+          accumulate_pv(p, pair ? p + 1 : nullptr, kW, vg + ja * s.dv, jb - ja, s.dv, alpha[r],
+                        pair ? alpha[r + 1] : 1.f, y, pair ? y + s.dv : nullptr);
+        }
+      }
+      // Finish each row: normalise; lse = m + ln l; entropy = ln l - t / l.
+      for (std::size_t r = 0; r < rows; ++r) {
+        const std::size_t row = row0 + r;
+        float* y = yt + r * s.dv;
+        if (allowed[r] == 0) {
+          ++out->diag.fully_masked_rows;
+          fully_masked_row<float>(o.fill, vg, s.tk, s.dv, nullptr, y, out->lse.data() + row,
+                                  out->entropy.data() + row);
+          if (o.fill == MaskFill::kNegInf) ++out->diag.nan_rows;
+          continue;
+        }
+        const float inv = 1.f / l[r];
+        for (std::size_t c = 0; c < s.dv; ++c) y[c] *= inv;
+        out->lse.data()[row] = m[r] + std::log(l[r]);
+        out->entropy.data()[row] = std::log(l[r]) - t[r] * inv;
+      }
+    }
+  }
+  return true;
+}
+
+#endif  // ATTN_HAVE_SIMD
+
+}  // namespace attn::detail

@@ -1,0 +1,58 @@
+// WebAssembly SIMD128 float32 kernels (internal header).
+//
+// Both kernels share one register-blocked score micro-kernel. For a query tile
+// of 64 rows, Q is transposed once (scale folded in) into a (d_k, 64) block Qt;
+// a score tile of 64 keys x 64 queries is then computed key-major, St[j][i],
+// with a 2-key x 16-query block of eight f32x4 accumulators: per step of d_k,
+// four loads of Qt, two broadcast loads of K and 8 multiplies + 8 adds (wasm
+// SIMD has no FMA). Key-major scores make the online softmax vertical: the row
+// maxima, sums and rescaling of four query rows sit in one f32x4, with no
+// horizontal reductions. Working memory is O(64 * (64 + d_k)), independent of T
+// (transposing K instead would cost T * d_k).
+//
+//  - naive_kernel_simd materialises the weights (transposed back into row-major
+//    4 x 4 blocks), then a vectorised softmax per row, then weights . V with a
+//    2-row x 16-column register block.
+//  - tiled_kernel_simd streams 64-key tiles with the online softmax, skipping
+//    tiles a causal or window mask forbids for every row of the query tile and
+//    masking only the tiles that straddle a boundary.
+//
+// The fast kernels are taken only when every input value is finite and small
+// enough that no score, exponent argument or accumulator can overflow
+// (simd_eligible); then no NaN or Inf can arise and the results follow the
+// scalar kernels' semantics (fill policies, fully masked rows, lse, entropy,
+// diagnostics). Anything else (NaN/Inf inputs, float32 overflow) falls back to
+// the scalar kernels in kernels.hpp, which define the corner cases.
+#pragma once
+
+#include <cstddef>
+
+#include "attn/attention.hpp"
+
+namespace attn::detail {
+
+#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
+inline constexpr bool kSimdKernels = true;
+#else
+inline constexpr bool kSimdKernels = false;
+#endif
+
+// True if the SIMD kernels are compiled in and may take this call.
+bool simd_eligible(const float* q, const float* k, const float* v, const AttentionOptions& o,
+                   float scale);
+
+// Each returns false (leaving *out untouched) when not compiled in or not eligible;
+// otherwise fills the outputs exactly as the scalar kernel would (within rounding).
+bool naive_kernel_simd(const float* q, const float* k, const float* v, const AttentionOptions& o,
+                       float scale, AttentionResult<float>* out);
+bool tiled_kernel_simd(const float* q, const float* k, const float* v, const AttentionOptions& o,
+                       float scale, AttentionResult<float>* out);
+
+// Floats of scratch the SIMD kernels allocate for a given d_k.
+std::size_t simd_scratch_floats(std::size_t dk);
+
+// y[i] = exp(x[i]) with the vectorised exp (scalar std::exp when SIMD is off), for the
+// accuracy tests. nonpositive: the kernels' short form, valid for x <= 0 (and -inf).
+void exp_f32(const float* x, float* y, std::size_t n, bool nonpositive = false);
+
+}  // namespace attn::detail

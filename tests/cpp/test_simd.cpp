@@ -1,0 +1,260 @@
+// The float32 SIMD kernels (cpp/src/simd_kernels.hpp) against the scalar kernels
+// they replace. Natively the SIMD kernels are not compiled in and the dispatch runs
+// the scalar code on both sides; the wasm build (ctest under Node) is where these
+// comparisons exercise SIMD128.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "attn/attention.hpp"
+#include "attn/tiled.hpp"
+#include "fixtures.hpp"
+#include "kernels.hpp"
+#include "random_inputs.hpp"
+#include "simd_kernels.hpp"
+
+using attn::AttentionOptions;
+using attn::AttentionResult;
+using attn::Shape;
+
+namespace {
+
+struct Worst {
+  double output = 0, weights = 0, lse = 0, entropy = 0;
+};
+
+// Runs the public entry point (SIMD where compiled in) and the scalar kernel on
+// the same call and compares everything they return.
+// tol: absolute bound on output and weights (1e-5 for unit-variance inputs; larger
+// logits amplify float32 rounding of the scores, |ds| ~ 1e-7 |s|, through exp).
+void compare_with_scalar(const testing_inputs::Qkv<float>& in, const AttentionOptions& o,
+                         bool tiled, Worst* worst, double tol = 1e-5) {
+  AttentionResult<float> a, b;
+  const attn::Status st = tiled
+                              ? attn::attention_tiled(in.q.data(), in.q.size(), in.k.data(),
+                                                      in.k.size(), in.v.data(), in.v.size(), o, &a)
+                              : attn::attention(in.q.data(), in.q.size(), in.k.data(), in.k.size(),
+                                                in.v.data(), in.v.size(), o, &a);
+  REQUIRE(st.ok());
+  b.output.resize(a.output.shape());
+  b.weights.resize(a.weights.shape());
+  b.scores.resize(a.scores.shape());
+  b.entropy.resize(a.entropy.shape());
+  b.lse.resize(a.lse.shape());
+  const float scale = static_cast<float>(attn::effective_scale(o));
+  if (tiled) {
+    attn::detail::tiled_kernel_scalar(in.q.data(), in.k.data(), in.v.data(), o, scale, &b);
+  } else {
+    attn::detail::naive_kernel_scalar(in.q.data(), in.k.data(), in.v.data(), o, scale, &b);
+  }
+  const double dout = fixtures::max_abs_diff(a.output.data(), b.output.data(), a.output.size());
+  const double dw = fixtures::max_abs_diff(a.weights.data(), b.weights.data(), a.weights.size());
+  const double ds = fixtures::max_abs_diff(a.scores.data(), b.scores.data(), a.scores.size());
+  double dl = 0;  // lse relative to its magnitude (it carries -1e9 under 'finite')
+  for (std::size_t x = 0; x < a.lse.size(); ++x) {
+    const double u = a.lse.data()[x], w = b.lse.data()[x];
+    const double d = fixtures::max_abs_diff(&u, &w, 1) / std::max(1.0, std::abs(w));
+    dl = std::max(dl, d);
+  }
+  const double de = fixtures::max_abs_diff(a.entropy.data(), b.entropy.data(), a.entropy.size());
+  CHECK(dout <= tol);
+  CHECK(dw <= tol);
+  CHECK(ds <= tol);
+  CHECK(dl <= 1e-5);
+  CHECK(de <= 1e-4);
+  CHECK(a.diag.fully_masked_rows == b.diag.fully_masked_rows);
+  CHECK(a.diag.nan_rows == b.diag.nan_rows);
+  CHECK(a.diag.inf_score_rows == b.diag.inf_score_rows);
+  worst->output = std::max(worst->output, dout);
+  worst->weights = std::max(worst->weights, dw);
+  worst->lse = std::max(worst->lse, dl);
+  worst->entropy = std::max(worst->entropy, de);
+}
+
+// Distance in units in the last place of float32 between y and the exact value r.
+double ulps(float y, double r) {
+  if (r < std::numeric_limits<float>::min()) return y == 0.f ? 0.0 : std::abs(y - r) / 1e-45;
+  const float rf = static_cast<float>(r);
+  const float ulp = std::nextafter(rf, std::numeric_limits<float>::infinity()) - rf;
+  return std::abs(static_cast<double>(y) - r) / ulp;
+}
+
+}  // namespace
+
+TEST_CASE("simd - the wasm build compiles the SIMD kernels in", "[simd]") {
+#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
+  CHECK(attn::detail::kSimdKernels);
+#else
+  CHECK_FALSE(attn::detail::kSimdKernels);
+#endif
+  WARN("float32 SIMD128 kernels compiled in: " << (attn::detail::kSimdKernels ? "yes" : "no"));
+  // With them compiled in, finite inputs take the SIMD path.
+  std::mt19937 g(5);
+  const Shape s{1, 1, 9, 9, 4, 4};
+  auto in = testing_inputs::make_qkv<float>(s, g);
+  AttentionOptions o;
+  o.shape = s;
+  AttentionResult<float> r;
+  r.output.resize({1, 9, 4});
+  r.weights.resize({1, 9, 9});
+  r.entropy.resize({1, 9});
+  r.lse.resize({1, 9});
+  CHECK(attn::detail::simd_eligible(in.q.data(), in.k.data(), in.v.data(), o, 0.5f) ==
+        attn::detail::kSimdKernels);
+  CHECK(attn::detail::naive_kernel_simd(in.q.data(), in.k.data(), in.v.data(), o, 0.5f, &r) ==
+        attn::detail::kSimdKernels);
+  CHECK(attn::detail::tiled_kernel_simd(in.q.data(), in.k.data(), in.v.data(), o, 0.5f, &r) ==
+        attn::detail::kSimdKernels);
+}
+
+TEST_CASE("simd - vectorised exp is within 2 ulp of exp and exact at the edges", "[simd][exp]") {
+  std::vector<float> x;
+  for (double t = -110; t <= 90; t += 0.0137) x.push_back(static_cast<float>(t));
+  for (float t = -1e-3f; t <= 1e-3f; t += 1.7e-6f) x.push_back(t);
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> edge = {0.f,    -0.f,  -inf,   inf,   -87.3f, -87.4f, -103.f, -200.f,
+                                   -1e30f, 88.3f, 88.38f, 88.7f, 88.8f,  1e30f,  1e-30f};
+  x.insert(x.end(), edge.begin(), edge.end());
+  for (const bool nonpositive : {false, true}) {
+    std::vector<float> xs;
+    for (float v : x)
+      if (!nonpositive || v <= 0) xs.push_back(v);
+    xs.push_back(std::numeric_limits<float>::quiet_NaN());
+    std::vector<float> y(xs.size());
+    attn::detail::exp_f32(xs.data(), y.data(), xs.size(), nonpositive);
+    double worst = 0;
+    for (std::size_t i = 0; i + 1 < xs.size(); ++i) {
+      const double r = std::exp(static_cast<double>(xs[i]));
+      INFO("x = " << xs[i] << " exp = " << y[i] << " exact " << r << " short form " << nonpositive);
+      if (r > std::numeric_limits<float>::max()) {
+        CHECK(y[i] == inf);
+      } else if (r < std::numeric_limits<float>::min()) {
+        // -inf and large negative give exactly 0; the denormal range may flush to 0.
+        CHECK(y[i] >= 0.f);
+        CHECK(y[i] <= std::numeric_limits<float>::min());
+        if (xs[i] < -104.f) CHECK(y[i] == 0.f);
+      } else {
+        const double u = ulps(y[i], r);
+        CHECK(u <= 2.0);
+        worst = std::max(worst, u);
+      }
+    }
+    if (!nonpositive) CHECK(std::isnan(y.back()));
+    WARN("exp max error " << worst << " ulp (short form " << nonpositive
+                          << ", SIMD compiled in: " << attn::detail::kSimdKernels << ")");
+  }
+  float one;
+  const float zero = 0.f;
+  attn::detail::exp_f32(&zero, &one, 1, true);
+  CHECK(one == 1.f);  // exp(0) is exactly 1: the online rescale factor of an unchanged maximum
+}
+
+TEST_CASE("simd - naive and tiled equal the scalar kernels for odd sizes and every option",
+          "[simd][property]") {
+  std::mt19937 g(77);
+  const std::size_t ts[] = {1, 3, 5, 17, 63, 65, 127, 129};
+  const std::size_t dks[] = {1, 3, 5, 33, 64, 65};
+  Worst worst, sharp;
+  int trial = 0;
+  for (std::size_t t : ts) {
+    for (std::size_t dk : dks) {
+      for (int variant = 0; variant < 6; ++variant, ++trial) {
+        // 0 causal, 1 plain, 2 causal + window, 3 padding + custom mask, 4 GQA causal with
+        // T_q < T_k, 5 window alone with T_q > T_k.
+        const std::size_t tq = t;
+        const std::size_t tk = variant == 4   ? t + 7
+                               : variant == 5 ? std::max<std::size_t>(1, t / 2)
+                                              : t;
+        const std::size_t dv = 1 + (trial * 13) % 70;
+        Shape s{
+            variant == 4 ? 4u : 2u, variant == 4 ? 2u : (variant == 1 ? 1u : 2u), tq, tk, dk, dv};
+        const double sd = trial % 5 == 0 ? 4.0 : 1.0;  // sometimes sharp, large logits
+        auto in = testing_inputs::make_qkv<float>(s, g, sd);
+        std::vector<std::uint8_t> pad(tk, 1), mask(tq * tk, 1);
+        for (std::size_t j = 1; j < tk; j += 3) pad[j] = 0;
+        for (std::size_t x = 0; x < mask.size(); x += 5) mask[x] = 0;
+        if (tq > 2) std::fill(mask.begin() + tk, mask.begin() + 2 * tk, 0);  // row 1 fully masked
+        AttentionOptions o;
+        o.shape = s;
+        o.mask.causal = variant == 0 || variant == 2 || variant == 4;
+        o.mask.window = variant == 2 ? 9 : variant == 5 ? 40 : 0;
+        o.mask.key_padding = variant == 3 ? pad.data() : nullptr;
+        o.mask.mask = variant == 3 ? mask.data() : nullptr;
+        o.fill = static_cast<attn::MaskFill>(trial % 3);
+        if (trial % 4 == 1) o.scale = 0.7;
+        INFO("T_q=" << tq << " T_k=" << tk << " d_k=" << dk << " d_v=" << dv
+                    << " variant=" << variant << " fill=" << trial % 3);
+        const double tol = sd == 1.0 ? 1e-5 : 1e-3;
+        compare_with_scalar(in, o, true, sd == 1.0 ? &worst : &sharp, tol);
+        o.return_scores = trial % 2 == 0;
+        compare_with_scalar(in, o, false, sd == 1.0 ? &worst : &sharp, tol);
+      }
+    }
+  }
+  WARN("SIMD vs scalar over " << trial << " shapes: output " << worst.output << ", weights "
+                              << worst.weights << ", lse (rel) " << worst.lse << ", entropy "
+                              << worst.entropy << "; sd 4 inputs: output " << sharp.output
+                              << ", weights " << sharp.weights);
+}
+
+TEST_CASE("simd - causal tiles straddling several query tiles and long rows", "[simd][property]") {
+  std::mt19937 g(123);
+  Worst worst;
+  for (std::size_t t : {200u, 257u, 511u}) {
+    const Shape s{1, 1, t, t, 64, 64};
+    auto in = testing_inputs::make_qkv<float>(s, g);
+    for (int variant = 0; variant < 3; ++variant) {
+      AttentionOptions o;
+      o.shape = s;
+      o.mask.causal = variant != 1;
+      o.mask.window = variant == 2 ? 100 : 0;
+      INFO("T=" << t << " variant=" << variant);
+      compare_with_scalar(in, o, true, &worst);
+      compare_with_scalar(in, o, false, &worst);
+    }
+  }
+  WARN("SIMD vs scalar at T up to 511: output " << worst.output << ", weights " << worst.weights);
+}
+
+TEST_CASE("simd - NaN or Inf inputs and float32 overflow fall back to the scalar semantics",
+          "[simd][nonfinite]") {
+  std::mt19937 g(9);
+  const Shape s{2, 2, 33, 33, 5, 6};
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int c = 0; c < 5; ++c) {
+    auto in = testing_inputs::make_qkv<float>(s, g);
+    std::vector<std::uint8_t> pad(33, 1);
+    pad[7] = 0;
+    AttentionOptions o;
+    o.shape = s;
+    o.mask.causal = true;
+    o.mask.key_padding = pad.data();
+    o.fill = static_cast<attn::MaskFill>(c % 3);
+    switch (c) {
+      case 0:
+        in.v[7 * 6 + 2] = nan;
+        break;  // a padded key's value: must not leak
+      case 1:
+        in.q[3 * 5] = inf;
+        break;  // one query row goes NaN
+      case 2:
+        in.k[20 * 5 + 1] = nan;
+        break;  // a key seen by rows 20.. only
+      case 3:
+        in.q[4 * 5] = 1e20f, in.k[2 * 5] = 1e20f;
+        break;  // a score overflows to inf
+      case 4:
+        in.v[30 * 6] = 3e38f, in.v[31 * 6] = 3e38f;
+        break;  // values sum past FLT_MAX
+    }
+    INFO("case " << c);
+    if (attn::detail::kSimdKernels) {
+      CHECK_FALSE(attn::detail::simd_eligible(in.q.data(), in.k.data(), in.v.data(), o, 1.f));
+    }
+    Worst worst;
+    compare_with_scalar(in, o, true, &worst);
+    compare_with_scalar(in, o, false, &worst);
+  }
+}
