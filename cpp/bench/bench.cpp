@@ -78,8 +78,9 @@ double peak_gflops(float m, float c, long steps) {
   for (long s = 0; s < steps; ++s) {
 #define ATTN_STEP(i) a[i] = wasm_f32x4_add(wasm_f32x4_mul(a[i], vm), vc);
     ATTN_STEP(0)
-    ATTN_STEP(1) ATTN_STEP(2) ATTN_STEP(3) ATTN_STEP(4) ATTN_STEP(5) ATTN_STEP(6) ATTN_STEP(7)
-        ATTN_STEP(8) ATTN_STEP(9) ATTN_STEP(10) ATTN_STEP(11)
+    ATTN_STEP(1)
+    ATTN_STEP(2) ATTN_STEP(3) ATTN_STEP(4) ATTN_STEP(5) ATTN_STEP(6) ATTN_STEP(7) ATTN_STEP(8)
+        ATTN_STEP(9) ATTN_STEP(10) ATTN_STEP(11)
 #undef ATTN_STEP
   }
   const double ms = now_ms() - t0;
@@ -137,6 +138,17 @@ int main(int argc, char** argv) {
     for (std::size_t r = 0; r < reps; ++r)
       best = std::max(best, peak_gflops(0.999f, 0.001f, 20000000));
     std::printf("{\"kernel\":\"peak\",\"gflops\":%.3f}\n", best);
+    return 0;
+  }
+  if (kernel == "workspace") {  // the tiled kernel's scratch beyond Q, K, V and the output
+    std::string t_list, bytes;
+    for (std::size_t t : ts) {
+      const attn::Shape s{heads, heads, t, t, dk, dk};
+      t_list += (t_list.empty() ? "" : ",") + std::to_string(t);
+      bytes += (bytes.empty() ? "" : ",") + std::to_string(attn::tiled_workspace_bytes(s, 4));
+    }
+    std::printf("{\"kernel\":\"workspace\",\"T\":[%s],\"bytes\":[%s]}\n", t_list.c_str(),
+                bytes.c_str());
     return 0;
   }
   attn::AttentionOptions o;

@@ -105,6 +105,10 @@ class AttnError extends Error {
 
   Module['AttnError'] = AttnError;
   Module['limits'] = { memoryCap: DEFAULT_CAP };
+  // Current size of the wasm memory in bytes (it only grows).
+  Module['heapBytes'] = function () {
+    return wasmMemory.buffer.byteLength;
+  };
 
   Module['attention'] = function (q, k, v, opts) {
     if (!isObject(opts)) fail('opts', 'opts must be an object');

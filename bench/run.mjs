@@ -1,0 +1,218 @@
+// npm run bench [-- --quick]
+//
+// Times scaled dot-product attention on given Q, K, V (scores, mask, softmax, A.V; no
+// projections) for NumPy (the lessons' code, float64 and float32, on OpenBLAS), our
+// native build and our wasm builds in Node, in several interleaved rounds (each
+// process warms up first), prints medians, ratios and GFLOP/s, checks the issue's
+// targets, and writes bench/results.json (rows) and bench/results.meta.json.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const PY = '/usr/bin/python3';
+const NODE = process.execPath;
+const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
+const log = (...a) => console.log(...a);
+
+// ---------------------------------------------------------------- setup
+function sh(cmd, args, opts = {}) {
+  return execFileSync(cmd, args, { cwd: root, env, encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
+}
+function ensureOpenBlas() {
+  const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', 'libopenblas0-pthread'], { encoding: 'utf8' });
+  if (r.status === 0 && r.stdout.includes('install ok installed')) return 'installed';
+  log('libopenblas0-pthread is missing: installing it with apt-get (NumPy runs on OpenBLAS)');
+  sh('apt-get', ['install', '-y', 'libopenblas0-pthread'], { stdio: 'inherit' });
+  return 'installed now';
+}
+function build() {
+  log('building the bench drivers (native attn_bench, wasm attn_bench_wasm{,_scalar}) ...');
+  if (!fs.existsSync(path.join(root, 'build/native/CMakeCache.txt'))) sh('cmake', ['--preset', 'native']);
+  sh('cmake', ['--build', '--preset', 'native', '--target', 'attn_bench']);
+  if (!fs.existsSync(path.join(root, 'build/wasm/CMakeCache.txt'))) sh('cmake', ['--preset', 'wasm']);
+  sh('cmake', ['--build', '--preset', 'wasm', '--target', 'attn_bench', 'attn_bench_scalar', 'attn_core_js']);
+}
+
+// ---------------------------------------------------------------- jobs
+const DK = 64;
+const Ts = quick ? [256, 512, 1024, 2048] : [256, 512, 1024, 2048, 4096];
+const tiledTs = quick ? Ts : [...Ts, 8192, 16384];
+const denseTs = quick ? [1024, 2048] : [1024, 2048, 4096];
+const rounds = quick ? 3 : 5;
+const list = (a) => a.join(',');
+
+const numpyEnv = (threads) => {
+  const e = { ...env, OPENBLAS_NUM_THREADS: String(threads), OMP_NUM_THREADS: String(threads) };
+  delete e.OPENBLAS_CORETYPE; // these slow OpenBLAS on this CPU (see docs/TOOLCHAIN)
+  delete e.OPENBLAS_L2_SIZE;
+  return e;
+};
+const wasmArgs = (file) => ['--no-liftoff', '--no-experimental-fetch', path.join(root, 'build/wasm', file)];
+const jobs = [];
+for (const threads of [1, 2]) {
+  for (const [impl, dtype] of [['numpy-f64', 'float64'], ['numpy-f32', 'float32']]) {
+    jobs.push({ impl, threads, causal: true, cmd: PY,
+      args: ['bench/numpy_bench.py', '--dtype', dtype, '--T', list(Ts), '--dk', String(DK), '--causal', '1'],
+      env: numpyEnv(threads) });
+  }
+}
+const ours = (impl, file, kernel, ts, causal) => ({ impl, threads: 1, causal,
+  cmd: file ? NODE : path.join(root, 'build/native/attn_bench'),
+  args: [...(file ? wasmArgs(file) : []), '--kernel', kernel, '--T', list(ts), '--dk', String(DK),
+    '--causal', causal ? '1' : '0'],
+  env: { ...env, OPENBLAS_NUM_THREADS: '1' } });
+jobs.push(ours('native', null, 'tiled', Ts, true));
+jobs.push(ours('wasm-scalar', 'attn_bench_wasm_scalar.js', 'naive', Ts, true));
+jobs.push(ours('wasm-simd', 'attn_bench_wasm.js', 'naive', Ts, true));
+jobs.push(ours('wasm-tiled', 'attn_bench_wasm.js', 'tiled', tiledTs, true));
+jobs.push(ours('wasm-tiled', 'attn_bench_wasm.js', 'tiled', denseTs, false));
+jobs.push({ impl: 'wasm-peak', threads: 1, peak: true, cmd: NODE,
+  args: [...wasmArgs('attn_bench_wasm.js'), '--kernel', 'peak', '--reps', '3'], env });
+
+function runJob(job) {
+  const r = spawnSync(job.cmd, job.args, { cwd: root, env: job.env, encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`${job.impl}: ${job.cmd} ${job.args.join(' ')} failed:\n${r.stderr}`);
+  return r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
+// ---------------------------------------------------------------- run
+const t0 = Date.now();
+const meta = { quick, started: new Date().toISOString(), rounds, openblas: ensureOpenBlas() };
+build();
+meta.machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
+  node: process.version, platform: `${os.type()} ${os.release()}`, loadavgAtStart: os.loadavg() };
+const info = JSON.parse(sh(PY, ['bench/numpy_bench.py', '--info', '--T', ''], { env: numpyEnv(1) }).split('\n')[0]);
+meta.numpy = info.numpy;
+meta.blas = info.blas;
+log(`NumPy ${info.numpy} on ${info.blas.openblas_config ?? info.blas.loaded.join(', ')}`);
+log(`BLAS core NumPy used: ${info.blas.openblas_core ?? 'unknown (not OpenBLAS?)'}` +
+    ' (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the NumPy runs)');
+
+const samples = new Map(); // key -> [ms...]
+const peaks = [];
+const keyOf = (impl, T, causal, threads) => `${impl}|${T}|${causal}|${threads}`;
+for (let round = 0; round < rounds; round++) {
+  const order = jobs.map((_, i) => jobs[(i + round) % jobs.length]); // rotate: interleaved
+  process.stdout.write(`round ${round + 1}/${rounds} `);
+  for (const job of order) {
+    for (const row of runJob(job)) {
+      if (job.peak) peaks.push(row.gflops);
+      else {
+        const k = keyOf(job.impl, row.T, job.causal, job.threads);
+        if (!samples.has(k)) samples.set(k, []);
+        samples.get(k).push(...row.ms);
+      }
+    }
+    process.stdout.write('.');
+  }
+  log(` ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+}
+
+// ---------------------------------------------------------------- results
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const flops = (T, causal) => (causal ? 2 : 4) * T * T * DK; // causal: the half the mask allows
+const rows = [];
+for (const [k, ms] of samples) {
+  const [impl, T, causal, threads] = k.split('|');
+  const m = median(ms);
+  rows.push({ impl, T: +T, dk: DK, heads: 1, causal: causal === 'true', threads: +threads,
+    ms: +m.toFixed(3), gflops: +(flops(+T, causal === 'true') / (m * 1e6)).toFixed(2),
+    spread: [+Math.min(...ms).toFixed(3), +Math.max(...ms).toFixed(3)] });
+}
+const peak = median(peaks);
+rows.push({ impl: 'wasm-peak', T: null, dk: null, heads: null, causal: null, threads: 1, ms: null,
+  gflops: +peak.toFixed(2) });
+const get = (impl, T, causal = true, threads = 1) =>
+  rows.find((r) => r.impl === impl && r.T === T && r.causal === causal && r.threads === threads);
+
+// Memory: the tiled kernel's working memory and one large multi-head call in the browser module.
+const ws = runJob({ impl: 'workspace', cmd: path.join(root, 'build/native/attn_bench'),
+  args: ['--kernel', 'workspace', '--T', list([256, 4096, 16384, 65536]), '--dk', String(DK)], env })[0];
+meta.tiledWorkspaceBytes = ws;
+if (!quick) {
+  const createAttnCore = (await import(path.join(root, 'build/wasm/attn_core.mjs'))).default;
+  const core = await createAttnCore({ wasmBinary: fs.readFileSync(path.join(root, 'build/wasm/attn_core.wasm')) });
+  const H = 8, T = 16384;
+  const n = H * T * DK;
+  const q = new Float32Array(n), k = new Float32Array(n), v = new Float32Array(n);
+  let s = 1;
+  for (const a of [q, k, v]) for (let i = 0; i < n; i++) a[i] = ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32) - 0.5;
+  core.attention(q.subarray(0, 256 * DK), k.subarray(0, 256 * DK), v.subarray(0, 256 * DK),
+    { heads: 1, tq: 256, tk: 256, dk: DK, dv: DK, causal: true, kernel: 'tiled' }); // warm-up
+  const t1 = performance.now();
+  const r = core.attention(q, k, v, { heads: H, tq: T, tk: T, dk: DK, dv: DK, causal: true, kernel: 'tiled' });
+  meta.bigTiled = { heads: H, T, dk: DK, causal: true, ms: +(performance.now() - t1).toFixed(1),
+    heapBytes: core.heapBytes(), inputBytes: 3 * n * 4, outputBytes: r.output.length * 4,
+    finite: r.output.every(Number.isFinite), nanRows: r.nanRows };
+}
+
+// ---------------------------------------------------------------- print
+const impls = ['numpy-f64', 'numpy-f32', 'native', 'wasm-scalar', 'wasm-simd', 'wasm-tiled'];
+const fmt = (x, w = 9) => (x === undefined || x === null ? '—' : x.toFixed(x < 10 ? 2 : 1)).padStart(w);
+log(`\nMedian ms over ${rounds} interleaved rounds; causal, one head, d_k = ${DK}, one thread unless noted.`);
+log(`Machine: ${meta.machine.cpu}, ${meta.machine.cores} vCPUs, Node ${meta.machine.node}; ` +
+    'other processes may have been running (load average at start ' +
+    meta.machine.loadavgAtStart.map((x) => x.toFixed(2)).join(' ') + ').');
+const allT = [...new Set(rows.filter((r) => r.T).map((r) => r.T))].sort((a, b) => a - b);
+log('\n' + 'T'.padStart(6) + impls.map((i) => i.padStart(12)).join('') + '  np-f64 2t'.padStart(12) +
+    '  np-f32 2t'.padStart(12) + '  tiled/f32'.padStart(11) + '  simd/f32'.padStart(10));
+for (const T of allT) {
+  const cells = impls.map((i) => fmt(get(i, T)?.ms, 12)).join('');
+  const f32 = get('numpy-f32', T)?.ms;
+  const ratio = (x) => (x && f32 ? (f32 / x).toFixed(2) + '×' : '—');
+  log(String(T).padStart(6) + cells + fmt(get('numpy-f64', T, true, 2)?.ms, 12) +
+      fmt(get('numpy-f32', T, true, 2)?.ms, 12) + ratio(get('wasm-tiled', T)?.ms).padStart(11) +
+      ratio(get('wasm-simd', T)?.ms).padStart(10));
+}
+log('\nGFLOP/s (causal rows count the 2·T²·d_k flops the mask allows; non-causal 4·T²·d_k):');
+for (const T of allT) {
+  const g = (impl, c = true) => get(impl, T, c)?.gflops;
+  const dense = get('wasm-tiled', T, false);
+  log(`  T=${String(T).padStart(5)}  numpy-f32 ${fmt(g('numpy-f32'), 6)}  wasm-simd ${fmt(g('wasm-simd'), 6)}` +
+      `  wasm-tiled ${fmt(g('wasm-tiled'), 6)}` +
+      (dense ? `  non-causal wasm-tiled ${fmt(dense.gflops, 6)} (${(100 * dense.gflops / peak).toFixed(0)} % of peak, ${dense.ms} ms)` : ''));
+}
+log(`  wasm-peak (SIMD128 f32 mul+add microbenchmark): ${peak.toFixed(1)} GFLOP/s`);
+
+const T = 2048;
+const targets = [];
+const target = (name, num, den, need, unit = '×') => {
+  const v = num && den ? num / den : NaN;
+  targets.push({ name, measured: +v.toFixed(3), need, pass: v >= need });
+  log(`  ${(v >= need ? 'PASS' : 'MISS').padEnd(5)} ${name}: ${unit === '%' ? (100 * v).toFixed(0) + ' %' : v.toFixed(2) + '×'}` +
+      ` (need ≥ ${unit === '%' ? 100 * need + ' %' : need + '×'})`);
+};
+log(`\nTargets at T = ${T}, causal, one head, d_k = ${DK}, one thread:`);
+target('wasm-tiled vs numpy-f64', get('numpy-f64', T)?.ms, get('wasm-tiled', T)?.ms, 5);
+target('wasm-tiled vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-tiled', T)?.ms, 3);
+target('wasm-simd vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-simd', T)?.ms, 1.5);
+target('non-causal wasm-tiled vs wasm-peak', get('wasm-tiled', T, false)?.gflops, peak, 0.7, '%');
+meta.targets = targets;
+
+log('\nMemory:');
+const wsMax = Math.max(...ws.bytes);
+log(`  tiled kernel working memory beyond Q, K, V and output (tiled_workspace_bytes, d_k = ${DK}) at T = ` +
+    ws.T.join(', ') + `: ${ws.bytes.join(', ')} bytes — ${wsMax < 16 * 2 ** 20 ? 'PASS' : 'MISS'} (< 16 MiB at any T)`);
+if (meta.bigTiled) {
+  const b = meta.bigTiled;
+  log(`  T = ${b.T}, ${b.heads} heads, tiled, in the browser module under Node: ${b.ms} ms, wasm heap ` +
+      `${(b.heapBytes / 2 ** 20).toFixed(0)} MiB (inputs ${(b.inputBytes / 2 ** 20).toFixed(0)} MiB, output ` +
+      `${(b.outputBytes / 2 ** 20).toFixed(0)} MiB), output finite: ${b.finite}`);
+} else {
+  log('  (T = 16384 with 8 heads: skipped in --quick)');
+}
+
+meta.seconds = Math.round((Date.now() - t0) / 1000);
+fs.writeFileSync(path.join(root, 'bench/results.json'),
+  JSON.stringify(rows.map(({ spread, ...r }) => r), null, 1) + '\n');
+fs.writeFileSync(path.join(root, 'bench/results.meta.json'),
+  JSON.stringify({ ...meta, spreads: rows.filter((r) => r.spread).map((r) => ({ impl: r.impl, T: r.T, causal: r.causal, threads: r.threads, minMax: r.spread })) }, null, 1) + '\n');
+log(`\nwrote bench/results.json (${rows.length} rows) and bench/results.meta.json in ${meta.seconds} s`);
