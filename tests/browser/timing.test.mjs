@@ -62,9 +62,9 @@ test('a short sweep from a share link reports an exponent between 1.5 and 2.5', 
   console.log('sweep 64→512 (median ms):', JSON.stringify(rows), 'exponent', p,
     'tiled', await page.getByTestId('timing-exponent-tiled').getAttribute('data-value'));
   assert.ok(p >= 1.5 && p <= 2.5, `fitted exponent ${p}`);
-  // The chart, the memory panel (naive 512²·4 = 1 MiB) and the reference line are drawn.
+  // The chart, the reference line and the memory panel (naive H·T²·4 = 2 × 512² × 4 bytes = 2 MiB) are drawn.
   assert.equal(await page.locator('[data-testid="timing-chart"] .ref').count(), 1);
-  assert.match(await page.getByTestId('timing-memory').textContent(), /1\.0 MiB/);
+  assert.match(await page.getByTestId('timing-memory').textContent(), /H·T²·4\s*2\.0 MiB/);
   await page.screenshot({ path: shot('timing-desktop.png'), fullPage: true });
   assert.deepEqual(errors, []);
   await context.close();
@@ -100,6 +100,14 @@ test('the lesson preset opens the timing lab with the lesson loop settings; cont
   assert.equal(await page.getByTestId('timing-tend').inputValue(), '2048');
   assert.equal(await page.getByTestId('timing-dm').inputValue(), '512');
   assert.equal(await page.getByTestId('timing-causal').isChecked(), true);
+  assert.equal(await page.getByTestId('timing-proj-note').isVisible(), true);
+  // The lesson's loop runs through core.multiHeadAttention in the browser.
+  await runAndWait(page);
+  assert.equal(await page.getByTestId('timing-status').getAttribute('data-state'), 'done');
+  const rows = await sweepTable(page);
+  assert.deepEqual(rows.map((r) => r.t), [256, 512, 1024, 2048]);
+  console.log('lesson loop 256→2048 (median ms):', JSON.stringify(rows.map((r) => [r.t, r.ms.naive, r.ms.tiled])));
+  await page.screenshot({ path: shot('timing-lesson-preset.png'), fullPage: true });
   await page.getByTestId('timing-kernels').selectOption('tiled');
   await page.waitForFunction(() => location.hash.includes('tker=tiled'));
   // A hostile link is corrected with a notice, not obeyed.

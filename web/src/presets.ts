@@ -71,7 +71,7 @@ export const PRESETS: Preset[] = [
     title: 'Time the lesson’s loop',
     lesson: 'Lesson 2 · now watch the cost',
     blurb: 'X of width 512 projected to d_k = 64 by Wq, Wk, Wv, causal, T = 256 … 2048: the lesson’s for-loop, timed in this browser. Press Run.',
-    figure: 'Each doubling of T roughly quadruples the time: the fitted exponent is about 2.',
+    figure: 'The ratio per doubling climbs toward ×4 as T grows: the projections X·W are linear in T, the T × T scores quadratic.',
     state: { view: 'timing', tmode: 'proj', tstart: 256, tend: 2048, tdm: 512, tdk: 64, th: 1, tcausal: true, tker: 'both' },
   },
   {

@@ -189,5 +189,5 @@ export function skipText(s: Skip, kernel: TimingKernel): string {
   if (s.kind === 'memory') {
     return `${kernel}: stopped before T = ${s.t}: it would need about ${formatBytes(s.bytes)} of working memory (the ${kernel === 'naive' ? 'H·T²·4-byte weight matrix and its inputs' : 'inputs and outputs'}), over the core's ${formatBytes(s.cap)} cap.`;
   }
-  return `${kernel}: stopped before T = ${s.t}: by the ×4 rule that point would take about ${formatMs(s.predictedMs)} (warm-up and repeats), over the ${formatMs(s.budgetMs)} budget per point.`;
+  return `${kernel}: stopped before T = ${s.t}: by the ×4 rule that point would take about ${(s.predictedMs / 1000).toFixed(1)} s (warm-up and repeats), over the budget of ${Math.round(s.budgetMs / 1000)} s per point.`;
 }

@@ -13,6 +13,9 @@ type Core = Pick<AttnCore, 'multiHeadAttention'> & {
   heapBytes?: () => number;
 };
 
+const MIN_POINT_MS = 250;
+const MAX_SAMPLES = 25;
+
 function post(m: TimingMessage): void {
   (self as unknown as DedicatedWorkerGlobalScope).postMessage(m);
 }
@@ -69,12 +72,12 @@ async function run(req: TimingRunRequest): Promise<void> {
     const batch = batchSize(timeOnce(warm, kernel, 1), 10);
     let best = Infinity;
     let calm = 0;
-    while (performance.now() - start < 2000) {
+    while (performance.now() - start < 2500) {
       const ms = timeOnce(warm, kernel, batch);
       if (ms < best * 0.97) calm = 0;
       else calm++;
       best = Math.min(best, ms);
-      if (calm >= 4 && performance.now() - start > 300) break;
+      if (calm >= 8 && performance.now() - start > 1000) break;
     }
   }
   post({ kind: 'ready', heapBytes: heap(core), warmupMs: performance.now() - w0 });
@@ -111,9 +114,14 @@ async function run(req: TimingRunRequest): Promise<void> {
         for (let i = 1; i < plan.warmup; i++) est = Math.min(est, timeOnce(inputs, kernel, 1));
         const batch = batchSize(est);
         const samples: number[] = [];
-        for (let r = 0; r < plan.repeats; r++) {
-          progress((r + 1) / (plan.repeats + 1), `T = ${t}, ${kernel}: repeat ${r + 1} of ${plan.repeats}${batch > 1 ? ` (${batch} calls each)` : ''}`);
-          samples.push(timeOnce(inputs, kernel, batch));
+        // Fast points keep sampling for at least MIN_POINT_MS, so a short burst of other work on the
+        // machine cannot move their median.
+        let spent = 0;
+        for (let r = 0; r < plan.repeats || (spent < MIN_POINT_MS && r < MAX_SAMPLES); r++) {
+          progress(Math.min(1, (r + 1) / (plan.repeats + 1)), `T = ${t}, ${kernel}: repeat ${r + 1} of ${Math.max(plan.repeats, r + 1)}${batch > 1 ? ` (${batch} calls each)` : ''}`);
+          const ms = timeOnce(inputs, kernel, batch);
+          samples.push(ms);
+          spent += ms * batch;
         }
         const st = stats(samples);
         prev.set(kernel, { t, ms: st.median });

@@ -30,6 +30,8 @@ interface Sweep {
   params: SweepParams;
   points: TimingPoint[];
   notes: { text: string; kind: 'skip' | 'refused' }[];
+  /** Why a kernel has no point from some T on. */
+  stops: Map<TimingKernel, { t: number; why: string }>;
   heapBytes: number;
   startedAt: number;
 }
@@ -77,6 +79,7 @@ class TimingView implements View {
   private status = el('p', { class: 'timing-status', 'data-testid': 'timing-status', 'data-state': 'idle', 'aria-live': 'polite' });
   private caption = el('p', { class: 'timing-caption muted' });
   private notes = el('ul', { class: 'timing-notes', 'data-testid': 'timing-notes' });
+  private projNote = el('p', { class: 'timing-proj-note', 'data-testid': 'timing-proj-note' });
   private fit = el('div', { class: 'timing-fit' });
   private chart = el('div', { class: 'timing-chart' });
   private memory = el('div', { class: 'timing-memory', 'data-testid': 'timing-memory' });
@@ -120,6 +123,7 @@ class TimingView implements View {
         el('p', { class: 'lead', text: 'Each doubling of the sequence length T roughly quadruples the time: the score matrix Q Kᵀ has T × T entries. Run the sweep and measure it in this browser.' })),
       controls,
       this.caption,
+      this.projNote,
       this.notes,
       el('div', { class: 'timing-results' }, el('div', { class: 'timing-plot' }, this.fit, this.chart), this.memory),
       el('div', { class: 'table-scroll' }, this.table),
@@ -135,6 +139,7 @@ class TimingView implements View {
   render(ctx: BaseViewContext): void {
     this.ctx = ctx;
     this.syncControls(ctx.state);
+    if (!this.sweep) this.draw();
   }
 
   private syncControls(st: State): void {
@@ -180,7 +185,7 @@ class TimingView implements View {
     const st = this.ctx?.state;
     if (!st) return;
     const params = paramsOf(st);
-    this.sweep = { params, points: [], notes: [], heapBytes: NaN, startedAt: performance.now() };
+    this.sweep = { params, points: [], notes: [], stops: new Map(), heapBytes: NaN, startedAt: performance.now() };
     this.phase = 'running';
     this.statusText = 'Loading a fresh WebAssembly instance and warming it up…';
     this.progress.value = 0;
@@ -218,9 +223,11 @@ class TimingView implements View {
         break;
       case 'skip':
         sw.notes.push({ kind: 'skip', text: skipText(m.skip, m.kernel) });
+        sw.stops.set(m.kernel, { t: m.skip.t, why: m.skip.kind === 'memory' ? 'skipped: over the memory cap' : 'skipped: over the time budget' });
         break;
       case 'refused':
         sw.notes.push({ kind: 'refused', text: `${m.kernel}: the core refused T = ${m.t}: ${m.message}${m.field ? ` (field: ${m.field})` : ''}` });
+        sw.stops.set(m.kernel, { t: m.t, why: m.field === 'memory' ? 'refused by the core (memory)' : 'refused by the core' });
         break;
       case 'done': {
         sw.heapBytes = m.heapBytes;
@@ -262,8 +269,13 @@ class TimingView implements View {
     const sw = this.sweep;
     this.caption.textContent = sw ? `Sweep: ${describe(sw.params)}.` : '';
     this.caption.hidden = !sw;
+    const pp = sw?.params ?? (this.ctx ? paramsOf(this.ctx.state) : null);
+    this.projNote.hidden = pp?.mode !== 'proj';
+    if (pp?.mode === 'proj') {
+      this.projNote.textContent = `This is lesson 2’s loop: every call also multiplies X (T × ${pp.dModel}) by Wq, Wk and Wv and the result by Wo — about 4·T·${pp.dModel}·${pp.heads * pp.dk} multiply-adds, linear in T. While T is small next to d_model those projections take most of the time and a doubling costs little more than ×2; the ratio climbs toward ×4 as the T × T scores take over. Extend the sweep to larger T to watch it happen.`;
+    }
     clear(this.notes);
-    for (const n of sw?.notes ?? []) this.notes.append(el('li', { class: n.kind, text: n.text }));
+    for (const n of sw?.notes ?? []) this.notes.append(el('li', { class: `note-${n.kind}`, text: n.text }));
     this.notes.hidden = !sw || sw.notes.length === 0;
     this.drawFit();
     this.drawChart();
@@ -380,7 +392,10 @@ class TimingView implements View {
         svg.append(mark);
       }
       const last = ps[ps.length - 1];
-      labels.push({ y: y(last.stats.median), text: fk ? `${k}, p = ${fk.exponent.toFixed(2)}` : k, cls: `k-${k}` });
+      const text = fk ? `${k}, p = ${fk.exponent.toFixed(2)}` : k;
+      // A kernel that stopped early is labelled at its last point, not at the right-hand edge.
+      if (last.t === planned[planned.length - 1]) labels.push({ y: y(last.stats.median), text, cls: `k-${k}` });
+      else svg.append(s('text', { x: x(last.t) + 10, y: y(last.stats.median) + (k === 'naive' ? -8 : 18), class: `series-label k-${k}` }, text));
     }
     // Right-hand labels, pushed apart so they never overlap.
     labels.sort((a, b) => a.y - b.y);
@@ -420,7 +435,9 @@ class TimingView implements View {
     };
     this.memory.append(
       el('h4', { text: `Memory at T = ${t}${measured.length ? '' : ' (predicted)'}` }),
-      bar('naive: weight matrix H·T²·4', naive, 'k-naive', `${heads} × ${t}² × 4 bytes — quadruples per doubling`),
+      bar('naive: weight matrix H·T²·4', naive, 'k-naive', sw?.stops.has('naive') && t >= sw.stops.get('naive')!.t
+        ? `${heads} × ${t}² × 4 bytes — would be needed; the naive kernel stopped before this T`
+        : `${heads} × ${t}² × 4 bytes — quadruples per doubling`),
       bar('tiled: working set', tiled, 'k-tiled', `Q, K, V and the output, plus one ${formatBytes(tiledScratchBytes())} score tile at any T — doubles per doubling`),
       Number.isFinite(heap)
         ? bar('measured wasm heap', heap, 'heap', 'this sweep’s WebAssembly memory (it grows, never shrinks), naive and tiled together')
@@ -450,7 +467,8 @@ class TimingView implements View {
         const i = ps.findIndex((p) => p.t === t);
         const p = ps[i];
         if (!p) {
-          tr.append(el('td', { colspan: 2, class: 'muted', text: '—' }));
+          const stop = sw!.stops.get(k);
+          tr.append(el('td', { colspan: 2, class: 'muted stopped', text: stop && t >= stop.t ? stop.why : '—' }));
           continue;
         }
         heap = p.heapBytes;
