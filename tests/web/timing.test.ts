@@ -110,7 +110,9 @@ describe('timing lab: model', () => {
   });
   it('memory: H·T²·4 for the naive weights, a constant tile for the tiled kernel', () => {
     expect(scoreMatrixBytes(1, 4096)).toBe(64 * 2 ** 20);
-    expect(tiledScratchBytes()).toBe((64 * 64 + 3 * 64) * 4 + 2 * 64 * 8);
+    // attn::tiled_workspace_bytes: max(scalar tile state, SIMD tile state with a d_k × 64 Qᵀ tile).
+    expect(tiledScratchBytes(1)).toBe(Math.max((64 * 64 + 3 * 64) * 4 + 2 * 64 * 8, (64 * 1 + 64 * 64 + 6 * 64) * 4 + 4 * 64 * 8));
+    expect(tiledScratchBytes(64)).toBe((64 * 64 + 64 * 64 + 6 * 64) * 4 + 4 * 64 * 8);
     expect(tiledWorkingSet(1, 2048, 64) * 2).toBeCloseTo(tiledWorkingSet(1, 4096, 64), -5);
     expect(formatBytes(64 * 2 ** 20)).toBe('64 MiB');
   });

@@ -45,9 +45,15 @@ export function scoreMatrixBytes(heads: number, t: number): number {
   return heads * t * t * F32;
 }
 
-/** attn::tiled_workspace_bytes: one 64×64 score tile, (m, l, t) per row and two size_t per row. */
-export function tiledScratchBytes(): number {
-  return (TILE * TILE + 3 * TILE) * F32 + 2 * TILE * 8;
+/**
+ * attn::tiled_workspace_bytes (cpp/src/tiled.cpp): the larger of the scalar kernel's scratch (a
+ * 64×64 score tile, m, l, t per row, two size_t per row) and the SIMD kernel's (a transposed
+ * d_k×64 query tile, the score tile, six floats and four size_t per row). Independent of T.
+ */
+export function tiledScratchBytes(dk = 64): number {
+  const scalar = (TILE * TILE + 3 * TILE) * F32 + 2 * TILE * 8;
+  const simd = (TILE * dk + TILE * TILE + 6 * TILE) * F32 + 4 * TILE * 8;
+  return Math.max(scalar, simd);
 }
 
 /** Inputs (Q, K, V) and outputs (output, entropy, lse) of one attention call, in bytes. */
@@ -58,7 +64,7 @@ export function ioBytes(heads: number, t: number, dk: number, dv = dk): number {
 
 /** The tiled kernel's working set: inputs + output + constant scratch. Linear in T. */
 export function tiledWorkingSet(heads: number, t: number, dk: number): number {
-  return ioBytes(heads, t, dk) + tiledScratchBytes();
+  return ioBytes(heads, t, dk) + tiledScratchBytes(dk);
 }
 
 /**
@@ -67,7 +73,7 @@ export function tiledWorkingSet(heads: number, t: number, dk: number): number {
  */
 export function predictedCoreBytes(p: Pick<SweepParams, 'heads' | 'dk' | 'dModel' | 'mode'>, t: number, kernel: TimingKernel): number {
   let n = ioBytes(p.heads, t, p.dk);
-  n += kernel === 'naive' ? scoreMatrixBytes(p.heads, t) + t * F32 : tiledScratchBytes();
+  n += kernel === 'naive' ? scoreMatrixBytes(p.heads, t) + t * F32 : tiledScratchBytes(p.dk);
   if (p.mode === 'proj') {
     // X, the four weight matrices, Q/K/V projections, merged heads and the output.
     const hd = p.heads * p.dk;

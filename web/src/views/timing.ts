@@ -438,7 +438,7 @@ class TimingView implements View {
       bar('naive: weight matrix H·T²·4', naive, 'k-naive', sw?.stops.has('naive') && t >= sw.stops.get('naive')!.t
         ? `${heads} × ${t}² × 4 bytes — would be needed; the naive kernel stopped before this T`
         : `${heads} × ${t}² × 4 bytes — quadruples per doubling`),
-      bar('tiled: working set', tiled, 'k-tiled', `Q, K, V and the output, plus one ${formatBytes(tiledScratchBytes())} score tile at any T — doubles per doubling`),
+      bar('tiled: working set', tiled, 'k-tiled', `Q, K, V and the output, plus ${formatBytes(tiledScratchBytes(dk))} of tile scratch at any T — doubles per doubling`),
       Number.isFinite(heap)
         ? bar('measured wasm heap', heap, 'heap', 'this sweep’s WebAssembly memory (it grows, never shrinks), naive and tiled together')
         : el('p', { class: 'muted small', text: 'The measured wasm heap appears when a sweep runs.' }),
