@@ -42,7 +42,7 @@ const DK = 64;
 const Ts = quick ? [256, 512, 1024, 2048] : [256, 512, 1024, 2048, 4096];
 const tiledTs = quick ? Ts : [...Ts, 8192, 16384];
 const denseTs = quick ? [1024, 2048] : [1024, 2048, 4096];
-const rounds = quick ? 3 : 5;
+const rounds = quick ? 3 : 7;
 const list = (a) => a.join(',');
 
 const numpyEnv = (threads) => {
