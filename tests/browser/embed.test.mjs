@@ -2,7 +2,8 @@
 // listener, which checks origin and source, resizes it. The custom element does the same.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ensureBuilt, serve, launch, watch } from './helpers.mjs';
+import { join } from 'node:path';
+import { ensureBuilt, serve, launch, watch, SHOTS } from './helpers.mjs';
 
 let app, host, browser;
 before(async () => {
@@ -47,7 +48,7 @@ test('the copied iframe snippet auto-sizes in a host page on another origin', as
   await page.evaluate(() => window.postMessage({ type: 'attention-playground:resize', version: 1, height: 99 }, '*'));
   await page.waitForTimeout(200);
   assert.equal(await page.evaluate(() => parseFloat(document.querySelector('iframe').style.height)), h);
-  await page.screenshot({ path: 'screenshots/embed-host.png', fullPage: true });
+  await page.screenshot({ path: join(SHOTS, 'embed-host.png'), fullPage: true });
   assert.deepEqual(w.errors, []);
   await ctx.close();
 });

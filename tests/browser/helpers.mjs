@@ -4,12 +4,16 @@ import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const DIST = join(ROOT, 'dist');
+/** Where screenshots go: test-results/ by default (untracked); refresh the committed ones
+ *  with AP_SCREENSHOTS_DIR=screenshots npm run test:browser. */
+export const SHOTS = resolve(ROOT, process.env.AP_SCREENSHOTS_DIR || 'test-results/screenshots');
+mkdirSync(SHOTS, { recursive: true });
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',

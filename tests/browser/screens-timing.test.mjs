@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt, serve, launch, watch, waitReady, ROOT } from './helpers.mjs';
+import { ensureBuilt, serve, launch, watch, waitReady, ROOT, SHOTS } from './helpers.mjs';
 
 let server, browser;
 before(async () => {
@@ -18,7 +18,7 @@ after(async () => {
   await server?.close();
 });
 
-const shot = (name) => join(ROOT, 'screenshots', name);
+const shot = (name) => join(SHOTS, name);
 
 test('screenshots: desktop views, 375-px phone', async () => {
   const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
