@@ -170,7 +170,7 @@ class AttnError extends Error {
         causal: boolField(opts, 'causal', true), tokens: tokensField(opts),
       };
     } else {
-      fail('name', "unknown example '" + name + "' (expected 'induction' or 'random')");
+      fail('name', "unknown example name '" + name + "' (expected 'induction' or 'random')");
     }
     var r = unwrap(getSession().example(name, o));
     return {
@@ -185,7 +185,7 @@ class AttnError extends Error {
     var dks = opts.dks === undefined || opts.dks === null ? [16, 64, 256, 1024] : opts.dks;
     if (!Array.isArray(dks) || dks.length < 1 || dks.length > 16) fail('dks', 'dks must be an array of 1 to 16 widths');
     for (var i = 0; i < dks.length; i++) {
-      if (!Number.isInteger(dks[i]) || dks[i] < 1 || dks[i] > 8192) fail('dks', 'every dk must be an integer in 1..8192');
+      if (!Number.isInteger(dks[i]) || dks[i] < 1 || dks[i] > 8192) fail('dks', 'every entry of dks must be an integer in 1..8192');
     }
     var o = { dks: dks.slice(), keys: intField(opts, 'keys', 16, 1), queries: intField(opts, 'queries', 1000, 1), seed: intField(opts, 'seed', 0, 0) };
     var r = unwrap(getSession().entropyStudy(o));

@@ -187,7 +187,7 @@ class Session {
       st = attn::random_example(r, &ex_);
     } else {
       st = attn::Status::Invalid(
-          "name", "unknown example '" + name + "' (expected 'induction' or 'random')");
+          "name", "unknown example name '" + name + "' (expected 'induction' or 'random')");
     }
     if (!st.ok()) return error(st);
     val r = val::object();

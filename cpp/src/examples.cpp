@@ -130,13 +130,13 @@ Status entropy_study(const std::vector<std::size_t>& dks, std::size_t keys, std:
   if (queries == 0 || queries > 100000) {
     return Status::Invalid("queries", "queries must be in 1..100000");
   }
-  // At most 16 * 8192 * 4096 * 100000 < 2^56: no overflow.
-  if (dk_sum * keys * queries > kMaxEntropyStudyWork) {
-    return Status::Invalid(
-        "queries", "queries * keys * sum(dks) = " + std::to_string(dk_sum * keys * queries) +
-                       " multiply-adds is over the budget of " +
-                       std::to_string(kMaxEntropyStudyWork) +
-                       "; use fewer queries, keys or widths");
+  // At most 16 * 8192 * 4096 * 100000 < 2^56: 64-bit arithmetic (size_t is 32-bit in wasm).
+  const std::uint64_t work = std::uint64_t{dk_sum} * keys * queries;
+  if (work > kMaxEntropyStudyWork) {
+    return Status::Invalid("queries", "queries * keys * sum(dks) = " + std::to_string(work) +
+                                          " multiply-adds is over the budget of " +
+                                          std::to_string(kMaxEntropyStudyWork) +
+                                          "; use fewer queries, keys or widths");
   }
   out->clear();
   Rng rng(seed);

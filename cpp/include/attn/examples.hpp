@@ -52,7 +52,7 @@ Status random_example(RandomExampleOptions o, Example* out);
 // mean softmax entropy (nats) per row, with the 1/sqrt(d_k) scale and without it.
 // The study costs sum(dks) * keys * queries multiply-adds; a request over this budget
 // (about a second of work) is refused with field "queries", so no call can hang a tab.
-inline constexpr std::size_t kMaxEntropyStudyWork = std::size_t{1} << 30;
+inline constexpr std::uint64_t kMaxEntropyStudyWork = std::uint64_t{1} << 30;
 struct EntropyPoint {
   std::size_t dk;
   double scaled, unscaled;
