@@ -26,8 +26,11 @@ run() {  # run NAME COMMAND...
 
 run "oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_fixtures.py --check
 run "C++ tests, native (ctest)" cmake --workflow --preset native
+run "C++ tests, native ASan + UBSan (ctest)" cmake --workflow --preset native-asan
+run "fuzz smoke (libFuzzer + ASan + UBSan, 55 s)" bash tests/fuzz/smoke.sh
 run "C++ tests, wasm under Node (ctest)" cmake --workflow --preset wasm
 run "JS API of the wasm module (node --test)" node --test tests/js/
+run "soak: 10 000 calls through the wasm module (node --test)" node --test tests/soak/
 run "web unit tests (vitest)" npm run --silent test:web
 run "production build (vite)" npm run --silent build
 run "browser tests (playwright-core + Chromium)" env AP_SKIP_BUILD=1 npm run --silent test:browser
