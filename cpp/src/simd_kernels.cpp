@@ -37,6 +37,9 @@ bool tiled_kernel_simd(const float*, const float*, const float*, const Attention
 void exp_f32(const float* x, float* y, std::size_t n, bool) {
   for (std::size_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
 }
+void exp2_f32(const float* x, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = x[i] <= -127.f ? 0.f : std::exp2(x[i]);
+}
 
 #else
 
@@ -115,13 +118,32 @@ inline v128_t vexp_impl(v128_t x) {
   }
   return y;
 }
-inline v128_t vexp(v128_t x) {
-  return vexp_impl<false>(x);
+// 2^x on four lanes for x in [kMinExp2Arg, 0] (callers clamp; -inf must be clamped
+// first): n = nearest(x) by the 1.5 * 2^23 trick (the low bits of x + magic hold n),
+// r = x - n in [-0.5, 0.5] exactly, a degree-5 polynomial for 2^r (relative error
+// about 2e-7, exactly 1 at r = 0), and 2^n built in the exponent bits. At x = -127,
+// n = -127 gives exponent bits 0, so the result is exactly 0 with no select.
+constexpr float kMinExp2Arg = -127.f;
+inline v128_t vexp2_clamped(v128_t x) {
+  const v128_t magic = splat(12582912.f);  // 1.5 * 2^23
+  const v128_t t = add(x, magic);
+  const v128_t r = sub(x, sub(t, magic));
+  v128_t p = splat(1.326463767e-03f);
+  p = add(mul(p, r), splat(9.671482258e-03f));
+  p = add(mul(p, r), splat(5.550733581e-02f));
+  p = add(mul(p, r), splat(2.402224243e-01f));
+  p = add(mul(p, r), splat(6.931470037e-01f));
+  p = add(mul(p, r), splat(1.f));
+  // bits(t) = bits(magic) + n and bits(magic) << 23 == 0: (n + 127) << 23 = 2^n.
+  const v128_t two_n = wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23));
+  return mul(p, two_n);
+}
+inline v128_t vexp2(v128_t x) {  // any x <= 0, -inf included
+  return vexp2_clamped(vmax(x, splat(kMinExp2Arg)));
 }
 
-// Below this an exponent argument is clamped: exp gives exactly 0 either way, and
-// e * d stays 0 instead of 0 * -inf = NaN for masked (-inf) scores.
-constexpr float kMinExpArg = -200.f;
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2 = 0.693147180559945309f;
 
 // Qt[c][r] = scale * q[r][c] for the rows of one query tile; rows past `rows` are 0.
 void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, float* qt) {
@@ -133,8 +155,8 @@ void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, 
 }
 
 // St[jj][r] = sum_c Qt[c][r] * K[jj][c] for keys jj < J and query rows r < 16 * groups.
-void score_tile(const float* qt, std::size_t dk, const float* kt, std::size_t J, std::size_t groups,
-                float* sc) {
+__attribute__((noinline)) void score_tile(const float* qt, std::size_t dk, const float* kt,
+                                          std::size_t J, std::size_t groups, float* sc) {
   for (std::size_t g = 0; g < groups; ++g) {
     const float* qg = qt + 16 * g;
     std::size_t jj = 0;
@@ -180,8 +202,9 @@ void score_tile(const float* qt, std::size_t dk, const float* kt, std::size_t J,
 // y0 (and y1 if non-null) = scale0 * y0 + sum_{j < n} p0[j * ps] * v[j] (same for row 1):
 // a 2-row x 16-column block of accumulators over d_v, then 4-wide and scalar tails.
 // p0[j * ps]: the weight of key j for row 0 (ps = 1 row-major weights, 64 key-major).
-void accumulate_pv(const float* p0, const float* p1, std::size_t ps, const float* v, std::size_t n,
-                   std::size_t dv, float alpha0, float alpha1, float* y0, float* y1) {
+__attribute__((noinline)) void accumulate_pv(const float* p0, const float* p1, std::size_t ps,
+                                             const float* v, std::size_t n, std::size_t dv,
+                                             float alpha0, float alpha1, float* y0, float* y1) {
   const bool two = y1 != nullptr;
   if (!two) p1 = p0, y1 = y0, alpha1 = alpha0;  // duplicate work, stored once
   std::size_t c = 0;
@@ -281,6 +304,17 @@ inline bool has_pointwise(const MaskSpec& m) {
 
 }  // namespace
 
+void exp2_f32(const float* x, float* y, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) st(y + i, vexp2(ld(x + i)));
+  if (i < n) {
+    float buf[4] = {0, 0, 0, 0};
+    std::copy(x + i, x + n, buf);
+    st(buf, vexp2(ld(buf)));
+    std::copy(buf, buf + (n - i), y + i);
+  }
+}
+
 void exp_f32(const float* x, float* y, std::size_t n, bool nonpositive) {
   std::size_t i = 0;
   auto f = [nonpositive](v128_t v) {
@@ -335,6 +369,11 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
   const bool pointwise = has_pointwise(o.mask);
   const float ninf = -std::numeric_limits<float>::infinity();
   std::vector<float> qt(s.dk * kW), sc(kW * kW);
+  // Scores in base-2 units (log2 e folded into Q) so the softmax needs only exp2; kept
+  // scores must be in natural units, and then the softmax converts (u = log2 e).
+  const float qscale = o.return_scores ? scale : scale * kLog2e;
+  const float u = o.return_scores ? kLog2e : 1.f;
+  const float m_to_nat = o.return_scores ? 1.f : kLn2;
   out->diag = {};
   for (std::size_t h = 0; h < s.heads; ++h) {
     const std::size_t g = h / group;
@@ -344,7 +383,7 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
       const std::size_t rows = std::min(kW, s.tq - i0), groups = (rows + 15) / 16;
       const std::size_t row0 = h * s.tq + i0;
       float* w0 = out->weights.data() + row0 * s.tk;
-      transpose_q(q + row0 * s.dk, rows, s.dk, scale, qt.data());
+      transpose_q(q + row0 * s.dk, rows, s.dk, qscale, qt.data());
       const TileRows tr = tile_rows(o.mask, i0, rows, s.tq, s.tk);
       // 1. Scores: every key if the caller keeps them, else the keys some row may see.
       std::size_t lo = tr.lo_min, hi = tr.hi_max;
@@ -390,28 +429,32 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
         for (; j + 4 <= b; j += 4) vm = vmax(vm, ld(w + j));
         float m = hmax(vm);
         for (; j < b; ++j) m = std::max(m, w[j]);
-        // e = exp(s - m), l = sum e, t = sum e (s - m): entropy = ln l - t / l.
-        const v128_t mv = splat(m), dmin = splat(kMinExpArg);
+        // e = 2^d with d = u (s - m) in base-2 units, l = sum e, t = sum e d:
+        // entropy = ln l - ln 2 * t / l, lse = m + ln l (m back in natural units).
+        const v128_t mv = splat(m), uv = splat(u), dmin = splat(kMinExp2Arg);
         v128_t vl = splat(0.f), vt = vl;
         for (j = a; j + 4 <= b; j += 4) {
-          const v128_t d = vmax(sub(ld(w + j), mv), dmin), e = vexp(d);
+          const v128_t d = vmax(mul(sub(ld(w + j), mv), uv), dmin), e = vexp2_clamped(d);
           st(w + j, e);
           vl = add(vl, e);
           vt = add(vt, mul(e, d));
         }
-        float l = hsum(vl), t = hsum(vt);
-        for (; j < b; ++j) {
-          const float d = std::max(w[j] - m, kMinExpArg), e = std::exp(d);
-          w[j] = e;
-          l += e;
-          t += e * d;
+        if (j < b) {  // the last 1-3 keys through the same exp2, zero-padded
+          alignas(16) float buf[4] = {ninf, ninf, ninf, ninf};
+          std::copy(w + j, w + b, buf);
+          const v128_t d = vmax(mul(sub(ld(buf), mv), uv), dmin), e = vexp2_clamped(d);
+          st(buf, e);
+          std::copy(buf, buf + (b - j), w + j);
+          vl = add(vl, e);
+          vt = add(vt, mul(e, d));
         }
+        const float l = hsum(vl), t = hsum(vt);
         const float inv = 1.f / l;
         const v128_t vinv = splat(inv);
         for (j = a; j + 4 <= b; j += 4) st(w + j, mul(ld(w + j), vinv));
         for (; j < b; ++j) w[j] *= inv;
-        out->lse.data()[row] = m + std::log(l);
-        out->entropy.data()[row] = std::log(l) - t * inv;
+        out->lse.data()[row] = m * m_to_nat + std::log(l);
+        out->entropy.data()[row] = std::log(l) - kLn2 * t * inv;
       }
       // 3. output = weights . V over the union of each row pair's key ranges.
       for (std::size_t r = 0; r < rows;) {
@@ -452,7 +495,7 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
       const std::size_t rows = std::min(kW, s.tq - i0), groups = (rows + 15) / 16;
       const std::size_t quads = (rows + 3) / 4, row0 = h * s.tq + i0;
       float* yt = out->output.data() + row0 * s.dv;
-      transpose_q(q + row0 * s.dk, rows, s.dk, scale, qt.data());
+      transpose_q(q + row0 * s.dk, rows, s.dk, scale * kLog2e, qt.data());
       const TileRows tr = tile_rows(o.mask, i0, rows, s.tq, s.tk);
       std::fill(yt, yt + rows * s.dv, 0.f);
       for (std::size_t r = 0; r < kW; ++r) {
@@ -487,8 +530,9 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
             }
           }
         }
-        // Online softmax, four rows per vector: new maximum, rescale factor
-        // alpha = exp(m_old - m_new) for what was summed so far, then e = exp(s - m).
+        // Online softmax, four rows per vector, in base-2 units (log2 e is folded into
+        // Qt): new maximum, rescale factor alpha = 2^(m_old - m_new) for what was
+        // summed so far, then e = 2^(s - m).
         for (std::size_t x = 0; x < quads; ++x) {
           v128_t mx = splat(ninf);
           for (std::size_t jj = 0; jj < J; ++jj) mx = vmax(mx, ld(sc.data() + jj * kW + 4 * x));
@@ -496,16 +540,16 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
           const v128_t m_new = vmax(m_old, mx);
           const v128_t seen = wasm_f32x4_gt(l_old, splat(0.f));  // then m_old is finite
           const v128_t diff = wasm_v128_bitselect(sub(m_old, m_new), splat(0.f), seen);
-          const v128_t a = vexp(diff);  // exactly 1 where the maximum did not move
+          const v128_t a = vexp2(diff);  // exactly 1 where the maximum did not move
           v128_t tn = mul(a, add(t_old, mul(l_old, diff)));
           v128_t ln = mul(l_old, a);
           const v128_t m_safe =
               wasm_v128_bitselect(splat(0.f), m_new, wasm_f32x4_eq(m_new, splat(ninf)));
-          const v128_t dmin = splat(kMinExpArg);
+          const v128_t dmin = splat(kMinExp2Arg);
           v128_t ls = splat(0.f), ts = ls;
           for (std::size_t jj = 0; jj < J; ++jj) {
             float* p = sc.data() + jj * kW + 4 * x;
-            const v128_t d = vmax(sub(ld(p), m_safe), dmin), e = vexp(d);
+            const v128_t d = vmax(sub(ld(p), m_safe), dmin), e = vexp2_clamped(d);
             st(p, e);
             ls = add(ls, e);
             ts = add(ts, mul(e, d));
@@ -528,7 +572,8 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
                         pair ? alpha[r + 1] : 1.f, y, pair ? y + s.dv : nullptr);
         }
       }
-      // Finish each row: normalise; lse = m + ln l; entropy = ln l - t / l.
+      // Finish each row: normalise; back in natural units (m and t are base 2):
+      // lse = m ln 2 + ln l; entropy = ln l - ln 2 * t / l.
       for (std::size_t r = 0; r < rows; ++r) {
         const std::size_t row = row0 + r;
         float* y = yt + r * s.dv;
@@ -541,8 +586,8 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
         }
         const float inv = 1.f / l[r];
         for (std::size_t c = 0; c < s.dv; ++c) y[c] *= inv;
-        out->lse.data()[row] = m[r] + std::log(l[r]);
-        out->entropy.data()[row] = std::log(l[r]) - t[r] * inv;
+        out->lse.data()[row] = m[r] * kLn2 + std::log(l[r]);
+        out->entropy.data()[row] = std::log(l[r]) - kLn2 * t[r] * inv;
       }
     }
   }

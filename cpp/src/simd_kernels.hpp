@@ -55,4 +55,8 @@ std::size_t simd_scratch_floats(std::size_t dk);
 // accuracy tests. nonpositive: the kernels' short form, valid for x <= 0 (and -inf).
 void exp_f32(const float* x, float* y, std::size_t n, bool nonpositive = false);
 
+// y[i] = 2^x[i] for x[i] <= 0 (and -inf) with the kernels' exp2 (std::exp2 when SIMD
+// is off): relative error about 2e-7, exactly 1 at 0, exactly 0 below -127.
+void exp2_f32(const float* x, float* y, std::size_t n);
+
 }  // namespace attn::detail

@@ -150,6 +150,38 @@ TEST_CASE("simd - vectorised exp is within 2 ulp of exp and exact at the edges",
   CHECK(one == 1.f);  // exp(0) is exactly 1: the online rescale factor of an unchanged maximum
 }
 
+TEST_CASE("simd - the kernels' exp2 is within 4e-7 relative of 2^x and exact at the edges",
+          "[simd][exp]") {
+  std::vector<float> x;
+  for (double t = -140; t <= 0; t += 0.00731) x.push_back(static_cast<float>(t));
+  for (float t = -1e-3f; t <= 0.f; t += 1.7e-6f) x.push_back(t);
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> edge = {0.f,         -0.f,   -inf,    -0.5f,   -0.4999999f,
+                                   -0.5000001f, -1.f,   -125.9f, -126.1f, -127.f,
+                                   -127.4f,     -128.f, -200.f,  -1e30f};
+  x.insert(x.end(), edge.begin(), edge.end());
+  std::vector<float> y(x.size());
+  attn::detail::exp2_f32(x.data(), y.data(), x.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double r = std::exp2(static_cast<double>(x[i]));
+    INFO("x = " << x[i] << " exp2 = " << y[i] << " exact " << r);
+    CHECK(y[i] >= 0.f);
+    if (x[i] <= -127.f) {
+      CHECK(y[i] == 0.f);  // masked keys and underflow give exactly 0
+    } else if (r < std::numeric_limits<float>::min()) {
+      CHECK(y[i] <= std::numeric_limits<float>::min());  // denormal range: near 0
+    } else {
+      const double rel = std::abs(y[i] - r) / r;
+      CHECK(rel <= 4e-7);
+      worst = std::max(worst, rel);
+    }
+    if (x[i] == 0.f) CHECK(y[i] == 1.f);  // the rescale factor of an unchanged maximum
+  }
+  WARN("exp2 max relative error " << worst << " (SIMD compiled in: " << attn::detail::kSimdKernels
+                                  << ")");
+}
+
 TEST_CASE("simd - naive and tiled equal the scalar kernels for odd sizes and every option",
           "[simd][property]") {
   std::mt19937 g(77);

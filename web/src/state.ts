@@ -219,6 +219,7 @@ export function normalizeState(input: State): { state: State; notices: string[] 
       n.push(`scale: ${s.scale} is outside 0…${LIMITS.maxScale}; using ${c}`);
       s.scale = c;
     }
+    if (s.scale === 0) s.scale = 0; // -0 would encode as "0" and come back as +0
   }
   if (!(VIEWS as readonly string[]).includes(s.view)) {
     n.push(`view “${brief(s.view)}” is unknown; showing the heads`);
@@ -285,7 +286,7 @@ function clampNumber(
     notices.push(`${label}: ${x} is outside ${lo}…${hi}; using ${c}`);
     return c;
   }
-  return x;
+  return x === 0 ? 0 : x; // never -0: it encodes as "0" and would not round-trip
 }
 
 /** A value shortened for a notice, so hostile input cannot flood the page. */
