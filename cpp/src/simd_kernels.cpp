@@ -199,12 +199,28 @@ __attribute__((noinline)) void score_tile(const float* qt, std::size_t dk, const
   }
 }
 
-// y0 (and y1 if non-null) = scale0 * y0 + sum_{j < n} p0[j * ps] * v[j] (same for row 1):
-// a 2-row x 16-column block of accumulators over d_v, then 4-wide and scalar tails.
-// p0[j * ps]: the weight of key j for row 0 (ps = 1 row-major weights, 64 key-major).
-__attribute__((noinline)) void accumulate_pv(const float* p0, const float* p1, std::size_t ps,
-                                             const float* v, std::size_t n, std::size_t dv,
-                                             float alpha0, float alpha1, float* y0, float* y1) {
+// One step of the 2-row x 16-column block: a += x * v[0..16), b += y * v[0..16).
+#define ATTN_PV_STEP(pa, pb, vj)                                                        \
+  do {                                                                                  \
+    const v128_t x = bcast(pa), y = bcast(pb);                                          \
+    const v128_t v0 = ld(vj), v1 = ld((vj) + 4), v2 = ld((vj) + 8), v3 = ld((vj) + 12); \
+    a0 = add(a0, mul(x, v0));                                                           \
+    a1 = add(a1, mul(x, v1));                                                           \
+    a2 = add(a2, mul(x, v2));                                                           \
+    a3 = add(a3, mul(x, v3));                                                           \
+    b0 = add(b0, mul(y, v0));                                                           \
+    b1 = add(b1, mul(y, v1));                                                           \
+    b2 = add(b2, mul(y, v2));                                                           \
+    b3 = add(b3, mul(y, v3));                                                           \
+  } while (0)
+
+// y0 (and y1 if non-null) = alpha0 * y0 + sum_{j < n} p0[j * PS] * v[j] (same for row 1):
+// a 2-row x 16-column block of accumulators over d_v (keys unrolled by 2, pointers
+// stepped so V8 needs no index arithmetic), then 4-wide and scalar tails.
+// p0[j * PS]: the weight of key j for row 0 (PS = 1 row-major weights, 64 key-major).
+template <std::size_t PS>
+void accumulate_pv_impl(const float* p0, const float* p1, const float* v, std::size_t n,
+                        std::size_t dv, float alpha0, float alpha1, float* y0, float* y1) {
   const bool two = y1 != nullptr;
   if (!two) p1 = p0, y1 = y0, alpha1 = alpha0;  // duplicate work, stored once
   std::size_t c = 0;
@@ -214,19 +230,11 @@ __attribute__((noinline)) void accumulate_pv(const float* p0, const float* p1, s
            a3 = mul(ld(y0 + c + 12), s0);
     v128_t b0 = mul(ld(y1 + c), s1), b1 = mul(ld(y1 + c + 4), s1), b2 = mul(ld(y1 + c + 8), s1),
            b3 = mul(ld(y1 + c + 12), s1);
-    for (std::size_t j = 0; j < n; ++j) {
-      const float* vj = v + j * dv + c;
-      const v128_t x = bcast(p0 + j * ps), y = bcast(p1 + j * ps);
-      const v128_t v0 = ld(vj), v1 = ld(vj + 4), v2 = ld(vj + 8), v3 = ld(vj + 12);
-      a0 = add(a0, mul(x, v0));
-      a1 = add(a1, mul(x, v1));
-      a2 = add(a2, mul(x, v2));
-      a3 = add(a3, mul(x, v3));
-      b0 = add(b0, mul(y, v0));
-      b1 = add(b1, mul(y, v1));
-      b2 = add(b2, mul(y, v2));
-      b3 = add(b3, mul(y, v3));
-    }
+    const float *pa = p0, *pb = p1, *vj = v + c;
+    const float* const pend = p0 + n * PS;
+    // Not unrolled: LLVM would hoist the loads of later steps, which V8 then spills.
+#pragma clang loop unroll(disable)
+    for (; pa != pend; pa += PS, pb += PS, vj += dv) ATTN_PV_STEP(pa, pb, vj);
     if (two) st(y1 + c, b0), st(y1 + c + 4, b1), st(y1 + c + 8, b2), st(y1 + c + 12, b3);
     st(y0 + c, a0), st(y0 + c + 4, a1), st(y0 + c + 8, a2), st(y0 + c + 12, a3);
   }
@@ -234,8 +242,8 @@ __attribute__((noinline)) void accumulate_pv(const float* p0, const float* p1, s
     v128_t a = mul(ld(y0 + c), splat(alpha0)), b = mul(ld(y1 + c), splat(alpha1));
     for (std::size_t j = 0; j < n; ++j) {
       const v128_t vj = ld(v + j * dv + c);
-      a = add(a, mul(bcast(p0 + j * ps), vj));
-      b = add(b, mul(bcast(p1 + j * ps), vj));
+      a = add(a, mul(bcast(p0 + j * PS), vj));
+      b = add(b, mul(bcast(p1 + j * PS), vj));
     }
     if (two) st(y1 + c, b);
     st(y0 + c, a);
@@ -243,13 +251,66 @@ __attribute__((noinline)) void accumulate_pv(const float* p0, const float* p1, s
   for (; c < dv; ++c) {
     float a = y0[c] * alpha0, b = y1[c] * alpha1;
     for (std::size_t j = 0; j < n; ++j) {
-      a += p0[j * ps] * v[j * dv + c];
-      b += p1[j * ps] * v[j * dv + c];
+      a += p0[j * PS] * v[j * dv + c];
+      b += p1[j * PS] * v[j * dv + c];
     }
     if (two) y1[c] = b;
     y0[c] = a;
   }
 }
+#undef ATTN_PV_STEP
+
+// Both kernels call this one function: a function with a single caller would be inlined
+// by binaryen whatever clang was told, and in the kernels' large bodies V8 then spills
+// the accumulators.
+__attribute__((noinline)) void accumulate_pv(const float* p0, const float* p1, std::size_t ps,
+                                             const float* v, std::size_t n, std::size_t dv,
+                                             float alpha0, float alpha1, float* y0, float* y1) {
+  if (ps == 1) {
+    accumulate_pv_impl<1>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
+  } else {
+    accumulate_pv_impl<kW>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
+  }
+}
+
+// The tiled kernel's online softmax over one key-major score tile (J keys x 4 * quads
+// rows, stride kW), four rows per vector, in base-2 units (log2 e is folded into Qt):
+// new maximum, rescale factor alpha = 2^(m_old - m_new) for what was summed so far,
+// then e = 2^(s - m) in place, l += sum e, t += sum e (s - m).
+void online_softmax_impl(float* sc, std::size_t J, std::size_t quads, float* m, float* l, float* t,
+                         float* alpha) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  for (std::size_t x = 0; x < quads; ++x) {
+    float* const col = sc + 4 * x;
+    v128_t mx = splat(ninf);
+    for (std::size_t jj = 0; jj < J; ++jj) mx = vmax(mx, ld(col + jj * kW));
+    const v128_t m_old = ld(m + 4 * x), l_old = ld(l + 4 * x), t_old = ld(t + 4 * x);
+    const v128_t m_new = vmax(m_old, mx);
+    const v128_t seen = wasm_f32x4_gt(l_old, splat(0.f));  // then m_old is finite
+    const v128_t diff = wasm_v128_bitselect(sub(m_old, m_new), splat(0.f), seen);
+    const v128_t a = vexp2(diff);  // exactly 1 where the maximum did not move
+    const v128_t tn = mul(a, add(t_old, mul(l_old, diff)));
+    const v128_t ln = mul(l_old, a);
+    const v128_t m_safe = wasm_v128_bitselect(splat(0.f), m_new, wasm_f32x4_eq(m_new, splat(ninf)));
+    const v128_t dmin = splat(kMinExp2Arg);
+    v128_t ls = splat(0.f), ts = ls;
+    float* const end = col + J * kW;
+    for (float* p = col; p != end; p += kW) {
+      const v128_t d = vmax(sub(ld(p), m_safe), dmin), e = vexp2_clamped(d);
+      st(p, e);
+      ls = add(ls, e);
+      ts = add(ts, mul(e, d));
+    }
+    st(m + 4 * x, m_new);
+    st(l + 4 * x, add(ln, ls));
+    st(t + 4 * x, add(tn, ts));
+    st(alpha + 4 * x, a);
+  }
+}
+// Called through a pointer: binaryen inlines a function with a single caller whatever
+// clang was told, and inside the kernel's large body V8 spills the exp2 constants.
+void (*volatile online_softmax)(float*, std::size_t, std::size_t, float*, float*, float*,
+                                float*) = online_softmax_impl;
 
 // Copies the key-major score tile into row-major rows: dst[r * ld + jj] = sc[jj][r].
 void store_transposed(const float* sc, std::size_t rows, std::size_t J, float* dst,
@@ -530,35 +591,7 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
             }
           }
         }
-        // Online softmax, four rows per vector, in base-2 units (log2 e is folded into
-        // Qt): new maximum, rescale factor alpha = 2^(m_old - m_new) for what was
-        // summed so far, then e = 2^(s - m).
-        for (std::size_t x = 0; x < quads; ++x) {
-          v128_t mx = splat(ninf);
-          for (std::size_t jj = 0; jj < J; ++jj) mx = vmax(mx, ld(sc.data() + jj * kW + 4 * x));
-          const v128_t m_old = ld(m + 4 * x), l_old = ld(l + 4 * x), t_old = ld(t + 4 * x);
-          const v128_t m_new = vmax(m_old, mx);
-          const v128_t seen = wasm_f32x4_gt(l_old, splat(0.f));  // then m_old is finite
-          const v128_t diff = wasm_v128_bitselect(sub(m_old, m_new), splat(0.f), seen);
-          const v128_t a = vexp2(diff);  // exactly 1 where the maximum did not move
-          v128_t tn = mul(a, add(t_old, mul(l_old, diff)));
-          v128_t ln = mul(l_old, a);
-          const v128_t m_safe =
-              wasm_v128_bitselect(splat(0.f), m_new, wasm_f32x4_eq(m_new, splat(ninf)));
-          const v128_t dmin = splat(kMinExp2Arg);
-          v128_t ls = splat(0.f), ts = ls;
-          for (std::size_t jj = 0; jj < J; ++jj) {
-            float* p = sc.data() + jj * kW + 4 * x;
-            const v128_t d = vmax(sub(ld(p), m_safe), dmin), e = vexp2_clamped(d);
-            st(p, e);
-            ls = add(ls, e);
-            ts = add(ts, mul(e, d));
-          }
-          st(m + 4 * x, m_new);
-          st(l + 4 * x, add(ln, ls));
-          st(t + 4 * x, add(tn, ts));
-          st(alpha + 4 * x, a);
-        }
+        online_softmax(sc.data(), J, quads, m, l, t, alpha);
         // y = alpha * y + P . V_tile, two rows at a time, over the keys the pair may see.
         for (std::size_t r = 0; r < rows; r += 2) {
           const bool pair = r + 1 < rows;
