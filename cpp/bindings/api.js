@@ -39,6 +39,13 @@ class AttnError extends Error {
     if (x < min || x > MAX_DIM) fail(name, name + ' must be between ' + min + ' and ' + MAX_DIM + ' (got ' + x + ')');
     return x;
   }
+  // Seeds are any whole number a double holds exactly (the page uses uint32 seeds).
+  function seedField(o) {
+    var x = o.seed;
+    if (x === undefined || x === null) return 0;
+    if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) fail('seed', 'seed must be a whole number from 0 to 2^53 - 1 (got ' + String(x) + ')');
+    return x;
+  }
   function boolField(o, name, def) {
     var x = o[name];
     if (x === undefined || x === null) return def;
@@ -164,7 +171,7 @@ class AttnError extends Error {
     } else if (name === 'random') {
       var heads = intField(opts, 'heads', 1, 1);
       o = {
-        seed: intField(opts, 'seed', 0, 0),
+        seed: seedField(opts),
         t: intField(opts, 't', 6, 1), dModel: intField(opts, 'dModel', 8, 1), heads: heads,
         kvHeads: intField(opts, 'kvHeads', heads, 1), dk: intField(opts, 'dk', 0, 1), dv: intField(opts, 'dv', 0, 1),
         causal: boolField(opts, 'causal', true), tokens: tokensField(opts),
@@ -187,7 +194,7 @@ class AttnError extends Error {
     for (var i = 0; i < dks.length; i++) {
       if (!Number.isInteger(dks[i]) || dks[i] < 1 || dks[i] > 8192) fail('dks', 'every entry of dks must be an integer in 1..8192');
     }
-    var o = { dks: dks.slice(), keys: intField(opts, 'keys', 16, 1), queries: intField(opts, 'queries', 1000, 1), seed: intField(opts, 'seed', 0, 0) };
+    var o = { dks: dks.slice(), keys: intField(opts, 'keys', 16, 1), queries: intField(opts, 'queries', 1000, 1), seed: seedField(opts) };
     var r = unwrap(getSession().entropyStudy(o));
     return { dk: r.dk, scaled: r.scaled, unscaled: r.unscaled, ceiling: r.ceiling };
   };

@@ -93,7 +93,7 @@ describe('URL codec: properties', () => {
       win: anyNum,
       pad: fc.array(fc.integer({ min: 0, max: 300 }), { maxLength: 20 }),
       fill: fc.constantFrom('neg_inf', 'finite', 'zero'),
-      scale: fc.oneof(fc.constantFrom('sqrt', 'none'), fc.double({ min: 0, max: LIMITS.maxScale, noNaN: true })),
+      scale: fc.oneof(fc.constantFrom('sqrt', 'none'), fc.double({ min: 0, max: LIMITS.maxScale, noNaN: true }) /* 0…minScale is clamped up */),
       view: fc.constantFrom('heads', 'mask', 'scale', 'output', 'timing', 'nope'),
       head: anyNum,
     })

@@ -30,7 +30,7 @@ describe('URL codec: round trips', () => {
     ['fill zero', { fill: 'zero' }],
     ['scale none', { scale: 'none' }],
     ['scale custom', { scale: 0.125 }],
-    ['scale zero', { scale: 0 }],
+    ['scale smallest', { scale: 0.001 }],
     ['view', { view: 'mask' }],
     ['view output', { view: 'output' }],
     ['view scale', { view: 'scale' }],

@@ -70,7 +70,7 @@ export function createControls(onChange: (p: Patch) => void): Controls {
     const r = el('input', { type: 'radio', name: scaleName, value: m, id: id('sc') });
     return r;
   });
-  const custom = el('input', { type: 'number', min: 0, max: LIMITS.maxScale, step: 'any', inputmode: 'decimal', 'aria-label': 'custom scale' });
+  const custom = el('input', { type: 'number', min: LIMITS.minScale, max: LIMITS.maxScale, step: 'any', inputmode: 'decimal', 'aria-label': 'custom scale' });
   scaleModes.forEach((r) =>
     r.addEventListener('change', () => {
       if (!r.checked) return;

@@ -306,7 +306,10 @@ copyEmbed.addEventListener('click', () => {
 
 window.addEventListener('hashchange', () => {
   const d = decodeHash(location.hash);
-  if (statesEqual(d.state, state)) return;
+  if (statesEqual(d.state, state)) {
+    showNotices(d.notices); // a link that changes nothing may still have had parts ignored
+    return;
+  }
   showNotices(d.notices);
   notices.hidden = d.notices.length === 0;
   setState(d.state, 'hash');

@@ -57,6 +57,8 @@ export const LIMITS = {
   maxDk: 1024,
   maxSharp: 100,
   maxScale: 1000,
+  /** The core needs a positive scale (0 would make every score 0; it refuses it). */
+  minScale: 0.001,
   maxSeed: 0xffffffff,
   /** A longer hash is not parsed at all. */
   maxHashLength: 32 * 1024,
@@ -214,12 +216,11 @@ export function normalizeState(input: State): { state: State; notices: string[] 
     if (typeof s.scale !== 'number' || !Number.isFinite(s.scale)) {
       n.push('scale: not a number; using 1/√d_k');
       s.scale = 'sqrt';
-    } else if (s.scale < 0 || s.scale > LIMITS.maxScale) {
-      const c = Math.min(Math.max(s.scale, 0), LIMITS.maxScale);
-      n.push(`scale: ${s.scale} is outside 0…${LIMITS.maxScale}; using ${c}`);
+    } else if (s.scale < LIMITS.minScale || s.scale > LIMITS.maxScale) {
+      const c = Math.min(Math.max(s.scale, LIMITS.minScale), LIMITS.maxScale);
+      n.push(`scale: ${s.scale} is outside ${LIMITS.minScale}…${LIMITS.maxScale}; using ${c}`);
       s.scale = c;
     }
-    if (s.scale === 0) s.scale = 0; // -0 would encode as "0" and come back as +0
   }
   if (!(VIEWS as readonly string[]).includes(s.view)) {
     n.push(`view “${brief(s.view)}” is unknown; showing the heads`);
