@@ -164,10 +164,12 @@ __attribute__((noinline)) void score_tile(const float* qt, std::size_t dk, const
       const float* k0 = kt + jj * dk;
       const float* k1 = k0 + dk;
       v128_t a0 = splat(0.f), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-      for (std::size_t c = 0; c < dk; ++c) {
-        const float* qc = qg + c * kW;
+      const float *qc = qg, *x0 = k0, *x1 = k1;
+      // Pointers stepped, not unrolled: LLVM would hoist later loads and V8 spill them.
+#pragma clang loop unroll(disable)
+      for (; x0 != k1; ++x0, ++x1, qc += kW) {
         const v128_t q0 = ld(qc), q1 = ld(qc + 4), q2 = ld(qc + 8), q3 = ld(qc + 12);
-        const v128_t x = bcast(k0 + c), y = bcast(k1 + c);
+        const v128_t x = bcast(x0), y = bcast(x1);
         a0 = add(a0, mul(q0, x));
         a1 = add(a1, mul(q1, x));
         a2 = add(a2, mul(q2, x));
@@ -282,8 +284,9 @@ void online_softmax_impl(float* sc, std::size_t J, std::size_t quads, float* m, 
   const float ninf = -std::numeric_limits<float>::infinity();
   for (std::size_t x = 0; x < quads; ++x) {
     float* const col = sc + 4 * x;
+    float* const end = col + J * kW;
     v128_t mx = splat(ninf);
-    for (std::size_t jj = 0; jj < J; ++jj) mx = vmax(mx, ld(col + jj * kW));
+    for (float* p = col; p != end; p += kW) mx = vmax(mx, ld(p));
     const v128_t m_old = ld(m + 4 * x), l_old = ld(l + 4 * x), t_old = ld(t + 4 * x);
     const v128_t m_new = vmax(m_old, mx);
     const v128_t seen = wasm_f32x4_gt(l_old, splat(0.f));  // then m_old is finite
@@ -294,7 +297,6 @@ void online_softmax_impl(float* sc, std::size_t J, std::size_t quads, float* m, 
     const v128_t m_safe = wasm_v128_bitselect(splat(0.f), m_new, wasm_f32x4_eq(m_new, splat(ninf)));
     const v128_t dmin = splat(kMinExp2Arg);
     v128_t ls = splat(0.f), ts = ls;
-    float* const end = col + J * kW;
     for (float* p = col; p != end; p += kW) {
       const v128_t d = vmax(sub(ld(p), m_safe), dmin), e = vexp2_clamped(d);
       st(p, e);
@@ -311,6 +313,45 @@ void online_softmax_impl(float* sc, std::size_t J, std::size_t quads, float* m, 
 // clang was told, and inside the kernel's large body V8 spills the exp2 constants.
 void (*volatile online_softmax)(float*, std::size_t, std::size_t, float*, float*, float*,
                                 float*) = online_softmax_impl;
+
+// The naive kernel's softmax of one row's n allowed scores w[0..n) (-inf where a
+// pointwise mask forbids), in place: m = max, e = 2^d with d = u (s - m) in base-2 units
+// (u = log2 e for natural-unit scores, 1 when log2 e is folded into Q), l = sum e,
+// t = sum e d; then w = e / l.
+void softmax_row_impl(float* w, std::size_t n, float u, float* m_out, float* l_out, float* t_out) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  float* const end4 = w + (n & ~std::size_t(3));
+  v128_t vm0 = splat(ninf), vm1 = vm0;
+  float* p = w;
+  for (; p + 8 <= end4; p += 8) vm0 = vmax(vm0, ld(p)), vm1 = vmax(vm1, ld(p + 4));
+  if (p != end4) vm0 = vmax(vm0, ld(p));
+  float m = hmax(vmax(vm0, vm1));
+  for (p = end4; p != w + n; ++p) m = std::max(m, *p);
+  const v128_t mv = splat(m), uv = splat(u), dmin = splat(kMinExp2Arg);
+  v128_t vl = splat(0.f), vt = vl;
+  for (p = w; p != end4; p += 4) {
+    const v128_t d = vmax(mul(sub(ld(p), mv), uv), dmin), e = vexp2_clamped(d);
+    st(p, e);
+    vl = add(vl, e);
+    vt = add(vt, mul(e, d));
+  }
+  if (end4 != w + n) {  // the last 1-3 keys through the same exp2, -inf padded
+    alignas(16) float buf[4] = {ninf, ninf, ninf, ninf};
+    std::copy(end4, w + n, buf);
+    const v128_t d = vmax(mul(sub(ld(buf), mv), uv), dmin), e = vexp2_clamped(d);
+    st(buf, e);
+    std::copy(buf, buf + (w + n - end4), end4);
+    vl = add(vl, e);
+    vt = add(vt, mul(e, d));
+  }
+  const float l = hsum(vl);
+  const v128_t vinv = splat(1.f / l);
+  for (p = w; p != end4; p += 4) st(p, mul(ld(p), vinv));
+  for (; p != w + n; ++p) *p *= 1.f / l;
+  *m_out = m, *l_out = l, *t_out = hsum(vt);
+}
+// Through a pointer, as online_softmax.
+void (*volatile softmax_row)(float*, std::size_t, float, float*, float*, float*) = softmax_row_impl;
 
 // Copies the key-major score tile into row-major rows: dst[r * ld + jj] = sc[jj][r].
 void store_transposed(const float* sc, std::size_t rows, std::size_t J, float* dst,
@@ -485,35 +526,9 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
           continue;
         }
         std::fill(y, y + s.dv, 0.f);
-        v128_t vm = splat(ninf);
-        std::size_t j = a;
-        for (; j + 4 <= b; j += 4) vm = vmax(vm, ld(w + j));
-        float m = hmax(vm);
-        for (; j < b; ++j) m = std::max(m, w[j]);
-        // e = 2^d with d = u (s - m) in base-2 units, l = sum e, t = sum e d:
-        // entropy = ln l - ln 2 * t / l, lse = m + ln l (m back in natural units).
-        const v128_t mv = splat(m), uv = splat(u), dmin = splat(kMinExp2Arg);
-        v128_t vl = splat(0.f), vt = vl;
-        for (j = a; j + 4 <= b; j += 4) {
-          const v128_t d = vmax(mul(sub(ld(w + j), mv), uv), dmin), e = vexp2_clamped(d);
-          st(w + j, e);
-          vl = add(vl, e);
-          vt = add(vt, mul(e, d));
-        }
-        if (j < b) {  // the last 1-3 keys through the same exp2, zero-padded
-          alignas(16) float buf[4] = {ninf, ninf, ninf, ninf};
-          std::copy(w + j, w + b, buf);
-          const v128_t d = vmax(mul(sub(ld(buf), mv), uv), dmin), e = vexp2_clamped(d);
-          st(buf, e);
-          std::copy(buf, buf + (b - j), w + j);
-          vl = add(vl, e);
-          vt = add(vt, mul(e, d));
-        }
-        const float l = hsum(vl), t = hsum(vt);
+        float m, l, t;
+        softmax_row(w + a, b - a, u, &m, &l, &t);
         const float inv = 1.f / l;
-        const v128_t vinv = splat(inv);
-        for (j = a; j + 4 <= b; j += 4) st(w + j, mul(ld(w + j), vinv));
-        for (; j < b; ++j) w[j] *= inv;
         out->lse.data()[row] = m * m_to_nat + std::log(l);
         out->entropy.data()[row] = std::log(l) - kLn2 * t * inv;
       }
