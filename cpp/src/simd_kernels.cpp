@@ -154,13 +154,19 @@ void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, 
   }
 }
 
-// St[jj][r] = sum_c Qt[c][r] * K[jj][c] for keys jj < J and query rows r < 16 * groups.
+// St[jj][r] = sum_c Qt[c][r] * K[jj][c] for query rows r < 16 * groups and keys
+// jj < min(J, jmax[g]) of row group g (keys past them are masked for every row of the
+// group; their St entries are left as they were). Both kernels call it: a function with
+// a single caller would be inlined by binaryen whatever clang was told, and in the
+// kernels' large bodies V8 then spills the accumulators.
 __attribute__((noinline)) void score_tile(const float* qt, std::size_t dk, const float* kt,
-                                          std::size_t J, std::size_t groups, float* sc) {
+                                          std::size_t J, std::size_t groups,
+                                          const std::size_t* jmax, float* sc) {
   for (std::size_t g = 0; g < groups; ++g) {
     const float* qg = qt + 16 * g;
+    const std::size_t Jg = std::min(J, jmax[g]);
     std::size_t jj = 0;
-    for (; jj + 2 <= J; jj += 2) {
+    for (; jj + 2 <= Jg; jj += 2) {
       const float* k0 = kt + jj * dk;
       const float* k1 = k0 + dk;
       v128_t a0 = splat(0.f), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
@@ -184,7 +190,7 @@ __attribute__((noinline)) void score_tile(const float* qt, std::size_t dk, const
       st(s0, a0), st(s0 + 4, a1), st(s0 + 8, a2), st(s0 + 12, a3);
       st(s1, b0), st(s1 + 4, b1), st(s1 + 8, b2), st(s1 + 12, b3);
     }
-    if (jj < J) {
+    if (jj < Jg) {
       const float* k0 = kt + jj * dk;
       v128_t a0 = splat(0.f), a1 = a0, a2 = a0, a3 = a0;
       for (std::size_t c = 0; c < dk; ++c) {
@@ -200,6 +206,13 @@ __attribute__((noinline)) void score_tile(const float* qt, std::size_t dk, const
     }
   }
 }
+
+// Per row group of a query tile: keys past the last one any of its rows may see, relative
+// to the key tile at j0 (kAll: no limit).
+constexpr std::size_t kAll = std::numeric_limits<std::size_t>::max();
+struct GroupLimits {
+  std::size_t j[kW / 16];
+};
 
 // One step of the 2-row x 16-column block: a += x * v[0..16), b += y * v[0..16).
 #define ATTN_PV_STEP(pa, pb, vj)                                                        \
@@ -400,6 +413,25 @@ TileRows tile_rows(const MaskSpec& m, std::size_t i0, std::size_t rows, std::siz
   return t;
 }
 
+GroupLimits no_limits() {
+  GroupLimits g;
+  std::fill(g.j, g.j + kW / 16, kAll);
+  return g;
+}
+
+// For the key tile at j0: per row group, the keys before the end of the group's ranges.
+const std::size_t* group_limits(const TileRows& t, std::size_t rows, std::size_t j0,
+                                GroupLimits* g) {
+  for (std::size_t x = 0; x < kW / 16; ++x) {
+    std::size_t hi = 0;
+    for (std::size_t r = 16 * x; r < std::min(rows, 16 * x + 16); ++r) {
+      if (t.lo[r] < t.hi[r]) hi = std::max(hi, t.hi[r]);
+    }
+    g->j[x] = hi > j0 ? hi - j0 : 0;
+  }
+  return g->j;
+}
+
 inline bool has_pointwise(const MaskSpec& m) {
   return m.key_padding || m.mask;
 }
@@ -487,13 +519,17 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
       float* w0 = out->weights.data() + row0 * s.tk;
       transpose_q(q + row0 * s.dk, rows, s.dk, qscale, qt.data());
       const TileRows tr = tile_rows(o.mask, i0, rows, s.tq, s.tk);
+      // Keys past a row group's last visible one are not computed (they are zeroed below).
+      const GroupLimits all = no_limits();
+      GroupLimits lim;
       // 1. Scores: every key if the caller keeps them, else the keys some row may see.
       std::size_t lo = tr.lo_min, hi = tr.hi_max;
       float* dst = w0;
       if (o.return_scores) lo = 0, hi = s.tk, dst = out->scores.data() + row0 * s.tk;
       for (std::size_t j0 = lo - lo % kW; j0 < hi; j0 += kW) {
         const std::size_t J = std::min(kW, s.tk - j0);
-        score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups, sc.data());
+        score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups,
+                   o.return_scores ? all.j : group_limits(tr, rows, j0, &lim), sc.data());
         store_transposed(sc.data(), rows, J, dst + j0, s.tk);
       }
       // 2. Softmax row by row over the allowed keys; forbidden keys get exactly 0.
@@ -581,13 +617,18 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
         hi32[r] = r < rows ? static_cast<std::int32_t>(tr.hi[r]) : 0;
         allowed[r] = r < rows ? allowed_count(o.mask, i0 + r, s.tq, s.tk) : 0;
       }
+      const GroupLimits all = no_limits();
+      GroupLimits lim;
       // Key tiles outside the union of the rows' ranges are never visited.
       const std::size_t lo = tr.lo_min, hi = tr.hi_max;
       for (std::size_t j0 = lo - lo % kW; j0 < hi; j0 += kW) {
         const std::size_t J = std::min(kW, s.tk - j0);
-        score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups, sc.data());
-        // Mask the tile unless every row may see every key of it.
-        if (pointwise || tr.lo_max > j0 || tr.hi_min < j0 + J) {
+        // Mask the tile unless every row may see every key of it; then keys past a row
+        // group's last visible one are not computed (the mask sets them to -inf).
+        const bool masked = pointwise || tr.lo_max > j0 || tr.hi_min < j0 + J;
+        score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups,
+                   masked ? group_limits(tr, rows, j0, &lim) : all.j, sc.data());
+        if (masked) {
           for (std::size_t jj = 0; jj < J; ++jj) {
             const v128_t jv = wasm_i32x4_splat(static_cast<std::int32_t>(j0 + jj));
             float* sr = sc.data() + jj * kW;
