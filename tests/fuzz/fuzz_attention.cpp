@@ -479,7 +479,9 @@ void fuzz_attention(FuzzedDataProvider& p) {
   // Generous upper bound of what the estimate may charge: inputs copies, outputs, scratch.
   const double upper_naive =
       4.0 * (double(nq) + nk + nv + naive_bytes / 4 * (o.return_scores ? 2 : 1) + s.tk) + 1024;
-  const double upper_tiled = 4.0 * (double(nq) + nk + nv) + out_bytes + 40000;
+  // Tiled scratch: a query tile of width d_k (SIMD kernels transpose it), score tile, state.
+  const double upper_tiled = 4.0 * (double(nq) + nk + nv) + out_bytes +
+                             4.0 * attn::kTileQ * (double(s.dk) + s.dv + attn::kTileK) + 40000;
 
   const bool backable = nq <= kMaxAlloc && nk <= kMaxAlloc && nv <= kMaxAlloc;
   if (!backable) {
