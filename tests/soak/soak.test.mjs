@@ -166,7 +166,7 @@ test('soak: 10 000 random valid and hostile calls leave the module correct and i
   const mjs = path.join(DIR, 'attn_core.mjs');
   const { default: createAttnCore } = await import(mjs);
   const core = await createAttnCore({ wasmBinary: fs.readFileSync(path.join(DIR, 'attn_core.wasm')) });
-  const heap = () => core.HEAP8.buffer.byteLength;
+  const heap = () => (typeof core.heapBytes === 'function' ? core.heapBytes() : core.HEAP8.buffer.byteLength);
   const fixtures = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'attention.json'), 'utf8')).cases
     .filter((c) => c.family !== 'large_logits' && c.expect.weights !== null && c.opts.heads * c.opts.tq * c.opts.tk <= 4096);
   assert.ok(fixtures.length >= 10);
