@@ -46,6 +46,10 @@ void exp2_f32(const float* x, float* y, std::size_t n) {
 namespace {
 
 constexpr std::size_t kW = 64;  // query rows per tile = Qt / St row stride
+// Keys per tile of the tiled kernel: 32 keep the score tile and the V tile (8 KB each)
+// in L1 beside Qt while P.V streams them once per row pair.
+constexpr std::size_t kKT = 32;
+static_assert(kKT <= kW && kW % kKT == 0, "a key tile fits the score buffer");
 static_assert(kTileQ == kW && kTileK == kW, "the SIMD kernels assume 64 x 64 tiles");
 
 inline v128_t splat(float x) {
@@ -621,8 +625,8 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
       GroupLimits lim;
       // Key tiles outside the union of the rows' ranges are never visited.
       const std::size_t lo = tr.lo_min, hi = tr.hi_max;
-      for (std::size_t j0 = lo - lo % kW; j0 < hi; j0 += kW) {
-        const std::size_t J = std::min(kW, s.tk - j0);
+      for (std::size_t j0 = lo - lo % kKT; j0 < hi; j0 += kKT) {
+        const std::size_t J = std::min(kKT, s.tk - j0);
         // Mask the tile unless every row may see every key of it; then keys past a row
         // group's last visible one are not computed (the mask sets them to -inf).
         const bool masked = pointwise || tr.lo_max > j0 || tr.hi_min < j0 + J;
