@@ -13,18 +13,23 @@ namespace attn::detail {
 // go, but a policy-defined row (e.g. 'finite', whose fully masked output is the mean of every
 // value, NaN included) can hold a NaN they did not count; the entry points recount here so
 // every kernel reports the same, checkable number. Costs one pass over weights and output.
+// (The SIMD naive kernel's own count is exact and skips this; see naive_kernel.)
+
+// Whether p[0..n) holds a NaN: branch-free (x != x), so the compiler vectorises it.
+template <class T>
+bool any_nan(const T* p, std::size_t n) {
+  unsigned nan = 0;
+  for (std::size_t j = 0; j < n; ++j) nan |= p[j] != p[j];
+  return nan != 0;
+}
+
 template <class T>
 std::size_t count_nan_rows(const AttentionResult<T>& r, std::size_t rows) {
   const std::size_t tk = rows ? r.weights.size() / rows : 0;
   const std::size_t dv = rows ? r.output.size() / rows : 0;
   std::size_t n = 0;
   for (std::size_t row = 0; row < rows; ++row) {
-    bool nan = false;
-    const T* w = r.weights.data() + row * tk;
-    for (std::size_t j = 0; j < tk && !nan; ++j) nan = std::isnan(w[j]);
-    const T* y = r.output.data() + row * dv;
-    for (std::size_t c = 0; c < dv && !nan; ++c) nan = std::isnan(y[c]);
-    n += nan;
+    n += any_nan(r.weights.data() + row * tk, tk) || any_nan(r.output.data() + row * dv, dv);
   }
   return n;
 }

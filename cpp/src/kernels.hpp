@@ -310,13 +310,17 @@ void tiled_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOpti
 
 // Dispatch: float32 takes the SIMD kernels when they are compiled in (wasm SIMD128,
 // not ATTN_SCALAR) and the inputs are eligible; everything else runs the scalar code.
+// Returns true if the SIMD kernel ran: its inputs were finite with no possible overflow,
+// so a NaN can only come from a fully masked row under neg_inf, which it counted, and
+// diag.nan_rows is already exact (no recount over the weights needed).
 template <class T>
-void naive_kernel(const T* q, const T* k, const T* v, const AttentionOptions& o, T scale,
+bool naive_kernel(const T* q, const T* k, const T* v, const AttentionOptions& o, T scale,
                   AttentionResult<T>* out) {
   if constexpr (std::is_same_v<T, float> && kSimdKernels) {
-    if (naive_kernel_simd(q, k, v, o, scale, out)) return;
+    if (naive_kernel_simd(q, k, v, o, scale, out)) return true;
   }
   naive_kernel_scalar(q, k, v, o, scale, out);
+  return false;
 }
 
 template <class T>

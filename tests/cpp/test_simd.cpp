@@ -9,6 +9,7 @@
 
 #include "attn/attention.hpp"
 #include "attn/tiled.hpp"
+#include "diagnostics.hpp"
 #include "fixtures.hpp"
 #include "kernels.hpp"
 #include "random_inputs.hpp"
@@ -65,6 +66,8 @@ void compare_with_scalar(const testing_inputs::Qkv<float>& in, const AttentionOp
   CHECK(de <= 1e-4);
   CHECK(a.diag.fully_masked_rows == b.diag.fully_masked_rows);
   CHECK(a.diag.nan_rows == b.diag.nan_rows);
+  // The SIMD naive kernel's own count skips the recount: it must equal it.
+  CHECK(a.diag.nan_rows == attn::detail::count_nan_rows(a, a.lse.size()));
   CHECK(a.diag.inf_score_rows == b.diag.inf_score_rows);
   worst->output = std::max(worst->output, dout);
   worst->weights = std::max(worst->weights, dw);
