@@ -160,12 +160,12 @@ void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, 
 
 // St[jj][r] = sum_c Qt[c][r] * K[jj][c] for query rows r < 16 * groups and keys
 // jj < min(J, jmax[g]) of row group g (keys past them are masked for every row of the
-// group; their St entries are left as they were). Both kernels call it: a function with
-// a single caller would be inlined by binaryen whatever clang was told, and in the
-// kernels' large bodies V8 then spills the accumulators.
-__attribute__((noinline)) void score_tile(const float* qt, std::size_t dk, const float* kt,
-                                          std::size_t J, std::size_t groups,
-                                          const std::size_t* jmax, float* sc) {
+// group; their St entries are left as they were). DK: d_k when known at compile time
+// (then the second key row is a constant offset from the first: one pointer less to
+// step), 0 for any d_k.
+template <std::size_t DK>
+void score_tile_impl(const float* qt, std::size_t dk, const float* kt, std::size_t J,
+                     std::size_t groups, const std::size_t* jmax, float* sc) {
   for (std::size_t g = 0; g < groups; ++g) {
     const float* qg = qt + 16 * g;
     const std::size_t Jg = std::min(J, jmax[g]);
@@ -179,7 +179,7 @@ __attribute__((noinline)) void score_tile(const float* qt, std::size_t dk, const
 #pragma clang loop unroll(disable)
       for (; x0 != k1; ++x0, ++x1, qc += kW) {
         const v128_t q0 = ld(qc), q1 = ld(qc + 4), q2 = ld(qc + 8), q3 = ld(qc + 12);
-        const v128_t x = bcast(x0), y = bcast(x1);
+        const v128_t x = bcast(x0), y = DK ? bcast(x0 + DK) : bcast(x1);
         a0 = add(a0, mul(q0, x));
         a1 = add(a1, mul(q1, x));
         a2 = add(a2, mul(q2, x));
@@ -211,6 +211,22 @@ __attribute__((noinline)) void score_tile(const float* qt, std::size_t dk, const
   }
 }
 
+// Both kernels call it: a function with a single caller would be inlined by binaryen
+// whatever clang was told, and in the kernels' large bodies V8 then spills the
+// accumulators.
+__attribute__((noinline)) void score_tile(const float* qt, std::size_t dk, const float* kt,
+                                          std::size_t J, std::size_t groups,
+                                          const std::size_t* jmax, float* sc) {
+  if (dk == 64) {
+    // Hide dk == 64 from LLVM: with a known trip count it steps a counter and rebuilds the
+    // K address from it each step (three operations instead of one pointer increment).
+    __asm__("" : "+r"(dk));
+    score_tile_impl<64>(qt, dk, kt, J, groups, jmax, sc);
+  } else {
+    score_tile_impl<0>(qt, dk, kt, J, groups, jmax, sc);
+  }
+}
+
 // Per row group of a query tile: keys past the last one any of its rows may see, relative
 // to the key tile at j0 (kAll: no limit).
 constexpr std::size_t kAll = std::numeric_limits<std::size_t>::max();
@@ -237,12 +253,17 @@ struct GroupLimits {
 // a 2-row x 16-column block of accumulators over d_v (keys unrolled by 2, pointers
 // stepped so V8 needs no index arithmetic), then 4-wide and scalar tails.
 // p0[j * PS]: the weight of key j for row 0 (PS = 1 row-major weights, 64 key-major).
-template <std::size_t PS>
+// Key-major (PS = 64) weights must have p1 = p0 + 1 for two rows; with one row the main
+// loop still reads p0[j * PS + 1] (inside the score tile) into the unused accumulators.
+// DV: d_v when known at compile time (the V pointer then steps by a constant), else 0.
+template <std::size_t PS, std::size_t DV>
 void accumulate_pv_impl(const float* p0, const float* p1, const float* v, std::size_t n,
                         std::size_t dv, float alpha0, float alpha1, float* y0, float* y1) {
+  if (DV) dv = DV;
   const bool two = y1 != nullptr;
   if (!two) p1 = p0, y1 = y0, alpha1 = alpha0;  // duplicate work, stored once
   std::size_t c = 0;
+#pragma clang loop unroll(disable)
   for (; c + 16 <= dv; c += 16) {
     const v128_t s0 = splat(alpha0), s1 = splat(alpha1);
     v128_t a0 = mul(ld(y0 + c), s0), a1 = mul(ld(y0 + c + 4), s0), a2 = mul(ld(y0 + c + 8), s0),
@@ -252,8 +273,13 @@ void accumulate_pv_impl(const float* p0, const float* p1, const float* v, std::s
     const float *pa = p0, *pb = p1, *vj = v + c;
     const float* const pend = p0 + n * PS;
     // Not unrolled: LLVM would hoist the loads of later steps, which V8 then spills.
+    if (PS == kW) {  // key-major: row 1's weight is next to row 0's (see accumulate_pv)
 #pragma clang loop unroll(disable)
-    for (; pa != pend; pa += PS, pb += PS, vj += dv) ATTN_PV_STEP(pa, pb, vj);
+      for (; pa != pend; pa += PS, vj += dv) ATTN_PV_STEP(pa, pa + 1, vj);
+    } else {
+#pragma clang loop unroll(disable)
+      for (; pa != pend; pa += PS, pb += PS, vj += dv) ATTN_PV_STEP(pa, pb, vj);
+    }
     if (two) st(y1 + c, b0), st(y1 + c + 4, b1), st(y1 + c + 8, b2), st(y1 + c + 12, b3);
     st(y0 + c, a0), st(y0 + c + 4, a1), st(y0 + c + 8, a2), st(y0 + c + 12, a3);
   }
@@ -286,9 +312,15 @@ __attribute__((noinline)) void accumulate_pv(const float* p0, const float* p1, s
                                              const float* v, std::size_t n, std::size_t dv,
                                              float alpha0, float alpha1, float* y0, float* y1) {
   if (ps == 1) {
-    accumulate_pv_impl<1>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
+    if (dv == 64) {
+      accumulate_pv_impl<1, 64>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
+    } else {
+      accumulate_pv_impl<1, 0>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
+    }
+  } else if (dv == 64) {
+    accumulate_pv_impl<kW, 64>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
   } else {
-    accumulate_pv_impl<kW>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
+    accumulate_pv_impl<kW, 0>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
   }
 }
 
