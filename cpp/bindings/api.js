@@ -22,8 +22,14 @@ class AttnError extends Error {
   function fail(field, message, code) {
     throw new AttnError(field, message, code);
   }
+  // The raw Embind class skips every check above: keep it private to this instance.
+  var SessionClass = null;
+  addOnInit(function () {
+    SessionClass = Module['Session'];
+    delete Module['Session'];
+  });
   function getSession() {
-    if (!session) session = new Module['Session']();
+    if (!session) session = new (SessionClass || Module['Session'])();
     return session;
   }
   function isObject(o) {

@@ -221,3 +221,10 @@ test('many bad calls in a row leak nothing: 2000 failures, then a good call', as
   }
   goodCallStillWorks(core, '2000 failures');
 });
+
+test('the raw Embind Session class (which skips the JS checks) is not exposed', async () => {
+  const core = await loadCore();
+  assert.equal(core.Session, undefined);
+  assert.equal(typeof core.attention, 'function');
+  goodCallStillWorks(core, 'checking the module surface');
+});
