@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { existsSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
+import { before, after } from 'node:test';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const DIST = join(ROOT, 'dist');
@@ -97,4 +98,20 @@ export async function exportJson(page) {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
   const path = await download.path();
   return JSON.parse(await readFile(path, 'utf8'));
+}
+
+/** For a test file: build dist/ if needed, serve it and launch Chromium before the tests,
+ *  close both after. Returns { server, browser }, filled in once the tests start. */
+export function servedBrowser() {
+  const env = { server: null, browser: null };
+  before(async () => {
+    ensureBuilt();
+    env.server = await serve();
+    env.browser = await launch();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
 }

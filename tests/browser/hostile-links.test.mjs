@@ -2,21 +2,12 @@
 // working page (heatmaps drawn, JSON export works), with no console errors, no dialog and no
 // script or element injected from the link. Teachers paste links from students; students type
 // anything.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import LZString from 'lz-string';
-import { ensureBuilt, serve, launch, watch, waitReady, exportJson } from './helpers.mjs';
+import { watch, waitReady, exportJson, servedBrowser } from './helpers.mjs';
 
-let server, browser;
-before(async () => {
-  ensureBuilt();
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = servedBrowser();
 
 const enc = encodeURIComponent;
 const XSS = [
@@ -48,10 +39,10 @@ const CASES = [
 ];
 
 async function openWith(hash) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   const page = await context.newPage();
   const w = watch(page);
-  await page.goto(server.url + '/' + hash);
+  await page.goto(env.server.url + '/' + hash);
   await waitReady(page, 30000);
   return { page, context, ...w };
 }

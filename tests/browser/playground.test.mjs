@@ -1,25 +1,16 @@
 // Browser tests against the built dist/ in Debian's Chromium (playwright-core).
 // Expected figures come from the lessons' text, not from the code under test.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ensureBuilt, serve, launch, watch, waitReady, exportJson } from './helpers.mjs';
+import { watch, waitReady, exportJson, servedBrowser } from './helpers.mjs';
 
-let server, browser;
-before(async () => {
-  ensureBuilt();
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = servedBrowser();
 
 async function open(path, viewport = { width: 1366, height: 900 }) {
-  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  const context = await env.browser.newContext({ viewport, acceptDownloads: true });
   const page = await context.newPage();
   const w = watch(page);
-  await page.goto(server.url + path);
+  await page.goto(env.server.url + path);
   await waitReady(page);
   return { page, context, ...w };
 }
@@ -49,7 +40,7 @@ test('the default page renders the heatmaps with no console errors', async () =>
 
 test('preset: lesson 1 induction heads show 0.47 / 0.47 and 0.88 in row 8', async () => {
   const { page, context, errors } = await open('/');
-  await page.goto(server.url + '/' + (await presetHref(page, 'induction')));
+  await page.goto(env.server.url + '/' + (await presetHref(page, 'induction')));
   await waitReady(page);
   const j = await exportJson(page);
   assert.equal(j.tokens[8], 'cat');
@@ -65,7 +56,7 @@ test('preset: lesson 1 induction heads show 0.47 / 0.47 and 0.88 in row 8', asyn
 
 test('preset: lesson 2 random T=6 causal is lower-triangular with rows summing to 1', async () => {
   const { page, context } = await open('/');
-  await page.goto(server.url + '/' + (await presetHref(page, 'lesson2')));
+  await page.goto(env.server.url + '/' + (await presetHref(page, 'lesson2')));
   await waitReady(page);
   const j = await exportJson(page);
   assert.equal(j.tokens.length, 6);
@@ -83,7 +74,7 @@ test('preset: lesson 2 random T=6 causal is lower-triangular with rows summing t
 
 test('preset: deleting the √d_k at d_k = 256 saturates the softmax', async () => {
   const { page, context } = await open('/');
-  await page.goto(server.url + '/' + (await presetHref(page, 'no-sqrt')));
+  await page.goto(env.server.url + '/' + (await presetHref(page, 'no-sqrt')));
   await waitReady(page);
   const j = await exportJson(page);
   assert.equal(j.state.scale, 'none');
@@ -99,20 +90,20 @@ test('presets: an all-padding sequence under each fill policy (NaN, uniform, zer
   const hrefs = {};
   for (const id of ['pad-neginf', 'pad-finite', 'pad-zero']) hrefs[id] = await presetHref(page, id);
 
-  await page.goto(server.url + '/' + hrefs['pad-neginf']);
+  await page.goto(env.server.url + '/' + hrefs['pad-neginf']);
   await waitReady(page);
   let j = await exportJson(page);
   assert.ok(j.heads[0].weights.every((r) => r.every((v) => v === null)), 'every weight is NaN (null in JSON)');
   assert.equal(await page.getByTestId('nan-banner').isVisible(), true);
   assert.match(await page.getByTestId('nan-banner').textContent(), /4 of 4 rows/);
 
-  await page.goto(server.url + '/' + hrefs['pad-finite']);
+  await page.goto(env.server.url + '/' + hrefs['pad-finite']);
   await waitReady(page);
   j = await exportJson(page);
   for (const r of j.heads[0].weights) for (const v of r) near(v, 0.25, 1e-6, 'uniform weight');
   assert.equal(await page.getByTestId('nan-banner').isHidden(), true);
 
-  await page.goto(server.url + '/' + hrefs['pad-zero']);
+  await page.goto(env.server.url + '/' + hrefs['pad-zero']);
   await waitReady(page);
   j = await exportJson(page);
   for (const r of j.heads[0].weights) for (const v of r) assert.equal(v, 0);
@@ -122,7 +113,7 @@ test('presets: an all-padding sequence under each fill policy (NaN, uniform, zer
 
 test('preset: a sliding window of 3 gives a band along the diagonal', async () => {
   const { page, context } = await open('/');
-  await page.goto(server.url + '/' + (await presetHref(page, 'window')));
+  await page.goto(env.server.url + '/' + (await presetHref(page, 'window')));
   await waitReady(page);
   const j = await exportJson(page);
   for (const head of j.heads) {
@@ -138,7 +129,7 @@ test('preset: a sliding window of 3 gives a band along the diagonal', async () =
 
 test('preset: grouped-query attention has 4 query heads over 2 K/V heads', async () => {
   const { page, context } = await open('/');
-  await page.goto(server.url + '/' + (await presetHref(page, 'gqa')));
+  await page.goto(env.server.url + '/' + (await presetHref(page, 'gqa')));
   await waitReady(page);
   const j = await exportJson(page);
   assert.equal(j.heads.length, 4);

@@ -1,47 +1,38 @@
 // Screenshots for people to look at (screenshots/*.png) and the recompute+redraw timing for
 // T = 16, 64, 256 with 4 heads, read from the page's performance measures. No timed assertions:
 // the numbers are printed (and written to screenshots/timing.json) for the report.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt, serve, launch, watch, waitReady, ROOT, SHOTS } from './helpers.mjs';
+import { watch, waitReady, SHOTS, servedBrowser } from './helpers.mjs';
 
-let server, browser;
-before(async () => {
-  ensureBuilt();
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = servedBrowser();
 
 const shot = (name) => join(SHOTS, name);
 
 test('screenshots: desktop views, 375-px phone', async () => {
-  const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+  const ctx = await env.browser.newContext({ viewport: { width: 1366, height: 900 } });
   const page = await ctx.newPage();
   const w = watch(page);
-  await page.goto(server.url + '/');
+  await page.goto(env.server.url + '/');
   await waitReady(page);
   await page.screenshot({ path: shot('desktop-heads.png'), fullPage: true });
   for (const [view, hash] of [['mask', '#v=1&view=mask&pad=4'], ['scale', '#v=1&view=scale'], ['output', '#v=1&view=output']]) {
-    await page.goto(server.url + '/' + hash);
+    await page.goto(env.server.url + '/' + hash);
     await waitReady(page);
     if (view === 'scale') await page.locator('.study-chart svg').waitFor();
     await page.screenshot({ path: shot(`desktop-${view}.png`), fullPage: true });
   }
-  await page.goto(server.url + '/' + (await page.locator('a[data-preset="pad-neginf"]').getAttribute('href')));
+  await page.goto(env.server.url + '/' + (await page.locator('a[data-preset="pad-neginf"]').getAttribute('href')));
   await waitReady(page);
   await page.screenshot({ path: shot('desktop-nan.png') });
   assert.deepEqual(w.errors, []);
   await ctx.close();
 
-  const phone = await browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const phone = await env.browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
   const p = await phone.newPage();
-  await p.goto(server.url + '/');
+  await p.goto(env.server.url + '/');
   await waitReady(p);
   const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `page is ${overflow}px wider than a 375-px screen`);
@@ -51,9 +42,9 @@ test('screenshots: desktop views, 375-px phone', async () => {
 });
 
 test('timing: recompute + redraw for T = 16, 64, 256 with 4 heads', async () => {
-  const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+  const ctx = await env.browser.newContext({ viewport: { width: 1366, height: 900 } });
   const page = await ctx.newPage();
-  await page.goto(server.url + '/');
+  await page.goto(env.server.url + '/');
   await waitReady(page);
   const results = {};
   for (const T of [16, 64, 256]) {

@@ -2,29 +2,20 @@
 // Cancel stops a running sweep, the share link and the lesson preset open the view, and the view
 // renders in embed mode. Screenshots go to screenshots/timing-*.png for people to look at.
 // No timed assertions beyond "the exponent is between 1.5 and 2.5".
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ensureBuilt, serve, launch, watch, ROOT, SHOTS } from './helpers.mjs';
+import { watch, SHOTS, servedBrowser } from './helpers.mjs';
 
-let server, browser;
-before(async () => {
-  ensureBuilt();
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = servedBrowser();
 
 const shot = (name) => join(SHOTS, name);
 
 async function open(path, viewport = { width: 1366, height: 900 }, waitFor = 'timing-view') {
-  const context = await browser.newContext({ viewport });
+  const context = await env.browser.newContext({ viewport });
   const page = await context.newPage();
   const w = watch(page);
-  await page.goto(server.url + path);
+  await page.goto(env.server.url + path);
   await page.getByTestId(waitFor).waitFor();
   return { page, context, ...w };
 }
@@ -93,7 +84,7 @@ test('the lesson preset opens the timing lab with the lesson loop settings; cont
   const { page, context, errors } = await open('/', undefined, 'copy-link');
   const href = await page.locator('a[data-preset="timing-lesson"]').getAttribute('href');
   assert.match(href, /view=timing/);
-  await page.goto(server.url + '/' + href);
+  await page.goto(env.server.url + '/' + href);
   await page.getByTestId('timing-view').waitFor();
   assert.equal(await page.getByTestId('timing-mode').inputValue(), 'proj');
   assert.equal(await page.getByTestId('timing-tstart').inputValue(), '256');
@@ -111,7 +102,7 @@ test('the lesson preset opens the timing lab with the lesson loop settings; cont
   await page.getByTestId('timing-kernels').selectOption('tiled');
   await page.waitForFunction(() => location.hash.includes('tker=tiled'));
   // A hostile link is corrected with a notice, not obeyed.
-  await page.goto(server.url + '/#v=1&view=timing&tstart=100&tend=99999999&th=-3&tker=%3Cb%3E');
+  await page.goto(env.server.url + '/#v=1&view=timing&tstart=100&tend=99999999&th=-3&tker=%3Cb%3E');
   await page.getByTestId('timing-view').waitFor();
   assert.equal(await page.getByTestId('timing-tstart').inputValue(), '128');
   assert.equal(await page.getByTestId('timing-tend').inputValue(), '16384');
