@@ -1,17 +1,16 @@
 // The worker split (web/src/attn-split.js) against one call of the real wasm module in Node:
 // split by heads or by query rows, run the parts one after another, merge, compare.
 import { describe, it, expect, beforeAll } from 'vitest';
-import fs from 'node:fs';
-import path from 'node:path';
 import { planSplit, rowBounds, splitAttention, type AttnResultLike, type SplitOpts } from '../../web/src/attn-split.js';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const MJS = path.join(ROOT, 'build', 'wasm', 'attn_core.mjs');
-const WASM = path.join(ROOT, 'build', 'wasm', 'attn_core.wasm');
+// Loaded as tests/js/helpers.mjs does: the module file and its bytes as wasmBinary (no node types here).
+const MJS = new URL('../../build/wasm/attn_core.mjs', import.meta.url).href;
+const WASM = new URL('../../build/wasm/attn_core.wasm', import.meta.url);
 
 type Core = { attention(q: Float32Array, k: Float32Array, v: Float32Array, o: SplitOpts): AttnResultLike };
 let core: Core;
 beforeAll(async () => {
+  const fs = await import(/* @vite-ignore */ 'node:' + 'fs');
   const { default: create } = await import(/* @vite-ignore */ MJS);
   core = await create({ wasmBinary: fs.readFileSync(WASM) });
 });
@@ -54,7 +53,7 @@ function diff(a: AttnResultLike, b: AttnResultLike): number {
 
 const bits: Record<string, number> = {};
 
-function check(name: string, o: SplitOpts, ns: number[], by: 'heads' | 'rows', seed = 1, kernels = ['naive', 'tiled'] as const) {
+function check(name: string, o: SplitOpts, ns: number[], by: 'heads' | 'rows', seed = 1, kernels: readonly ('naive' | 'tiled')[] = ['naive', 'tiled']) {
   for (const kernel of kernels) {
     for (const n of ns) {
       it(`${name}, ${kernel}, ${n} parts`, () => {
