@@ -96,6 +96,7 @@ describe('URL codec: properties', () => {
       scale: fc.oneof(fc.constantFrom('sqrt', 'none'), fc.double({ min: 0, max: LIMITS.maxScale, noNaN: true }) /* 0…minScale is clamped up */),
       view: fc.constantFrom('heads', 'mask', 'scale', 'output', 'timing', 'nope'),
       head: anyNum,
+      tw: anyNum,
     })
     .map((patch) => normalizeState({ ...defaultState(), ...(patch as Partial<State>) } as State).state);
 

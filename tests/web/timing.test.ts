@@ -12,7 +12,7 @@ const roundTrip = (s: State) => decodeHash(encodeState(s));
 describe('timing lab: URL fields', () => {
   it('the defaults are the plain sweep 64 → 4096 and stay out of the link', () => {
     const d = defaultState();
-    expect([d.tstart, d.tend, d.tdm, d.tdk, d.th, d.tker, d.tcausal, d.tmode]).toEqual([64, 4096, 512, 64, 1, 'both', false, 'qkv']);
+    expect([d.tstart, d.tend, d.tdm, d.tdk, d.th, d.tker, d.tcausal, d.tmode, d.tw]).toEqual([64, 4096, 512, 64, 1, 'both', false, 'qkv', 1]);
     expect(encodeState({ ...d, view: 'timing' })).toBe('#v=1&view=timing');
     expect(decodeHash('#v=1&view=timing')).toEqual({ state: { ...d, view: 'timing' }, notices: [] });
   });
@@ -28,6 +28,8 @@ describe('timing lab: URL fields', () => {
     ['tker tiled', { tker: 'tiled' }],
     ['tcausal', { tcausal: true }],
     ['tmode', { tmode: 'proj' }],
+    ['tw 2', { tw: 2 }],
+    ['tw 4', { tw: 4 }],
   ];
   for (const [name, patch] of variants) {
     it(`round-trips ${name}`, () => {
@@ -82,6 +84,15 @@ describe('timing lab: hostile links are corrected', () => {
     expect([d.state.tker, d.state.tmode, d.state.tcausal]).toEqual(['both', 'qkv', false]);
     expect(d.notices).toHaveLength(3);
     expect(d.notices.every((n) => n.length < 200)).toBe(true);
+  });
+  it('workers other than 1, 2 or 4 fall back to 1 with a notice', () => {
+    for (const v of ['3', '0', '-2', '8', '2.5', 'NaN', '1e9', 'two']) {
+      const d = dec(`#v=1&view=timing&tw=${v}`);
+      expect(d.state.tw, v).toBe(1);
+      expect(d.notices.length, v).toBe(1);
+    }
+    expect(dec('#v=1&tw=4').state.tw).toBe(4);
+    expect(encodeState({ ...defaultState(), view: 'timing', tw: 2 })).toBe('#v=1&view=timing&tw=2');
   });
   it('duplicate timing keys keep the first value', () => {
     expect(dec('#v=1&th=2&th=8').state.th).toBe(2);

@@ -11,7 +11,7 @@ import { defaultState, normalizeState, LIMITS, type State, type Scale, type Fill
 
 export const CODEC_VERSION = 1;
 
-const KEYS = ['v', 'src', 'tokens', 'tz', 'sharp', 'seed', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale', 'view', 'head', 'tstart', 'tend', 'tdm', 'tdk', 'th', 'tker', 'tcausal', 'tmode'] as const;
+const KEYS = ['v', 'src', 'tokens', 'tz', 'sharp', 'seed', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale', 'view', 'head', 'tstart', 'tend', 'tdm', 'tdk', 'th', 'tker', 'tcausal', 'tmode', 'tw'] as const;
 type Key = (typeof KEYS)[number];
 
 export interface Decoded {
@@ -60,6 +60,7 @@ export function encodeState(state: State): string {
   if (state.tker !== d.tker) put('tker', state.tker);
   if (state.tcausal !== d.tcausal) put('tcausal', state.tcausal ? '1' : '0');
   if (state.tmode !== d.tmode) put('tmode', state.tmode);
+  if (state.tw !== d.tw) put('tw', String(state.tw));
   return '#' + parts.join('&');
 }
 
@@ -185,6 +186,7 @@ export function decodeHash(hashIn: unknown): Decoded {
   num('tdm', 'tdm');
   num('tdk', 'tdk');
   num('th', 'th');
+  num('tw', 'tw');
 
   const causal = text('causal');
   if (causal !== null) {

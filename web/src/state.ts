@@ -40,12 +40,15 @@ export interface State {
   tcausal: boolean;
   /** Timing lab: 'qkv' = random Q, K, V into core.attention; 'proj' = random X projected by Wq, Wk, Wv (lesson 2's loop). */
   tmode: TimingInput;
+  /** Timing lab: module Workers each timed call is split across (1, 2 or 4; 1 = one wasm instance, the default). */
+  tw: number;
 }
 
 export type TimingKernels = 'both' | 'naive' | 'tiled';
 export type TimingInput = 'qkv' | 'proj';
 export const TIMING_KERNELS: readonly TimingKernels[] = ['both', 'naive', 'tiled'];
 export const TIMING_INPUTS: readonly TimingInput[] = ['qkv', 'proj'];
+export const TIMING_WORKERS: readonly number[] = [1, 2, 4];
 
 export const LESSON_SENTENCE = 'the cat sat on the mat because the cat was tired'.split(' ');
 
@@ -108,6 +111,7 @@ export function defaultState(): State {
     tker: 'both',
     tcausal: false,
     tmode: 'qkv',
+    tw: 1,
   };
 }
 
@@ -246,6 +250,10 @@ export function normalizeState(input: State): { state: State; notices: string[] 
   if (!TIMING_INPUTS.includes(s.tmode)) {
     n.push(`timing: input “${brief(s.tmode)}” is unknown; using random Q, K, V`);
     s.tmode = d.tmode;
+  }
+  if (!TIMING_WORKERS.includes(s.tw)) {
+    n.push(`timing: workers “${brief(s.tw)}” is not 1, 2 or 4; using 1`);
+    s.tw = d.tw;
   }
   return { state: s, notices: n };
 }
