@@ -80,6 +80,41 @@ test('Cancel stops a running sweep promptly and no further rows appear', async (
   await context.close();
 });
 
+test('a 2-worker sweep (one head split by query rows) completes and reports an exponent; Cancel ends every worker', async () => {
+  const { page, context, errors } = await open('/#v=1&view=timing&tstart=128&tend=1024&tker=tiled&tcausal=1&tw=2');
+  assert.equal(await page.getByTestId('timing-workers').inputValue(), '2');
+  const note = page.getByTestId('timing-workers-note');
+  assert.match(await note.textContent(), /hardwareConcurrency/);
+  assert.match(await note.textContent(), /crossOriginIsolated = (true|false)/);
+  assert.match(await note.textContent(), /COOP\/COEP/);
+  const before = page.workers().length;
+  await runAndWait(page);
+  assert.equal(await page.getByTestId('timing-status').getAttribute('data-state'), 'done');
+  assert.match(await page.locator('.timing-caption').textContent(), /split across 2 workers \(by query rows\)/);
+  const rows = await sweepTable(page);
+  assert.deepEqual(rows.map((r) => r.t), [128, 256, 512, 1024]);
+  const p = Number(await page.getByTestId('timing-exponent-tiled').getAttribute('data-value'));
+  console.log('2-worker sweep 128→1024 tiled causal (median ms):', JSON.stringify(rows.map((r) => [r.t, r.ms.tiled])), 'exponent', p,
+    'cores', await note.getAttribute('data-cores'), 'isolated', await note.getAttribute('data-isolated'));
+  assert.ok(Number.isFinite(p) && p > 0.5 && p < 3, `fitted exponent ${p}`);
+  await page.screenshot({ path: shot('timing-workers.png'), fullPage: true });
+  // Cancel mid-sweep: the timing worker and its part workers all go away.
+  await page.getByTestId('timing-tend').selectOption('16384');
+  await page.getByTestId('timing-run').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="timing-row"]').length >= 1, null, { timeout: 60000 });
+  const during = page.workers().length;
+  await page.getByTestId('timing-cancel').click();
+  assert.equal(await page.getByTestId('timing-status').getAttribute('data-state'), 'cancelled');
+  await page.waitForFunction(() => true, null, { timeout: 1000 });
+  const deadline = Date.now() + 5000;
+  while (page.workers().length > before && Date.now() < deadline) await page.waitForTimeout(100);
+  console.log(`workers: ${before} before, ${during} while running, ${page.workers().length} after Cancel`);
+  assert.ok(during >= before + 1, `no worker seen while running (${during})`);
+  assert.equal(page.workers().length, before);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the lesson preset opens the timing lab with the lesson loop settings; controls write the URL', async () => {
   const { page, context, errors } = await open('/', undefined, 'copy-link');
   const href = await page.locator('a[data-preset="timing-lesson"]').getAttribute('href');

@@ -16,6 +16,8 @@ export interface SweepParams {
   kernels: TimingKernel[];
   causal: boolean;
   mode: TimingMode;
+  /** 'qkv' mode: module Workers each timed call is split across (web/src/attn-split.js); 1 when absent. */
+  workers?: number;
 }
 
 /** Bytes of one f32. */

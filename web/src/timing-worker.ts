@@ -5,6 +5,8 @@ import createAttnCore from '../../build/wasm/attn_core.mjs';
 import wasmUrl from '../../build/wasm/attn_core.wasm?url';
 import type { AttnCore } from './compute';
 import type { TimingMessage, TimingRunRequest } from './timing-protocol';
+import { mergeParts, partCall, planSplit, type AttnResultLike, type SplitOpts } from './attn-split.js';
+import type { PartReply, PartRequest } from './attn-part-worker';
 import { batchSize, checkBudget, plannedCalls, predictQuadratic, stats, sweepTs, type SweepParams, type TimingKernel } from './timing-model';
 
 type Core = Pick<AttnCore, 'multiHeadAttention'> & {
@@ -33,15 +35,77 @@ function rand(n: number, a = 1): Float32Array {
 }
 
 interface Inputs {
-  call(kernel: TimingKernel): void;
+  /** Synchronous in this Worker's own instance; a Promise when the call is split across part Workers. */
+  call(kernel: TimingKernel): void | Promise<void>;
+}
+
+/**
+ * The part Workers of a split call: module Workers with their own wasm instances, created once per
+ * sweep. Terminating this Worker (Cancel) terminates them with it; done() also ends them.
+ */
+class PartPool {
+  private workers: Worker[] = [];
+  private next = 1;
+  private pending = new Map<number, { resolve: (r: AttnResultLike) => void; reject: (e: Error) => void }>();
+
+  constructor(n: number) {
+    for (let i = 0; i < n; i++) {
+      const w = new Worker(new URL('./attn-part-worker.ts', import.meta.url), { type: 'module', name: `attention-part-${i + 1}` });
+      w.onmessage = (e: MessageEvent<PartReply>) => {
+        const m = e.data;
+        const p = this.pending.get(m.id);
+        if (!p) return;
+        this.pending.delete(m.id);
+        if (m.kind === 'result') p.resolve(m.result);
+        else p.reject(Object.assign(new Error(m.message), { field: m.field ?? undefined }));
+      };
+      w.onerror = (e) => {
+        e.preventDefault();
+        const err = new Error(`a part worker failed: ${e.message || 'unknown error'}`);
+        for (const p of this.pending.values()) p.reject(err);
+        this.pending.clear();
+      };
+      this.workers.push(w);
+    }
+  }
+
+  /** Copy each part's inputs to its Worker (transferred: the copies are made by partCall). */
+  load(parts: { q: Float32Array; k: Float32Array; v: Float32Array; opts: SplitOpts }[]): void {
+    parts.forEach((c, i) => {
+      const m: PartRequest = { kind: 'load', ...c };
+      const bufs = [c.q.buffer, c.k.buffer, c.v.buffer] as ArrayBuffer[];
+      this.workers[i].postMessage(m, bufs);
+    });
+  }
+
+  call(kernel: TimingKernel, nParts: number): Promise<AttnResultLike[]> {
+    return Promise.all(this.workers.slice(0, nParts).map((w) => new Promise<AttnResultLike>((resolve, reject) => {
+      const id = this.next++;
+      this.pending.set(id, { resolve, reject });
+      w.postMessage({ kind: 'call', id, kernel } satisfies PartRequest);
+    })));
+  }
+
+  done(): void {
+    for (const w of this.workers) w.terminate();
+    this.workers = [];
+  }
 }
 
 /** Random inputs for one T, generated once and shared by both kernels and all repeats. */
-function makeInputs(core: Core, p: SweepParams, t: number): Inputs {
+function makeInputs(core: Core, p: SweepParams, t: number, pool: PartPool | null): Inputs {
   const { heads: h, dk, dModel } = p;
   if (p.mode === 'qkv') {
     const q = rand(h * t * dk), k = rand(h * t * dk), v = rand(h * t * dk);
-    return { call: (kernel) => void core.attention(q, k, v, { heads: h, tq: t, tk: t, dk, dv: dk, causal: p.causal, kernel }) };
+    const opts = { heads: h, tq: t, tk: t, dk, dv: dk, causal: p.causal };
+    if (pool) {
+      // Split across the part Workers (by heads when H ≥ workers, else by query rows); the timed
+      // call posts to each, waits for every part and merges them into the single call's layout.
+      const plan = planSplit(opts, p.workers ?? 1);
+      pool.load(plan.parts.map((part) => partCall(q, k, v, opts, part)));
+      return { call: async (kernel) => void mergeParts(opts, plan, await pool.call(kernel, plan.parts.length)) };
+    }
+    return { call: (kernel) => void core.attention(q, k, v, { ...opts, kernel }) };
   }
   const hd = h * dk;
   const w = 1 / Math.sqrt(dModel);
@@ -49,9 +113,12 @@ function makeInputs(core: Core, p: SweepParams, t: number): Inputs {
   return { call: (kernel) => void core.multiHeadAttention(x, wq, wk, wv, wo, { t, dModel, heads: h, dk, dv: dk, causal: p.causal, kernel }) };
 }
 
-function timeOnce(inp: Inputs, kernel: TimingKernel, n: number): number {
+async function timeOnce(inp: Inputs, kernel: TimingKernel, n: number): Promise<number> {
   const t0 = performance.now();
-  for (let i = 0; i < n; i++) inp.call(kernel);
+  for (let i = 0; i < n; i++) {
+    const r = inp.call(kernel);
+    if (r) await r; // wall-clock of the split call: post, all parts, merge
+  }
   return (performance.now() - t0) / n;
 }
 
@@ -59,21 +126,22 @@ async function run(req: TimingRunRequest): Promise<void> {
   const core = (await (createAttnCore as (o: object) => Promise<Core>)({ locateFile: () => wasmUrl })) as Core;
   const p = req.params;
   const ts = sweepTs(p.tStart, p.tEnd);
+  const pool = p.mode === 'qkv' && (p.workers ?? 1) > 1 ? new PartPool(p.workers!) : null;
 
   // Global warm-up: many short calls let the engine replace its baseline code with optimised code
   // (a call that is already running is never upgraded).
   const w0 = performance.now();
   const tw = Math.min(128, ts[0]);
-  const warm = makeInputs(core, p, tw);
+  const warm = makeInputs(core, p, tw, pool);
   for (const kernel of p.kernels) {
     // Batches of ~10 ms until the best per-call time stops improving (the optimised code has
     // arrived), at least 0.3 s and at most 2 s per kernel.
     const start = performance.now();
-    const batch = batchSize(timeOnce(warm, kernel, 1), 10);
+    const batch = batchSize(await timeOnce(warm, kernel, 1), 10);
     let best = Infinity;
     let calm = 0;
     while (performance.now() - start < 2500) {
-      const ms = timeOnce(warm, kernel, batch);
+      const ms = await timeOnce(warm, kernel, batch);
       if (ms < best * 0.97) calm = 0;
       else calm++;
       best = Math.min(best, ms);
@@ -100,7 +168,7 @@ async function run(req: TimingRunRequest): Promise<void> {
       } else active.push(kernel);
     }
     if (active.length === 0) break;
-    const inputs = makeInputs(core, p, t);
+    const inputs = makeInputs(core, p, t, pool);
     for (const kernel of active) {
       const share = weight(t) / p.kernels.length;
       const progress = (frac: number, text: string) => post({ kind: 'progress', fraction: (doneWeight + share * frac) / total, t, kernel, text });
@@ -109,9 +177,9 @@ async function run(req: TimingRunRequest): Promise<void> {
         const predicted = last ? predictQuadratic(last.ms, last.t, t) : NaN;
         progress(0, `T = ${t}, ${kernel}: warming up`);
         // The first call also grows the wasm heap for this size; its time is not kept.
-        let est = timeOnce(inputs, kernel, 1);
+        let est = await timeOnce(inputs, kernel, 1);
         const plan = plannedCalls(Number.isFinite(predicted) ? Math.max(predicted, est) : est);
-        for (let i = 1; i < plan.warmup; i++) est = Math.min(est, timeOnce(inputs, kernel, 1));
+        for (let i = 1; i < plan.warmup; i++) est = Math.min(est, await timeOnce(inputs, kernel, 1));
         const batch = batchSize(est);
         const samples: number[] = [];
         // Fast points keep sampling for at least MIN_POINT_MS, so a short burst of other work on the
@@ -119,7 +187,7 @@ async function run(req: TimingRunRequest): Promise<void> {
         let spent = 0;
         for (let r = 0; r < plan.repeats || (spent < MIN_POINT_MS && r < MAX_SAMPLES); r++) {
           progress(Math.min(1, (r + 1) / (plan.repeats + 1)), `T = ${t}, ${kernel}: repeat ${r + 1} of ${Math.max(plan.repeats, r + 1)}${batch > 1 ? ` (${batch} calls each)` : ''}`);
-          const ms = timeOnce(inputs, kernel, batch);
+          const ms = await timeOnce(inputs, kernel, batch);
           samples.push(ms);
           spent += ms * batch;
         }
@@ -134,6 +202,7 @@ async function run(req: TimingRunRequest): Promise<void> {
       doneWeight += weight(t) / p.kernels.length;
     }
   }
+  pool?.done();
   post({ kind: 'done', heapBytes: heap(core) });
 }
 

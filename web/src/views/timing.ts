@@ -4,7 +4,7 @@
 // It needs no attention result (needsResult: false); its settings live in the URL (t* fields).
 import { el, clear } from '../dom';
 import { download } from '../export';
-import { LIMITS, type State, type TimingKernels, type TimingInput } from '../state';
+import { LIMITS, TIMING_WORKERS, type State, type TimingKernels, type TimingInput } from '../state';
 import { TimingClient } from '../timing-client';
 import type { TimingMessage, TimingPoint } from '../timing-protocol';
 import {
@@ -37,14 +37,17 @@ interface Sweep {
 }
 
 export function paramsOf(st: State): SweepParams {
-  return { tStart: st.tstart, tEnd: st.tend, dModel: st.tdm, dk: st.tdk, heads: st.th, kernels: kernelsOf(st.tker), causal: st.tcausal, mode: st.tmode };
+  // The worker split applies to core.attention ('qkv'); the lesson's loop runs in one instance.
+  return { tStart: st.tstart, tEnd: st.tend, dModel: st.tdm, dk: st.tdk, heads: st.th, kernels: kernelsOf(st.tker), causal: st.tcausal, mode: st.tmode, workers: st.tmode === 'qkv' ? st.tw : 1 };
 }
 
 function describe(p: SweepParams): string {
   const shape = p.mode === 'proj'
     ? `X (T × ${p.dModel}) projected to d_k = ${p.dk}, core.multiHeadAttention`
     : `random Q, K, V (d_k = ${p.dk}), core.attention`;
-  return `T = ${p.tStart} … ${p.tEnd} by doubling · ${shape} · ${p.heads} head${p.heads > 1 ? 's' : ''} · ${p.causal ? 'causal' : 'no mask'} · ${p.kernels.join(' and ')}`;
+  const w = p.workers ?? 1;
+  const split = w > 1 ? ` · each call split across ${w} workers (${p.heads >= w ? 'by heads' : 'by query rows'})` : '';
+  return `T = ${p.tStart} … ${p.tEnd} by doubling · ${shape} · ${p.heads} head${p.heads > 1 ? 's' : ''} · ${p.causal ? 'causal' : 'no mask'} · ${p.kernels.join(' and ')}${split}`;
 }
 
 class TimingView implements View {
@@ -70,6 +73,9 @@ class TimingView implements View {
     el('option', { value: 'naive', text: 'naive only' }),
     el('option', { value: 'tiled', text: 'tiled only' }));
   private causal = el('input', { type: 'checkbox', 'data-testid': 'timing-causal' });
+  private workers = el('select', { 'data-testid': 'timing-workers' },
+    ...TIMING_WORKERS.map((n) => el('option', { value: n, text: n === 1 ? '1 (default)' : String(n) })));
+  private workersNote = el('p', { class: 'timing-workers-note muted small', 'data-testid': 'timing-workers-note' });
   private runBtn = el('button', { type: 'button', class: 'btn primary', 'data-testid': 'timing-run', text: 'Run sweep' });
   private cancelBtn = el('button', { type: 'button', class: 'btn', 'data-testid': 'timing-cancel', text: 'Cancel', disabled: true });
   private saveBtn = el('button', { type: 'button', class: 'btn small', 'data-testid': 'timing-export', text: 'Download JSON', disabled: true });
@@ -96,6 +102,7 @@ class TimingView implements View {
     this.mode.addEventListener('change', () => update({ tmode: this.mode.value as TimingInput }));
     this.ker.addEventListener('change', () => update({ tker: this.ker.value as TimingKernels }));
     this.causal.addEventListener('change', () => update({ tcausal: this.causal.checked }));
+    this.workers.addEventListener('change', () => update({ tw: Number(this.workers.value) }));
     for (const [input, key] of [[this.dm, 'tdm'], [this.dk, 'tdk'], [this.heads, 'th']] as const) {
       input.addEventListener('change', () => {
         const v = input.valueAsNumber;
@@ -114,7 +121,9 @@ class TimingView implements View {
         field('Input', this.mode, 'wide'),
         field('d_model', this.dm), field('d_k', this.dk), field('heads', this.heads),
         field('Kernels', this.ker),
-        el('label', { class: 'tfield check' }, this.causal, el('span', { text: 'causal mask' }))),
+        el('label', { class: 'tfield check' }, this.causal, el('span', { text: 'causal mask' })),
+        field('Workers per call', this.workers)),
+      this.workersNote,
       el('div', { class: 'trow actions' }, this.runBtn, this.cancelBtn, el('div', { class: 'tprogress' }, this.progress, this.status)));
 
     this.root = el('div', { class: 'view-timing', 'data-testid': 'timing-view' },
@@ -148,11 +157,29 @@ class TimingView implements View {
     this.mode.value = st.tmode;
     this.ker.value = st.tker;
     this.causal.checked = st.tcausal;
+    this.workers.value = String(st.tw);
+    this.workers.disabled = st.tmode !== 'qkv' || this.phase === 'running';
+    this.workers.title = st.tmode === 'qkv' ? '' : 'The lesson’s loop runs in one instance; the split applies to core.attention';
+    this.drawWorkersNote(st);
     if (document.activeElement !== this.dm) this.dm.value = String(st.tdm);
     if (document.activeElement !== this.dk) this.dk.value = String(st.tdk);
     if (document.activeElement !== this.heads) this.heads.value = String(st.th);
     this.dm.disabled = st.tmode !== 'proj' || this.phase === 'running';
     this.dm.title = st.tmode === 'proj' ? '' : 'Only the lesson’s loop projects X of width d_model';
+  }
+
+  private drawWorkersNote(st: State): void {
+    const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency : NaN;
+    const isolated = typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated;
+    const w = st.tmode === 'qkv' ? st.tw : 1;
+    const how = w === 1
+      ? 'Each call runs in one WebAssembly instance (one core).'
+      : `Each call is split across ${w} module Workers, each with its own WebAssembly instance: ${st.th >= w ? 'whole heads per worker' : 'blocks of query rows per worker (causal blocks balanced by area, each given only the keys it can see)'}; the time is the wall clock from posting the parts to merging their results.`;
+    this.workersNote.textContent = `This browser: ${Number.isFinite(cores) ? cores : 'unknown'} logical cores (navigator.hardwareConcurrency), crossOriginIsolated = ${isolated}. ${how} `
+      + 'The default is 1 because an embedding page cannot count on the COOP/COEP headers that shared-memory threads need; this option needs neither: it copies the inputs to each worker (no SharedArrayBuffer).'
+      + (st.tmode === 'qkv' ? '' : ' (The lesson’s loop always runs in one instance.)');
+    this.workersNote.dataset.cores = String(cores);
+    this.workersNote.dataset.isolated = String(isolated);
   }
 
   private save(): void {
@@ -163,6 +190,7 @@ class TimingView implements View {
       what: 'Attention Playground timing lab: milliseconds per call of the wasm core',
       userAgent: navigator.userAgent,
       hardwareConcurrency: navigator.hardwareConcurrency,
+      crossOriginIsolated: typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated,
       status: this.phase,
       params: sw.params,
       fitFloorMs: FIT_FLOOR_MS,
@@ -176,6 +204,7 @@ class TimingView implements View {
   private setRunning(on: boolean): void {
     for (const c of [this.tstart, this.tend, this.mode, this.dk, this.heads, this.ker, this.causal]) c.disabled = on;
     this.dm.disabled = on || this.ctx?.state.tmode !== 'proj';
+    this.workers.disabled = on || this.ctx?.state.tmode !== 'qkv';
     this.runBtn.disabled = on;
     this.cancelBtn.disabled = !on;
     this.saveBtn.disabled = on || !this.sweep || this.sweep.points.length === 0;
@@ -440,7 +469,9 @@ class TimingView implements View {
         : `${heads} × ${t}² × 4 bytes — quadruples per doubling`),
       bar('tiled: working set', tiled, 'k-tiled', `Q, K, V and the output, plus ${formatBytes(tiledScratchBytes(dk))} of tile scratch at any T — doubles per doubling`),
       Number.isFinite(heap)
-        ? bar('measured wasm heap', heap, 'heap', 'this sweep’s WebAssembly memory (it grows, never shrinks), naive and tiled together')
+        ? bar('measured wasm heap', heap, 'heap', (sw?.params.workers ?? 1) > 1
+          ? 'the coordinating worker’s WebAssembly memory only; each part worker has its own instance and heap'
+          : 'this sweep’s WebAssembly memory (it grows, never shrinks), naive and tiled together')
         : el('p', { class: 'muted small', text: 'The measured wasm heap appears when a sweep runs.' }),
     );
   }

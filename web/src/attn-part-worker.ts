@@ -1,0 +1,43 @@
+// One part of a split attention call (web/src/attn-split.js): a module Worker with its own wasm
+// instance, started by the timing lab's Worker when a sweep uses more than one worker. It keeps
+// the inputs of its part (copied to it once per T) and runs core.attention on them on request.
+// Nothing is shared: no SharedArrayBuffer, so no cross-origin isolation is needed.
+/// <reference lib="webworker" />
+import createAttnCore from '../../build/wasm/attn_core.mjs';
+import wasmUrl from '../../build/wasm/attn_core.wasm?url';
+import type { AttnResultLike, SplitOpts } from './attn-split.js';
+
+export type PartRequest =
+  | { kind: 'load'; q: Float32Array; k: Float32Array; v: Float32Array; opts: SplitOpts }
+  | { kind: 'call'; id: number; kernel: string };
+export type PartReply =
+  | { kind: 'result'; id: number; result: AttnResultLike }
+  | { kind: 'error'; id: number; message: string; field: string | null };
+
+type Core = { attention(q: Float32Array, k: Float32Array, v: Float32Array, o: SplitOpts): AttnResultLike };
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+const core = (createAttnCore as (o: object) => Promise<Core>)({ locateFile: () => wasmUrl });
+let part: Extract<PartRequest, { kind: 'load' }> | null = null;
+
+scope.onmessage = async (e: MessageEvent<PartRequest>) => {
+  const m = e.data;
+  if (m.kind === 'load') {
+    part = m;
+    return;
+  }
+  if (m.kind !== 'call') return;
+  try {
+    const c = await core;
+    if (!part) throw new Error('no inputs loaded');
+    const r = c.attention(part.q, part.k, part.v, { ...part.opts, kernel: m.kernel });
+    const result: AttnResultLike = {
+      output: r.output, weights: r.weights, entropy: r.entropy, lse: r.lse,
+      fullyMaskedRows: r.fullyMaskedRows, nanRows: r.nanRows, infScoreRows: r.infScoreRows, scale: r.scale,
+    };
+    const transfer = [r.output.buffer, r.entropy.buffer, r.lse.buffer, ...(r.weights ? [r.weights.buffer] : [])] as ArrayBuffer[];
+    scope.postMessage({ kind: 'result', id: m.id, result } satisfies PartReply, transfer);
+  } catch (err) {
+    const x = err as Error & { field?: string };
+    scope.postMessage({ kind: 'error', id: m.id, message: String(x?.message ?? err), field: typeof x?.field === 'string' ? x.field : null } satisfies PartReply);
+  }
+};
