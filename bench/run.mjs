@@ -70,6 +70,12 @@ jobs.push(ours('wasm-scalar', 'attn_bench_wasm_scalar.js', 'naive', Ts, true));
 jobs.push(ours('wasm-simd', 'attn_bench_wasm.js', 'naive', Ts, true));
 jobs.push(ours('wasm-tiled', 'attn_bench_wasm.js', 'tiled', tiledTs, true));
 jobs.push(ours('wasm-tiled', 'attn_bench_wasm.js', 'tiled', denseTs, false));
+// Two threads: one causal call of the browser module split by query rows across 2 worker_threads
+// (web/src/attn-split.js), each with its own wasm instance; wall clock from post to merged output.
+const splitTs = quick ? [1024, 2048] : [1024, 2048, 4096];
+jobs.push({ impl: 'wasm-tiled', threads: 2, causal: true, split: true, cmd: NODE,
+  args: ['--no-liftoff', '--no-experimental-fetch', path.join(root, 'bench/split_bench.mjs'), '--T', list(splitTs),
+    '--dk', String(DK), '--threads', '2', '--reps', '5'], env });
 jobs.push({ impl: 'wasm-peak', threads: 1, peak: true, cmd: NODE,
   args: [...wasmArgs('attn_bench_wasm.js'), '--kernel', 'peak', '--reps', '3'], env });
 
@@ -93,6 +99,7 @@ log(`BLAS core NumPy used: ${info.blas.openblas_core ?? 'unknown (not OpenBLAS?)
     ' (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the NumPy runs)');
 
 const samples = new Map(); // key -> [ms...]
+const splitOne = new Map(); // T -> [ms...]: the same harness's unsplit call in one thread
 const peaks = [];
 const keyOf = (impl, T, causal, threads) => `${impl}|${T}|${causal}|${threads}`;
 for (let round = 0; round < rounds; round++) {
@@ -105,6 +112,7 @@ for (let round = 0; round < rounds; round++) {
         const k = keyOf(job.impl, row.T, job.causal, job.threads);
         if (!samples.has(k)) samples.set(k, []);
         samples.get(k).push(...row.ms);
+        if (job.split) splitOne.set(row.T, [...(splitOne.get(row.T) ?? []), ...row.ms1]);
       }
     }
     process.stdout.write('.');
@@ -172,6 +180,18 @@ for (const T of allT) {
       fmt(get('numpy-f32', T, true, 2)?.ms, 12) + ratio(get('wasm-tiled', T)?.ms).padStart(11) +
       ratio(get('wasm-simd', T)?.ms).padStart(10));
 }
+log('\nTwo threads: wasm-tiled, causal, one head, one call split by query rows across 2 Node worker_threads' +
+    ' (web/src/attn-split.js: blocks balanced by area, each with its own wasm instance and only the keys it can see);' +
+    ' wall clock from posting the parts to the merged output, copies in and out included:');
+meta.twoThreads = [];
+for (const T of splitTs) {
+  const two = get('wasm-tiled', T, true, 2)?.ms, one = get('wasm-tiled', T)?.ms;
+  const js1 = splitOne.has(T) ? +median(splitOne.get(T)).toFixed(3) : null;
+  meta.twoThreads.push({ T, ms2: two, ms1Driver: one, ms1SameHarness: js1 });
+  log(`  T=${String(T).padStart(5)}  2 threads ${fmt(two, 7)} ms   1 thread ${fmt(one, 7)} ms (bench driver; ` +
+      `${fmt(js1, 6).trim()} ms through the same JS module unsplit)   speed-up ${(one / two).toFixed(2)}× (${(js1 / two).toFixed(2)}× vs the same harness)`);
+}
+
 log('\nGFLOP/s (causal rows count the 2·T²·d_k flops the mask allows; non-causal 4·T²·d_k):');
 for (const T of allT) {
   const g = (impl, c = true) => get(impl, T, c)?.gflops;
