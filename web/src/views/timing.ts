@@ -529,7 +529,7 @@ class TimingView implements View {
       block('Why ×4 per doubling',
         'Q Kᵀ has T × T entries and each costs d_k multiply-adds; weights · V costs as much again. Double T and there are 2T × 2T = 4T² entries: four times the work. Time ∝ T² is a straight line of slope 2 on a log–log chart — the dashed line. Small T sits above it: fixed costs per call, and copying Q, K and V, grow only linearly and matter only while T² is small.'),
       block('What the tiled kernel changes — and what it does not',
-        'The tiled kernel is FlashAttention’s idea: it never builds the T × T matrix. It walks the keys in 64 × 64 tiles, keeping a running maximum and sum for each query row and rescaling them when a new tile raises the maximum. Memory becomes linear in T: inputs, output and one small tile.',
+        'The tiled kernel is FlashAttention’s idea: it never builds the T × T matrix. It takes 64 queries at a time and walks the keys in tiles of 32, keeping a running maximum and sum for each query row and rescaling them when a new tile raises the maximum. Memory becomes linear in T: inputs, output and one small tile.',
         'The arithmetic is still quadratic, so its slope is still about 2. It is exact, not an approximation: its output equals the naive kernel’s up to floating-point rounding. On a GPU the saving is memory traffic, which is usually what costs time. Here, compare the two slopes (both about 2) and the memory panel: quadratic against linear.'),
     );
   }
