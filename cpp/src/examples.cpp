@@ -15,6 +15,18 @@ constexpr std::size_t kMaxExampleT = 4096;
 constexpr std::size_t kMaxExampleValues = std::size_t{16} << 20;  // 64 MiB of float32
 }  // namespace
 
+MhaOptions mha_options(const Example& e) {
+  MhaOptions m;
+  m.t = e.t;
+  m.d_model = e.d_model;
+  m.heads = e.heads;
+  m.kv_heads = e.kv_heads;
+  m.dk = e.dk;
+  m.dv = e.dv;
+  m.mask.causal = e.causal;
+  return m;
+}
+
 std::vector<std::string> lesson_sentence() {
   return {"the", "cat", "sat", "on", "the", "mat", "because", "the", "cat", "was", "tired"};
 }

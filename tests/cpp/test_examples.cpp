@@ -7,14 +7,7 @@
 namespace {
 
 attn::MhaResult<float> run_example(const attn::Example& e) {
-  attn::MhaOptions m;
-  m.t = e.t;
-  m.d_model = e.d_model;
-  m.heads = e.heads;
-  m.kv_heads = e.kv_heads;
-  m.dk = e.dk;
-  m.dv = e.dv;
-  m.mask.causal = e.causal;
+  const attn::MhaOptions m = attn::mha_options(e);
   attn::MhaResult<float> r;
   REQUIRE(attn::multi_head_attention(e.x.data(), e.x.size(), e.wq.data(), e.wq.size(), e.wk.data(),
                                      e.wk.size(), e.wv.data(), e.wv.size(), e.wo.data(),

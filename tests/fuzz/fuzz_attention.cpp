@@ -703,14 +703,7 @@ void fuzz_examples(FuzzedDataProvider& p) {
       CHECK(st.ok());
       CHECK(e.x.size() == e.t * e.d_model && e.wq.size() == e.d_model * e.heads * e.dk);
       if (n > 48) return;  // the attention check below is for small ones
-      attn::MhaOptions m;
-      m.t = e.t;
-      m.d_model = e.d_model;
-      m.heads = e.heads;
-      m.kv_heads = e.kv_heads;
-      m.dk = e.dk;
-      m.dv = e.dv;
-      m.mask.causal = e.causal;
+      const attn::MhaOptions m = attn::mha_options(e);
       attn::MhaResult<float> r;
       const attn::Status ms = attn::multi_head_attention(
           e.x.data(), e.x.size(), e.wq.data(), e.wq.size(), e.wk.data(), e.wk.size(), e.wv.data(),

@@ -22,6 +22,10 @@ struct Example {
   std::vector<float> wo;  // (H*d_v, d_model)
 };
 
+// The multi_head_attention options that run an example as its lesson does
+// (shapes and the causal mask; default scale and fill).
+MhaOptions mha_options(const Example& e);
+
 // The hand-built two-head "induction" model of lesson 1. Each token is a one-hot
 // word identity (dims 0..V-1) followed by a one-hot position (dims d_k..d_k+T-1),
 // d_k = max(12, V, T) (the lesson's width is 12; the default scale 1/sqrt(d_k) depends
