@@ -53,7 +53,7 @@ Status check_dim(const char* field, std::size_t v) {
 
 Status validate(const AttentionOptions& opts, std::size_t q_len, std::size_t k_len,
                 std::size_t v_len, std::size_t padding_len, std::size_t mask_len,
-                bool materialise_weights) {
+                bool materialise_weights, std::size_t elem_size) {
   const Shape& s = opts.shape;
   for (auto [name, val] : {std::pair<const char*, std::size_t>{"heads", s.heads},
                            {"kvHeads", s.kv_heads},
@@ -112,8 +112,7 @@ Status validate(const AttentionOptions& opts, std::size_t q_len, std::size_t k_l
   if (opts.return_scores && !materialise_weights) {
     return Status::Invalid("returnScores", "returnScores needs the naive kernel");
   }
-  const std::size_t need =
-      estimate_bytes(s, sizeof(float), materialise_weights, opts.return_scores);
+  const std::size_t need = estimate_bytes(s, elem_size, materialise_weights, opts.return_scores);
   if (need > opts.memory_cap) {
     return Status::Exhausted(
         "memory", "this request needs " + mib(need) + " of working memory, over the cap of " +
@@ -129,13 +128,8 @@ template <class T>
 Status attention(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
                  std::size_t v_len, const AttentionOptions& opts, AttentionResult<T>* out) {
   const Shape& s = opts.shape;
-  Status st = validate(opts, q_len, k_len, v_len, s.tk, s.tq * s.tk, true);
+  Status st = validate(opts, q_len, k_len, v_len, s.tk, s.tq * s.tk, true, sizeof(T));
   if (!st.ok()) return st;
-  if (sizeof(T) > sizeof(float)) {  // validate() estimated float32; recheck for wider types
-    if (estimate_bytes(s, sizeof(T), true, opts.return_scores) > opts.memory_cap) {
-      return Status::Exhausted("memory", "this request's working memory is over the cap");
-    }
-  }
   out->output.resize({s.heads, s.tq, s.dv});
   out->weights.resize({s.heads, s.tq, s.tk});
   if (opts.return_scores) {

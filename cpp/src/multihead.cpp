@@ -110,7 +110,7 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
   ao.memory_cap = o.memory_cap;
   // Scale, masks and the attention's own memory are checked before anything is allocated.
   st = validate(ao, sat_mul(wq_cols, o.t), sat_mul(wk_cols, o.t), sat_mul(wv_cols, o.t), o.t,
-                sat_mul(o.t, o.t), !o.tiled);
+                sat_mul(o.t, o.t), !o.tiled, sizeof(T));
   if (!st.ok()) return st;
   // Projections: unsplit Q, K, V, their split copies, merged and output, on top of attention.
   std::size_t proj = 0;
