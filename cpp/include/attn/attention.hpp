@@ -36,6 +36,12 @@ struct AttentionOptions {
   std::optional<double> scale;  // unset: 1/sqrt(d_k); else any finite positive number
   MaskFill fill = MaskFill::kNegInf;
   bool return_scores = false;  // naive kernel only: also keep the unmasked scaled scores
+  // Inverted dropout on the weights (0 <= dropout < 1): a kept weight is scaled by
+  // 1/(1-dropout). Which cells drop is a pure function of (dropout_seed, head, query,
+  // key) (attn/dropout.hpp), so both kernels and the backward pass agree without a mask.
+  // `weights` and `entropy` stay the softmax before dropout; `output` uses the dropped P.
+  double dropout = 0.0;
+  std::uint64_t dropout_seed = 0;
   std::size_t memory_cap = kDefaultMemoryCap;
 };
 
