@@ -121,11 +121,9 @@ Status check_forward(const Shape& s, Kernel kernel, const AttentionResult<T>& f)
 
 }  // namespace
 
-template <class T>
-Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
-                          std::size_t v_len, const T* d_out, std::size_t d_out_len,
-                          const AttentionOptions& opts, Kernel kernel,
-                          const AttentionResult<T>* forward, AttentionGrads<T>* out) {
+Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::size_t k_len,
+                         std::size_t v_len, std::size_t d_out_len, std::size_t padding_len,
+                         std::size_t mask_len, Kernel kernel, std::size_t elem_size) {
   const Shape& s = opts.shape;
   if (kernel != Kernel::kNaive && kernel != Kernel::kTiled) {
     return Status::Invalid("kernel", "kernel must be 'naive' or 'tiled'");
@@ -135,18 +133,14 @@ Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t
   // against the backward's own (larger) estimate.
   AttentionOptions unlimited = opts;
   unlimited.memory_cap = static_cast<std::size_t>(-1);
-  Status st = validate(unlimited, q_len, k_len, v_len, s.tk, s.tq * s.tk, naive, sizeof(T));
+  Status st = validate(unlimited, q_len, k_len, v_len, padding_len, mask_len, naive, elem_size);
   if (!st.ok()) return st;
   if (d_out_len != s.heads * s.tq * s.dv) {  // no overflow: validate bounded q's product
     return Status::Invalid(
         "dOut", "dOut has " + std::to_string(d_out_len) +
                     " values but heads*tq*dv = " + std::to_string(s.heads * s.tq * s.dv));
   }
-  if (forward) {
-    st = check_forward(s, kernel, *forward);
-    if (!st.ok()) return st;
-  }
-  const std::size_t need = estimate_backward_bytes(s, sizeof(T), kernel);
+  const std::size_t need = estimate_backward_bytes(s, elem_size, kernel);
   if (need > opts.memory_cap) {
     return Status::Exhausted(
         "memory", "this backward pass needs " + mib(need) + " of working memory, over the cap of " +
@@ -154,6 +148,23 @@ Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t
                       (naive ? "; the weights alone are heads*tq*tk values: try kernel 'tiled' or "
                                "a shorter sequence"
                              : "; try a shorter sequence or fewer heads"));
+  }
+  return Status::Ok();
+}
+
+template <class T>
+Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
+                          std::size_t v_len, const T* d_out, std::size_t d_out_len,
+                          const AttentionOptions& opts, Kernel kernel,
+                          const AttentionResult<T>* forward, AttentionGrads<T>* out) {
+  const Shape& s = opts.shape;
+  const bool naive = kernel == Kernel::kNaive;
+  Status st =
+      validate_backward(opts, q_len, k_len, v_len, d_out_len, s.tk, s.tq * s.tk, kernel, sizeof(T));
+  if (!st.ok()) return st;
+  if (forward) {
+    st = check_forward(s, kernel, *forward);
+    if (!st.ok()) return st;
   }
   // The forward pass, unless given (then out->forward is left as it was: the caller's
   // result may even be out->forward itself).
