@@ -20,6 +20,16 @@ namespace attn {
 using detail::sat_add;
 using detail::sat_mul;
 
+std::size_t tiled_backward_workspace_bytes(const Shape& s, std::size_t elem) {
+  // Scalar kernel: P and dS tiles, per-row D, dropout prefix and flags.
+  const std::size_t scalar =
+      (2 * kTileQ * kTileK + 2 * kTileQ) * elem + kTileQ * (sizeof(std::uint64_t) + 1);
+  // SIMD kernel (float32): also the transposed Q and dO tiles (d_k + d_v) x 64.
+  const std::size_t simd =
+      sat_mul(detail::simd_backward_scratch_floats(s.dk, s.dv), sizeof(float)) + 8 * kTileQ;
+  return std::max(scalar, simd);
+}
+
 std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem, Kernel kernel) {
   const bool naive = kernel == Kernel::kNaive;
   std::size_t n = 0;
@@ -29,7 +39,7 @@ std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem, Kernel ker
   // The forward pass, in case the caller did not pass one (its outputs and scratch).
   n = sat_add(n, estimate_bytes(s, elem, naive, false));
   // Working memory: naive one row of dP (T_k); tiled a fixed set of tiles.
-  n = sat_add(n, naive ? sat_mul(s.tk, elem) : detail::tiled_backward_workspace_bytes(s, elem));
+  n = sat_add(n, naive ? sat_mul(s.tk, elem) : tiled_backward_workspace_bytes(s, elem));
   return n;
 }
 

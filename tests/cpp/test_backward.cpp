@@ -7,7 +7,6 @@
 #include "attn/backward.hpp"
 #include "attn/tiled.hpp"
 #include "backward_case.hpp"
-#include "backward_kernels.hpp"
 #include "fixtures.hpp"
 #include "random_inputs.hpp"
 
@@ -266,9 +265,9 @@ TEST_CASE("backward - bad arguments are errors that name the field", "[backward]
 
 TEST_CASE("backward - tiled working memory does not grow with T", "[backward][memory]") {
   const Shape small{1, 1, 64, 64, 64, 64}, huge{8, 8, 16384, 16384, 64, 64};
-  CHECK(attn::detail::tiled_backward_workspace_bytes(small, 4) ==
-        attn::detail::tiled_backward_workspace_bytes(huge, 4));
-  CHECK(attn::detail::tiled_backward_workspace_bytes(huge, 4) < (std::size_t{1} << 20));
+  CHECK(attn::tiled_backward_workspace_bytes(small, 4) ==
+        attn::tiled_backward_workspace_bytes(huge, 4));
+  CHECK(attn::tiled_backward_workspace_bytes(huge, 4) < (std::size_t{1} << 20));
   // Naive: the forward's T x T weights; tiled: inputs, outputs and gradients only.
   CHECK(attn::estimate_backward_bytes(huge, 4, Kernel::kNaive) >
         std::size_t{8} * 16384 * 16384 * 4);

@@ -39,6 +39,10 @@ struct AttentionGrads {
   AttentionResult<T> forward;  // output, lse, ... of the forward pass (run here if not given)
 };
 
+// Bytes of scratch the tiled backward uses beyond inputs, outputs and gradients: a few
+// tiles, independent of T.
+std::size_t tiled_backward_workspace_bytes(const Shape& s, std::size_t elem_size);
+
 // Bytes attention_backward allocates (gradients, forward if recomputed, working memory).
 std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem_size, Kernel kernel);
 
