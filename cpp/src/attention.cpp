@@ -109,6 +109,11 @@ Status validate(const AttentionOptions& opts, std::size_t q_len, std::size_t k_l
                            "scale must lie within float32 range, about 1e-45 to 3.4e38 (got " +
                                std::to_string(*opts.scale) + ")");
   }
+  if (!(std::isfinite(opts.dropout) && opts.dropout >= 0 && opts.dropout < 1)) {
+    return Status::Invalid("dropout",
+                           "dropout must be a finite number with 0 <= dropout < 1 (got " +
+                               std::to_string(opts.dropout) + ")");
+  }
   if (opts.return_scores && !materialise_weights) {
     return Status::Invalid("returnScores", "returnScores needs the naive kernel");
   }

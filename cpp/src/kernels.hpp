@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/dropout.hpp"
 #include "attn/softmax.hpp"
 #include "attn/tiled.hpp"
 #include "simd_kernels.hpp"
@@ -57,9 +58,11 @@ inline std::size_t allowed_count(const MaskSpec& m, std::size_t i, std::size_t t
 //   finite:  every score is -1e9, so the weights are uniform 1/T_k and the
 //            output is the mean of V; lse = -1e9 + ln T_k, entropy = ln T_k;
 //   zero:    zero weights, zero output, lse = -inf, entropy 0.
+// With dropout p > 0 (drow: the row's dropout_row prefix) the finite policy's uniform
+// weights are dropped like any others: output = sum of kept u / (1 - p) * v_j.
 template <class T>
 void fully_masked_row(MaskFill fill, const T* v, std::size_t tk, std::size_t dv, T* w_row,
-                      T* out_row, T* lse, T* entropy) {
+                      T* out_row, T* lse, T* entropy, double p = 0, std::uint64_t drow = 0) {
   const T nan = std::numeric_limits<T>::quiet_NaN();
   switch (fill) {
     case MaskFill::kNegInf:
@@ -72,7 +75,10 @@ void fully_masked_row(MaskFill fill, const T* v, std::size_t tk, std::size_t dv,
       const T u = T(1) / static_cast<T>(tk);
       if (w_row) std::fill(w_row, w_row + tk, u);
       std::fill(out_row, out_row + dv, T(0));
-      for (std::size_t j = 0; j < tk; ++j) axpy(u, v + j * dv, out_row, dv);
+      const T ud = p > 0 ? static_cast<T>(u / (1 - p)) : u;
+      for (std::size_t j = 0; j < tk; ++j) {
+        if (dropout_keep_row(drow, j, p)) axpy(ud, v + j * dv, out_row, dv);
+      }
       *lse = static_cast<T>(kFiniteMaskValue + std::log(static_cast<double>(tk)));
       *entropy = static_cast<T>(std::log(static_cast<double>(tk)));
       break;
@@ -92,7 +98,9 @@ void fully_masked_row(MaskFill fill, const T* v, std::size_t tk, std::size_t dv,
 //   3. e_j = exp(s_j - m): subtracting m keeps every exponent <= 0, so nothing
 //      overflows and the largest term is exactly 1; forbidden keys get exactly 0;
 //   4. weights = e / sum(e); output_i = sum_j weights_j v_j over allowed keys only,
-//      so a NaN or Inf in a forbidden key's value cannot leak into the row.
+//      so a NaN or Inf in a forbidden key's value cannot leak into the row. With
+//      dropout the output uses the dropped weights keep_ij * w_j / (1 - p) (attn/dropout.hpp);
+//      the stored weights stay the softmax.
 template <class T>
 void naive_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOptions& o, T scale,
                          AttentionResult<T>* out) {
@@ -100,6 +108,8 @@ void naive_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOpti
   const std::size_t group = s.heads / s.kv_heads;
   const T inf = std::numeric_limits<T>::infinity();
   const T nan = std::numeric_limits<T>::quiet_NaN();
+  const double p = o.dropout;
+  const T keep_scale = static_cast<T>(1 / (1 - p));
   for (std::size_t h = 0; h < s.heads; ++h) {
     const std::size_t g = h / group;
     const T* qh = q + h * s.tq * s.dk;  // (T_q, d_k)
@@ -107,6 +117,7 @@ void naive_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOpti
     const T* vg = v + g * s.tk * s.dv;  // (T_k, d_v)
     for (std::size_t i = 0; i < s.tq; ++i) {
       const std::size_t row = h * s.tq + i;
+      const std::uint64_t drow = p > 0 ? dropout_row(o.dropout_seed, h, i) : 0;
       const T* qi = qh + i * s.dk;
       T* w = out->weights.data() + row * s.tk;
       T* y = out->output.data() + row * s.dv;
@@ -139,7 +150,7 @@ void naive_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOpti
       if (inf_score) ++out->diag.inf_score_rows;
       if (n_allowed == 0) {
         ++out->diag.fully_masked_rows;
-        fully_masked_row(o.fill, vg, s.tk, s.dv, w, y, lse, ent);
+        fully_masked_row(o.fill, vg, s.tk, s.dv, w, y, lse, ent, p, drow);
         if (o.fill == MaskFill::kNegInf) ++out->diag.nan_rows;
         continue;
       }
@@ -165,7 +176,11 @@ void naive_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOpti
       for (std::size_t j = r.lo; j < r.hi; ++j) {
         if (!pointwise_allowed(o.mask, i, j, s.tk)) continue;
         w[j] *= inv;
-        axpy(w[j], vg + j * s.dv, y, s.dv);
+        if (p <= 0) {
+          axpy(w[j], vg + j * s.dv, y, s.dv);
+        } else if (dropout_keep_row(drow, j, p)) {
+          axpy(w[j] * keep_scale, vg + j * s.dv, y, s.dv);
+        }
       }
       *lse = m + std::log(l);
       *ent = row_entropy(w, s.tk);
@@ -199,6 +214,8 @@ void tiled_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOpti
   const T nan = std::numeric_limits<T>::quiet_NaN();
   std::vector<T> tile(kTileQ * kTileK);  // scores of one (query tile, key tile) pair
   std::vector<RowState<T>> st(kTileQ);
+  const double p = o.dropout;
+  const T keep_scale = static_cast<T>(1 / (1 - p));
 
   for (std::size_t h = 0; h < s.heads; ++h) {
     const std::size_t g = h / group;
@@ -260,14 +277,20 @@ void tiled_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOpti
             }
             rs.m = m_new;
           }
-          // 3. Accumulate this tile's exp(s - m), its entropy term and e * v.
+          // 3. Accumulate this tile's exp(s - m), its entropy term and e * v. Dropout
+          //    thins only e * v (l and t are the softmax's); kept terms carry 1/(1-p).
+          const std::uint64_t drow = p > 0 ? dropout_row(o.dropout_seed, h, i) : 0;
           for (std::size_t j = a; j < b; ++j) {
             if (sc[j - j0] == -inf) continue;
             const T d = sc[j - j0] - rs.m;
             const T e = std::exp(d);
             rs.l += e;
             rs.t += e * d;
-            axpy(e, vg + j * s.dv, y, s.dv);
+            if (p <= 0) {
+              axpy(e, vg + j * s.dv, y, s.dv);
+            } else if (dropout_keep_row(drow, j, p)) {
+              axpy(e * keep_scale, vg + j * s.dv, y, s.dv);
+            }
           }
         }
       }
@@ -282,7 +305,8 @@ void tiled_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOpti
         if (inf_score[r]) ++out->diag.inf_score_rows;
         if (rs.allowed == 0) {
           ++out->diag.fully_masked_rows;
-          fully_masked_row<T>(o.fill, vg, s.tk, s.dv, nullptr, y, lse, ent);
+          fully_masked_row<T>(o.fill, vg, s.tk, s.dv, nullptr, y, lse, ent, p,
+                              p > 0 ? dropout_row(o.dropout_seed, h, i) : 0);
           if (o.fill == MaskFill::kNegInf) ++out->diag.nan_rows;
           continue;
         }

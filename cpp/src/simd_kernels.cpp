@@ -502,6 +502,8 @@ void exp_f32(const float* x, float* y, std::size_t n, bool nonpositive) {
 bool simd_eligible(const float* q, const float* k, const float* v, const AttentionOptions& o,
                    float scale) {
   const Shape& s = o.shape;
+  // Dropout runs in the scalar kernels (the SIMD ones have no per-cell keep test yet).
+  if (o.dropout > 0) return false;
   auto max_abs = [](const float* p, std::size_t n, float* out) {
     v128_t m = splat(0.f), bad = wasm_i32x4_splat(0);
     std::size_t i = 0;

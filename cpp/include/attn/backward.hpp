@@ -46,6 +46,11 @@ std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem_size, Kerne
 // all row-major with the given element counts. `forward` may be null (the forward pass
 // is run first, with `kernel`); when given it must be the result of the same call
 // (naive: weights kept; tiled: output and lse). Validates everything before allocating.
+// When `forward` is given, out->forward is left untouched (so `forward` may point at it);
+// pass a typed null, e.g. static_cast<const AttentionResult<float>*>(nullptr), since a
+// bare nullptr does not deduce T. The gradients are zero-initialised and overwritten.
+// Errors: the forward's fields, "dOut" (length), "dropout", "forward" (wrong sizes),
+// "memory" (estimate_backward_bytes over opts.memory_cap).
 template <class T>
 Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t k_len,
                           const T* v, std::size_t v_len, const T* d_out, std::size_t d_out_len,

@@ -1,0 +1,188 @@
+// Attention backward pass: the naive kernel (from the forward's stored weights) and the
+// tiled kernel (scores recomputed tile by tile from Q, K and the forward's lse).
+// Maths and fill-policy semantics: attn/backward.hpp.
+#include "attn/backward.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "attn/dropout.hpp"
+#include "attn/tiled.hpp"
+#include "backward_kernels.hpp"
+#include "checked.hpp"
+#include "kernels.hpp"
+
+namespace attn {
+
+using detail::sat_add;
+using detail::sat_mul;
+
+std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem, Kernel kernel) {
+  const bool naive = kernel == Kernel::kNaive;
+  std::size_t n = 0;
+  n = sat_add(n, sat_mul(sat_mul(s.heads, s.tq), s.dk));                    // dq
+  n = sat_add(n, sat_mul(sat_mul(s.kv_heads, s.tk), sat_add(s.dk, s.dv)));  // dk, dv
+  n = sat_mul(n, elem);
+  // The forward pass, in case the caller did not pass one (its outputs and scratch).
+  n = sat_add(n, estimate_bytes(s, elem, naive, false));
+  // Working memory: naive one row of dP (T_k); tiled a fixed set of tiles.
+  n = sat_add(n, naive ? sat_mul(s.tk, elem) : detail::tiled_backward_workspace_bytes(s, elem));
+  return n;
+}
+
+namespace {
+
+std::string mib(std::size_t bytes) {
+  if (bytes == static_cast<std::size_t>(-1)) return "more than the address space";
+  if (bytes < (std::size_t{1} << 20)) return std::to_string(bytes) + " bytes";
+  return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+}
+
+// The naive backward, row by row from the stored softmax P = fwd.weights:
+//   1. fully masked rows (no allowed key): their scores are constants (or absent), so
+//      they pass gradient to V only, through the weights their policy defines
+//      (finite: uniform 1/T_k; zero: 0; neg_inf: NaN, which poisons dV like PyTorch);
+//   2. dV_j += Pd_ij dO_i with Pd = P * keep / (1 - p), the P the forward multiplied V by;
+//      dP_ij = keep / (1 - p) * dO_i . V_j and D_i = sum_j P_ij dP_ij;
+//   3. dS_ij = P_ij (dP_ij - D_i) (the softmax Jacobian), then dQ_i += scale dS_ij K_j
+//      and dK_j += scale dS_ij Q_i. Forbidden cells have P = 0 and get no gradient.
+template <class T>
+void backward_naive(const T* q, const T* k, const T* v, const T* d_out, const AttentionOptions& o,
+                    T scale, const AttentionResult<T>& fwd, AttentionGrads<T>* g) {
+  const Shape& s = o.shape;
+  const std::size_t group = s.heads / s.kv_heads;
+  const double p = o.dropout;
+  const T keep_scale = static_cast<T>(1 / (1 - p));
+  std::vector<T> dp(s.tk);  // dP of one row
+  for (std::size_t h = 0; h < s.heads; ++h) {
+    const std::size_t kv = h / group;
+    const T* kg = k + kv * s.tk * s.dk;  // (T_k, d_k)
+    const T* vg = v + kv * s.tk * s.dv;  // (T_k, d_v)
+    T* dkg = g->dk.data() + kv * s.tk * s.dk;
+    T* dvg = g->dv.data() + kv * s.tk * s.dv;
+    for (std::size_t i = 0; i < s.tq; ++i) {
+      const std::size_t row = h * s.tq + i;
+      const T* P = fwd.weights.data() + row * s.tk;
+      const T* qi = q + row * s.dk;
+      const T* doi = d_out + row * s.dv;
+      T* dqi = g->dq.data() + row * s.dk;
+      const std::uint64_t drow = p > 0 ? dropout_row(o.dropout_seed, h, i) : 0;
+      auto keep = [&](std::size_t j) {
+        return p <= 0 ? T(1) : (dropout_keep_row(drow, j, p) ? keep_scale : T(0));
+      };
+      // 1.
+      if (detail::allowed_count(o.mask, i, s.tq, s.tk) == 0) {
+        for (std::size_t j = 0; j < s.tk; ++j) {
+          detail::axpy(P[j] * keep(j), doi, dvg + j * s.dv, s.dv);
+        }
+        continue;
+      }
+      // 2.
+      const KeyRange r = key_range(o.mask, i, s.tq, s.tk);
+      T D = 0;
+      for (std::size_t j = r.lo; j < r.hi; ++j) {
+        if (!detail::pointwise_allowed(o.mask, i, j, s.tk)) continue;
+        const T kj = keep(j);
+        detail::axpy(P[j] * kj, doi, dvg + j * s.dv, s.dv);
+        dp[j] = kj * detail::dot(doi, vg + j * s.dv, s.dv);
+        D += P[j] * dp[j];
+      }
+      // 3.
+      for (std::size_t j = r.lo; j < r.hi; ++j) {
+        if (!detail::pointwise_allowed(o.mask, i, j, s.tk)) continue;
+        const T ds = scale * (P[j] * (dp[j] - D));
+        detail::axpy(ds, kg + j * s.dk, dqi, s.dk);
+        detail::axpy(ds, qi, dkg + j * s.dk, s.dk);
+      }
+    }
+  }
+}
+
+template <class T>
+Status check_forward(const Shape& s, Kernel kernel, const AttentionResult<T>& f) {
+  const std::size_t rows = s.heads * s.tq;
+  if (f.output.size() != rows * s.dv || f.lse.size() != rows) {
+    return Status::Invalid("forward",
+                           "forward must be the result of the same attention call (output has " +
+                               std::to_string(f.output.size()) + " values, expected " +
+                               std::to_string(rows * s.dv) + ")");
+  }
+  if (kernel == Kernel::kNaive && f.weights.size() != rows * s.tk) {
+    return Status::Invalid("forward",
+                           "the naive backward needs the forward's weights (heads*tq*tk = " +
+                               std::to_string(rows * s.tk) + " values), got " +
+                               std::to_string(f.weights.size()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+template <class T>
+Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
+                          std::size_t v_len, const T* d_out, std::size_t d_out_len,
+                          const AttentionOptions& opts, Kernel kernel,
+                          const AttentionResult<T>* forward, AttentionGrads<T>* out) {
+  const Shape& s = opts.shape;
+  if (kernel != Kernel::kNaive && kernel != Kernel::kTiled) {
+    return Status::Invalid("kernel", "kernel must be 'naive' or 'tiled'");
+  }
+  const bool naive = kernel == Kernel::kNaive;
+  // Every field except memory through the forward's checks; the cap is checked below
+  // against the backward's own (larger) estimate.
+  AttentionOptions unlimited = opts;
+  unlimited.memory_cap = static_cast<std::size_t>(-1);
+  Status st = validate(unlimited, q_len, k_len, v_len, s.tk, s.tq * s.tk, naive, sizeof(T));
+  if (!st.ok()) return st;
+  if (d_out_len != s.heads * s.tq * s.dv) {  // no overflow: validate bounded q's product
+    return Status::Invalid(
+        "dOut", "dOut has " + std::to_string(d_out_len) +
+                    " values but heads*tq*dv = " + std::to_string(s.heads * s.tq * s.dv));
+  }
+  if (forward) {
+    st = check_forward(s, kernel, *forward);
+    if (!st.ok()) return st;
+  }
+  const std::size_t need = estimate_backward_bytes(s, sizeof(T), kernel);
+  if (need > opts.memory_cap) {
+    return Status::Exhausted(
+        "memory", "this backward pass needs " + mib(need) + " of working memory, over the cap of " +
+                      mib(opts.memory_cap) +
+                      (naive ? "; the weights alone are heads*tq*tk values: try kernel 'tiled' or "
+                               "a shorter sequence"
+                             : "; try a shorter sequence or fewer heads"));
+  }
+  // The forward pass, unless given (then out->forward is left as it was: the caller's
+  // result may even be out->forward itself).
+  const AttentionResult<T>* fwd = forward;
+  if (!fwd) {
+    st = naive ? attention(q, q_len, k, k_len, v, v_len, opts, &out->forward)
+               : attention_tiled(q, q_len, k, k_len, v, v_len, opts, &out->forward);
+    if (!st.ok()) return st;
+    fwd = &out->forward;
+  }
+  out->dq = xt::zeros<T>({s.heads, s.tq, s.dk});
+  out->dk = xt::zeros<T>({s.kv_heads, s.tk, s.dk});
+  out->dv = xt::zeros<T>({s.kv_heads, s.tk, s.dv});
+  const T scale = static_cast<T>(effective_scale(opts));
+  if (naive) {
+    backward_naive(q, k, v, d_out, opts, scale, *fwd, out);
+  } else {
+    detail::backward_tiled(q, k, v, d_out, opts, scale, *fwd, out);
+  }
+  return Status::Ok();
+}
+
+template Status attention_backward<float>(const float*, std::size_t, const float*, std::size_t,
+                                          const float*, std::size_t, const float*, std::size_t,
+                                          const AttentionOptions&, Kernel,
+                                          const AttentionResult<float>*, AttentionGrads<float>*);
+template Status attention_backward<double>(const double*, std::size_t, const double*, std::size_t,
+                                           const double*, std::size_t, const double*, std::size_t,
+                                           const AttentionOptions&, Kernel,
+                                           const AttentionResult<double>*, AttentionGrads<double>*);
+
+}  // namespace attn
