@@ -7,8 +7,8 @@
 
 namespace attn::tr {
 
-Decoder::Decoder(const ModelConfig& c, std::shared_ptr<const std::vector<float>> params,
-                 bool cache, std::vector<std::uint8_t> ablate)
+Decoder::Decoder(const ModelConfig& c, std::shared_ptr<const std::vector<float>> params, bool cache,
+                 std::vector<std::uint8_t> ablate)
     : c_(c), params_(std::move(params)), cache_(cache), ablate_(std::move(ablate)) {
   reset();
 }
@@ -92,8 +92,7 @@ Status Decoder::append(std::int32_t token, std::vector<float>* logits,
   ao.memory_cap = static_cast<std::size_t>(-1);
   for (std::size_t l = 0; l < L; ++l) {
     const auto& W = P.layer[l];
-    gemm(Trans::kNN, 1, H * dh, D, x_.data(), D, p + W.wq, H * dh, 0.0f, q_.data(), H * dh,
-         &pack_);
+    gemm(Trans::kNN, 1, H * dh, D, x_.data(), D, p + W.wq, H * dh, 0.0f, q_.data(), H * dh, &pack_);
     // Append k and v at position pos of every K/V head.
     gemm(Trans::kNN, 1, Hkv * dh, D, x_.data(), D, p + W.wk, Hkv * dh, 0.0f, kv_.data(), Hkv * dh,
          &pack_);
@@ -105,9 +104,8 @@ Status Decoder::append(std::int32_t token, std::vector<float>* logits,
       std::copy_n(kv_.data() + g * dh, dh, v_[l].data() + (g * c_.seq_len + pos) * dh);
     // One call per K/V head: its grp query heads (contiguous in q) over its t cached keys.
     for (std::size_t g = 0; g < Hkv; ++g) {
-      Status st = attention(q_.data() + g * grp * dh, grp * dh,
-                            k_[l].data() + g * c_.seq_len * dh, t * dh,
-                            v_[l].data() + g * c_.seq_len * dh, t * dh, ao, &att_);
+      Status st = attention(q_.data() + g * grp * dh, grp * dh, k_[l].data() + g * c_.seq_len * dh,
+                            t * dh, v_[l].data() + g * c_.seq_len * dh, t * dh, ao, &att_);
       if (!st.ok()) {
         tokens_.pop_back();
         return st;
@@ -141,8 +139,8 @@ Status Decoder::append(std::int32_t token, std::vector<float>* logits,
 
 Status Decoder::prefill(const std::vector<std::int32_t>& tokens) {
   if (tokens_.size() + tokens.size() > c_.seq_len) {
-    return Status::Invalid("tokens", "prefill would exceed seqLen (" + std::to_string(c_.seq_len) +
-                                         ")");
+    return Status::Invalid("tokens",
+                           "prefill would exceed seqLen (" + std::to_string(c_.seq_len) + ")");
   }
   for (std::size_t i = 0; i < tokens.size(); ++i)
     if (tokens[i] < 0 || static_cast<std::size_t>(tokens[i]) >= c_.vocab)

@@ -84,8 +84,8 @@ inline void micro(bool ta, std::size_t i, std::size_t j, std::size_t k, const fl
 
 template <int R>
 inline void row_block(bool ta, std::size_t i, std::size_t n, std::size_t k, const float* a,
-                             std::size_t lda, const float* b, std::size_t ldb, bool zero, float* c,
-                             std::size_t ldc) {
+                      std::size_t lda, const float* b, std::size_t ldb, bool zero, float* c,
+                      std::size_t ldc) {
   std::size_t j = 0;
   for (; j + 8 <= n; j += 8) micro<R, 2>(ta, i, j, k, a, lda, b, ldb, zero, c, ldc);
   for (; j + 4 <= n; j += 4) micro<R, 1>(ta, i, j, k, a, lda, b, ldb, zero, c, ldc);

@@ -142,9 +142,9 @@ Status head_scores(const ModelConfig& c, const T* params, const std::int32_t* pr
   RunOptions ro;
   ro.ablate = ablate;
   ro.keep_weights = true;
-  Status st = forward_backward(c, params, probe, static_cast<const std::uint8_t*>(nullptr),
-                               probe_batch, t, ro, ws, static_cast<T*>(nullptr),
-                               static_cast<double*>(nullptr), nullptr);
+  Status st =
+      forward_backward(c, params, probe, static_cast<const std::uint8_t*>(nullptr), probe_batch, t,
+                       ro, ws, static_cast<T*>(nullptr), static_cast<double*>(nullptr), nullptr);
   if (!st.ok()) return st;
   for (std::size_t l = 0; l < L; ++l) {
     pattern_scores(probe, probe_batch, t, H, ws->att[l].weights.data(),
@@ -169,7 +169,7 @@ Status head_scores(const ModelConfig& c, const T* params, const std::int32_t* pr
   return Status::Ok();
 }
 
-#define ATTN_INTERP(T)                                                                          \
+#define ATTN_INTERP(T)                                                                           \
   template void pattern_scores<T>(const std::int32_t*, std::size_t, std::size_t, std::size_t,    \
                                   const T*, double*, double*, double*);                          \
   template std::vector<double> k_composition<T>(const ModelConfig&, const T*);                   \

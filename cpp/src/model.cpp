@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "attn/gemm.hpp"
-#include "attn/tiled.hpp"
 #include "attn/rng.hpp"
+#include "attn/tiled.hpp"
 #include "checked.hpp"
 
 namespace attn::tr {
@@ -14,7 +14,9 @@ namespace attn::tr {
 using detail::sat_add;
 using detail::sat_mul;
 
-std::size_t d_head(const ModelConfig& c) { return c.heads ? c.d_model / c.heads : 0; }
+std::size_t d_head(const ModelConfig& c) {
+  return c.heads ? c.d_model / c.heads : 0;
+}
 
 ParamLayout param_layout(const ModelConfig& c) {
   ParamLayout p;
@@ -82,9 +84,9 @@ Status validate_model(const ModelConfig& c, std::size_t batch) {
                                          std::to_string(c.heads) + ")");
   }
   if (!(st = range("batch", batch, 1, 65536)).ok()) return st;
-  if (c.scale && !(std::isfinite(*c.scale) && *c.scale > 0 &&
-                   std::isfinite(static_cast<float>(*c.scale)) &&
-                   static_cast<float>(*c.scale) > 0)) {
+  if (c.scale &&
+      !(std::isfinite(*c.scale) && *c.scale > 0 && std::isfinite(static_cast<float>(*c.scale)) &&
+        static_cast<float>(*c.scale) > 0)) {
     return Status::Invalid("scale", "scale must be 'sqrt', 'none' or a finite positive number");
   }
   if (!(std::isfinite(c.init_std) && c.init_std >= 0 && c.init_std <= 1e3)) {
@@ -242,10 +244,8 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     const auto& W = P.layer[l];
     const T* x = ws->x[l].data();
     gemm(Trans::kNN, N, wq_w, D, x, D, params + W.wq, wq_w, T(0), ws->q.data(), wq_w, &ws->pack);
-    gemm(Trans::kNN, N, wkv_w, D, x, D, params + W.wk, wkv_w, T(0), ws->k.data(), wkv_w,
-         &ws->pack);
-    gemm(Trans::kNN, N, wkv_w, D, x, D, params + W.wv, wkv_w, T(0), ws->v.data(), wkv_w,
-         &ws->pack);
+    gemm(Trans::kNN, N, wkv_w, D, x, D, params + W.wk, wkv_w, T(0), ws->k.data(), wkv_w, &ws->pack);
+    gemm(Trans::kNN, N, wkv_w, D, x, D, params + W.wv, wkv_w, T(0), ws->v.data(), wkv_w, &ws->pack);
     ws->qh[l].resize(N * wq_w);
     ws->kh[l].resize(N * wkv_w);
     ws->vh[l].resize(N * wkv_w);
@@ -262,8 +262,8 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     merge(ws->att[l].output.data(), batch, t, H, dh, ro.ablate ? ro.ablate + l * H : nullptr,
           ws->z[l].data());
     std::copy(ws->x[l].begin(), ws->x[l].end(), ws->x[l + 1].begin());
-    gemm(Trans::kNN, N, D, wq_w, ws->z[l].data(), wq_w, params + W.wo, D, T(1),
-         ws->x[l + 1].data(), D, &ws->pack);
+    gemm(Trans::kNN, N, D, wq_w, ws->z[l].data(), wq_w, params + W.wo, D, T(1), ws->x[l + 1].data(),
+         D, &ws->pack);
   }
 
   // Pass 3: final LayerNorm (biased variance, eps 1e-5 inside the root, as torch).
@@ -386,25 +386,24 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
         for (std::size_t h = 0; h < H; ++h)
           if (abl[h]) std::fill_n(ws->q.data() + (b * H + h) * t * dh, t * dh, T(0));
     ao.dropout_seed = layer_seed(ro.dropout_seed, l);
-    Status st = attention_backward(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                                   ws->vh[l].data(), N * wkv_w, ws->q.data(), N * wq_w, ao,
-                                   tiled ? Kernel::kTiled : Kernel::kNaive, &ws->att[l], &ws->grads);
+    Status st =
+        attention_backward(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
+                           ws->vh[l].data(), N * wkv_w, ws->q.data(), N * wq_w, ao,
+                           tiled ? Kernel::kTiled : Kernel::kNaive, &ws->att[l], &ws->grads);
     if (!st.ok()) return st;
     // Back to (N, width) rows.
     merge(ws->grads.dq.data(), batch, t, H, dh, nullptr, ws->q.data());
     merge(ws->grads.dk.data(), batch, t, Hkv, dh, nullptr, ws->k.data());
     merge(ws->grads.dv.data(), batch, t, Hkv, dh, nullptr, ws->v.data());
     gemm(Trans::kTN, D, wq_w, N, x, D, ws->q.data(), wq_w, T(0), grads + W.wq, wq_w, &ws->pack);
-    gemm(Trans::kTN, D, wkv_w, N, x, D, ws->k.data(), wkv_w, T(0), grads + W.wk, wkv_w,
-         &ws->pack);
-    gemm(Trans::kTN, D, wkv_w, N, x, D, ws->v.data(), wkv_w, T(0), grads + W.wv, wkv_w,
-         &ws->pack);
+    gemm(Trans::kTN, D, wkv_w, N, x, D, ws->k.data(), wkv_w, T(0), grads + W.wk, wkv_w, &ws->pack);
+    gemm(Trans::kTN, D, wkv_w, N, x, D, ws->v.data(), wkv_w, T(0), grads + W.wv, wkv_w, &ws->pack);
     gemm(Trans::kNT, N, D, wq_w, ws->q.data(), wq_w, params + W.wq, wq_w, T(1), ws->dx.data(), D,
          &ws->pack);
-    gemm(Trans::kNT, N, D, wkv_w, ws->k.data(), wkv_w, params + W.wk, wkv_w, T(1), ws->dx.data(),
-         D, &ws->pack);
-    gemm(Trans::kNT, N, D, wkv_w, ws->v.data(), wkv_w, params + W.wv, wkv_w, T(1), ws->dx.data(),
-         D, &ws->pack);
+    gemm(Trans::kNT, N, D, wkv_w, ws->k.data(), wkv_w, params + W.wk, wkv_w, T(1), ws->dx.data(), D,
+         &ws->pack);
+    gemm(Trans::kNT, N, D, wkv_w, ws->v.data(), wkv_w, params + W.wv, wkv_w, T(1), ws->dx.data(), D,
+         &ws->pack);
   }
 
   // Pass 9: embeddings, rows in ascending order (a fixed summation order).

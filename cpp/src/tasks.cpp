@@ -6,18 +6,25 @@
 namespace attn::tr {
 
 bool parse_task(const std::string& name, Task* out) {
-  if (name == "induction") *out = Task::kInduction;
-  else if (name == "induction-fixed") *out = Task::kInductionFixed;
-  else if (name == "random") *out = Task::kRandom;
-  else return false;
+  if (name == "induction")
+    *out = Task::kInduction;
+  else if (name == "induction-fixed")
+    *out = Task::kInductionFixed;
+  else if (name == "random")
+    *out = Task::kRandom;
+  else
+    return false;
   return true;
 }
 
 const char* task_name(Task t) {
   switch (t) {
-    case Task::kInduction: return "induction";
-    case Task::kInductionFixed: return "induction-fixed";
-    case Task::kRandom: return "random";
+    case Task::kInduction:
+      return "induction";
+    case Task::kInductionFixed:
+      return "induction-fixed";
+    case Task::kRandom:
+      return "random";
   }
   return "?";
 }
@@ -33,9 +40,9 @@ Status validate_task(Task task, std::size_t vocab, std::size_t T) {
   // The longest run of distinct tokens: T - ceil(n/2) with noise, n for [s, s].
   const std::size_t need = task == Task::kInduction ? T - (n + 1) / 2 : n;
   if (vocab < need) {
-    return Status::Invalid("vocab", std::string("task '") + task_name(task) + "' with seqLen " +
-                                        std::to_string(T) + " needs vocab >= " +
-                                        std::to_string(need) + " (distinct tokens per sequence)");
+    return Status::Invalid(
+        "vocab", std::string("task '") + task_name(task) + "' with seqLen " + std::to_string(T) +
+                     " needs vocab >= " + std::to_string(need) + " (distinct tokens per sequence)");
   }
   return Status::Ok();
 }

@@ -26,11 +26,12 @@ std::size_t weights_bytes(const ModelConfig& c, std::size_t batch, std::size_t t
 }
 
 Status check_weights_cap(const ModelConfig& c, std::size_t batch, std::size_t t) {
-  const std::size_t need = detail::sat_add(estimate_training_bytes(c, batch),
-                                           weights_bytes(c, batch, t));
+  const std::size_t need =
+      detail::sat_add(estimate_training_bytes(c, batch), weights_bytes(c, batch, t));
   if (need > c.memory_cap) {
-    return Status::Exhausted("memory", "the attention weights of this call (layers*batch*heads*"
-                                       "T*T values) would exceed the memory cap");
+    return Status::Exhausted("memory",
+                             "the attention weights of this call (layers*batch*heads*"
+                             "T*T values) would exceed the memory cap");
   }
   return Status::Ok();
 }
@@ -99,8 +100,8 @@ Status Trainer::step_on(const std::int32_t* tokens, const std::uint8_t* mask, st
   ro.dropout_seed = d.next_u64();
   ro.ablate = ablate_.data();
   std::size_t count = 0;
-  Status st = forward_backward(c_.model, params_->data(), tokens, mask, rows, c_.model.seq_len,
-                               ro, &ws_, grads_.data(), loss, &count);
+  Status st = forward_backward(c_.model, params_->data(), tokens, mask, rows, c_.model.seq_len, ro,
+                               &ws_, grads_.data(), loss, &count);
   if (!st.ok()) return st;
   if (count == 0) return Status::Invalid("lossMask", "lossMask selects no target (t >= 1)");
   *gnorm = clip_grad_norm(grads_.data(), grads_.size(), c_.opt.clip);
@@ -183,8 +184,8 @@ Status Trainer::loss_and_gradients(const std::vector<std::int32_t>& tokens,
 }
 
 Status Trainer::evaluate(double* loss, double* accuracy) {
-  return evaluate_batch(c_.model, params_->data(), eval_tokens_.data(), eval_mask_.data(),
-                        c_.batch, ablate_.data(), &ws_, loss, accuracy);
+  return evaluate_batch(c_.model, params_->data(), eval_tokens_.data(), eval_mask_.data(), c_.batch,
+                        ablate_.data(), &ws_, loss, accuracy);
 }
 
 Status Trainer::head_scores(HeadScores* out) {
@@ -199,8 +200,8 @@ Status Trainer::attention(const std::vector<std::int32_t>& tokens, std::vector<f
                           std::vector<float>* logits) {
   const std::size_t t = tokens.size();
   if (t < 1 || t > c_.model.seq_len) {
-    return Status::Invalid("tokens", "tokens must hold 1 to seqLen (" +
-                                         std::to_string(c_.model.seq_len) + ") values");
+    return Status::Invalid(
+        "tokens", "tokens must hold 1 to seqLen (" + std::to_string(c_.model.seq_len) + ") values");
   }
   Status st = check_weights_cap(c_.model, 1, t);
   if (!st.ok()) return st;
@@ -250,8 +251,8 @@ Status Trainer::generate(const std::vector<std::int32_t>& prompt, std::size_t n,
                          double temperature, std::uint64_t seed, std::vector<std::int32_t>* out) {
   if (prompt.empty()) return Status::Invalid("prompt", "prompt must hold at least one token");
   if (prompt.size() + n > c_.model.seq_len) {
-    return Status::Invalid("n", "prompt length + n must be at most seqLen (" +
-                                    std::to_string(c_.model.seq_len) + ")");
+    return Status::Invalid(
+        "n", "prompt length + n must be at most seqLen (" + std::to_string(c_.model.seq_len) + ")");
   }
   if (!(std::isfinite(temperature) && temperature >= 0)) {
     return Status::Invalid("temperature", "temperature must be a finite number >= 0");

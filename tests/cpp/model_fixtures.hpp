@@ -54,6 +54,8 @@ std::vector<T> flat(const json& p, bool inputs) {
 inline std::vector<std::int32_t> tokens(const json& c) {
   return c.at("tokens").get<std::vector<std::int32_t>>();
 }
-inline std::vector<std::uint8_t> mask(const json& c) { return fixtures::bytes(c.at("lossMask")); }
+inline std::vector<std::uint8_t> mask(const json& c) {
+  return fixtures::bytes(c.at("lossMask"));
+}
 
 }  // namespace model_fx

@@ -46,8 +46,8 @@ TEST_CASE("decode - cached and recomputed steps equal the full causal forward at
     attn::tr::RunOptions ro;
     ro.keep_weights = true;
     REQUIRE(attn::tr::forward_backward(c, params->data(), tok.data(),
-                                       static_cast<const std::uint8_t*>(nullptr), 1, c.seq_len,
-                                       ro, &ws, static_cast<float*>(nullptr),
+                                       static_cast<const std::uint8_t*>(nullptr), 1, c.seq_len, ro,
+                                       &ws, static_cast<float*>(nullptr),
                                        static_cast<double*>(nullptr), nullptr)
                 .ok());
     const std::size_t T = c.seq_len, V = c.vocab, H = c.heads;
@@ -62,9 +62,9 @@ TEST_CASE("decode - cached and recomputed steps equal the full causal forward at
         worst = std::max(worst, fixtures::max_abs_diff(logits.data(), ws.logits.data() + i * V, V));
         for (std::size_t l = 0; l < c.layers; ++l)
           for (std::size_t h = 0; h < H; ++h)
-            worst = std::max(worst, fixtures::max_abs_diff(
-                                        w.data() + (l * H + h) * (i + 1),
-                                        ws.att[l].weights.data() + (h * T + i) * T, i + 1));
+            worst = std::max(
+                worst, fixtures::max_abs_diff(w.data() + (l * H + h) * (i + 1),
+                                              ws.att[l].weights.data() + (h * T + i) * T, i + 1));
       }
       CHECK(worst <= 2e-5);
       CHECK(dec.cache_bytes() == (cache ? 2 * c.layers * c.kv_heads * T * (c.d_model / H) * 4 : 0));

@@ -27,8 +27,7 @@ std::vector<double> reference(attn::Trans t, std::size_t m, std::size_t n, std::
 
 }  // namespace
 
-TEST_CASE("gemm - NN, TN and NT match a float64 reference, with tails and accumulation",
-          "[gemm]") {
+TEST_CASE("gemm - NN, TN and NT match a float64 reference, with tails and accumulation", "[gemm]") {
   std::mt19937 gen(7);
   std::normal_distribution<float> nd(0.0f, 1.0f);
   const std::size_t dims[] = {1, 3, 4, 5, 8, 13, 17, 32};
@@ -56,9 +55,8 @@ TEST_CASE("gemm - NN, TN and NT match a float64 reference, with tails and accumu
           for (std::size_t i = 0; i < m * n; ++i)
             REQUIRE(std::abs(c[i] - (ref[i] + c0[i])) <= 1e-5 * static_cast<double>(k + 1));
         }
-  WARN("gemm float32 vs float64 reference: max |delta| = " << worst
-                                                          << (attn::gemm_simd() ? " (SIMD128)"
-                                                                                : " (scalar)"));
+  WARN("gemm float32 vs float64 reference: max |delta| = "
+       << worst << (attn::gemm_simd() ? " (SIMD128)" : " (scalar)"));
 }
 
 TEST_CASE("gemm - the SIMD path is bit-identical to the scalar loop (fixed summation order)",
@@ -75,8 +73,7 @@ TEST_CASE("gemm - the SIMD path is bit-identical to the scalar loop (fixed summa
           const std::size_t lda = t == attn::Trans::kTN ? m : k;
           const std::size_t ldb = t == attn::Trans::kNT ? k : n;
           attn::gemm(t, m, n, k, a.data(), lda, b.data(), ldb, 0.0f, c1.data(), n, &scratch);
-          attn::gemm_scalar(t, m, n, k, a.data(), lda, b.data(), ldb, 0.0f, c2.data(), n,
-                            &scratch);
+          attn::gemm_scalar(t, m, n, k, a.data(), lda, b.data(), ldb, 0.0f, c2.data(), n, &scratch);
           REQUIRE(std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(float)) == 0);
         }
 }

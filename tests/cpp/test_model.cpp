@@ -19,9 +19,9 @@ double loss_grads(const ModelConfig& c, const std::vector<T>& p,
   attn::tr::RunOptions ro;
   double loss = 0;
   if (g) g->assign(p.size(), T(0));
-  const attn::Status st = attn::tr::forward_backward(c, p.data(), tok.data(), mask.data(), batch,
-                                                     c.seq_len, ro, &ws, g ? g->data() : nullptr,
-                                                     &loss, nullptr);
+  const attn::Status st =
+      attn::tr::forward_backward(c, p.data(), tok.data(), mask.data(), batch, c.seq_len, ro, &ws,
+                                 g ? g->data() : nullptr, &loss, nullptr);
   REQUIRE(st.ok());
   return loss;
 }
@@ -182,9 +182,9 @@ TEST_CASE("model - tokens outside the vocabulary are refused", "[model][errors]"
   std::vector<std::uint8_t> mask = {1, 1, 1, 1};
   attn::tr::Workspace<float> ws;
   double loss = 0;
-  const attn::Status st = attn::tr::forward_backward(c, p.data(), tok.data(), mask.data(), 1, 4,
-                                                     attn::tr::RunOptions{}, &ws,
-                                                     static_cast<float*>(nullptr), &loss, nullptr);
+  const attn::Status st =
+      attn::tr::forward_backward(c, p.data(), tok.data(), mask.data(), 1, 4, attn::tr::RunOptions{},
+                                 &ws, static_cast<float*>(nullptr), &loss, nullptr);
   CHECK(st.field == "tokens");
 }
 

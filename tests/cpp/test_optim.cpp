@@ -58,8 +58,9 @@ TEST_CASE("optim - two AdamW steps (decay, clipping) match torch.optim.AdamW in 
 }
 
 TEST_CASE("optim - two AdamW steps match torch.optim.AdamW in float32", "[optim][oracle]") {
-  // A parameter moves by about lr per step; float32 keeps it within a few ulps of 1.
-  run_fixture<float>(2e-6, "AdamW float32 vs PyTorch");
+  // Adam normalises every coordinate: one whose gradient sits near float32 rounding noise
+  // can move by a small fraction of lr (0.03 here) differently: tolerance 1e-5.
+  run_fixture<float>(1e-5, "AdamW float32 vs PyTorch");
 }
 
 TEST_CASE("optim - AdamW's first step moves every parameter by lr against its gradient sign",
@@ -77,8 +78,7 @@ TEST_CASE("optim - AdamW's first step moves every parameter by lr against its gr
   CHECK(s.step == 1);
 }
 
-TEST_CASE("optim - clipping scales to the max norm and leaves small gradients alone",
-          "[optim]") {
+TEST_CASE("optim - clipping scales to the max norm and leaves small gradients alone", "[optim]") {
   std::vector<float> g = {3, 4};
   CHECK(attn::tr::clip_grad_norm(g.data(), 2, 1.0) == Approx(5.0));
   CHECK(std::sqrt(g[0] * g[0] + g[1] * g[1]) == Approx(1.0).epsilon(1e-5));

@@ -5,7 +5,8 @@
 //   Z_l head h = attention(x_l W_Q^h, x_l W_K^g, x_l W_V^g), causal, g = h / (H / H_kv)
 //   y        = LayerNorm(x_L) * gain + bias   (optional; eps 1e-5, biased variance as torch)
 //   logits   = y U                                      (N, V), untied unembedding U: (D, V)
-//   loss     = mean over (b, t >= 1) with mask[b, t] = 1 of -log softmax(logits[b, t-1])[tokens[b, t]]
+//   loss     = mean over (b, t >= 1) with mask[b, t] = 1 of -log softmax(logits[b, t-1])[tokens[b,
+//   t]]
 //
 // d_h = D / H; head h owns columns [h*d_h, (h+1)*d_h) of W_Q (and, for its K/V head g,
 // the same block g of W_K, W_V) and rows [h*d_h, (h+1)*d_h) of W_O. Every attention call
@@ -30,14 +31,14 @@
 namespace attn::tr {
 
 struct ModelConfig {
-  std::size_t vocab = 32;     // V
-  std::size_t seq_len = 32;   // T, the longest sequence (rows of the positional table)
-  std::size_t layers = 2;     // L
-  std::size_t heads = 2;      // H
-  std::size_t kv_heads = 2;   // H_kv, divides H
-  std::size_t d_model = 64;   // D, divisible by H
-  bool positional = true;     // learned positional embedding P: (T, D)
-  bool layer_norm = false;    // final LayerNorm with gain and bias
+  std::size_t vocab = 32;       // V
+  std::size_t seq_len = 32;     // T, the longest sequence (rows of the positional table)
+  std::size_t layers = 2;       // L
+  std::size_t heads = 2;        // H
+  std::size_t kv_heads = 2;     // H_kv, divides H
+  std::size_t d_model = 64;     // D, divisible by H
+  bool positional = true;       // learned positional embedding P: (T, D)
+  bool layer_norm = false;      // final LayerNorm with gain and bias
   std::optional<double> scale;  // unset: 1/sqrt(d_h) ('sqrt'); 'none' is scale 1
   double init_std = 0;          // 0: 1/sqrt(D) (see init_params)
   double dropout = 0;           // attention-weight dropout while training
@@ -79,22 +80,22 @@ void init_params(const ModelConfig& c, std::uint64_t seed, T* params);
 
 // Per-call switches of a forward pass.
 struct RunOptions {
-  bool training = false;            // dropout on (if config.dropout > 0)
-  std::uint64_t dropout_seed = 0;   // layer l uses a seed mixed from this and l
+  bool training = false;                 // dropout on (if config.dropout > 0)
+  std::uint64_t dropout_seed = 0;        // layer l uses a seed mixed from this and l
   const std::uint8_t* ablate = nullptr;  // (L*H,), 1 = head output zeroed; nullptr = none
-  bool keep_weights = false;        // keep every layer's (B*H, T, T) weights (naive forward)
+  bool keep_weights = false;             // keep every layer's (B*H, T, T) weights (naive forward)
 };
 
 // Activations of one forward pass, reused between calls (buffers only grow).
 template <class T>
 struct Workspace {
   std::size_t batch = 0, t = 0;
-  std::vector<std::vector<T>> x;       // L+1 residual streams (N, D)
-  std::vector<std::vector<T>> qh, kh, vh;  // per layer (B*H, T, d_h), (B*H_kv, T, d_h) x2
-  std::vector<std::vector<T>> z;       // per layer (N, H*d_h) merged head outputs
-  std::vector<AttentionResult<T>> att;  // per layer attention forward
-  std::vector<T> xhat, rstd, y, logits;  // final LayerNorm and unembedding
-  std::vector<T> q, k, v;              // scratch (N, width) before the head split
+  std::vector<std::vector<T>> x;             // L+1 residual streams (N, D)
+  std::vector<std::vector<T>> qh, kh, vh;    // per layer (B*H, T, d_h), (B*H_kv, T, d_h) x2
+  std::vector<std::vector<T>> z;             // per layer (N, H*d_h) merged head outputs
+  std::vector<AttentionResult<T>> att;       // per layer attention forward
+  std::vector<T> xhat, rstd, y, logits;      // final LayerNorm and unembedding
+  std::vector<T> q, k, v;                    // scratch (N, width) before the head split
   std::vector<T> dx, dz, dlogits, dy, pack;  // backward scratch
   AttentionGrads<T> grads;
 };

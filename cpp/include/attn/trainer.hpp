@@ -47,7 +47,7 @@ struct TrainerConfig {
 Status validate_trainer(const TrainerConfig& c);
 
 struct TrainReport {
-  std::size_t step = 0;  // optimiser steps done after this call
+  std::size_t step = 0;                // optimiser steps done after this call
   std::vector<float> loss, grad_norm;  // one per attempted step (the last may be non-finite)
   bool finite = true;
 };
