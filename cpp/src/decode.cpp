@@ -33,8 +33,8 @@ Status Decoder::append(std::int32_t token, std::vector<float>* logits,
     return Status::Invalid("token", "token " + std::to_string(token) + " is outside [0, vocab)");
   }
   if (tokens_.size() >= c_.seq_len) {
-    return Status::Invalid("token", "the sequence is full (seqLen " + std::to_string(c_.seq_len) +
-                                        "); reset() the decoder");
+    return Status::Invalid("token", "token rejected: the sequence is full (seqLen " +
+                                        std::to_string(c_.seq_len) + "); reset() the decoder");
   }
   const std::size_t L = c_.layers, H = c_.heads, Hkv = c_.kv_heads, dh = d_head(c_);
   const std::size_t D = c_.d_model, V = c_.vocab, grp = H / Hkv;

@@ -196,8 +196,8 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   const std::size_t N = batch * t;
   for (std::size_t r = 0; r < N; ++r) {
     if (tokens[r] < 0 || static_cast<std::size_t>(tokens[r]) >= c.vocab) {
-      return Status::Invalid("tokens", "token " + std::to_string(tokens[r]) + " at index " +
-                                           std::to_string(r) + " is outside [0, vocab)");
+      return Status::Invalid("tokens", "tokens[" + std::to_string(r) + "] = " +
+                                           std::to_string(tokens[r]) + " is outside [0, vocab)");
     }
   }
   const ParamLayout P = param_layout(c);

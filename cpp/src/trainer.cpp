@@ -263,6 +263,7 @@ Status Trainer::generate(const std::vector<std::int32_t>& prompt, std::size_t n,
     Status st = dec->append(prompt[i], &logits, &weights);
     if (!st.ok()) {
       st.field = "prompt";
+      st.message = "prompt[" + std::to_string(i) + "]: " + st.message;
       return st;
     }
   }
