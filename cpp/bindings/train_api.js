@@ -1,0 +1,327 @@
+// JavaScript API of the training module (attn_train), appended to the Emscripten glue with
+// --post-js (it runs inside the module factory, where `Module` is this instance). It checks
+// JavaScript-side types, fills in the documented defaults, calls the Embind handles and
+// copies every returned view out of the wasm heap at once. Errors become AttnError with
+// .field; the instance keeps working after any of them. Surface: issue 9, docs/js-api.md.
+
+class AttnError extends Error {
+  constructor(field, message, code) {
+    super(message);
+    this.name = 'AttnError';
+    this.field = field;
+    this.code = code || 'invalid_argument';
+  }
+}
+
+(function () {
+  var DEFAULT_CAP = 512 * 1024 * 1024;
+  var MAX_DIM = 0x7fffffff;
+  var TrainerClass = null, DecoderClass = null;
+  addOnInit(function () {
+    TrainerClass = Module['TrainerHandle'];
+    DecoderClass = Module['DecoderHandle'];
+    delete Module['TrainerHandle'];
+    delete Module['DecoderHandle'];
+  });
+
+  function fail(field, message, code) {
+    throw new AttnError(field, message, code);
+  }
+  function unwrap(r) {
+    if (!r.ok) fail(r.field, r.message, r.code);
+    return r;
+  }
+  function isObject(o) {
+    return o !== null && typeof o === 'object' && !Array.isArray(o);
+  }
+  function intField(o, name, def, min) {
+    var x = o[name];
+    if (x === undefined || x === null) return def;
+    if (typeof x !== 'number' || !Number.isInteger(x)) fail(name, name + ' must be an integer (got ' + String(x) + ')');
+    if (x < min || x > MAX_DIM) fail(name, name + ' must be between ' + min + ' and ' + MAX_DIM + ' (got ' + x + ')');
+    return x;
+  }
+  function numField(o, name, def) {
+    var x = o[name];
+    if (x === undefined || x === null) return def;
+    if (typeof x !== 'number' || !Number.isFinite(x)) fail(name, name + ' must be a finite number (got ' + String(x) + ')');
+    return x;
+  }
+  function boolField(o, name, def) {
+    var x = o[name];
+    if (x === undefined || x === null) return def;
+    if (typeof x !== 'boolean') fail(name, name + ' must be true or false (got ' + String(x) + ')');
+    return x;
+  }
+  function oneOf(o, name, allowed, def) {
+    var x = o[name];
+    if (x === undefined || x === null) return def;
+    if (allowed.indexOf(x) < 0) fail(name, name + " must be one of '" + allowed.join("', '") + "' (got " + String(x) + ')');
+    return x;
+  }
+  function seedValue(x, name) {
+    if (x === undefined || x === null) return 0;
+    if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) fail(name, name + ' must be a whole number from 0 to 2^53 - 1 (got ' + String(x) + ')');
+    return x;
+  }
+  // Int32Array, or an array of integers (copied into an Int32Array).
+  function int32s(a, name) {
+    if (a instanceof Int32Array) return a;
+    if (!Array.isArray(a)) fail(name, name + ' must be an Int32Array or an array of integers');
+    for (var i = 0; i < a.length; i++) {
+      if (!Number.isInteger(a[i]) || a[i] < -2147483648 || a[i] > 2147483647) fail(name, name + '[' + i + '] must be an integer');
+    }
+    return Int32Array.from(a);
+  }
+  function uint8s(a, name) {
+    if (a instanceof Uint8Array) return a;
+    if (!Array.isArray(a)) fail(name, name + ' must be a Uint8Array or an array of 0/1');
+    for (var i = 0; i < a.length; i++) {
+      if (a[i] !== 0 && a[i] !== 1 && a[i] !== true && a[i] !== false) fail(name, name + '[' + i + '] must be 0 or 1');
+    }
+    return Uint8Array.from(a, function (x) { return x ? 1 : 0; });
+  }
+  function copy(a) {
+    return a === null || a === undefined ? null : a.slice();
+  }
+
+  var CONFIG_KEYS = ['task', 'vocab', 'seqLen', 'layers', 'heads', 'kvHeads', 'dModel', 'positional',
+    'layerNorm', 'scale', 'initStd', 'dropout', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'clip',
+    'batch', 'seed', 'kernel', 'weights', 'memoryCap'];
+
+  // Shapes of every parameter, in the flat order the core uses.
+  function shapes(c) {
+    var dh = c.dModel / c.heads;
+    var s = { embed: c.vocab * c.dModel, pos: c.positional === 'learned' ? c.seqLen * c.dModel : 0,
+      wq: c.dModel * c.heads * dh, wkv: c.dModel * c.kvHeads * dh, wo: c.heads * dh * c.dModel,
+      ln: c.layerNorm ? c.dModel : 0, unembed: c.dModel * c.vocab };
+    s.total = s.embed + s.pos + c.layers * (s.wq + 2 * s.wkv + s.wo) + 2 * s.ln + s.unembed;
+    return s;
+  }
+
+  function part(w, key, n, field) {
+    var x = w[key];
+    if (n === 0) {
+      if (x !== undefined && x !== null) fail(field, field + ' must be null for this config');
+      return null;
+    }
+    if (!(x instanceof Float32Array)) fail(field, field + ' must be a Float32Array of ' + n + ' values');
+    if (x.length !== n) fail(field, field + ' has ' + x.length + ' values but this config needs ' + n);
+    return x;
+  }
+
+  // A tr.weights()-shaped object -> one flat Float32Array in the core's order.
+  function flattenWeights(w, c) {
+    if (!isObject(w)) fail('weights', 'weights must be null or an object like tr.weights()');
+    var s = shapes(c);
+    var out = new Float32Array(s.total), off = 0;
+    function put(x) {
+      if (x) { out.set(x, off); off += x.length; }
+    }
+    put(part(w, 'embed', s.embed, 'weights.embed'));
+    put(part(w, 'pos', s.pos, 'weights.pos'));
+    if (!Array.isArray(w.layers) || w.layers.length !== c.layers) fail('weights.layers', 'weights.layers must be an array of ' + c.layers + ' layers');
+    for (var l = 0; l < c.layers; l++) {
+      var L = w.layers[l], f = 'weights.layers[' + l + ']';
+      if (!isObject(L)) fail(f, f + ' must be an object { wq, wk, wv, wo }');
+      put(part(L, 'wq', s.wq, f + '.wq'));
+      put(part(L, 'wk', s.wkv, f + '.wk'));
+      put(part(L, 'wv', s.wkv, f + '.wv'));
+      put(part(L, 'wo', s.wo, f + '.wo'));
+    }
+    put(part(w, 'lnGain', s.ln, 'weights.lnGain'));
+    put(part(w, 'lnBias', s.ln, 'weights.lnBias'));
+    put(part(w, 'unembed', s.unembed, 'weights.unembed'));
+    for (var i = 0; i < out.length; i++) {
+      if (!Number.isFinite(out[i])) fail('weights', 'weights must all be finite');
+    }
+    return out;
+  }
+
+  // Flat parameter-shaped vector (weights or gradients) -> the weights() object (copies).
+  function unflatten(flat, lay, c) {
+    var s = shapes(c);
+    function cut(off, n) {
+      return n ? flat.slice(off, off + n) : null;
+    }
+    var layers = [];
+    for (var l = 0; l < c.layers; l++) {
+      var L = lay.layers[l];
+      layers.push({ wq: cut(L.wq, s.wq), wk: cut(L.wk, s.wkv), wv: cut(L.wv, s.wkv), wo: cut(L.wo, s.wo) });
+    }
+    return { embed: cut(lay.embed, s.embed), pos: cut(lay.pos, s.pos), layers: layers,
+      lnGain: cut(lay.lnGain, s.ln), lnBias: cut(lay.lnBias, s.ln), unembed: cut(lay.unembed, s.unembed) };
+  }
+
+  function normalise(cfg) {
+    if (cfg === undefined || cfg === null) cfg = {};
+    if (!isObject(cfg)) fail('config', 'config must be an object');
+    for (var key in cfg) {
+      if (CONFIG_KEYS.indexOf(key) < 0) fail(key, "unknown config field '" + key + "'");
+    }
+    var heads = intField(cfg, 'heads', 2, 1);
+    var c = {
+      task: oneOf(cfg, 'task', ['induction', 'induction-fixed', 'random'], 'induction'),
+      vocab: intField(cfg, 'vocab', 32, 1), seqLen: intField(cfg, 'seqLen', 32, 1),
+      layers: intField(cfg, 'layers', 2, 1), heads: heads, kvHeads: intField(cfg, 'kvHeads', heads, 1),
+      dModel: intField(cfg, 'dModel', 64, 1),
+      positional: oneOf(cfg, 'positional', ['learned', 'none'], 'learned'),
+      layerNorm: boolField(cfg, 'layerNorm', false),
+      dropout: numField(cfg, 'dropout', 0), lr: numField(cfg, 'lr', 1e-2),
+      beta1: numField(cfg, 'beta1', 0.9), beta2: numField(cfg, 'beta2', 0.99),
+      eps: numField(cfg, 'eps', 1e-8), weightDecay: numField(cfg, 'weightDecay', 0.01),
+      clip: numField(cfg, 'clip', 0), batch: intField(cfg, 'batch', 32, 1),
+      seed: seedValue(cfg.seed, 'seed'), kernel: oneOf(cfg, 'kernel', ['naive', 'tiled'], 'naive'),
+      memoryCap: intField(cfg, 'memoryCap', DEFAULT_CAP, 1),
+    };
+    if (c.memoryCap > 2 * DEFAULT_CAP) fail('memoryCap', 'memoryCap must be at most ' + 2 * DEFAULT_CAP + ' bytes');
+    var scale = cfg.scale;
+    if (scale === undefined || scale === null || scale === 'sqrt') c.scale = null;
+    else if (scale === 'none') c.scale = 1;
+    else if (typeof scale === 'number' && Number.isFinite(scale) && scale > 0) c.scale = scale;
+    else fail('scale', "scale must be 'sqrt', 'none' or a finite positive number (got " + String(scale) + ')');
+    var initStd = cfg.initStd;
+    if (initStd === undefined || initStd === null) c.initStd = null;
+    else if (typeof initStd === 'number' && Number.isFinite(initStd) && initStd > 0) c.initStd = initStd;
+    else fail('initStd', 'initStd must be null or a finite positive number (got ' + String(initStd) + ')');
+    c.weights = null;
+    return c;
+  }
+
+  function Decoder(handle, trainer) {
+    this._h = handle;
+    this._trainer = trainer;
+  }
+  Decoder.prototype._live = function () {
+    if (!this._h) fail('decoder', 'this decoder has been deleted');
+    return this._h;
+  };
+  Decoder.prototype.append = function (token) {
+    if (typeof token !== 'number' || !Number.isInteger(token)) fail('token', 'token must be an integer (got ' + String(token) + ')');
+    var r = unwrap(this._live().append(token));
+    return { logits: copy(r.logits), weights: copy(r.weights), cacheBytes: r.cacheBytes };
+  };
+  // Extra: append several tokens without returning anything (recompute mode only stores them).
+  Decoder.prototype.prefill = function (tokens) {
+    unwrap(this._live().prefill(int32s(tokens, 'tokens')));
+  };
+  Decoder.prototype.reset = function () {
+    this._live().reset();
+  };
+  Object.defineProperty(Decoder.prototype, 'length', {
+    get: function () { return this._live().length(); },
+  });
+  Decoder.prototype.delete = function () {
+    if (this._h) {
+      this._h.delete();
+      this._h = null;
+    }
+  };
+
+  function Trainer(handle, c) {
+    this._h = handle;
+    this._c = c;
+    this._layout = handle.layout();
+    this.config = Object.freeze(Object.assign({}, c, { weights: undefined }));
+  }
+  Trainer.prototype._live = function () {
+    if (!this._h) fail('trainer', 'this trainer has been deleted');
+    return this._h;
+  };
+  Trainer.prototype.train = function (n) {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 100000) fail('n', 'n must be an integer from 0 to 100000 (got ' + String(n) + ')');
+    var r = unwrap(this._live().train(n));
+    return { step: r.step, loss: copy(r.loss), gradNorm: copy(r.gradNorm), finite: r.finite };
+  };
+  Trainer.prototype.evaluate = function (opts) {
+    if (opts !== undefined && opts !== null && !isObject(opts)) fail('opts', 'opts must be an object');
+    var r = unwrap(this._live().evaluate());
+    return { loss: r.loss, accuracy: r.accuracy };
+  };
+  Trainer.prototype.headScores = function () {
+    var r = unwrap(this._live().headScores());
+    return { previousToken: copy(r.previousToken), induction: copy(r.induction),
+      duplicateToken: copy(r.duplicateToken), ablationLoss: copy(r.ablationLoss),
+      kComposition: copy(r.kComposition), loss: r.loss };
+  };
+  Trainer.prototype.attention = function (tokens) {
+    var t = int32s(tokens, 'tokens');
+    if (t.length < 1 || t.length > this._c.seqLen) fail('tokens', 'tokens must hold 1 to seqLen (' + this._c.seqLen + ') values');
+    var r = unwrap(this._live().attention(t));
+    return { weights: copy(r.weights), logits: copy(r.logits) };
+  };
+  Trainer.prototype.sampleBatch = function () {
+    var r = unwrap(this._live().sampleBatch());
+    return { tokens: copy(r.tokens), lossMask: copy(r.lossMask) };
+  };
+  Trainer.prototype.lossAndGradients = function (tokens, lossMask) {
+    var r = unwrap(this._live().lossAndGradients(int32s(tokens, 'tokens'), uint8s(lossMask, 'lossMask')));
+    return { loss: r.loss, grads: unflatten(r.grads, this._layout, this._c) };
+  };
+  Trainer.prototype.trainOn = function (tokens, lossMask) {
+    var r = unwrap(this._live().trainOn(int32s(tokens, 'tokens'), uint8s(lossMask, 'lossMask')));
+    return { loss: r.loss, gradNorm: r.gradNorm, finite: r.finite, step: r.step };
+  };
+  Trainer.prototype.weights = function () {
+    return unflatten(this._live().weights(), this._layout, this._c);
+  };
+  Trainer.prototype.setLearningRate = function (lr) {
+    if (typeof lr !== 'number') fail('lr', 'lr must be a number');
+    unwrap(this._live().setLearningRate(lr));
+  };
+  Trainer.prototype.setAblation = function (layer, head, on) {
+    if (!Number.isInteger(layer) || layer < 0) fail('layer', 'layer must be a non-negative integer');
+    if (!Number.isInteger(head) || head < 0) fail('head', 'head must be a non-negative integer');
+    if (typeof on !== 'boolean') fail('on', 'on must be true or false');
+    unwrap(this._live().setAblation(layer, head, on));
+  };
+  Trainer.prototype.decoder = function (opts) {
+    if (opts === undefined || opts === null) opts = {};
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var cache = boolField(opts, 'cache', true);
+    return new Decoder(new DecoderClass(this._live(), cache), this);
+  };
+  Trainer.prototype.generate = function (prompt, n, opts) {
+    if (opts === undefined || opts === null) opts = {};
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var p = int32s(prompt, 'prompt');
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) fail('n', 'n must be a non-negative integer');
+    var temperature = numField(opts, 'temperature', 0);
+    if (temperature < 0) fail('temperature', 'temperature must be >= 0');
+    var r = unwrap(this._live().generate(p, n, boolField(opts, 'cache', true), temperature, seedValue(opts.seed, 'seed')));
+    return { tokens: copy(r.tokens) };
+  };
+  Object.defineProperty(Trainer.prototype, 'step', {
+    get: function () { return this._live().step(); },
+  });
+  Trainer.prototype.delete = function () {
+    if (this._h) {
+      this._h.delete();
+      this._h = null;
+    }
+  };
+
+  Module['AttnError'] = AttnError;
+  Module['limits'] = { memoryCap: DEFAULT_CAP };
+  Module['heapBytes'] = function () {
+    return wasmMemory.buffer.byteLength;
+  };
+  Module['createTrainer'] = function (cfg) {
+    var c = normalise(cfg);
+    var w = cfg && cfg.weights !== undefined && cfg.weights !== null ? cfg.weights : null;
+    var native = Object.assign({}, c);
+    if (w !== null) {
+      // The shapes come from these fields: the core checks them again, with the same names.
+      if (c.dModel % c.heads !== 0) fail('dModel', 'dModel (' + c.dModel + ') must be divisible by heads (' + c.heads + ')');
+      if (c.kvHeads > c.heads || c.heads % c.kvHeads !== 0) fail('kvHeads', 'kvHeads (' + c.kvHeads + ') must divide heads (' + c.heads + ')');
+      native.weights = flattenWeights(w, c);
+    }
+    var h = new TrainerClass();
+    var r = h.init(native);
+    if (!r.ok) {
+      h.delete();
+      fail(r.field, r.message, r.code);
+    }
+    return new Trainer(h, c);
+  };
+})();

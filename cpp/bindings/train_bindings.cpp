@@ -1,0 +1,312 @@
+// Embind surface of the training core (module attn_train). Thin, as bindings.cpp: the
+// post-js layer train_api.js checks JavaScript types, fills in defaults and reshapes flat
+// arrays; this file reads the normalised config, runs the core and hands back typed views
+// that train_api.js copies at once. Errors come back as {ok: false, field, message};
+// nothing here throws or aborts.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attn/trainer.hpp"
+
+using emscripten::val;
+
+namespace {
+
+template <class T>
+val view(const T* data, std::size_t n) {
+  return val(emscripten::typed_memory_view(n, data));
+}
+
+val error(const attn::Status& st) {
+  val r = val::object();
+  r.set("ok", false);
+  r.set("field", st.field);
+  r.set("message", st.message);
+  r.set("code", st.code == attn::StatusCode::kResourceExhausted ? "resource_exhausted"
+                                                                : "invalid_argument");
+  return r;
+}
+
+val ok() {
+  val r = val::object();
+  r.set("ok", true);
+  return r;
+}
+
+std::size_t size_field(const val& o, const char* name) {
+  return static_cast<std::size_t>(o[name].as<double>());
+}
+
+template <class T>
+std::vector<T> vec(const val& a) {
+  return emscripten::convertJSArrayToNumberVector<T>(a);
+}
+
+class TrainerHandle {
+ public:
+  // cfg: normalised by train_api.js (numbers, strings, booleans; scale null = 'sqrt';
+  // weights null or a flat Float32Array in the documented order).
+  val init(val o) {
+    attn::tr::TrainerConfig c;
+    const std::string task = o["task"].as<std::string>();
+    if (!attn::tr::parse_task(task, &c.task)) {
+      return error(attn::Status::Invalid(
+          "task", "task must be 'induction', 'induction-fixed' or 'random' (got '" + task + "')"));
+    }
+    attn::tr::ModelConfig& m = c.model;
+    m.vocab = size_field(o, "vocab");
+    m.seq_len = size_field(o, "seqLen");
+    m.layers = size_field(o, "layers");
+    m.heads = size_field(o, "heads");
+    m.kv_heads = size_field(o, "kvHeads");
+    m.d_model = size_field(o, "dModel");
+    m.positional = o["positional"].as<std::string>() == "learned";
+    m.layer_norm = o["layerNorm"].as<bool>();
+    if (!o["scale"].isNull()) m.scale = o["scale"].as<double>();
+    m.init_std = o["initStd"].isNull() ? 0.0 : o["initStd"].as<double>();
+    m.dropout = o["dropout"].as<double>();
+    m.kernel =
+        o["kernel"].as<std::string>() == "tiled" ? attn::Kernel::kTiled : attn::Kernel::kNaive;
+    m.memory_cap = size_field(o, "memoryCap");
+    c.opt.lr = o["lr"].as<double>();
+    c.opt.beta1 = o["beta1"].as<double>();
+    c.opt.beta2 = o["beta2"].as<double>();
+    c.opt.eps = o["eps"].as<double>();
+    c.opt.weight_decay = o["weightDecay"].as<double>();
+    c.opt.clip = o["clip"].as<double>();
+    c.batch = size_field(o, "batch");
+    c.seed = static_cast<std::uint64_t>(o["seed"].as<double>());
+    // Validate before copying any weights into the heap.
+    attn::Status st = attn::tr::validate_trainer(c);
+    if (!st.ok()) return error(st);
+    std::vector<float> w;
+    if (!o["weights"].isNull()) {
+      const std::size_t n = o["weights"]["length"].as<std::size_t>();
+      if (n != attn::tr::param_layout(m).total) {
+        return error(attn::Status::Invalid("weights", "weights do not match this config's shapes"));
+      }
+      w = vec<float>(o["weights"]);
+    }
+    st = attn::tr::Trainer::create(c, w.empty() ? nullptr : &w, &t_);
+    if (!st.ok()) return error(st);
+    return ok();
+  }
+
+  // Offsets of the flat parameter vector, for train_api.js to cut weights() into pieces.
+  val layout() const {
+    const attn::tr::ParamLayout& p = t_->layout();
+    val r = val::object();
+    r.set("embed", static_cast<double>(p.embed));
+    r.set("pos", static_cast<double>(p.pos));
+    r.set("lnGain", static_cast<double>(p.ln_gain));
+    r.set("lnBias", static_cast<double>(p.ln_bias));
+    r.set("unembed", static_cast<double>(p.unembed));
+    r.set("total", static_cast<double>(p.total));
+    val layers = val::array();
+    for (const auto& L : p.layer) {
+      val l = val::object();
+      l.set("wq", static_cast<double>(L.wq));
+      l.set("wk", static_cast<double>(L.wk));
+      l.set("wv", static_cast<double>(L.wv));
+      l.set("wo", static_cast<double>(L.wo));
+      layers.call<void>("push", l);
+    }
+    r.set("layers", layers);
+    return r;
+  }
+
+  val train(double n) {
+    attn::Status st = t_->train(static_cast<std::size_t>(n), &report_);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("step", static_cast<double>(report_.step));
+    r.set("loss", view(report_.loss.data(), report_.loss.size()));
+    r.set("gradNorm", view(report_.grad_norm.data(), report_.grad_norm.size()));
+    r.set("finite", report_.finite);
+    return r;
+  }
+
+  val evaluate() {
+    double loss = 0, acc = 0;
+    attn::Status st = t_->evaluate(&loss, &acc);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("loss", loss);
+    r.set("accuracy", acc);
+    return r;
+  }
+
+  val headScores() {
+    attn::Status st = t_->head_scores(&hs_);
+    if (!st.ok()) return error(st);
+    f_.clear();
+    for (const auto* v : {&hs_.previous_token, &hs_.induction, &hs_.duplicate_token,
+                          &hs_.ablation_loss, &hs_.k_composition})
+      for (double x : *v) f_.push_back(static_cast<float>(x));
+    const std::size_t lh = hs_.previous_token.size();
+    val r = ok();
+    r.set("previousToken", view(f_.data(), lh));
+    r.set("induction", view(f_.data() + lh, lh));
+    r.set("duplicateToken", view(f_.data() + 2 * lh, lh));
+    r.set("ablationLoss", view(f_.data() + 3 * lh, lh));
+    r.set("kComposition", view(f_.data() + 4 * lh, hs_.k_composition.size()));
+    r.set("loss", hs_.loss);
+    return r;
+  }
+
+  val attention(val tokens) {
+    if (tokens["length"].as<double>() > static_cast<double>(t_->config().model.seq_len)) {
+      return error(attn::Status::Invalid("tokens", "tokens must hold 1 to seqLen values"));
+    }
+    attn::Status st = t_->attention(vec<std::int32_t>(tokens), &w_, &g_);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("weights", view(w_.data(), w_.size()));
+    r.set("logits", view(g_.data(), g_.size()));
+    return r;
+  }
+
+  val sampleBatch() {
+    t_->sample_batch(&tok_, &mask_);
+    val r = ok();
+    r.set("tokens", view(tok_.data(), tok_.size()));
+    r.set("lossMask", view(mask_.data(), mask_.size()));
+    return r;
+  }
+
+  // Lengths are checked before the arrays are copied into the heap.
+  attn::Status check_batch(const val& tokens, const val& mask) const {
+    const double n = tokens["length"].as<double>(),
+                 T = static_cast<double>(t_->config().model.seq_len);
+    if (n < T || n > 65536.0 * T) {
+      return attn::Status::Invalid("tokens", "tokens must hold B*seqLen values");
+    }
+    if (mask["length"].as<double>() != n) {
+      return attn::Status::Invalid("lossMask", "lossMask must have as many entries as tokens");
+    }
+    return attn::Status::Ok();
+  }
+
+  val lossAndGradients(val tokens, val mask) {
+    attn::Status st = check_batch(tokens, mask);
+    if (!st.ok()) return error(st);
+    double loss = 0;
+    st = t_->loss_and_gradients(vec<std::int32_t>(tokens), vec<std::uint8_t>(mask), &loss, &g_);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("loss", loss);
+    r.set("grads", view(g_.data(), g_.size()));
+    return r;
+  }
+
+  val trainOn(val tokens, val mask) {
+    attn::Status st = check_batch(tokens, mask);
+    if (!st.ok()) return error(st);
+    double loss = 0, gn = 0;
+    bool fin = true;
+    st = t_->train_on(vec<std::int32_t>(tokens), vec<std::uint8_t>(mask), &loss, &gn, &fin);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("loss", loss);
+    r.set("gradNorm", gn);
+    r.set("finite", fin);
+    r.set("step", static_cast<double>(t_->step()));
+    return r;
+  }
+
+  val weights() const { return view(t_->params().data(), t_->params().size()); }
+
+  val setLearningRate(double lr) {
+    attn::Status st = t_->set_learning_rate(lr);
+    return st.ok() ? ok() : error(st);
+  }
+
+  val setAblation(double layer, double head, bool on) {
+    attn::Status st =
+        t_->set_ablation(static_cast<std::size_t>(layer), static_cast<std::size_t>(head), on);
+    return st.ok() ? ok() : error(st);
+  }
+
+  val generate(val prompt, double n, bool cache, double temperature, double seed) {
+    if (prompt["length"].as<double>() > static_cast<double>(t_->config().model.seq_len)) {
+      return error(attn::Status::Invalid("prompt", "prompt must hold at most seqLen tokens"));
+    }
+    attn::Status st = t_->generate(vec<std::int32_t>(prompt), static_cast<std::size_t>(n), cache,
+                                   temperature, static_cast<std::uint64_t>(seed), &tok_);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("tokens", view(tok_.data(), tok_.size()));
+    return r;
+  }
+
+  double step() const { return static_cast<double>(t_->step()); }
+
+  std::unique_ptr<attn::tr::Decoder> make_decoder(bool cache) const { return t_->decoder(cache); }
+
+ private:
+  std::unique_ptr<attn::tr::Trainer> t_;
+  attn::tr::TrainReport report_;
+  attn::tr::HeadScores hs_;
+  std::vector<float> f_, w_, g_;
+  std::vector<std::int32_t> tok_;
+  std::vector<std::uint8_t> mask_;
+};
+
+class DecoderHandle {
+ public:
+  DecoderHandle(const TrainerHandle& t, bool cache) : d_(t.make_decoder(cache)) {}
+
+  val append(double token) {
+    attn::Status st = d_->append(static_cast<std::int32_t>(token), &logits_, &weights_);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("logits", view(logits_.data(), logits_.size()));
+    r.set("weights", view(weights_.data(), weights_.size()));
+    r.set("cacheBytes", static_cast<double>(d_->cache_bytes()));
+    return r;
+  }
+
+  val prefill(val tokens) {
+    attn::Status st = d_->prefill(vec<std::int32_t>(tokens));
+    return st.ok() ? ok() : error(st);
+  }
+
+  void reset() { d_->reset(); }
+  double length() const { return static_cast<double>(d_->length()); }
+
+ private:
+  std::unique_ptr<attn::tr::Decoder> d_;
+  std::vector<float> logits_, weights_;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attn_train) {
+  emscripten::class_<TrainerHandle>("TrainerHandle")
+      .constructor<>()
+      .function("init", &TrainerHandle::init)
+      .function("layout", &TrainerHandle::layout)
+      .function("train", &TrainerHandle::train)
+      .function("evaluate", &TrainerHandle::evaluate)
+      .function("headScores", &TrainerHandle::headScores)
+      .function("attention", &TrainerHandle::attention)
+      .function("sampleBatch", &TrainerHandle::sampleBatch)
+      .function("lossAndGradients", &TrainerHandle::lossAndGradients)
+      .function("trainOn", &TrainerHandle::trainOn)
+      .function("weights", &TrainerHandle::weights)
+      .function("setLearningRate", &TrainerHandle::setLearningRate)
+      .function("setAblation", &TrainerHandle::setAblation)
+      .function("generate", &TrainerHandle::generate)
+      .function("step", &TrainerHandle::step);
+  emscripten::class_<DecoderHandle>("DecoderHandle")
+      .constructor<const TrainerHandle&, bool>()
+      .function("append", &DecoderHandle::append)
+      .function("prefill", &DecoderHandle::prefill)
+      .function("reset", &DecoderHandle::reset)
+      .function("length", &DecoderHandle::length);
+}

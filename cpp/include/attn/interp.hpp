@@ -1,0 +1,57 @@
+// Interpretability measurements of a trained (or random) model on fixed batches.
+//
+// Pattern scores of head (l, h), from the causal attention weights A (rows i, keys j):
+//   previous-token:  pattern cells (i, i-1)
+//   duplicate-token: cells (i, j), j < i, token[j] == token[i]
+//   induction:       cells (i, j), 1 <= j <= i, token[j-1] == token[i] and j-1 < i (the key
+//                    right after an earlier occurrence of the current token)
+// For each sequence, score = sum A * pattern / sum A, both sums over the query rows holding
+// at least one pattern cell; sequences without such a row are skipped; the scores are
+// averaged over the remaining sequences (0 if none).
+//
+// K-composition of head h1 in layer l into head h2 in layer l+1 (Elhage et al. 2021), in
+// this code's row-vector convention (scores = x_i W_Q W_K^T x_j^T, output = x W_V W_O):
+//   M_QK = W_Q^{h2} W_K^{g(h2)T} (D x D),  M_OV = W_V^{g(h1)} W_O^{h1} (D x D),
+//   K = ||M_QK M_OV^T||_F / (||M_QK||_F ||M_OV||_F)
+// (the key side of h2 reading h1's output). Index ((l * H) + h1) * H + h2.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "attn/model.hpp"
+
+namespace attn::tr {
+
+// Per-head scores from weights (B*H, t, t) row-major; out vectors get H entries.
+template <class T>
+void pattern_scores(const std::int32_t* tokens, std::size_t batch, std::size_t t, std::size_t H,
+                    const T* weights, double* prev, double* induction, double* duplicate);
+
+// (L-1)*H*H K-composition scores.
+template <class T>
+std::vector<double> k_composition(const ModelConfig& c, const T* params);
+
+// Loss and accuracy (argmax == target, first maximum on ties) over the masked targets.
+template <class T>
+Status evaluate_batch(const ModelConfig& c, const T* params, const std::int32_t* tokens,
+                      const std::uint8_t* mask, std::size_t batch, const std::uint8_t* ablate,
+                      Workspace<T>* ws, double* loss, double* accuracy);
+
+struct HeadScores {
+  std::vector<double> previous_token, induction, duplicate_token;  // (L*H)
+  std::vector<double> ablation_loss;                               // (L*H)
+  std::vector<double> k_composition;                               // ((L-1)*H*H)
+  double loss = 0;  // the evaluation batch's loss with no extra head ablated
+};
+
+// Pattern scores on the probe batch; ablation losses on the evaluation batch (each head
+// zeroed on top of `ablate`, which may be null).
+template <class T>
+Status head_scores(const ModelConfig& c, const T* params, const std::int32_t* probe,
+                   std::size_t probe_batch, const std::int32_t* eval_tokens,
+                   const std::uint8_t* eval_mask, std::size_t eval_batch,
+                   const std::uint8_t* ablate, Workspace<T>* ws, HeadScores* out);
+
+}  // namespace attn::tr

@@ -1,0 +1,113 @@
+// A tiny attention-only transformer (no MLP, no biases), forward and backward.
+//
+//   x_0      = E[tokens] + P[positions]                 (N, D), N = B*T rows, row r = b*T + i
+//   x_{l+1}  = x_l + Z_l W_O^l                          Z_l: (N, H*d_h), the merged head outputs
+//   Z_l head h = attention(x_l W_Q^h, x_l W_K^g, x_l W_V^g), causal, g = h / (H / H_kv)
+//   y        = LayerNorm(x_L) * gain + bias   (optional; eps 1e-5, biased variance as torch)
+//   logits   = y U                                      (N, V), untied unembedding U: (D, V)
+//   loss     = mean over (b, t >= 1) with mask[b, t] = 1 of -log softmax(logits[b, t-1])[tokens[b,
+//   t]]
+//
+// d_h = D / H; head h owns columns [h*d_h, (h+1)*d_h) of W_Q (and, for its K/V head g,
+// the same block g of W_K, W_V) and rows [h*d_h, (h+1)*d_h) of W_O. Every attention call
+// covers the whole batch: heads = B*H, kv_heads = B*H_kv, Q (B, H, T, d_h) row-major, so
+// query head b*H + h reads K/V head (b*H + h) / (H / H_kv) = b*H_kv + g, inside its own
+// sequence.
+//
+// All parameters live in one flat buffer (ParamLayout gives the offsets), so the optimiser,
+// the clipping norm and the gradient buffer treat them as one vector.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/attention.hpp"
+#include "attn/backward.hpp"
+#include "attn/status.hpp"
+
+namespace attn::tr {
+
+struct ModelConfig {
+  std::size_t vocab = 32;       // V
+  std::size_t seq_len = 32;     // T, the longest sequence (rows of the positional table)
+  std::size_t layers = 2;       // L
+  std::size_t heads = 2;        // H
+  std::size_t kv_heads = 2;     // H_kv, divides H
+  std::size_t d_model = 64;     // D, divisible by H
+  bool positional = true;       // learned positional embedding P: (T, D)
+  bool layer_norm = false;      // final LayerNorm with gain and bias
+  std::optional<double> scale;  // unset: 1/sqrt(d_h) ('sqrt'); 'none' is scale 1
+  double init_std = 0;          // 0: 1/sqrt(D) (see init_params)
+  double dropout = 0;           // attention-weight dropout while training
+  Kernel kernel = Kernel::kNaive;
+  std::size_t memory_cap = kDefaultMemoryCap;  // model + optimiser + batch activations
+};
+
+// Offsets (in elements) of every parameter in the flat buffer.
+struct ParamLayout {
+  struct Layer {
+    std::size_t wq, wk, wv, wo;  // (D, H*d_h), (D, H_kv*d_h), (D, H_kv*d_h), (H*d_h, D)
+  };
+  std::size_t embed = 0;  // (V, D)
+  std::size_t pos = 0;    // (T, D) when positional
+  std::vector<Layer> layer;
+  std::size_t ln_gain = 0, ln_bias = 0;  // (D,) each when layer_norm
+  std::size_t unembed = 0;               // (D, V)
+  std::size_t total = 0;
+};
+
+std::size_t d_head(const ModelConfig& c);
+ParamLayout param_layout(const ModelConfig& c);
+
+// Checks every field (names as in the JS config: vocab, seqLen, layers, heads, kvHeads,
+// dModel, scale, initStd, dropout, memoryCap) without allocating.
+Status validate_model(const ModelConfig& c, std::size_t batch);
+
+// Bytes a trainer with this batch needs: parameters, gradients, two AdamW moments and
+// the activations of one forward + backward (with the (B*H, T, T) weights of every layer
+// for the naive kernel). An estimate with the big terms exact, used for the memory cap.
+std::size_t estimate_training_bytes(const ModelConfig& c, std::size_t batch);
+
+// Deterministic initialisation. One attn::Rng (SplitMix64, Box-Muller normals) seeded with
+// `seed` fills, in this order, E, P, then per layer W_Q, W_K, W_V, W_O, then U, each in
+// row-major order, with N(0, s^2), s = init_std or 1/sqrt(D) (every matrix has fan-in D,
+// H*d_h = D); LayerNorm gain = 1, bias = 0.
+template <class T>
+void init_params(const ModelConfig& c, std::uint64_t seed, T* params);
+
+// Per-call switches of a forward pass.
+struct RunOptions {
+  bool training = false;                 // dropout on (if config.dropout > 0)
+  std::uint64_t dropout_seed = 0;        // layer l uses a seed mixed from this and l
+  const std::uint8_t* ablate = nullptr;  // (L*H,), 1 = head output zeroed; nullptr = none
+  bool keep_weights = false;             // keep every layer's (B*H, T, T) weights (naive forward)
+};
+
+// Activations of one forward pass, reused between calls (buffers only grow).
+template <class T>
+struct Workspace {
+  std::size_t batch = 0, t = 0;
+  std::vector<std::vector<T>> x;             // L+1 residual streams (N, D)
+  std::vector<std::vector<T>> qh, kh, vh;    // per layer (B*H, T, d_h), (B*H_kv, T, d_h) x2
+  std::vector<std::vector<T>> z;             // per layer (N, H*d_h) merged head outputs
+  std::vector<AttentionResult<T>> att;       // per layer attention forward
+  std::vector<T> xhat, rstd, y, logits;      // final LayerNorm and unembedding
+  std::vector<T> q, k, v;                    // scratch (N, width) before the head split
+  std::vector<T> dx, dz, dlogits, dy, pack;  // backward scratch
+  AttentionGrads<T> grads;
+};
+
+// Forward pass over tokens (B, t) (t <= seq_len), returning logits in ws->logits (N, V).
+// If `loss_mask` is given, *loss is the masked mean cross-entropy (NaN if the mask selects
+// no target) and *count the number of targets. If `grads` is non-null the backward pass
+// writes every parameter gradient into it (overwriting). Tokens must be < vocab (checked).
+template <class T>
+Status forward_backward(const ModelConfig& c, const T* params, const std::int32_t* tokens,
+                        const std::uint8_t* loss_mask, std::size_t batch, std::size_t t,
+                        const RunOptions& ro, Workspace<T>* ws, T* grads, double* loss,
+                        std::size_t* count);
+
+}  // namespace attn::tr

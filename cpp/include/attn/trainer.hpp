@@ -1,0 +1,104 @@
+// The training session: a model, its AdamW state, a task and fixed evaluation batches.
+//
+// Random streams (all attn::Rng, SplitMix64), derived from `seed`:
+//   initialisation      Rng(seed)                      (init_params)
+//   training batches    Rng(seed ^ kTrainStream)       one task batch per train() step
+//   held-out batch      Rng(seed ^ kEvalStream)        drawn once; evaluate, ablation, and the
+//                                                      probe batch of the pattern scores
+//   sampleBatch()       Rng(seed ^ kSampleStream)      never touches the training stream
+//   dropout             per step: dropout_seed = SplitMix64 output of (seed ^ kDropStream) + step
+// Same config and seed -> bit-identical loss history (single thread, fixed summation orders,
+// no FMA, no relaxed SIMD).
+//
+// Divergence: a step whose loss or gradient norm is not finite is reported and NOT applied
+// (weights and optimiser state are kept); train() stops there with finite = false.
+// Ablated heads (set_ablation) output zero in every pass: training, evaluation, decoding.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "attn/decode.hpp"
+#include "attn/interp.hpp"
+#include "attn/model.hpp"
+#include "attn/optim.hpp"
+#include "attn/rng.hpp"
+#include "attn/tasks.hpp"
+
+namespace attn::tr {
+
+inline constexpr std::uint64_t kTrainStream = 0x5452414E00000001ull;
+inline constexpr std::uint64_t kEvalStream = 0x4556414C00000002ull;
+inline constexpr std::uint64_t kSampleStream = 0x53414D5000000003ull;
+inline constexpr std::uint64_t kDropStream = 0x44524F5000000004ull;
+
+struct TrainerConfig {
+  ModelConfig model;
+  Task task = Task::kInduction;
+  AdamWConfig opt;
+  std::size_t batch = 32;
+  std::uint64_t seed = 0;
+};
+
+// Checks every field, the task against vocab/seqLen and the memory cap (field names as in JS:
+// lr, beta1, beta2, eps, weightDecay, clip, batch, ...).
+Status validate_trainer(const TrainerConfig& c);
+
+struct TrainReport {
+  std::size_t step = 0;                // optimiser steps done after this call
+  std::vector<float> loss, grad_norm;  // one per attempted step (the last may be non-finite)
+  bool finite = true;
+};
+
+class Trainer {
+ public:
+  // Validates, allocates, initialises (or copies `weights`, which must have
+  // param_layout(c.model).total values, all finite).
+  static Status create(const TrainerConfig& c, const std::vector<float>* weights,
+                       std::unique_ptr<Trainer>* out);
+
+  Status train(std::size_t n, TrainReport* r);
+  // One AdamW step on the given batch (B = tokens.size() / seqLen rows).
+  Status train_on(const std::vector<std::int32_t>& tokens, const std::vector<std::uint8_t>& mask,
+                  double* loss, double* grad_norm, bool* finite);
+  Status loss_and_gradients(const std::vector<std::int32_t>& tokens,
+                            const std::vector<std::uint8_t>& mask, double* loss,
+                            std::vector<float>* grads);
+  Status evaluate(double* loss, double* accuracy);
+  Status head_scores(HeadScores* out);
+  // One sequence (1 <= t <= seqLen): weights (L, H, t, t) and logits (t, V).
+  Status attention(const std::vector<std::int32_t>& tokens, std::vector<float>* weights,
+                   std::vector<float>* logits);
+  void sample_batch(std::vector<std::int32_t>* tokens, std::vector<std::uint8_t>* mask);
+  Status set_learning_rate(double lr);
+  Status set_ablation(std::size_t layer, std::size_t head, bool on);
+  std::unique_ptr<Decoder> decoder(bool cache) const;
+  Status generate(const std::vector<std::int32_t>& prompt, std::size_t n, bool cache,
+                  double temperature, std::uint64_t seed, std::vector<std::int32_t>* out);
+
+  const TrainerConfig& config() const { return c_; }
+  const ParamLayout& layout() const { return layout_; }
+  const std::vector<float>& params() const { return *params_; }
+  std::size_t step() const { return opt_.step; }
+
+ private:
+  Trainer() = default;
+  Status batch_rows(const std::vector<std::int32_t>& tokens, const std::vector<std::uint8_t>& mask,
+                    std::size_t* rows) const;
+  Status step_on(const std::int32_t* tokens, const std::uint8_t* mask, std::size_t rows,
+                 double* loss, double* gnorm, bool* finite);
+
+  TrainerConfig c_;
+  ParamLayout layout_;
+  std::shared_ptr<std::vector<float>> params_;
+  std::vector<float> grads_;
+  AdamWState<float> opt_;
+  Rng train_rng_{0}, sample_rng_{0};
+  std::vector<std::int32_t> batch_tokens_, eval_tokens_;
+  std::vector<std::uint8_t> batch_mask_, eval_mask_, ablate_;
+  Workspace<float> ws_;
+};
+
+}  // namespace attn::tr

@@ -1,0 +1,142 @@
+#include "attn/gemm.hpp"
+
+#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
+#include <wasm_simd128.h>
+#define ATTN_GEMM_SIMD 1
+#endif
+
+namespace attn {
+
+namespace {
+
+// A's element (i, k) for kNN / kTN (kNT has been turned into kNN by packing B^T).
+template <class T>
+inline T a_at(bool ta, const T* a, std::size_t lda, std::size_t i, std::size_t k) {
+  return ta ? a[k * lda + i] : a[i * lda + k];
+}
+
+// Pass 1 (kNT only): B (N, K) -> packed B^T (K, N), so every kernel reads B rows.
+template <class T>
+const T* pack_bt(std::size_t n, std::size_t k, const T* b, std::size_t ldb,
+                 std::vector<T>* scratch) {
+  scratch->resize(n * k);
+  T* p = scratch->data();
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t kk = 0; kk < k; ++kk) p[kk * n + j] = b[j * ldb + kk];
+  return p;
+}
+
+// Scalar reference loop: row i of C, then k ascending, each term added to every column.
+template <class T>
+void scalar_rows(bool ta, std::size_t i0, std::size_t i1, std::size_t j0, std::size_t n,
+                 std::size_t k, const T* a, std::size_t lda, const T* b, std::size_t ldb, T beta,
+                 T* c, std::size_t ldc) {
+  for (std::size_t i = i0; i < i1; ++i) {
+    T* ci = c + i * ldc;
+    if (beta == T(0))
+      for (std::size_t j = j0; j < n; ++j) ci[j] = T(0);
+    for (std::size_t kk = 0; kk < k; ++kk) {
+      const T aik = a_at(ta, a, lda, i, kk);
+      const T* bk = b + kk * ldb;
+      for (std::size_t j = j0; j < n; ++j) ci[j] += aik * bk[j];
+    }
+  }
+}
+
+template <class T>
+void gemm_impl_scalar(Trans t, std::size_t m, std::size_t n, std::size_t k, const T* a,
+                      std::size_t lda, const T* b, std::size_t ldb, T beta, T* c, std::size_t ldc,
+                      std::vector<T>* scratch) {
+  if (t == Trans::kNT) {
+    b = pack_bt(n, k, b, ldb, scratch);
+    ldb = n;
+  }
+  scalar_rows(t == Trans::kTN, 0, m, 0, n, k, a, lda, b, ldb, beta, c, ldc);
+}
+
+#ifdef ATTN_GEMM_SIMD
+// Register block of R rows x 4V columns: R*V f32x4 accumulators, held over the whole
+// k loop (k ascending, mul then add: the scalar loop's order, lane by lane).
+template <int R, int V>
+inline void micro(bool ta, std::size_t i, std::size_t j, std::size_t k, const float* a,
+                  std::size_t lda, const float* b, std::size_t ldb, bool zero, float* c,
+                  std::size_t ldc) {
+  v128_t acc[R][V];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v)
+      acc[r][v] = zero ? wasm_f32x4_splat(0.0f) : wasm_v128_load(c + (i + r) * ldc + j + 4 * v);
+  const std::size_t as_i = ta ? 1 : lda, as_k = ta ? lda : 1;
+  const float* ap = a + i * as_i;
+  const float* bp = b + j;
+  for (std::size_t kk = 0; kk < k; ++kk) {
+    v128_t bv[V];
+    for (int v = 0; v < V; ++v) bv[v] = wasm_v128_load(bp + 4 * v);
+    for (int r = 0; r < R; ++r) {
+      const v128_t av = wasm_v128_load32_splat(ap + r * as_i);
+      for (int v = 0; v < V; ++v) acc[r][v] = wasm_f32x4_add(acc[r][v], wasm_f32x4_mul(av, bv[v]));
+    }
+    ap += as_k;
+    bp += ldb;
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) wasm_v128_store(c + (i + r) * ldc + j + 4 * v, acc[r][v]);
+}
+
+template <int R>
+inline void row_block(bool ta, std::size_t i, std::size_t n, std::size_t k, const float* a,
+                      std::size_t lda, const float* b, std::size_t ldb, bool zero, float* c,
+                      std::size_t ldc) {
+  std::size_t j = 0;
+  for (; j + 8 <= n; j += 8) micro<R, 2>(ta, i, j, k, a, lda, b, ldb, zero, c, ldc);
+  for (; j + 4 <= n; j += 4) micro<R, 1>(ta, i, j, k, a, lda, b, ldb, zero, c, ldc);
+}
+
+void gemm_impl_simd(Trans t, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                    std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
+                    std::size_t ldc, std::vector<float>* scratch) {
+  if (t == Trans::kNT) {
+    b = pack_bt(n, k, b, ldb, scratch);
+    ldb = n;
+  }
+  const bool ta = t == Trans::kTN, zero = beta == 0.0f;
+  std::size_t i = 0;
+  for (; i + 4 <= m; i += 4) row_block<4>(ta, i, n, k, a, lda, b, ldb, zero, c, ldc);
+  for (; i < m; ++i) row_block<1>(ta, i, n, k, a, lda, b, ldb, zero, c, ldc);
+  const std::size_t j_tail = n - n % 4;  // columns the f32x4 blocks did not cover
+  if (j_tail < n) scalar_rows(ta, 0, m, j_tail, n, k, a, lda, b, ldb, beta, c, ldc);
+}
+#endif
+
+}  // namespace
+
+void gemm(Trans t, std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
+          const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc,
+          std::vector<float>* scratch) {
+#ifdef ATTN_GEMM_SIMD
+  gemm_impl_simd(t, m, n, k, a, lda, b, ldb, beta, c, ldc, scratch);
+#else
+  gemm_impl_scalar(t, m, n, k, a, lda, b, ldb, beta, c, ldc, scratch);
+#endif
+}
+
+void gemm(Trans t, std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
+          const double* b, std::size_t ldb, double beta, double* c, std::size_t ldc,
+          std::vector<double>* scratch) {
+  gemm_impl_scalar(t, m, n, k, a, lda, b, ldb, beta, c, ldc, scratch);
+}
+
+void gemm_scalar(Trans t, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                 std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
+                 std::size_t ldc, std::vector<float>* scratch) {
+  gemm_impl_scalar(t, m, n, k, a, lda, b, ldb, beta, c, ldc, scratch);
+}
+
+bool gemm_simd() {
+#ifdef ATTN_GEMM_SIMD
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace attn

@@ -1,0 +1,438 @@
+#include "attn/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "attn/gemm.hpp"
+#include "attn/rng.hpp"
+#include "attn/tiled.hpp"
+#include "checked.hpp"
+
+namespace attn::tr {
+
+using detail::sat_add;
+using detail::sat_mul;
+
+std::size_t d_head(const ModelConfig& c) {
+  return c.heads ? c.d_model / c.heads : 0;
+}
+
+ParamLayout param_layout(const ModelConfig& c) {
+  ParamLayout p;
+  const std::size_t D = c.d_model, dh = d_head(c), V = c.vocab;
+  std::size_t off = 0;
+  p.embed = off;
+  off += V * D;
+  p.pos = off;
+  if (c.positional) off += c.seq_len * D;
+  for (std::size_t l = 0; l < c.layers; ++l) {
+    ParamLayout::Layer L;
+    L.wq = off;
+    off += D * c.heads * dh;
+    L.wk = off;
+    off += D * c.kv_heads * dh;
+    L.wv = off;
+    off += D * c.kv_heads * dh;
+    L.wo = off;
+    off += c.heads * dh * D;
+    p.layer.push_back(L);
+  }
+  p.ln_gain = off;
+  if (c.layer_norm) off += D;
+  p.ln_bias = off;
+  if (c.layer_norm) off += D;
+  p.unembed = off;
+  off += D * V;
+  p.total = off;
+  return p;
+}
+
+namespace {
+
+Status range(const char* field, std::size_t v, std::size_t lo, std::size_t hi) {
+  if (v < lo || v > hi) {
+    return Status::Invalid(field, std::string(field) + " must be between " + std::to_string(lo) +
+                                      " and " + std::to_string(hi) + " (got " + std::to_string(v) +
+                                      ")");
+  }
+  return Status::Ok();
+}
+
+std::string mib(std::size_t b) {
+  if (b == static_cast<std::size_t>(-1)) return "more than the address space";
+  return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB";
+}
+
+}  // namespace
+
+Status validate_model(const ModelConfig& c, std::size_t batch) {
+  Status st;
+  if (!(st = range("vocab", c.vocab, 2, 65536)).ok()) return st;
+  if (!(st = range("seqLen", c.seq_len, 2, 8192)).ok()) return st;
+  if (!(st = range("layers", c.layers, 1, 64)).ok()) return st;
+  if (!(st = range("heads", c.heads, 1, 256)).ok()) return st;
+  if (!(st = range("kvHeads", c.kv_heads, 1, c.heads)).ok()) return st;
+  if (c.heads % c.kv_heads != 0) {
+    return Status::Invalid("kvHeads", "kvHeads (" + std::to_string(c.kv_heads) +
+                                          ") must divide heads (" + std::to_string(c.heads) + ")");
+  }
+  if (!(st = range("dModel", c.d_model, 1, 8192)).ok()) return st;
+  if (c.d_model % c.heads != 0) {
+    return Status::Invalid("dModel", "dModel (" + std::to_string(c.d_model) +
+                                         ") must be divisible by heads (" +
+                                         std::to_string(c.heads) + ")");
+  }
+  if (!(st = range("batch", batch, 1, 65536)).ok()) return st;
+  if (c.scale &&
+      !(std::isfinite(*c.scale) && *c.scale > 0 && std::isfinite(static_cast<float>(*c.scale)) &&
+        static_cast<float>(*c.scale) > 0)) {
+    return Status::Invalid("scale", "scale must be 'sqrt', 'none' or a finite positive number");
+  }
+  if (!(std::isfinite(c.init_std) && c.init_std >= 0 && c.init_std <= 1e3)) {
+    return Status::Invalid("initStd", "initStd must be null or a finite positive number <= 1000");
+  }
+  if (!(c.dropout >= 0 && c.dropout < 1)) {
+    return Status::Invalid("dropout", "dropout must be in [0, 1)");
+  }
+  const std::size_t need = estimate_training_bytes(c, batch);
+  if (need > c.memory_cap) {
+    return Status::Exhausted("memory", "this model and batch need about " + mib(need) +
+                                           " of memory, over the cap of " + mib(c.memory_cap) +
+                                           "; try a smaller batch, seqLen or dModel");
+  }
+  return Status::Ok();
+}
+
+std::size_t estimate_training_bytes(const ModelConfig& c, std::size_t batch) {
+  const std::size_t D = c.d_model, V = c.vocab, T = c.seq_len, H = c.heads, Hkv = c.kv_heads;
+  const std::size_t dh = d_head(c);
+  // Parameters: exact count with saturating arithmetic (the layout could overflow).
+  std::size_t P = sat_mul(V, D);
+  if (c.positional) P = sat_add(P, sat_mul(T, D));
+  P = sat_add(P, sat_mul(c.layers, sat_mul(D, sat_mul(2 * H + 2 * Hkv, dh))));
+  P = sat_add(P, sat_add(sat_mul(D, V), 2 * D));
+  const std::size_t N = sat_mul(batch, T);
+  // Per layer: x, q/k/v (flat and per head), z, attention output, lse, entropy, weights.
+  std::size_t per_layer = sat_mul(N, sat_add(D, sat_mul(3 * (H + 2 * Hkv) + 2 * H, dh)));
+  per_layer = sat_add(per_layer, sat_mul(sat_mul(batch, H), sat_mul(T, T)));  // weights
+  std::size_t n = sat_mul(4, P);  // params, grads, AdamW m and v
+  n = sat_add(n, sat_mul(c.layers + 1, per_layer));
+  n = sat_add(n, sat_mul(N, sat_add(4 * D, 3 * V)));  // LayerNorm, logits, backward scratch
+  // The backward of one layer: dQ/dK/dV, a forward copy and (naive) dP/dS rows.
+  n = sat_add(n, sat_mul(N, sat_mul(4 * (H + 2 * Hkv), dh)));
+  n = sat_add(n, sat_mul(sat_mul(batch, H), sat_mul(T, T)));
+  return sat_mul(n, 4);  // float32 training; float64 test runs stay far below any cap
+}
+
+template <class T>
+void init_params(const ModelConfig& c, std::uint64_t seed, T* params) {
+  const ParamLayout p = param_layout(c);
+  const double s = c.init_std > 0 ? c.init_std : 1.0 / std::sqrt(static_cast<double>(c.d_model));
+  Rng rng(seed);
+  auto fill = [&](std::size_t off, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) params[off + i] = static_cast<T>(s * rng.normal());
+  };
+  const std::size_t D = c.d_model, dh = d_head(c);
+  fill(p.embed, c.vocab * D);
+  if (c.positional) fill(p.pos, c.seq_len * D);
+  for (const auto& L : p.layer) {
+    fill(L.wq, D * c.heads * dh);
+    fill(L.wk, D * c.kv_heads * dh);
+    fill(L.wv, D * c.kv_heads * dh);
+    fill(L.wo, c.heads * dh * D);
+  }
+  if (c.layer_norm) {
+    std::fill(params + p.ln_gain, params + p.ln_gain + D, T(1));
+    std::fill(params + p.ln_bias, params + p.ln_bias + D, T(0));
+  }
+  fill(p.unembed, D * c.vocab);
+}
+
+namespace {
+
+// (N, heads*dh) with N = B*t rows -> (B*heads, t, dh).
+template <class T>
+void split(const T* in, std::size_t batch, std::size_t t, std::size_t heads, std::size_t dh,
+           T* out) {
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t h = 0; h < heads; ++h)
+      for (std::size_t i = 0; i < t; ++i)
+        std::copy_n(in + ((b * t + i) * heads + h) * dh, dh, out + ((b * heads + h) * t + i) * dh);
+}
+
+// (B*heads, t, dh) -> (N, heads*dh); heads with ablate[h] set become zero.
+template <class T>
+void merge(const T* in, std::size_t batch, std::size_t t, std::size_t heads, std::size_t dh,
+           const std::uint8_t* ablate, T* out) {
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t h = 0; h < heads; ++h)
+      for (std::size_t i = 0; i < t; ++i) {
+        T* dst = out + ((b * t + i) * heads + h) * dh;
+        if (ablate && ablate[h])
+          std::fill_n(dst, dh, T(0));
+        else
+          std::copy_n(in + ((b * heads + h) * t + i) * dh, dh, dst);
+      }
+}
+
+std::uint64_t layer_seed(std::uint64_t seed, std::size_t layer) {
+  Rng r(seed ^ (0xD1B54A32D192ED03ull * (layer + 1)));
+  return r.next_u64();
+}
+
+}  // namespace
+
+template <class T>
+Status forward_backward(const ModelConfig& c, const T* params, const std::int32_t* tokens,
+                        const std::uint8_t* loss_mask, std::size_t batch, std::size_t t,
+                        const RunOptions& ro, Workspace<T>* ws, T* grads, double* loss,
+                        std::size_t* count) {
+  if (t < 1 || t > c.seq_len) {
+    return Status::Invalid("tokens", "sequence length " + std::to_string(t) +
+                                         " must be between 1 and seqLen " +
+                                         std::to_string(c.seq_len));
+  }
+  const std::size_t N = batch * t;
+  for (std::size_t r = 0; r < N; ++r) {
+    if (tokens[r] < 0 || static_cast<std::size_t>(tokens[r]) >= c.vocab) {
+      return Status::Invalid("tokens", "tokens[" + std::to_string(r) + "] = " +
+                                           std::to_string(tokens[r]) + " is outside [0, vocab)");
+    }
+  }
+  const ParamLayout P = param_layout(c);
+  const std::size_t D = c.d_model, V = c.vocab, H = c.heads, Hkv = c.kv_heads, dh = d_head(c);
+  const std::size_t L = c.layers, wq_w = H * dh, wkv_w = Hkv * dh;
+  const bool tiled = c.kernel == Kernel::kTiled && !ro.keep_weights;
+
+  AttentionOptions ao;
+  ao.shape = Shape{batch * H, batch * Hkv, t, t, dh, dh};
+  ao.mask.causal = true;
+  ao.scale = c.scale;
+  ao.dropout = ro.training ? c.dropout : 0.0;
+  ao.memory_cap = static_cast<std::size_t>(-1);  // the trainer's own cap covers the model
+
+  ws->batch = batch;
+  ws->t = t;
+  ws->x.resize(L + 1);
+  ws->qh.resize(L);
+  ws->kh.resize(L);
+  ws->vh.resize(L);
+  ws->z.resize(L);
+  ws->att.resize(L);
+  for (auto& x : ws->x) x.resize(N * D);
+
+  // Pass 1: embeddings. x_0[b*t + i] = E[token] + P[i].
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t i = 0; i < t; ++i) {
+      const std::size_t r = b * t + i;
+      const T* e = params + P.embed + static_cast<std::size_t>(tokens[r]) * D;
+      T* x = ws->x[0].data() + r * D;
+      if (c.positional) {
+        const T* p = params + P.pos + i * D;
+        for (std::size_t d = 0; d < D; ++d) x[d] = e[d] + p[d];
+      } else {
+        std::copy_n(e, D, x);
+      }
+    }
+
+  // Pass 2: layers. Project, split into (B*H, t, d_h), attend, merge, project out.
+  ws->q.resize(N * wq_w);
+  ws->k.resize(N * wkv_w);
+  ws->v.resize(N * wkv_w);
+  for (std::size_t l = 0; l < L; ++l) {
+    const auto& W = P.layer[l];
+    const T* x = ws->x[l].data();
+    gemm(Trans::kNN, N, wq_w, D, x, D, params + W.wq, wq_w, T(0), ws->q.data(), wq_w, &ws->pack);
+    gemm(Trans::kNN, N, wkv_w, D, x, D, params + W.wk, wkv_w, T(0), ws->k.data(), wkv_w, &ws->pack);
+    gemm(Trans::kNN, N, wkv_w, D, x, D, params + W.wv, wkv_w, T(0), ws->v.data(), wkv_w, &ws->pack);
+    ws->qh[l].resize(N * wq_w);
+    ws->kh[l].resize(N * wkv_w);
+    ws->vh[l].resize(N * wkv_w);
+    split(ws->q.data(), batch, t, H, dh, ws->qh[l].data());
+    split(ws->k.data(), batch, t, Hkv, dh, ws->kh[l].data());
+    split(ws->v.data(), batch, t, Hkv, dh, ws->vh[l].data());
+    ao.dropout_seed = layer_seed(ro.dropout_seed, l);
+    Status st = tiled ? attention_tiled(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
+                                        ws->vh[l].data(), N * wkv_w, ao, &ws->att[l])
+                      : attention(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
+                                  ws->vh[l].data(), N * wkv_w, ao, &ws->att[l]);
+    if (!st.ok()) return st;
+    ws->z[l].resize(N * wq_w);
+    merge(ws->att[l].output.data(), batch, t, H, dh, ro.ablate ? ro.ablate + l * H : nullptr,
+          ws->z[l].data());
+    std::copy(ws->x[l].begin(), ws->x[l].end(), ws->x[l + 1].begin());
+    gemm(Trans::kNN, N, D, wq_w, ws->z[l].data(), wq_w, params + W.wo, D, T(1), ws->x[l + 1].data(),
+         D, &ws->pack);
+  }
+
+  // Pass 3: final LayerNorm (biased variance, eps 1e-5 inside the root, as torch).
+  const T* y = ws->x[L].data();
+  if (c.layer_norm) {
+    ws->xhat.resize(N * D);
+    ws->rstd.resize(N);
+    ws->y.resize(N * D);
+    const T* g = params + P.ln_gain;
+    const T* bb = params + P.ln_bias;
+    for (std::size_t r = 0; r < N; ++r) {
+      const T* xr = ws->x[L].data() + r * D;
+      T mean = 0;
+      for (std::size_t d = 0; d < D; ++d) mean += xr[d];
+      mean /= static_cast<T>(D);
+      T var = 0;
+      for (std::size_t d = 0; d < D; ++d) var += (xr[d] - mean) * (xr[d] - mean);
+      var /= static_cast<T>(D);
+      const T rs = T(1) / std::sqrt(var + T(1e-5));
+      ws->rstd[r] = rs;
+      for (std::size_t d = 0; d < D; ++d) {
+        const T xh = (xr[d] - mean) * rs;
+        ws->xhat[r * D + d] = xh;
+        ws->y[r * D + d] = xh * g[d] + bb[d];
+      }
+    }
+    y = ws->y.data();
+  }
+
+  // Pass 4: logits = y U.
+  ws->logits.resize(N * V);
+  gemm(Trans::kNN, N, V, D, y, D, params + P.unembed, V, T(0), ws->logits.data(), V, &ws->pack);
+  if (!loss_mask) return Status::Ok();
+
+  // Pass 5: masked cross-entropy; row b*t + i - 1 predicts tokens[b*t + i]. The sum is
+  // kept in double so the loss of a float32 run does not depend on the batch size's rounding.
+  std::size_t n = 0;
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t i = 1; i < t; ++i) n += loss_mask[b * t + i] ? 1 : 0;
+  if (count) *count = n;
+  if (grads) {
+    ws->dlogits.assign(N * V, T(0));
+  }
+  double total = 0;
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t i = 1; i < t; ++i) {
+      if (!loss_mask[b * t + i]) continue;
+      const std::size_t r = b * t + i - 1;
+      const T* lg = ws->logits.data() + r * V;
+      const std::size_t target = static_cast<std::size_t>(tokens[b * t + i]);
+      T mx = lg[0];
+      for (std::size_t j = 1; j < V; ++j) mx = std::max(mx, lg[j]);
+      T sum = 0;
+      for (std::size_t j = 0; j < V; ++j) sum += std::exp(lg[j] - mx);
+      const T lse = mx + std::log(sum);
+      total += static_cast<double>(lse - lg[target]);
+      if (grads) {
+        // d loss / d logits = (softmax - onehot) / n
+        T* dl = ws->dlogits.data() + r * V;
+        const T inv = T(1) / static_cast<T>(n);
+        for (std::size_t j = 0; j < V; ++j) dl[j] = std::exp(lg[j] - lse) * inv;
+        dl[target] -= inv;
+      }
+    }
+  *loss = n ? total / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
+  if (!grads || n == 0) {
+    if (grads) std::fill(grads, grads + P.total, T(0));
+    return Status::Ok();
+  }
+
+  // Backward. Pass 6: unembedding. dU = y^T dlogits, dy = dlogits U^T.
+  gemm(Trans::kTN, D, V, N, y, D, ws->dlogits.data(), V, T(0), grads + P.unembed, V, &ws->pack);
+  ws->dx.resize(N * D);
+  gemm(Trans::kNT, N, D, V, ws->dlogits.data(), V, params + P.unembed, V, T(0), ws->dx.data(), D,
+       &ws->pack);
+
+  // Pass 7: LayerNorm. dgain = sum dy*xhat, dbias = sum dy,
+  // dx = rstd * (g*dy - mean(g*dy) - xhat * mean(g*dy * xhat)).
+  if (c.layer_norm) {
+    T* dg = grads + P.ln_gain;
+    T* db = grads + P.ln_bias;
+    std::fill(dg, dg + D, T(0));
+    std::fill(db, db + D, T(0));
+    const T* g = params + P.ln_gain;
+    ws->dy.resize(D);
+    for (std::size_t r = 0; r < N; ++r) {
+      T* dyr = ws->dx.data() + r * D;
+      const T* xh = ws->xhat.data() + r * D;
+      T m1 = 0, m2 = 0;
+      for (std::size_t d = 0; d < D; ++d) {
+        dg[d] += dyr[d] * xh[d];
+        db[d] += dyr[d];
+        const T gd = g[d] * dyr[d];
+        ws->dy[d] = gd;
+        m1 += gd;
+        m2 += gd * xh[d];
+      }
+      m1 /= static_cast<T>(D);
+      m2 /= static_cast<T>(D);
+      for (std::size_t d = 0; d < D; ++d) dyr[d] = ws->rstd[r] * (ws->dy[d] - m1 - xh[d] * m2);
+    }
+  }
+
+  // Pass 8: layers in reverse. ws->dx holds dL/dx_{l+1}; the residual passes it through.
+  ws->dz.resize(N * wq_w);
+  for (std::size_t l = L; l-- > 0;) {
+    const auto& W = P.layer[l];
+    const T* x = ws->x[l].data();
+    // dW_O = Z^T dx, dZ = dx W_O^T (ablated heads' columns of Z are zero: no gradient).
+    gemm(Trans::kTN, wq_w, D, N, ws->z[l].data(), wq_w, ws->dx.data(), D, T(0), grads + W.wo, D,
+         &ws->pack);
+    gemm(Trans::kNT, N, wq_w, D, ws->dx.data(), D, params + W.wo, D, T(0), ws->dz.data(), wq_w,
+         &ws->pack);
+    const std::uint8_t* abl = ro.ablate ? ro.ablate + l * H : nullptr;
+    // dO in head layout (reuses q as scratch), ablated heads zero.
+    ws->q.resize(N * wq_w);
+    split(ws->dz.data(), batch, t, H, dh, ws->q.data());
+    if (abl)
+      for (std::size_t b = 0; b < batch; ++b)
+        for (std::size_t h = 0; h < H; ++h)
+          if (abl[h]) std::fill_n(ws->q.data() + (b * H + h) * t * dh, t * dh, T(0));
+    ao.dropout_seed = layer_seed(ro.dropout_seed, l);
+    Status st =
+        attention_backward(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
+                           ws->vh[l].data(), N * wkv_w, ws->q.data(), N * wq_w, ao,
+                           tiled ? Kernel::kTiled : Kernel::kNaive, &ws->att[l], &ws->grads);
+    if (!st.ok()) return st;
+    // Back to (N, width) rows.
+    merge(ws->grads.dq.data(), batch, t, H, dh, nullptr, ws->q.data());
+    merge(ws->grads.dk.data(), batch, t, Hkv, dh, nullptr, ws->k.data());
+    merge(ws->grads.dv.data(), batch, t, Hkv, dh, nullptr, ws->v.data());
+    gemm(Trans::kTN, D, wq_w, N, x, D, ws->q.data(), wq_w, T(0), grads + W.wq, wq_w, &ws->pack);
+    gemm(Trans::kTN, D, wkv_w, N, x, D, ws->k.data(), wkv_w, T(0), grads + W.wk, wkv_w, &ws->pack);
+    gemm(Trans::kTN, D, wkv_w, N, x, D, ws->v.data(), wkv_w, T(0), grads + W.wv, wkv_w, &ws->pack);
+    gemm(Trans::kNT, N, D, wq_w, ws->q.data(), wq_w, params + W.wq, wq_w, T(1), ws->dx.data(), D,
+         &ws->pack);
+    gemm(Trans::kNT, N, D, wkv_w, ws->k.data(), wkv_w, params + W.wk, wkv_w, T(1), ws->dx.data(), D,
+         &ws->pack);
+    gemm(Trans::kNT, N, D, wkv_w, ws->v.data(), wkv_w, params + W.wv, wkv_w, T(1), ws->dx.data(), D,
+         &ws->pack);
+  }
+
+  // Pass 9: embeddings, rows in ascending order (a fixed summation order).
+  T* de = grads + P.embed;
+  std::fill(de, de + V * D, T(0));
+  if (c.positional) std::fill(grads + P.pos, grads + P.pos + c.seq_len * D, T(0));
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t i = 0; i < t; ++i) {
+      const std::size_t r = b * t + i;
+      const T* g = ws->dx.data() + r * D;
+      T* e = de + static_cast<std::size_t>(tokens[r]) * D;
+      for (std::size_t d = 0; d < D; ++d) e[d] += g[d];
+      if (c.positional) {
+        T* p = grads + P.pos + i * D;
+        for (std::size_t d = 0; d < D; ++d) p[d] += g[d];
+      }
+    }
+  return Status::Ok();
+}
+
+template void init_params<float>(const ModelConfig&, std::uint64_t, float*);
+template void init_params<double>(const ModelConfig&, std::uint64_t, double*);
+template Status forward_backward<float>(const ModelConfig&, const float*, const std::int32_t*,
+                                        const std::uint8_t*, std::size_t, std::size_t,
+                                        const RunOptions&, Workspace<float>*, float*, double*,
+                                        std::size_t*);
+template Status forward_backward<double>(const ModelConfig&, const double*, const std::int32_t*,
+                                         const std::uint8_t*, std::size_t, std::size_t,
+                                         const RunOptions&, Workspace<double>*, double*, double*,
+                                         std::size_t*);
+
+}  // namespace attn::tr

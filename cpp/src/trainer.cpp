@@ -1,0 +1,283 @@
+#include "attn/trainer.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "checked.hpp"
+
+namespace attn::tr {
+
+namespace {
+
+Status finite_in(const char* field, double v, double lo, double hi, bool lo_open) {
+  const bool ok = std::isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi;
+  if (!ok) {
+    return Status::Invalid(field, std::string(field) + " must be a number in " +
+                                      (lo_open ? "(" : "[") + std::to_string(lo) + ", " +
+                                      std::to_string(hi) + "] (got " + std::to_string(v) + ")");
+  }
+  return Status::Ok();
+}
+
+// Bytes of the (B*H, t, t) weights of every layer: the extra a weights-keeping pass needs.
+std::size_t weights_bytes(const ModelConfig& c, std::size_t batch, std::size_t t) {
+  using detail::sat_mul;
+  return sat_mul(sat_mul(sat_mul(c.layers, batch), sat_mul(c.heads, t)), sat_mul(t, 4));
+}
+
+Status check_weights_cap(const ModelConfig& c, std::size_t batch, std::size_t t) {
+  const std::size_t need =
+      detail::sat_add(estimate_training_bytes(c, batch), weights_bytes(c, batch, t));
+  if (need > c.memory_cap) {
+    return Status::Exhausted("memory",
+                             "the attention weights of this call (layers*batch*heads*"
+                             "T*T values) would exceed the memory cap");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status validate_trainer(const TrainerConfig& c) {
+  Status st;
+  if (!(st = finite_in("lr", c.opt.lr, 0, 1e3, false)).ok()) return st;
+  if (!(st = finite_in("beta1", c.opt.beta1, 0, 1, false)).ok()) return st;
+  if (c.opt.beta1 >= 1) return Status::Invalid("beta1", "beta1 must be in [0, 1)");
+  if (!(st = finite_in("beta2", c.opt.beta2, 0, 1, false)).ok()) return st;
+  if (c.opt.beta2 >= 1) return Status::Invalid("beta2", "beta2 must be in [0, 1)");
+  if (!(st = finite_in("eps", c.opt.eps, 0, 1, true)).ok()) return st;
+  if (!(st = finite_in("weightDecay", c.opt.weight_decay, 0, 1e3, false)).ok()) return st;
+  if (!(st = finite_in("clip", c.opt.clip, 0, 1e12, false)).ok()) return st;
+  if (!(st = validate_model(c.model, c.batch)).ok()) return st;
+  return validate_task(c.task, c.model.vocab, c.model.seq_len);
+}
+
+Status Trainer::create(const TrainerConfig& c, const std::vector<float>* weights,
+                       std::unique_ptr<Trainer>* out) {
+  Status st = validate_trainer(c);
+  if (!st.ok()) return st;
+  const ParamLayout layout = param_layout(c.model);
+  if (weights) {
+    if (weights->size() != layout.total) {
+      return Status::Invalid("weights", "weights hold " + std::to_string(weights->size()) +
+                                            " values but this config has " +
+                                            std::to_string(layout.total) + " parameters");
+    }
+    for (float w : *weights)
+      if (!std::isfinite(w)) return Status::Invalid("weights", "weights must all be finite");
+  }
+  std::unique_ptr<Trainer> t(new Trainer());
+  t->c_ = c;
+  t->layout_ = layout;
+  t->params_ = std::make_shared<std::vector<float>>(layout.total);
+  if (weights)
+    *t->params_ = *weights;
+  else
+    init_params(c.model, c.seed, t->params_->data());
+  t->grads_.assign(layout.total, 0.0f);
+  t->opt_.m.assign(layout.total, 0.0f);
+  t->opt_.v.assign(layout.total, 0.0f);
+  t->train_rng_ = Rng(c.seed ^ kTrainStream);
+  t->sample_rng_ = Rng(c.seed ^ kSampleStream);
+  const std::size_t n = c.batch * c.model.seq_len;
+  t->batch_tokens_.resize(n);
+  t->batch_mask_.resize(n);
+  t->eval_tokens_.resize(n);
+  t->eval_mask_.resize(n);
+  Rng eval(c.seed ^ kEvalStream);
+  sample_task(c.task, &eval, c.batch, c.model.seq_len, c.model.vocab, t->eval_tokens_.data(),
+              t->eval_mask_.data());
+  t->ablate_.assign(c.model.layers * c.model.heads, 0);
+  *out = std::move(t);
+  return Status::Ok();
+}
+
+Status Trainer::step_on(const std::int32_t* tokens, const std::uint8_t* mask, std::size_t rows,
+                        double* loss, double* gnorm, bool* finite) {
+  RunOptions ro;
+  ro.training = true;
+  Rng d((c_.seed ^ kDropStream) + opt_.step);
+  ro.dropout_seed = d.next_u64();
+  ro.ablate = ablate_.data();
+  std::size_t count = 0;
+  Status st = forward_backward(c_.model, params_->data(), tokens, mask, rows, c_.model.seq_len, ro,
+                               &ws_, grads_.data(), loss, &count);
+  if (!st.ok()) return st;
+  if (count == 0) return Status::Invalid("lossMask", "lossMask selects no target (t >= 1)");
+  *gnorm = clip_grad_norm(grads_.data(), grads_.size(), c_.opt.clip);
+  *finite = std::isfinite(*loss) && std::isfinite(*gnorm);
+  if (*finite) adamw_step(c_.opt, params_->data(), grads_.data(), grads_.size(), &opt_);
+  return Status::Ok();
+}
+
+Status Trainer::train(std::size_t n, TrainReport* r) {
+  if (n > 100000) return Status::Invalid("n", "n must be at most 100000 steps per call");
+  r->loss.clear();
+  r->grad_norm.clear();
+  r->finite = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    sample_task(c_.task, &train_rng_, c_.batch, c_.model.seq_len, c_.model.vocab,
+                batch_tokens_.data(), batch_mask_.data());
+    double loss = 0, gn = 0;
+    bool fin = true;
+    Status st = step_on(batch_tokens_.data(), batch_mask_.data(), c_.batch, &loss, &gn, &fin);
+    if (!st.ok()) return st;
+    r->loss.push_back(static_cast<float>(loss));
+    r->grad_norm.push_back(static_cast<float>(gn));
+    if (!fin) {
+      r->finite = false;
+      break;
+    }
+  }
+  r->step = opt_.step;
+  return Status::Ok();
+}
+
+Status Trainer::batch_rows(const std::vector<std::int32_t>& tokens,
+                           const std::vector<std::uint8_t>& mask, std::size_t* rows) const {
+  const std::size_t T = c_.model.seq_len;
+  if (tokens.empty() || tokens.size() % T != 0) {
+    return Status::Invalid("tokens", "tokens must hold B*seqLen values (seqLen " +
+                                         std::to_string(T) + ", got " +
+                                         std::to_string(tokens.size()) + ")");
+  }
+  if (mask.size() != tokens.size()) {
+    return Status::Invalid("lossMask", "lossMask must have as many entries as tokens");
+  }
+  const std::size_t b = tokens.size() / T;
+  if (b > 65536) return Status::Invalid("tokens", "at most 65536 sequences per batch");
+  if (estimate_training_bytes(c_.model, b) > c_.model.memory_cap) {
+    return Status::Exhausted("memory", "this batch would exceed the memory cap");
+  }
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i] < 0 || static_cast<std::size_t>(tokens[i]) >= c_.model.vocab)
+      return Status::Invalid("tokens", "tokens[" + std::to_string(i) + "] = " +
+                                           std::to_string(tokens[i]) + " is outside [0, vocab)");
+  *rows = b;
+  return Status::Ok();
+}
+
+Status Trainer::train_on(const std::vector<std::int32_t>& tokens,
+                         const std::vector<std::uint8_t>& mask, double* loss, double* gnorm,
+                         bool* finite) {
+  std::size_t rows = 0;
+  Status st = batch_rows(tokens, mask, &rows);
+  if (!st.ok()) return st;
+  return step_on(tokens.data(), mask.data(), rows, loss, gnorm, finite);
+}
+
+Status Trainer::loss_and_gradients(const std::vector<std::int32_t>& tokens,
+                                   const std::vector<std::uint8_t>& mask, double* loss,
+                                   std::vector<float>* grads) {
+  std::size_t rows = 0;
+  Status st = batch_rows(tokens, mask, &rows);
+  if (!st.ok()) return st;
+  RunOptions ro;  // no dropout: the deterministic gradient of this batch
+  ro.ablate = ablate_.data();
+  grads->assign(layout_.total, 0.0f);
+  std::size_t count = 0;
+  st = forward_backward(c_.model, params_->data(), tokens.data(), mask.data(), rows,
+                        c_.model.seq_len, ro, &ws_, grads->data(), loss, &count);
+  if (!st.ok()) return st;
+  if (count == 0) return Status::Invalid("lossMask", "lossMask selects no target (t >= 1)");
+  return Status::Ok();
+}
+
+Status Trainer::evaluate(double* loss, double* accuracy) {
+  return evaluate_batch(c_.model, params_->data(), eval_tokens_.data(), eval_mask_.data(), c_.batch,
+                        ablate_.data(), &ws_, loss, accuracy);
+}
+
+Status Trainer::head_scores(HeadScores* out) {
+  Status st = check_weights_cap(c_.model, c_.batch, c_.model.seq_len);
+  if (!st.ok()) return st;
+  return tr::head_scores(c_.model, params_->data(), eval_tokens_.data(), c_.batch,
+                         eval_tokens_.data(), eval_mask_.data(), c_.batch, ablate_.data(), &ws_,
+                         out);
+}
+
+Status Trainer::attention(const std::vector<std::int32_t>& tokens, std::vector<float>* weights,
+                          std::vector<float>* logits) {
+  const std::size_t t = tokens.size();
+  if (t < 1 || t > c_.model.seq_len) {
+    return Status::Invalid(
+        "tokens", "tokens must hold 1 to seqLen (" + std::to_string(c_.model.seq_len) + ") values");
+  }
+  Status st = check_weights_cap(c_.model, 1, t);
+  if (!st.ok()) return st;
+  RunOptions ro;
+  ro.keep_weights = true;
+  ro.ablate = ablate_.data();
+  st = forward_backward(c_.model, params_->data(), tokens.data(),
+                        static_cast<const std::uint8_t*>(nullptr), 1, t, ro, &ws_,
+                        static_cast<float*>(nullptr), static_cast<double*>(nullptr), nullptr);
+  if (!st.ok()) return st;
+  const std::size_t L = c_.model.layers, H = c_.model.heads;
+  weights->resize(L * H * t * t);
+  for (std::size_t l = 0; l < L; ++l)
+    std::copy_n(ws_.att[l].weights.data(), H * t * t, weights->data() + l * H * t * t);
+  logits->assign(ws_.logits.begin(), ws_.logits.begin() + t * c_.model.vocab);
+  return Status::Ok();
+}
+
+void Trainer::sample_batch(std::vector<std::int32_t>* tokens, std::vector<std::uint8_t>* mask) {
+  const std::size_t n = c_.batch * c_.model.seq_len;
+  tokens->resize(n);
+  mask->resize(n);
+  sample_task(c_.task, &sample_rng_, c_.batch, c_.model.seq_len, c_.model.vocab, tokens->data(),
+              mask->data());
+}
+
+Status Trainer::set_learning_rate(double lr) {
+  if (!(std::isfinite(lr) && lr >= 0 && lr <= 1e3)) {
+    return Status::Invalid("lr", "lr must be a finite number in [0, 1000]");
+  }
+  c_.opt.lr = lr;
+  return Status::Ok();
+}
+
+Status Trainer::set_ablation(std::size_t layer, std::size_t head, bool on) {
+  if (layer >= c_.model.layers) return Status::Invalid("layer", "layer must be < layers");
+  if (head >= c_.model.heads) return Status::Invalid("head", "head must be < heads");
+  ablate_[layer * c_.model.heads + head] = on ? 1 : 0;
+  return Status::Ok();
+}
+
+std::unique_ptr<Decoder> Trainer::decoder(bool cache) const {
+  return std::make_unique<Decoder>(c_.model, params_, cache, ablate_);
+}
+
+Status Trainer::generate(const std::vector<std::int32_t>& prompt, std::size_t n, bool cache,
+                         double temperature, std::uint64_t seed, std::vector<std::int32_t>* out) {
+  if (prompt.empty()) return Status::Invalid("prompt", "prompt must hold at least one token");
+  if (prompt.size() + n > c_.model.seq_len) {
+    return Status::Invalid(
+        "n", "prompt length + n must be at most seqLen (" + std::to_string(c_.model.seq_len) + ")");
+  }
+  if (!(std::isfinite(temperature) && temperature >= 0)) {
+    return Status::Invalid("temperature", "temperature must be a finite number >= 0");
+  }
+  std::unique_ptr<Decoder> dec = decoder(cache);
+  std::vector<float> logits, weights;
+  for (std::size_t i = 0; i < prompt.size(); ++i) {
+    Status st = dec->append(prompt[i], &logits, &weights);
+    if (!st.ok()) {
+      st.field = "prompt";
+      st.message = "prompt[" + std::to_string(i) + "]: " + st.message;
+      return st;
+    }
+  }
+  Rng rng(seed);
+  out->clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t tok = pick_token(logits, temperature, &rng);
+    out->push_back(tok);
+    if (i + 1 < n) {
+      Status st = dec->append(tok, &logits, &weights);
+      if (!st.ok()) return st;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace attn::tr

@@ -1,0 +1,110 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "attn/decode.hpp"
+#include "attn/rng.hpp"
+#include "fixtures.hpp"
+
+using attn::tr::ModelConfig;
+
+namespace {
+
+ModelConfig variant(int v) {
+  ModelConfig c;
+  c.vocab = 13;
+  c.seq_len = 20;
+  c.d_model = 16;
+  c.layers = v == 2 ? 3 : 2;
+  c.heads = 4;
+  c.kv_heads = v == 1 ? 2 : (v == 2 ? 1 : 4);
+  c.layer_norm = v >= 1;
+  c.positional = v != 2;
+  c.init_std = 0.5;
+  if (v == 3) {
+    c.scale = 1.0;
+    c.kernel = attn::Kernel::kTiled;
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("decode - cached and recomputed steps equal the full causal forward at every position",
+          "[decode]") {
+  for (int v = 0; v < 4; ++v) {
+    INFO("variant " << v);
+    const ModelConfig c = variant(v);
+    auto params = std::make_shared<std::vector<float>>(attn::tr::param_layout(c).total);
+    attn::tr::init_params(c, 100 + v, params->data());
+    std::vector<std::int32_t> tok(c.seq_len);
+    attn::Rng r(v);
+    for (auto& x : tok) x = static_cast<std::int32_t>(r.uniform() * c.vocab);
+    // Reference: one forward over the whole sequence with the weights kept.
+    attn::tr::Workspace<float> ws;
+    attn::tr::RunOptions ro;
+    ro.keep_weights = true;
+    REQUIRE(attn::tr::forward_backward(c, params->data(), tok.data(),
+                                       static_cast<const std::uint8_t*>(nullptr), 1, c.seq_len, ro,
+                                       &ws, static_cast<float*>(nullptr),
+                                       static_cast<double*>(nullptr), nullptr)
+                .ok());
+    const std::size_t T = c.seq_len, V = c.vocab, H = c.heads;
+    for (bool cache : {true, false}) {
+      attn::tr::Decoder dec(c, params, cache, {});
+      double worst = 0;
+      std::vector<float> logits, w;
+      for (std::size_t i = 0; i < T; ++i) {
+        REQUIRE(dec.append(tok[i], &logits, &w).ok());
+        REQUIRE(logits.size() == V);
+        REQUIRE(w.size() == c.layers * H * (i + 1));
+        worst = std::max(worst, fixtures::max_abs_diff(logits.data(), ws.logits.data() + i * V, V));
+        for (std::size_t l = 0; l < c.layers; ++l)
+          for (std::size_t h = 0; h < H; ++h)
+            worst = std::max(
+                worst, fixtures::max_abs_diff(w.data() + (l * H + h) * (i + 1),
+                                              ws.att[l].weights.data() + (h * T + i) * T, i + 1));
+      }
+      CHECK(worst <= 2e-5);
+      CHECK(dec.cache_bytes() == (cache ? 2 * c.layers * c.kv_heads * T * (c.d_model / H) * 4 : 0));
+      WARN("decode variant " << v << (cache ? " cached" : " recompute")
+                             << ": max |delta| vs full forward " << worst);
+      // Full: one more token is refused, and the decoder still works after reset.
+      CHECK(dec.append(0, &logits, &w).field == "token");
+      dec.reset();
+      REQUIRE(dec.append(tok[0], &logits, &w).ok());
+      CHECK(fixtures::max_abs_diff(logits.data(), ws.logits.data(), V) <= 2e-5);
+    }
+  }
+}
+
+TEST_CASE("decode - bad tokens are refused without changing the state", "[decode][errors]") {
+  const ModelConfig c = variant(0);
+  auto params = std::make_shared<std::vector<float>>(attn::tr::param_layout(c).total, 0.01f);
+  attn::tr::Decoder dec(c, params, true, {});
+  std::vector<float> logits, w;
+  CHECK(dec.append(-1, &logits, &w).field == "token");
+  CHECK(dec.append(13, &logits, &w).field == "token");
+  CHECK(dec.length() == 0);
+  CHECK(dec.append(3, &logits, &w).ok());
+  CHECK(dec.length() == 1);
+}
+
+TEST_CASE("decode - greedy picks the first maximum; sampling is seeded", "[decode]") {
+  const std::vector<float> logits = {0.5f, 2.0f, 2.0f, -1.0f};
+  attn::Rng r(1);
+  CHECK(attn::tr::pick_token(logits, 0.0, &r) == 1);
+  std::vector<int> a, b;
+  attn::Rng r1(5), r2(5);
+  std::vector<int> count(4, 0);
+  for (int i = 0; i < 2000; ++i) {
+    a.push_back(attn::tr::pick_token(logits, 1.0, &r1));
+    b.push_back(attn::tr::pick_token(logits, 1.0, &r2));
+    count[static_cast<std::size_t>(a.back())]++;
+  }
+  CHECK(a == b);
+  // softmax(0.5, 2, 2, -1) = (0.098, 0.440, 0.440, 0.022), within sampling noise
+  CHECK(std::abs(count[1] / 2000.0 - 0.440) < 0.05);
+  CHECK(std::abs(count[3] / 2000.0 - 0.0219) < 0.015);
+}

@@ -1,0 +1,78 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <vector>
+
+#include "attn/interp.hpp"
+#include "model_fixtures.hpp"
+
+namespace {
+
+template <class T>
+void run(double tol, const char* label) {
+  const auto fx = fixtures::load("model.json");
+  REQUIRE(fx.at("interp").size() >= 2);
+  double worst = 0;
+  for (const auto& c : fx.at("interp")) {
+    INFO(c.at("name").get<std::string>());
+    const auto cfg = model_fx::config(c);
+    const auto p = model_fx::flat<T>(c.at("params"), true);
+    const auto tok = model_fx::tokens(c);
+    const auto mask = model_fx::mask(c);
+    const std::size_t B = c.at("batch");
+    attn::tr::Workspace<T> ws;
+    attn::tr::HeadScores hs;
+    REQUIRE(attn::tr::head_scores(cfg, p.data(), tok.data(), B, tok.data(), mask.data(), B,
+                                  static_cast<const std::uint8_t*>(nullptr), &ws, &hs)
+                .ok());
+    auto cmp = [&](const std::vector<double>& got, const char* key) {
+      const auto want = fixtures::vec<double>(c.at(key));
+      REQUIRE(got.size() == want.size());
+      const double d = fixtures::max_abs_diff(got.data(), want.data(), want.size());
+      INFO(key);
+      CHECK(d <= tol);
+      worst = std::max(worst, d);
+    };
+    cmp(hs.previous_token, "previousToken");
+    cmp(hs.induction, "induction");
+    cmp(hs.duplicate_token, "duplicateToken");
+    cmp(hs.ablation_loss, "ablationLoss");
+    cmp(hs.k_composition, "kComposition");
+    CHECK(std::abs(hs.loss - c.at("loss").get<double>()) <= tol);
+    double loss = 0, acc = 0;
+    REQUIRE(attn::tr::evaluate_batch(cfg, p.data(), tok.data(), mask.data(), B,
+                                     static_cast<const std::uint8_t*>(nullptr), &ws, &loss, &acc)
+                .ok());
+    CHECK(acc == Approx(c.at("accuracy").get<double>()).margin(1e-12));
+  }
+  WARN(label << ": max |delta| over pattern scores, ablation losses, K-composition " << worst);
+}
+
+}  // namespace
+
+TEST_CASE("interp - scores, ablation and K-composition match the PyTorch/NumPy oracle",
+          "[interp][oracle]") {
+  run<double>(1e-9, "interp float64");
+  run<float>(1e-4, "interp float32");
+}
+
+TEST_CASE("interp - hand-made patterns score 1 and 0", "[interp]") {
+  // One sequence [a b c a b c], one head. Previous-token weights: row i puts 1 on i-1.
+  const std::size_t t = 6;
+  const std::vector<std::int32_t> tok = {0, 1, 2, 0, 1, 2};
+  std::vector<double> prev(t * t, 0.0), ind(t * t, 0.0);
+  prev[0] = 1;
+  ind[0] = 1;
+  for (std::size_t i = 1; i < t; ++i) prev[i * t + i - 1] = 1;
+  // Induction weights: rows 3..5 attend to the key after the earlier occurrence (i - 2);
+  // rows 1, 2 attend to themselves.
+  for (std::size_t i = 1; i < t; ++i) ind[i * t + (i >= 3 ? i - 2 : i)] = 1;
+  double p[1], in[1], d[1];
+  attn::tr::pattern_scores(tok.data(), 1, t, 1, prev.data(), p, in, d);
+  CHECK(p[0] == 1.0);
+  CHECK(in[0] == 0.0);
+  CHECK(d[0] == 0.0);
+  attn::tr::pattern_scores(tok.data(), 1, t, 1, ind.data(), p, in, d);
+  CHECK(in[0] == 1.0);
+  CHECK(p[0] == 0.0);  // no row puts weight on i - 1
+  CHECK(d[0] == 0.0);
+}

@@ -1,0 +1,210 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "attn/model.hpp"
+#include "attn/rng.hpp"
+#include "model_fixtures.hpp"
+
+using attn::tr::ModelConfig;
+
+namespace {
+
+template <class T>
+double loss_grads(const ModelConfig& c, const std::vector<T>& p,
+                  const std::vector<std::int32_t>& tok, const std::vector<std::uint8_t>& mask,
+                  std::size_t batch, std::vector<T>* g) {
+  attn::tr::Workspace<T> ws;
+  attn::tr::RunOptions ro;
+  double loss = 0;
+  if (g) g->assign(p.size(), T(0));
+  const attn::Status st =
+      attn::tr::forward_backward(c, p.data(), tok.data(), mask.data(), batch, c.seq_len, ro, &ws,
+                                 g ? g->data() : nullptr, &loss, nullptr);
+  REQUIRE(st.ok());
+  return loss;
+}
+
+template <class T>
+void check_fixture(double tol_rel, const char* label) {
+  const auto fx = fixtures::load("model.json");
+  double worst_loss = 0, worst_grad = 0;
+  REQUIRE(fx.at("grad").size() >= 10);
+  for (const auto& c : fx.at("grad")) {
+    const std::string name = c.at("name");
+    INFO(name);
+    const ModelConfig cfg = model_fx::config(c);
+    const auto p = model_fx::flat<T>(c.at("params"), true);
+    REQUIRE(p.size() == attn::tr::param_layout(cfg).total);
+    const auto want = model_fx::flat<double>(c.at("grads"), false);
+    std::vector<T> g;
+    const double loss = loss_grads(cfg, p, model_fx::tokens(c), model_fx::mask(c),
+                                   c.at("batch").get<std::size_t>(), &g);
+    const double want_loss = c.at("loss");
+    const double dl = std::abs(loss - want_loss);
+    worst_loss = std::max(worst_loss, dl);
+    CHECK(dl <= tol_rel * std::max(1.0, std::abs(want_loss)));
+    double gmax = 0;
+    for (double x : want) gmax = std::max(gmax, std::abs(x));
+    const double dg = fixtures::max_abs_diff(g.data(), want.data(), want.size());
+    worst_grad = std::max(worst_grad, dg / std::max(1.0, gmax));
+    CHECK(dg <= tol_rel * std::max(1.0, gmax));
+  }
+  WARN(label << ": max |delta| loss " << worst_loss << ", gradients " << worst_grad
+             << " (relative to max(1, max |grad|) per case)");
+}
+
+}  // namespace
+
+TEST_CASE("model - loss and every gradient match the PyTorch oracle in float64",
+          "[model][oracle]") {
+  check_fixture<double>(1e-10, "model float64 vs PyTorch");
+}
+
+TEST_CASE("model - loss and every gradient match the PyTorch oracle in float32",
+          "[model][oracle]") {
+  check_fixture<float>(2e-5, "model float32 vs PyTorch");
+}
+
+TEST_CASE("model - float64 gradients agree with central finite differences",
+          "[model][finite-diff]") {
+  for (int variant = 0; variant < 3; ++variant) {
+    ModelConfig c;
+    c.vocab = 7;
+    c.seq_len = 5;
+    c.layers = variant == 2 ? 1 : 2;
+    c.heads = 2;
+    c.kv_heads = variant == 1 ? 1 : 2;
+    c.d_model = 6;
+    c.layer_norm = variant == 1;
+    c.positional = variant != 2;
+    c.init_std = 0.6;
+    INFO("variant " << variant);
+    std::vector<double> p(attn::tr::param_layout(c).total);
+    attn::tr::init_params(c, 42 + variant, p.data());
+    if (c.layer_norm) {  // non-trivial gain and bias
+      attn::Rng r(5);
+      const auto L = attn::tr::param_layout(c);
+      for (std::size_t d = 0; d < c.d_model; ++d) {
+        p[L.ln_gain + d] = 1 + 0.3 * r.normal();
+        p[L.ln_bias + d] = 0.3 * r.normal();
+      }
+    }
+    const std::size_t batch = 2;
+    std::vector<std::int32_t> tok = {1, 4, 2, 1, 4, 0, 3, 6, 5, 3};
+    std::vector<std::uint8_t> mask = {0, 1, 1, 0, 1, 1, 1, 1, 1, 1};
+    std::vector<double> g;
+    loss_grads(c, p, tok, mask, batch, &g);
+    double worst = 0;
+    for (std::size_t i = 0; i < p.size(); i += (variant == 0 ? 1 : 3)) {
+      const double h = 1e-5, keep = p[i];
+      p[i] = keep + h;
+      const double lp = loss_grads<double>(c, p, tok, mask, batch, nullptr);
+      p[i] = keep - h;
+      const double lm = loss_grads<double>(c, p, tok, mask, batch, nullptr);
+      p[i] = keep;
+      const double fd = (lp - lm) / (2 * h);
+      worst = std::max(worst, std::abs(fd - g[i]));
+      REQUIRE(std::abs(fd - g[i]) <= 1e-7 + 1e-6 * std::abs(fd));
+    }
+    WARN("finite differences variant " << variant << ": max |delta| " << worst);
+  }
+}
+
+TEST_CASE("model - initialisation is deterministic and uses the documented scale",
+          "[model][determinism]") {
+  ModelConfig c;
+  const std::size_t n = attn::tr::param_layout(c).total;
+  std::vector<float> a(n), b(n), d(n);
+  attn::tr::init_params(c, 3, a.data());
+  attn::tr::init_params(c, 3, b.data());
+  attn::tr::init_params(c, 4, d.data());
+  CHECK(std::memcmp(a.data(), b.data(), n * sizeof(float)) == 0);
+  CHECK(std::memcmp(a.data(), d.data(), n * sizeof(float)) != 0);
+  // The first value is the first Box-Muller normal of Rng(3) times 1/sqrt(64).
+  attn::Rng r(3);
+  CHECK(a[0] == static_cast<float>(r.normal() / 8.0));
+  double s2 = 0;
+  for (float x : a) s2 += static_cast<double>(x) * x;
+  CHECK(std::sqrt(s2 / n) == Approx(1.0 / 8.0).epsilon(0.03));
+}
+
+TEST_CASE("model - validation names the field", "[model][errors]") {
+  auto field = [](ModelConfig c, std::size_t batch = 4) {
+    return attn::tr::validate_model(c, batch).field;
+  };
+  ModelConfig c;
+  CHECK(attn::tr::validate_model(c, 32).ok());
+  ModelConfig x = c;
+  x.vocab = 1;
+  CHECK(field(x) == "vocab");
+  x = c;
+  x.seq_len = 0;
+  CHECK(field(x) == "seqLen");
+  x = c;
+  x.layers = 0;
+  CHECK(field(x) == "layers");
+  x = c;
+  x.heads = 0;
+  CHECK(field(x) == "heads");
+  x = c;
+  x.kv_heads = 3;
+  CHECK(field(x) == "kvHeads");
+  x = c;
+  x.d_model = 63;
+  CHECK(field(x) == "dModel");
+  x = c;
+  x.scale = -1.0;
+  CHECK(field(x) == "scale");
+  x = c;
+  x.init_std = std::nan("");
+  CHECK(field(x) == "initStd");
+  x = c;
+  x.dropout = 1.0;
+  CHECK(field(x) == "dropout");
+  CHECK(field(c, 0) == "batch");
+  x = c;
+  x.seq_len = 4096;
+  x.d_model = 1024;
+  x.heads = 16;
+  x.kv_heads = 16;
+  const attn::Status st = attn::tr::validate_model(x, 64);
+  CHECK(st.field == "memory");
+  CHECK(st.code == attn::StatusCode::kResourceExhausted);
+}
+
+TEST_CASE("model - tokens outside the vocabulary are refused", "[model][errors]") {
+  ModelConfig c;
+  c.seq_len = 4;
+  std::vector<float> p(attn::tr::param_layout(c).total, 0.1f);
+  std::vector<std::int32_t> tok = {1, 2, 32, 3};
+  std::vector<std::uint8_t> mask = {1, 1, 1, 1};
+  attn::tr::Workspace<float> ws;
+  double loss = 0;
+  const attn::Status st =
+      attn::tr::forward_backward(c, p.data(), tok.data(), mask.data(), 1, 4, attn::tr::RunOptions{},
+                                 &ws, static_cast<float*>(nullptr), &loss, nullptr);
+  CHECK(st.field == "tokens");
+}
+
+TEST_CASE("model - the tiled kernel gives the naive kernel's loss and gradients",
+          "[model][tiled]") {
+  ModelConfig c;
+  c.vocab = 16;
+  c.seq_len = 12;
+  c.d_model = 16;
+  c.heads = 4;
+  c.kv_heads = 2;
+  std::vector<float> p(attn::tr::param_layout(c).total);
+  attn::tr::init_params(c, 9, p.data());
+  std::vector<std::int32_t> tok(3 * 12);
+  std::vector<std::uint8_t> mask(3 * 12, 1);
+  for (std::size_t i = 0; i < tok.size(); ++i) tok[i] = static_cast<std::int32_t>((i * 7) % 16);
+  std::vector<float> g1, g2;
+  const double l1 = loss_grads(c, p, tok, mask, 3, &g1);
+  c.kernel = attn::Kernel::kTiled;
+  const double l2 = loss_grads(c, p, tok, mask, 3, &g2);
+  CHECK(std::abs(l1 - l2) <= 1e-6);
+  CHECK(fixtures::max_abs_diff(g1.data(), g2.data(), g1.size()) <= 1e-6);
+}

@@ -1,0 +1,85 @@
+#include <catch2/catch.hpp>
+#include <set>
+#include <vector>
+
+#include "attn/tasks.hpp"
+
+using attn::tr::Task;
+
+TEST_CASE("tasks - induction: [noise, s, s], distinct tokens, targets inside the second copy",
+          "[tasks]") {
+  const std::size_t B = 200, T = 32, V = 32, n = T / 2;
+  std::vector<std::int32_t> tok(B * T);
+  std::vector<std::uint8_t> mask(B * T);
+  attn::Rng rng(1);
+  attn::tr::sample_task(Task::kInduction, &rng, B, T, V, tok.data(), mask.data());
+  std::set<std::size_t> lengths;
+  for (std::size_t b = 0; b < B; ++b) {
+    const std::int32_t* s = tok.data() + b * T;
+    const std::uint8_t* m = mask.data() + b * T;
+    // The repeat length: the number of targets + 1.
+    std::size_t targets = 0;
+    for (std::size_t i = 0; i < T; ++i) targets += m[i];
+    const std::size_t L = targets + 1;
+    REQUIRE(L >= (n + 1) / 2);
+    REQUIRE(L <= n);
+    lengths.insert(L);
+    for (std::size_t i = 0; i < T; ++i) REQUIRE(m[i] == (i >= T - L + 1 ? 1 : 0));
+    for (std::size_t i = 0; i < L; ++i) REQUIRE(s[T - L + i] == s[T - 2 * L + i]);
+    std::set<std::int32_t> distinct(s, s + T - L);
+    REQUIRE(distinct.size() == T - L);
+    for (std::size_t i = 0; i < T; ++i) REQUIRE((s[i] >= 0 && s[i] < static_cast<int>(V)));
+  }
+  CHECK(lengths.size() == n - (n + 1) / 2 + 1);  // every length in U{8..16} occurs
+}
+
+TEST_CASE("tasks - induction-fixed is [s, s] with a fixed offset", "[tasks]") {
+  const std::size_t B = 20, T = 10;
+  std::vector<std::int32_t> tok(B * T);
+  std::vector<std::uint8_t> mask(B * T);
+  attn::Rng rng(2);
+  attn::tr::sample_task(Task::kInductionFixed, &rng, B, T, 5, tok.data(), mask.data());
+  for (std::size_t b = 0; b < B; ++b) {
+    const std::int32_t* s = tok.data() + b * T;
+    for (std::size_t i = 0; i < 5; ++i) REQUIRE(s[i + 5] == s[i]);
+    REQUIRE(std::set<std::int32_t>(s, s + 5).size() == 5);
+    for (std::size_t i = 0; i < T; ++i) REQUIRE(mask[b * T + i] == (i >= 6 ? 1 : 0));
+  }
+}
+
+TEST_CASE("tasks - random: uniform tokens, every t >= 1 a target", "[tasks]") {
+  const std::size_t B = 400, T = 16, V = 8;
+  std::vector<std::int32_t> tok(B * T);
+  std::vector<std::uint8_t> mask(B * T);
+  attn::Rng rng(3);
+  attn::tr::sample_task(Task::kRandom, &rng, B, T, V, tok.data(), mask.data());
+  std::vector<std::size_t> count(V, 0);
+  for (std::size_t i = 0; i < B * T; ++i) {
+    count[static_cast<std::size_t>(tok[i])]++;
+    REQUIRE(mask[i] == (i % T != 0 ? 1 : 0));
+  }
+  for (std::size_t c : count) CHECK(std::abs(static_cast<double>(c) - B * T / V) < 120);
+}
+
+TEST_CASE("tasks - same seed, same batch; another seed, another batch", "[tasks][determinism]") {
+  std::vector<std::int32_t> a(64), b(64), c(64);
+  std::vector<std::uint8_t> m(64);
+  attn::Rng r1(9), r2(9), r3(10);
+  attn::tr::sample_task(Task::kInduction, &r1, 2, 32, 32, a.data(), m.data());
+  attn::tr::sample_task(Task::kInduction, &r2, 2, 32, 32, b.data(), m.data());
+  attn::tr::sample_task(Task::kInduction, &r3, 2, 32, 32, c.data(), m.data());
+  CHECK(a == b);
+  CHECK(a != c);
+}
+
+TEST_CASE("tasks - names and validation", "[tasks][errors]") {
+  Task t;
+  CHECK(attn::tr::parse_task("induction-fixed", &t));
+  CHECK(t == Task::kInductionFixed);
+  CHECK_FALSE(attn::tr::parse_task("copy", &t));
+  CHECK(attn::tr::validate_task(Task::kInduction, 32, 32).ok());
+  CHECK(attn::tr::validate_task(Task::kInduction, 23, 32).field == "vocab");  // needs 24
+  CHECK(attn::tr::validate_task(Task::kInduction, 32, 31).field == "seqLen");
+  CHECK(attn::tr::validate_task(Task::kInductionFixed, 15, 32).field == "vocab");
+  CHECK(attn::tr::validate_task(Task::kRandom, 2, 3).ok());
+}
