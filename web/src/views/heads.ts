@@ -54,7 +54,7 @@ class HeadsView implements View {
     const T = r.t;
     const H = r.heads;
     const sel = Math.min(s.head, H - 1);
-    const narrow = ctx.width < 700;
+    const narrow = ctx.width < 760; // matches the @container (max-width: 759px) rule in styles.css
     // Thumbnails
     while (this.thumbs.length > H) this.thumbs.pop()!.box.remove();
     while (this.thumbs.length < H) {
