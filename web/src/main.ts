@@ -56,7 +56,7 @@ const controls = createControls((p) => setState(p, 'control'));
 const aside = el('aside', { class: 'controls', 'data-section': 'controls', 'aria-label': 'Controls' }, controls.root);
 
 const tabs = el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Views', 'data-section': 'tabs' });
-const viewHost = el('div', { class: 'view-host', role: 'tabpanel', tabindex: '-1' });
+const viewHost = el('div', { class: 'view-host', id: 'main-stage', role: 'tabpanel', tabindex: '-1' });
 const pngSelect = el('select', { 'aria-label': 'Heatmap to save as PNG' });
 const exportBar = el('div', { class: 'export', 'data-section': 'export' },
   el('span', { class: 'export-title', text: 'Export' }),
@@ -304,7 +304,21 @@ copyEmbed.addEventListener('click', () => {
   embedPanel.showModal();
 });
 
+// The skip link moves focus to the views; it must never reach the hash (the URL codec would read
+// "#main-stage" as a setting and reset the state).
+document.querySelector<HTMLAnchorElement>('a.skip')?.addEventListener('click', (e) => {
+  e.preventDefault();
+  viewHost.focus({ preventScroll: true });
+  viewHost.scrollIntoView({ block: 'start', behavior: 'auto' });
+});
+
 window.addEventListener('hashchange', () => {
+  // A fragment that names an element on the page (not a share link) is an in-page jump: keep the
+  // state and put its hash back.
+  if (/^#[\w-]+$/.test(location.hash) && document.getElementById(location.hash.slice(1))) {
+    history.replaceState(history.state, '', encodeState(state));
+    return;
+  }
   const d = decodeHash(location.hash);
   if (statesEqual(d.state, state)) {
     showNotices(d.notices); // a link that changes nothing may still have had parts ignored
