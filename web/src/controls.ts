@@ -26,7 +26,17 @@ export function createControls(onChange: (p: Patch) => void): Controls {
   const tokens = el('textarea', { rows: 2, spellcheck: 'false', autocomplete: 'off', 'data-testid': 'tokens', 'aria-describedby': 'tok-hint' });
   const chips = el('div', { class: 'chips', role: 'group', 'aria-label': 'Tokens: press one to mark it as padding' });
   let chipKey = '';
-  tokens.addEventListener('input', () => onChange({ tokens: splitTokens(tokens.value) }));
+  let shownTokens = '';
+  // An empty box is a valid editing state (select all, delete, type a new sentence): it computes
+  // nothing and says so, and the box is not refilled under the cursor.
+  const emptyHint = el('p', { class: 'hint empty-hint', 'data-testid': 'tokens-empty', role: 'status', text: 'The box is empty: type a sentence and the views update (the last result stays until then).', hidden: true });
+  let editingEmpty = false;
+  tokens.addEventListener('input', () => {
+    const list = splitTokens(tokens.value);
+    editingEmpty = list.length === 0;
+    emptyHint.hidden = !editingEmpty;
+    if (!editingEmpty) onChange({ tokens: list });
+  });
 
   // Model
   const src = el('select', { 'data-testid': 'source' }, el('option', { value: 'induction', text: 'Lesson 1 hand-built model (2 heads)' }), el('option', { value: 'random', text: 'Seeded random weights (N(0,1))' }));
@@ -94,6 +104,7 @@ export function createControls(onChange: (p: Patch) => void): Controls {
       'tokens',
       'Tokens',
       field('Sequence (space-separated)', tokens),
+      emptyHint,
       el('p', { class: 'hint', id: 'tok-hint', text: `Up to ${LIMITS.maxT} tokens. Press a token below to mark it as padding.` }),
       chips,
       el('div', { class: 'chip-actions' }, clearPad),
@@ -105,8 +116,17 @@ export function createControls(onChange: (p: Patch) => void): Controls {
 
   function update(s: State): void {
     const text = s.tokens.join(' ');
-    if (document.activeElement !== tokens && splitTokens(tokens.value).join(' ') !== text) tokens.value = text;
+    // While the user holds the box empty, only a change of the tokens from elsewhere (a preset, a
+    // link) fills it again.
+    if (editingEmpty && text === shownTokens) {
+      /* keep the empty box */
+    } else if (document.activeElement !== tokens && splitTokens(tokens.value).join(' ') !== text) tokens.value = text;
     else if (document.activeElement === tokens && splitTokens(tokens.value).join(' ') !== text && !tokens.value.endsWith(' ')) tokens.value = text;
+    if (text !== shownTokens) {
+      editingEmpty = splitTokens(tokens.value).length === 0;
+      emptyHint.hidden = !editingEmpty;
+    }
+    shownTokens = text;
     const key = text + '|' + s.pad.join(',');
     if (key !== chipKey) {
       chipKey = key;
