@@ -61,3 +61,78 @@ test('A.3 the token box can be emptied and a new sentence typed', async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+/** In the page: composite a heatmap's data canvas and overlay as shown, and return the colour at
+ *  the centre of cell (i, j). */
+function cellColour([sel, idx, cells]) {
+  const frame = document.querySelectorAll(sel)[idx];
+  const [data, overlay] = frame.querySelectorAll('canvas');
+  const c = document.createElement('canvas');
+  c.width = overlay.width;
+  c.height = overlay.height;
+  const g = c.getContext('2d');
+  g.imageSmoothingEnabled = false;
+  g.drawImage(data, 0, 0, c.width, c.height);
+  g.drawImage(overlay, 0, 0);
+  const sx = c.width / data.width;
+  const sy = c.height / data.height;
+  return cells.map(([i, j]) => Array.from(g.getImageData(Math.floor((j + 0.5) * sx), Math.floor((i + 0.5) * sy), 1, 1).data.slice(0, 3)));
+}
+const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+test('A.4 the mask panel keeps forbidden cells distinct at T = 64 (causal + padding)', async () => {
+  const toks = tokensOf(64).join('+');
+  const { page, context, errors } = await open(`/#v=1&src=random&tokens=${toks}&pad=3,10&view=mask`);
+  // forbidden: above the diagonal, and the padding columns 3 and 10; allowed: below, off padding.
+  const forbidden = [[0, 63], [20, 40], [40, 10], [63, 3]];
+  const allowed = [[63, 0], [40, 20], [20, 11], [5, 4]];
+  const cols = await page.evaluate(cellColour, ['.view-mask .mask-panel .hm-frame', 1, [...forbidden, ...allowed]]);
+  const f = cols.slice(0, 4);
+  const a = cols.slice(4);
+  for (const x of f) for (const y of a) assert.ok(dist(x, y) > 80, `forbidden ${x} vs allowed ${y}: too alike`);
+  await page.locator('.view-mask').screenshot({ path: join(SHOTS, 'mask-t64.png') });
+  // The −1e9 fill gives a fully masked row real (uniform) weight: at T = 64 those forbidden cells
+  // are still told apart from the allowed cells of other rows.
+  await page.evaluate(() => { location.hash = '#v=1&src=random&tokens=' + Array.from({ length: 64 }, (_, i) => 't' + i).join('+') + '&causal=0&pad=' + Array.from({ length: 64 }, (_, i) => i).join(',') + '&fill=finite&view=mask'; });
+  await page.waitForFunction(() => window.__attentionPlayground.state().fill === 'finite');
+  await waitReady(page);
+  const w = await page.evaluate(cellColour, ['.view-mask .mask-panel .hm-frame', 2, [[5, 5], [30, 60]]]);
+  // viridis(1/64) is a dark purple (≈ 70, 5, 90); the veiled cell must not look like it.
+  for (const x of w) assert.ok(dist(x, [70, 5, 90]) > 80, `a forbidden −1e9 cell looks allowed: ${x}`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('A.5 T = 256 in the Heads view fits a 1400-px window with readable, thinned labels', async () => {
+  const toks = tokensOf(256).join('+');
+  const { page, context, errors } = await open(`/#v=1&src=random&tokens=${toks}`, { width: 1400, height: 900 });
+  const m = await page.evaluate(() => {
+    const de = document.documentElement;
+    const thumbs = [...document.querySelectorAll('.thumb')].map((t) => t.getBoundingClientRect()).map((r) => ({ right: r.right, w: r.width }));
+    const labels = (sel, axis) => [...document.querySelectorAll(`.zoom-panel ${sel}`)]
+      .filter((s) => s.textContent !== '')
+      .map((s) => {
+        // the label's box as shown: its own box, clipped by its cell-label parent
+        const r = s.getBoundingClientRect();
+        const p = s.parentElement.getBoundingClientRect();
+        const [a, b] = axis === 'y' ? [r.top, r.bottom] : [Math.max(r.left, p.left), Math.min(r.right, p.right)];
+        return { a, b, shown: axis === 'y' ? r.width : b - a, font: parseFloat(getComputedStyle(s).fontSize) };
+      });
+    return { sw: de.scrollWidth, cw: de.clientWidth, thumbs, rows: labels('.hm-rl > span:first-child', 'y'), cols: labels('.hm-cl > .tok', 'x') };
+  });
+  assert.ok(m.sw <= m.cw, `page ${m.sw}px wide in a ${m.cw}px window`);
+  assert.equal(m.thumbs.length, 2);
+  for (const t of m.thumbs) {
+    assert.ok(t.right <= m.cw, `a thumbnail ends at ${t.right}px`);
+    assert.ok(t.w <= 170, `a thumbnail is ${t.w}px wide`);
+  }
+  for (const [name, list] of [['row', m.rows], ['column', m.cols]]) {
+    assert.ok(list.length >= 8 && list.length <= 64, `${list.length} ${name} labels`);
+    for (const l of list) assert.ok(l.font >= 10, `${name} label font ${l.font}px`);
+    for (const l of list) assert.ok(l.shown >= 0.9 * l.font, `${name} label clipped to ${l.shown}px`);
+    for (let i = 1; i < list.length; i++) assert.ok(list[i].a >= list[i - 1].b - 0.5, `${name} labels ${i - 1} and ${i} overlap`);
+  }
+  await page.screenshot({ path: join(SHOTS, 'heads-t256.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -22,7 +22,7 @@ class HeadsView implements View {
     this.zoom = new Heatmap({
       label: 'Selected head attention weights',
       maxSize: 560,
-      minCell: 2,
+      minCell: 0.5,
       maxCell: 44,
       showLabels: true,
       interactive: true,
@@ -59,7 +59,7 @@ class HeadsView implements View {
     while (this.thumbs.length > H) this.thumbs.pop()!.box.remove();
     while (this.thumbs.length < H) {
       const idx = this.thumbs.length;
-      const hm = new Heatmap({ label: `Head ${idx + 1}`, maxSize: 120, minCell: 1, maxCell: 16, onActivate: () => this.ctx?.selectHead(idx) });
+      const hm = new Heatmap({ label: `Head ${idx + 1}`, maxSize: 120, minCell: 0.25, maxCell: 16, onActivate: () => this.ctx?.selectHead(idx) });
       const cap = el('span', { class: 'thumb-cap' });
       const box = el('div', { class: 'thumb', role: 'listitem' }, hm.root, cap);
       this.grid.append(box);
