@@ -136,3 +136,22 @@ test('A.5 T = 256 in the Heads view fits a 1400-px window with readable, thinned
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('A.6 clicking a preset brings the view into sight (at once with reduced motion, else smoothly)', async () => {
+  for (const reducedMotion of ['reduce', 'no-preference']) {
+    const { page, context, errors } = await open('/', { width: 1366, height: 800 }, { reducedMotion });
+    const card = page.locator('a[data-preset="lesson2"]');
+    await card.scrollIntoViewIfNeeded();
+    const before = await page.evaluate(() => document.querySelector('.stage').getBoundingClientRect().top);
+    assert.ok(before < 0, 'the stage was still on screen before the click');
+    await card.click();
+    await page.waitForFunction(() => window.__attentionPlayground.state().src === 'random');
+    if (reducedMotion === 'reduce') await page.waitForTimeout(150);
+    else await page.waitForFunction(() => Math.abs(document.querySelector('.stage').getBoundingClientRect().top) < 4, null, { timeout: 3000 });
+    const top = await page.evaluate(() => document.querySelector('.stage').getBoundingClientRect().top);
+    assert.ok(Math.abs(top) < 4, `${reducedMotion}: stage top at ${top}px after the click`);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'main-stage');
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});

@@ -80,6 +80,19 @@ const gallery = el('section', { class: 'gallery', 'data-section': 'presets', 'ar
 const footer = el('footer', { class: 'foot', 'data-section': 'title' },
   el('span', { text: 'Colour map: viridis (matplotlib, van der Walt & Smith), perceptually uniform and colour-blind safe. Positions count from 0.' }));
 
+// A preset card is a share link: following it changes the state (hashchange); then bring the view
+// into sight, or the page seems to do nothing while it stays scrolled at the gallery.
+for (const a of gallery.querySelectorAll<HTMLAnchorElement>('a[data-preset]')) {
+  a.addEventListener('click', (e) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return; // new tab/window
+    setTimeout(() => {
+      const reduce = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+      stage.scrollIntoView({ block: 'start', behavior: reduce ? 'auto' : 'smooth' });
+      viewHost.focus({ preventScroll: true });
+    }, 0);
+  });
+}
+
 app.append(header, notices, el('main', { class: 'layout' }, aside, stage), gallery, footer, live, embedPanel);
 applySections(cfg.hidden);
 
