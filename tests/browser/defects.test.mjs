@@ -155,3 +155,27 @@ test('A.6 clicking a preset brings the view into sight (at once with reduced mot
     await context.close();
   }
 });
+
+test('A.7 the random weights offer N(0,1) or N(0,1/d_model), and the Scale view says why they differ', async () => {
+  const toks = tokensOf(16).join('+');
+  const { page, context, errors } = await open(`/#v=1&src=random&tokens=${toks}&heads=1&kv=1&dm=128&dk=64&causal=0&view=scale`);
+  const mean = async () => Number((await page.locator('.ent-mean').textContent()).match(/mean entropy ([\d.]+)/)[1]);
+  // Lesson 2's N(0,1) weights: q, k entries of variance d_model, rows one-hot even with 1/√d_k.
+  const lesson = await mean();
+  assert.ok(lesson < 0.3, `N(0,1) init: mean entropy ${lesson}`);
+  const note = page.getByTestId('init-note');
+  assert.equal(await note.isVisible(), true);
+  assert.match(await note.textContent(), /variance 128/);
+  await page.getByTestId('init').selectOption('scaled');
+  await page.waitForFunction(() => window.__attentionPlayground.state().init === 'scaled');
+  await waitReady(page);
+  await page.waitForFunction(() => /init=scaled/.test(location.hash));
+  // N(0, 1/d_model): unit-variance q, k as in the study; with the scale the rows stay soft
+  // (the study's figure at d_k 64 is about 2.4 nats of ln 16 = 2.77).
+  const scaled = await mean();
+  assert.ok(scaled > 1.8, `N(0,1/d_model) init: mean entropy ${scaled}`);
+  assert.match(await note.textContent(), /variance 1\b/);
+  await page.locator('.view-scale').screenshot({ path: join(SHOTS, 'scale-init.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -19,6 +19,7 @@ describe('URL codec: round trips', () => {
     ['tokens', { tokens: ['a', 'b', 'c'] }],
     ['sharp', { sharp: 3.5 }],
     ['seed', { seed: 4294967295 }],
+    ['init scaled', { init: 'scaled' }],
     ['heads', { heads: 4, kv: 4 }],
     ['kv', { heads: 4, kv: 1 }],
     ['dm', { dm: 64 }],
@@ -47,7 +48,7 @@ describe('URL codec: round trips', () => {
 
   it('round-trips every field changed at once', () => {
     const s: State = {
-      src: 'random', tokens: ['x', 'y', 'z', 'w'], sharp: 2, seed: 99, heads: 6, kv: 3, dm: 24, dk: 7,
+      src: 'random', tokens: ['x', 'y', 'z', 'w'], sharp: 2, seed: 99, init: 'scaled', heads: 6, kv: 3, dm: 24, dk: 7,
       causal: false, win: 2, pad: [1, 3], fill: 'zero', scale: 2.5, view: 'output', head: 5,
       tstart: 256, tend: 2048, tdm: 768, tdk: 128, th: 4, tker: 'tiled', tcausal: true, tmode: 'proj', tw: 2,
     };
@@ -198,8 +199,10 @@ describe('URL codec: hostile input', () => {
   });
 
   it('unknown enum values are replaced', () => {
-    const d = clean('#v=1&src=evil&fill=maybe&causal=yes&view=%3Cb%3E');
+    const d = clean('#v=1&src=evil&fill=maybe&causal=yes&view=%3Cb%3E&init=xavier');
     expect(d.state.src).toBe('induction');
+    expect(d.state.init).toBe('normal');
+    expect(d.notices.some((n) => n.includes('weight init'))).toBe(true);
     expect(d.state.fill).toBe('neg_inf');
     expect(d.state.causal).toBe(true);
     expect(d.state.view).toBe('heads');

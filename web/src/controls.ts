@@ -39,7 +39,9 @@ export function createControls(onChange: (p: Patch) => void): Controls {
   });
 
   // Model
-  const src = el('select', { 'data-testid': 'source' }, el('option', { value: 'induction', text: 'Lesson 1 hand-built model (2 heads)' }), el('option', { value: 'random', text: 'Seeded random weights (N(0,1))' }));
+  const src = el('select', { 'data-testid': 'source' }, el('option', { value: 'induction', text: 'Lesson 1 hand-built (2 heads)' }), el('option', { value: 'random', text: 'Random, seeded' }));
+  const init = el('select', { 'data-testid': 'init' }, el('option', { value: 'normal', text: 'N(0, 1), lesson 2' }), el('option', { value: 'scaled', text: 'N(0, 1/d_model)' }));
+  init.addEventListener('change', () => onChange({ init: init.value as State['init'] }));
   src.addEventListener('change', () => onChange({ src: src.value as State['src'] }));
   const seed = el('input', { type: 'number', min: 0, max: LIMITS.maxSeed, step: 1, inputmode: 'numeric', 'data-testid': 'seed' });
   const sharp = el('input', { type: 'range', min: 0, max: 30, step: 0.5 });
@@ -57,7 +59,7 @@ export function createControls(onChange: (p: Patch) => void): Controls {
   sharp.addEventListener('input', () => onChange({ sharp: Number(sharp.value) }));
   heads.addEventListener('input', () => onChange({ heads: Number(heads.value), kv: Number(heads.value) }));
   kv.addEventListener('change', () => onChange({ kv: Number(kv.value) }));
-  const randomOnly = [seed, heads, kv, dm, dk];
+  const randomOnly = [seed, init, heads, kv, dm, dk];
 
   // Mask
   const causal = el('input', { type: 'checkbox', 'data-testid': 'causal' });
@@ -109,7 +111,7 @@ export function createControls(onChange: (p: Patch) => void): Controls {
       chips,
       el('div', { class: 'chip-actions' }, clearPad),
     ),
-    group('model', 'Model', field('Weights', src), sharpRow, inline('Seed', seed), inline('Heads', heads, headsOut), inline('K/V heads', kv), inline('d_model', dm), inline('d_k', dk)),
+    group('model', 'Model', field('Weights', src), sharpRow, inline('Seed', seed), inline('Weights init', init), inline('Heads', heads, headsOut), inline('K/V heads', kv), inline('d_model', dm), inline('d_k', dk)),
     group('mask', 'Mask', el('label', { class: 'check' }, causal, el('span', { text: 'Causal (query i sees keys ≤ i)' })), inline('Sliding window', win, winOut), el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Fill for forbidden scores' }, el('span', { class: 'radios-title', text: 'Fill for forbidden scores' }), ...fills.map((r) => radio(r, FILL_LABEL[r.value as State['fill']])))),
     group('scale', 'Scale', el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Score scale' }, radio(scaleModes[0], '1/√d_k (standard)'), radio(scaleModes[1], 'none (delete the √d_k)'), el('div', { class: 'custom-row' }, radio(scaleModes[2], 'custom'), custom))),
   );
@@ -154,6 +156,7 @@ export function createControls(onChange: (p: Patch) => void): Controls {
     sharpRow.hidden = rnd;
     for (const c of randomOnly) c.closest('.field')!.toggleAttribute('hidden', !rnd);
     if (document.activeElement !== seed) seed.value = String(s.seed);
+    init.value = s.init;
     sharp.value = String(s.sharp);
     sharpOut.textContent = String(s.sharp);
     heads.value = String(s.heads);

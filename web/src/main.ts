@@ -210,7 +210,7 @@ async function savePng(): Promise<void> {
 }
 
 // ---------- state ----------
-const COMPUTE_KEYS: (keyof State)[] = ['src', 'tokens', 'sharp', 'seed', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale'];
+const COMPUTE_KEYS: (keyof State)[] = ['src', 'tokens', 'sharp', 'seed', 'init', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale'];
 function needsCompute(a: State, b: State): boolean {
   return COMPUTE_KEYS.some((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
 }

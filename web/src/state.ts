@@ -1,6 +1,8 @@
 // The playground's whole state, its defaults and its limits. Pure: no DOM, no globals.
 
 export type Source = 'induction' | 'random';
+/** Random model only: 'normal' = every weight N(0,1), as lesson 2 draws it; 'scaled' = N(0, 1/d_model). */
+export type WeightInit = 'normal' | 'scaled';
 export type Fill = 'neg_inf' | 'finite' | 'zero';
 /** 'sqrt' = 1/sqrt(d_k) (the lesson's default), 'none' = 1 (the "delete the sqrt" experiment), or a custom number. */
 export type Scale = 'sqrt' | 'none' | number;
@@ -12,6 +14,8 @@ export interface State {
   sharp: number;
   /** Seed of the random weights (uint32). */
   seed: number;
+  /** How the random weights are scaled (the core's example('random', { init })). */
+  init: WeightInit;
   /** Random model only: number of query heads, K/V heads (GQA/MQA), d_model, d_k. */
   heads: number;
   kv: number;
@@ -92,6 +96,7 @@ export function defaultState(): State {
     tokens: [...LESSON_SENTENCE],
     sharp: 14,
     seed: 0,
+    init: 'normal',
     heads: 2,
     kv: 2,
     dm: 8,
@@ -186,6 +191,10 @@ export function normalizeState(input: State): { state: State; notices: string[] 
   s.tokens = tokens;
   const T = tokens.length;
 
+  if (s.init !== 'normal' && s.init !== 'scaled') {
+    n.push(`weight init “${brief(s.init)}” is unknown; using N(0,1)`);
+    s.init = d.init;
+  }
   s.sharp = clampNumber('sharpness', s.sharp, 0, LIMITS.maxSharp, d.sharp, n, false);
   s.seed = clampNumber('seed', s.seed, 0, LIMITS.maxSeed, d.seed, n, true);
   s.heads = clampNumber('heads', s.heads, 1, LIMITS.maxHeads, d.heads, n, true);
