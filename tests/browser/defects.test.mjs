@@ -179,3 +179,23 @@ test('A.7 the random weights offer N(0,1) or N(0,1/d_model), and the Scale view 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('A.8 the first figure reports start-up (Worker + wasm) apart from the compute', async () => {
+  const { page, context, errors } = await open('/');
+  const first = await page.locator('.status').textContent();
+  const m = first.match(/compute ([\d.]+) ms, drawn in ([\d.]+) ms · start-up (\d+) ms/);
+  assert.ok(m, `first status: "${first}"`);
+  const [compute, drawn, startup] = m.slice(1).map(Number);
+  assert.ok(compute <= drawn, `compute ${compute} > drawn ${drawn}`);
+  const t = await page.evaluate(() => window.__attentionPlayground.timings[0]);
+  assert.ok(Math.abs(t.startupMs - startup) <= 1, `timings say start-up ${t.startupMs} ms`);
+  // later figures are the recompute alone
+  await page.getByTestId('causal').click();
+  await page.waitForFunction(() => window.__attentionPlayground.timings.length === 2);
+  await waitReady(page);
+  const next = await page.locator('.status').textContent();
+  assert.match(next, /^T = 11, 2 heads: compute [\d.]+ ms, drawn in [\d.]+ ms$/);
+  assert.equal(await page.evaluate(() => window.__attentionPlayground.timings[1].startupMs), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
