@@ -199,3 +199,21 @@ test('A.8 the first figure reports start-up (Worker + wasm) apart from the compu
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('A.9 dist/index.html opened from disk explains that it must be served, and how', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1000, height: 700 } });
+  const page = await context.newPage();
+  await page.goto(pathToFileURL(join(DIST, 'index.html')).href);
+  await page.waitForTimeout(1000);
+  const text = await page.evaluate(() => document.body.innerText);
+  assert.match(text, /served over http/);
+  assert.match(text, /bash scripts\/playground\.sh/);
+  await page.screenshot({ path: join(SHOTS, 'file-url.png') });
+  await context.close();
+  // Served, the message never shows.
+  const { page: p2, context: c2, errors } = await open('/');
+  assert.equal(await p2.locator('#boot-fallback').count(), 0);
+  assert.doesNotMatch(await p2.evaluate(() => document.body.innerText), /served over http/);
+  assert.deepEqual(errors, []);
+  await c2.close();
+});

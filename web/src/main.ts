@@ -22,6 +22,7 @@ declare global {
   interface Window { __attentionPlayground?: { timings: Timing[]; state: () => State; ready: () => boolean } }
 }
 
+document.getElementById('boot-fallback')?.remove(); // the file:// message (index.html)
 const cfg = parseEmbed(location.search);
 const initial = decodeHash(location.hash);
 let state: State = initial.state;
