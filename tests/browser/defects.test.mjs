@@ -217,3 +217,49 @@ test('A.9 dist/index.html opened from disk explains that it must be served, and 
   assert.deepEqual(errors, []);
   await c2.close();
 });
+
+test('A.10 phone width 375 px: no view scrolls sideways, the heatmap is on the first screen', async () => {
+  const viewport = { width: 375, height: 800 };
+  const T64 = tokensOf(64).join('+');
+  const pages = [
+    ['heads', '#v=1'],
+    ['mask', '#v=1&view=mask'],
+    ['scale', '#v=1&view=scale'],
+    ['output', '#v=1&view=output'],
+    ['heads-8-heads-t64', `#v=1&src=random&heads=8&kv=2&tokens=${T64}`],
+    ['mask-t64', `#v=1&src=random&view=mask&tokens=${T64}`],
+    ['timing', '#v=1&view=timing&tstart=8&tend=32&th=2'],
+  ];
+  for (const [name, hash] of pages) {
+    const context = await env.browser.newContext({ viewport, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    const page = await context.newPage();
+    const w = watch(page);
+    await page.goto(env.server.url + '/' + hash);
+    if (name === 'timing') {
+      await page.getByTestId('timing-view').waitFor();
+      await page.getByTestId('timing-run').click();
+      await page.waitForFunction(() => document.querySelector('[data-testid="timing-status"]')?.dataset.state === 'done', null, { timeout: 60000 });
+    } else {
+      await waitReady(page);
+    }
+    await page.waitForTimeout(200);
+    const m = await page.evaluate(() => {
+      const de = document.documentElement;
+      const wide = [...document.querySelectorAll('#app *')].filter((n) => n.getBoundingClientRect().right > de.clientWidth + 1 && !n.closest('.table-scroll, .weights-table'));
+      const z = document.querySelector('.view-host .hm-frame');
+      const ts = document.querySelector('.table-scroll');
+      return {
+        sw: de.scrollWidth, cw: de.clientWidth, wide: wide.slice(0, 3).map((n) => `${n.tagName}.${n.className}`),
+        heatmapTop: z ? z.getBoundingClientRect().top + scrollY : null,
+        tableOver: ts ? ts.scrollWidth - ts.clientWidth : 0,
+      };
+    });
+    assert.ok(m.sw <= m.cw, `${name}: page ${m.sw}px wide at ${m.cw}px (${m.wide.join(', ')})`);
+    assert.deepEqual(m.wide, [], `${name}: elements past the right edge`);
+    if (m.heatmapTop !== null) assert.ok(m.heatmapTop < viewport.height, `${name}: the first heatmap starts ${m.heatmapTop}px down`);
+    if (name === 'timing') assert.ok(m.tableOver <= 0, `timing table needs ${m.tableOver}px more`);
+    if (['heads', 'timing', 'mask-t64'].includes(name)) await page.screenshot({ path: join(SHOTS, `phone-${name}.png`), fullPage: name !== 'timing' ? false : true });
+    assert.deepEqual(w.errors, [], `${name}: console errors`);
+    await context.close();
+  }
+});
