@@ -263,3 +263,87 @@ test('A.10 phone width 375 px: no view scrolls sideways, the heatmap is on the f
     await context.close();
   }
 });
+
+/** Width of a PNG from its IHDR chunk. */
+async function pngWidth(download) {
+  const { readFile } = await import('node:fs/promises');
+  const b = await readFile(await download.path());
+  return b.readUInt32BE(16);
+}
+
+test('A.11a the PNG list names each head once, and every PNG has token labels', async () => {
+  const { page, context, errors } = await open('/#v=1&head=1');
+  const names = await page.locator('.png-group select option').allTextContents();
+  assert.deepEqual(names, ['head-1-weights', 'head-2-weights']);
+  assert.equal(await page.locator('.png-group select').inputValue(), 'head-2-weights', 'starts at the zoomed head');
+  const widths = [];
+  for (const n of names) {
+    await page.locator('.png-group select').selectOption(n);
+    const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-png').click()]);
+    widths.push(await pngWidth(d));
+  }
+  // 11 cells of 40 px plus a 130-px label column: an unlabelled PNG is 120 px narrower.
+  for (const w of widths) assert.ok(w >= 11 * 40 + 130, `PNG ${w}px wide: no token labels`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('A.11b select text fits its box (every option)', async () => {
+  const { page, context, errors } = await open('/#v=1&src=random&heads=8&kv=8');
+  const cut = await page.evaluate(() => {
+    const g = document.createElement('canvas').getContext('2d');
+    const out = [];
+    for (const sel of document.querySelectorAll('aside.controls select, .export select')) {
+      if (!sel.offsetParent) continue;
+      const cs = getComputedStyle(sel);
+      g.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      const room = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 18; // the arrow
+      for (const o of sel.options) if (g.measureText(o.text).width > room) out.push(`${o.text} (${Math.round(g.measureText(o.text).width)} > ${Math.round(room)})`);
+    }
+    return out;
+  });
+  assert.deepEqual(cut, [], 'option text cut off');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('A.11c notices number heads from 1, as the page does', async () => {
+  const { page, context } = await open('/#v=1&head=7');
+  const text = await page.getByTestId('notices').textContent();
+  assert.match(text, /no head 8 \(heads 1…2\); showing head 2/);
+  assert.equal(await page.locator('.zoom-title').textContent(), 'Head 2 of 2 — attention weights');
+  await context.close();
+});
+
+test("A.11d a link's sharpness is what the slider shows", async () => {
+  const { page, context } = await open('/#v=1&sharp=100');
+  const slider = page.locator('aside input[type="range"]').first();
+  assert.equal(await slider.inputValue(), '100');
+  assert.equal(await page.locator('aside output.val').first().textContent(), '100');
+  await context.close();
+});
+
+test('A.11e the embed snippet opens at its first line', async () => {
+  const { page, context } = await open('/');
+  await page.getByTestId('copy-embed').click();
+  const ta = page.getByTestId('embed-snippet');
+  await ta.waitFor();
+  const m = await ta.evaluate((t) => ({ top: t.scrollTop, over: t.scrollHeight > t.clientHeight }));
+  assert.ok(m.over, 'the snippet fits its box; nothing to check');
+  assert.equal(m.top, 0);
+  await context.close();
+});
+
+test('A.11f a 10 000-token link is cut to 256 with a notice, like pasted text', async () => {
+  const long = Array.from({ length: 10000 }, (_, i) => `w${i}`);
+  const { page, context, errors } = await open('/#v=1&tokens=' + long.join('+'));
+  const st = await page.evaluate(() => window.__attentionPlayground.state().tokens);
+  assert.deepEqual(st, long.slice(0, 256));
+  assert.match(await page.getByTestId('notices').textContent(), /10000 tokens is more than the limit of 256; kept the first 256/);
+  // pasted: the same notice wording
+  await page.getByTestId('tokens').fill(Array.from({ length: 4096 }, (_, i) => `p${i}`).join(' '));
+  await page.waitForFunction(() => window.__attentionPlayground.state().tokens[0] === 'p0');
+  assert.match(await page.getByTestId('notices').textContent(), /4096 tokens is more than the limit of 256; kept the first 256/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -161,8 +161,15 @@ describe('URL codec: hostile input', () => {
     expect(d.notices.join(' ')).toMatch(/limit of 256/);
   });
 
-  it('a 100 KB hash is ignored, not parsed', () => {
-    const h = '#v=1&tokens=' + 'a+'.repeat(50_000);
+  it('a 10 000-token link is read and its tokens cut to the limit with a notice', () => {
+    const h = '#v=1&tokens=' + Array.from({ length: 10_000 }, (_, i) => `t${i}`).join('+');
+    const d = clean(h);
+    expect(d.state.tokens).toEqual(Array.from({ length: LIMITS.maxT }, (_, i) => `t${i}`));
+    expect(d.notices).toEqual([`tokens: 10000 tokens is more than the limit of ${LIMITS.maxT}; kept the first ${LIMITS.maxT}`]);
+  });
+
+  it('a 300 KB hash is ignored, not parsed', () => {
+    const h = '#v=1&tokens=' + 'a+'.repeat(150_000);
     const d = clean(h);
     expect(d.state).toEqual(defaultState());
     expect(d.notices[0]).toMatch(/ignored/);

@@ -44,7 +44,7 @@ export function createControls(onChange: (p: Patch) => void): Controls {
   init.addEventListener('change', () => onChange({ init: init.value as State['init'] }));
   src.addEventListener('change', () => onChange({ src: src.value as State['src'] }));
   const seed = el('input', { type: 'number', min: 0, max: LIMITS.maxSeed, step: 1, inputmode: 'numeric', 'data-testid': 'seed' });
-  const sharp = el('input', { type: 'range', min: 0, max: 30, step: 0.5 });
+  const sharp = el('input', { type: 'range', min: 0, max: LIMITS.maxSharp, step: 0.5 });
   const sharpOut = el('output', { class: 'val' });
   const heads = el('input', { type: 'range', min: 1, max: LIMITS.maxHeads, step: 1, 'data-testid': 'heads' });
   const headsOut = el('output', { class: 'val' });
@@ -164,7 +164,7 @@ export function createControls(onChange: (p: Patch) => void): Controls {
     clear(kv);
     for (let k = 1; k <= s.heads; k++) {
       if (s.heads % k !== 0) continue;
-      const label = k === s.heads ? `${k} (standard MHA)` : k === 1 ? '1 (multi-query)' : `${k} (grouped)`;
+      const label = k === s.heads ? `${k} (MHA)` : k === 1 ? '1 (MQA)' : `${k} (GQA)`;
       kv.append(el('option', { value: k, text: label }));
     }
     kv.value = String(s.kv);

@@ -183,8 +183,12 @@ function renderView(): void {
     update: (p) => setState(p, 'control'),
   };
   v.render(ctx);
+  const keep = pngSelect.value;
   clear(pngSelect);
   for (const { name } of v.heatmaps()) pngSelect.append(el('option', { value: name, text: name }));
+  // Keep the user's pick across redraws; in the Heads view start at the zoomed head.
+  const preferred = [keep, `head-${s.head + 1}-weights`].find((n) => [...pngSelect.options].some((o) => o.value === n));
+  if (preferred) pngSelect.value = preferred;
   pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
   renderNanBanner(r, s);
 }
@@ -328,6 +332,12 @@ copyEmbed.addEventListener('click', () => {
     el('div', { class: 'dialog-actions' }, btn('Copy element code', 'copy-element', () => void copyText(element, 'Element code')), close),
   );
   embedPanel.showModal();
+  // Opening the dialog focuses the first textarea with its caret at the end of the value, which
+  // scrolled the snippet to its last line: start at the top.
+  for (const ta of [ta1, ta2]) {
+    ta.setSelectionRange(0, 0);
+    ta.scrollTop = 0;
+  }
 });
 
 // The skip link moves focus to the views; it must never reach the hash (the URL codec would read

@@ -67,8 +67,9 @@ export const LIMITS = {
   /** The core needs a positive scale (0 would make every score 0; it refuses it). */
   minScale: 0.001,
   maxSeed: 0xffffffff,
-  /** A longer hash is not parsed at all. */
-  maxHashLength: 32 * 1024,
+  /** A longer hash is not parsed at all. Generous: a link with thousands of tokens is read and its
+   *  token list cut to maxT with a notice, as pasted text is. */
+  maxHashLength: 256 * 1024,
   /** Timing lab: T runs over powers of two in this range. */
   timingMinT: 8,
   timingMaxT: 16384,
@@ -240,7 +241,13 @@ export function normalizeState(input: State): { state: State; notices: string[] 
     s.view = d.view;
   }
   const H = effectiveHeads(s);
-  s.head = clampNumber('selected head', s.head, 0, H - 1, 0, n, true);
+  // The page numbers heads from 1 ("Head 2 of 2"), so the notices do too.
+  const headNotes: string[] = [];
+  const head = clampNumber('selected head', s.head, 0, H - 1, 0, headNotes, true);
+  if (headNotes.length > 0) {
+    n.push(typeof s.head === 'number' && Number.isInteger(s.head) ? `selected head: there is no head ${s.head + 1} (heads 1…${H}); showing head ${head + 1}` : `selected head: “${brief(s.head)}” is not a head number; showing head ${head + 1}`);
+  }
+  s.head = head;
 
   // Timing lab.
   s.tstart = clampPow2('timing: first T', s.tstart, LIMITS.timingMinT, LIMITS.timingMaxT, d.tstart, n);
