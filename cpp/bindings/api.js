@@ -190,6 +190,15 @@ class AttnError extends Error {
     return t.slice();
   }
 
+  // Weight init of the random example: 'normal' = N(0,1) as lesson 2 draws it (default),
+  // 'scaled' = N(0, 1/dModel), the same draws times 1/sqrt(dModel).
+  function initField(opts) {
+    var v = opts.init;
+    if (v === undefined || v === null) return 'normal';
+    if (v !== 'normal' && v !== 'scaled') fail('init', "init must be 'normal' or 'scaled'");
+    return v;
+  }
+
   Module['example'] = function (name, opts) {
     opts = opts === undefined || opts === null ? {} : opts;
     if (!isObject(opts)) fail('opts', 'opts must be an object');
@@ -206,6 +215,7 @@ class AttnError extends Error {
         t: intField(opts, 't', 6, 1), dModel: intField(opts, 'dModel', 8, 1), heads: heads,
         kvHeads: intField(opts, 'kvHeads', heads, 1), dk: intField(opts, 'dk', 0, 1), dv: intField(opts, 'dv', 0, 1),
         causal: boolField(opts, 'causal', true), tokens: tokensField(opts),
+        init: initField(opts),
       };
     } else {
       fail('name', "unknown example name '" + name + "' (expected 'induction' or 'random')");

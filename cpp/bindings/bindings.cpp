@@ -199,6 +199,7 @@ class Session {
       r.dk = size_field(o, "dk");
       r.dv = size_field(o, "dv");
       r.causal = o["causal"].as<bool>();
+      if (o["init"].as<std::string>() == "scaled") r.init = attn::WeightInit::kScaled;
       if (!o["tokens"].isNull()) r.tokens = emscripten::vecFromJSArray<std::string>(o["tokens"]);
       st = attn::random_example(r, &ex_);
     } else {

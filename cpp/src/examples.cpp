@@ -117,15 +117,19 @@ Status random_example(RandomExampleOptions o, Example* out) {
     e.tokens = o.tokens;
   }
   Rng rng(o.seed);
-  auto draw = [&rng](std::vector<float>* w, std::size_t count) {
+  // The same N(0,1) stream for both inits; the scaled one multiplies each weight draw (in
+  // double, before rounding to float) by 1/sqrt(d_model).
+  auto draw = [&rng](std::vector<float>* w, std::size_t count, double sd) {
     w->resize(count);
-    for (float& x : *w) x = static_cast<float>(rng.normal());
+    for (float& x : *w) x = static_cast<float>(sd * rng.normal());
   };
-  draw(&e.x, m.t * m.d_model);
-  draw(&e.wq, m.d_model * m.heads * m.dk);
-  draw(&e.wk, m.d_model * m.kv_heads * m.dk);
-  draw(&e.wv, m.d_model * m.kv_heads * m.dv);
-  draw(&e.wo, m.heads * m.dv * m.d_model);
+  const double w_sd =
+      o.init == WeightInit::kScaled ? 1.0 / std::sqrt(static_cast<double>(m.d_model)) : 1.0;
+  draw(&e.x, m.t * m.d_model, 1.0);
+  draw(&e.wq, m.d_model * m.heads * m.dk, w_sd);
+  draw(&e.wk, m.d_model * m.kv_heads * m.dk, w_sd);
+  draw(&e.wv, m.d_model * m.kv_heads * m.dv, w_sd);
+  draw(&e.wo, m.heads * m.dv * m.d_model, w_sd);
   return Status::Ok();
 }
 

@@ -10,7 +10,9 @@ import { chromium } from 'playwright-core';
 import { before, after } from 'node:test';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-export const DIST = join(ROOT, 'dist');
+/** The site under test: dist/ by default; AP_DIST=<dir> serves another build (e.g. one made from
+ *  an older commit, to check that a new test fails there). */
+export const DIST = process.env.AP_DIST ? resolve(process.env.AP_DIST) : join(ROOT, 'dist');
 /** Where screenshots go: test-results/ by default (untracked); refresh the committed ones
  *  with AP_SCREENSHOTS_DIR=screenshots npm run test:browser. */
 export const SHOTS = resolve(ROOT, process.env.AP_SCREENSHOTS_DIR || 'test-results/screenshots');
@@ -29,7 +31,7 @@ const TYPES = {
 
 /** Build dist/ once per test run unless it is newer than web/ (set AP_SKIP_BUILD=1 to skip). */
 export function ensureBuilt() {
-  if (process.env.AP_SKIP_BUILD === '1' && existsSync(join(DIST, 'index.html'))) return;
+  if ((process.env.AP_SKIP_BUILD === '1' || process.env.AP_DIST) && existsSync(join(DIST, 'index.html'))) return;
   execFileSync('npx', ['vite', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'error'], { cwd: ROOT, stdio: 'inherit' });
   process.env.AP_SKIP_BUILD = '1';
 }

@@ -21,7 +21,8 @@ const XSS = [
 
 // name, hash, what the notice must mention (regexp over the notice text)
 const CASES = [
-  ['oversized hash (100 KB)', '#v=1&tokens=' + 'a+'.repeat(50000), /characters long/],
+  ['oversized hash (300 KB)', '#v=1&tokens=' + 'a+'.repeat(150000), /characters long/],
+  ['10 000 tokens (cut to 256, as pasted text is)', '#v=1&tokens=' + Array.from({ length: 10000 }, (_, i) => 't' + i).join('+'), /10000 tokens is more than the limit of 256; kept the first 256/],
   ['unknown version', '#v=99&heads=4&src=random', /version/],
   ['scale 0 (the core needs a positive scale)', '#v=1&scale=0', /outside/],
   ['non-numeric version', '#v=%3Cb%3E1%3C%2Fb%3E&heads=4', /version/],

@@ -118,3 +118,70 @@ TEST_CASE("examples - bad example options are errors naming the field", "[exampl
   CHECK(attn::entropy_study({}, 16, 10, 0, &pts).field == "dks");
   CHECK(attn::entropy_study({16}, 0, 10, 0, &pts).field == "keys");
 }
+
+TEST_CASE("examples - the scaled init draws the same weights times 1/sqrt(d_model)",
+          "[examples][oracle]") {
+  const auto fx = fixtures::load("examples.json").at("random");
+  for (const auto& c : fx) {
+    attn::RandomExampleOptions ro;
+    ro.seed = c.at("seed");
+    ro.t = c.at("t");
+    ro.d_model = c.at("dModel");
+    ro.heads = c.at("heads");
+    ro.kv_heads = c.value("kvHeads", 0);
+    ro.dk = c.value("dk", 0);
+    ro.dv = c.value("dv", 0);
+    ro.init = attn::WeightInit::kScaled;
+    attn::Example e;
+    REQUIRE(attn::random_example(ro, &e).ok());
+    const double sd = 1.0 / std::sqrt(static_cast<double>(ro.d_model));
+    for (const char* name : {"x", "wq", "wk", "wv", "wo"}) {
+      INFO(name);
+      auto want = fixtures::vec<double>(c.at(name));  // the oracle's N(0,1) draws
+      if (std::string(name) != "x") {
+        for (double& w : want) w *= sd;  // X stays N(0,1)
+      }
+      const std::vector<float>& got = std::string(name) == "x"    ? e.x
+                                      : std::string(name) == "wq" ? e.wq
+                                      : std::string(name) == "wk" ? e.wk
+                                      : std::string(name) == "wv" ? e.wv
+                                                                  : e.wo;
+      REQUIRE(got.size() == want.size());
+      CHECK(fixtures::max_abs_diff(got.data(), want.data(), got.size()) <= 1e-6);
+    }
+  }
+}
+
+TEST_CASE("examples - with the scaled init query entries have unit variance, with N(0,1) d_model",
+          "[examples]") {
+  // The reason for the init choice: q = X W_q sums d_model products. Sample variance over
+  // T * H * d_k = 64 * 64 entries (standard error about 2 %).
+  for (const auto init : {attn::WeightInit::kLesson, attn::WeightInit::kScaled}) {
+    attn::RandomExampleOptions ro;
+    ro.seed = 7;
+    ro.t = 64;
+    ro.d_model = 128;
+    ro.heads = 1;
+    ro.dk = 64;
+    ro.init = init;
+    attn::Example e;
+    REQUIRE(attn::random_example(ro, &e).ok());
+    double sum = 0, sum2 = 0;
+    const std::size_t n = ro.t * ro.dk;
+    for (std::size_t i = 0; i < ro.t; ++i) {
+      for (std::size_t c = 0; c < ro.dk; ++c) {
+        double q = 0;
+        for (std::size_t a = 0; a < ro.d_model; ++a) {
+          q += double{e.x[i * ro.d_model + a]} * e.wq[a * ro.dk + c];
+        }
+        sum += q;
+        sum2 += q * q;
+      }
+    }
+    const double var = sum2 / n - (sum / n) * (sum / n);
+    const double want = init == attn::WeightInit::kScaled ? 1.0 : 128.0;
+    INFO("variance " << var);
+    CHECK(var > 0.8 * want);
+    CHECK(var < 1.25 * want);
+  }
+}

@@ -196,12 +196,13 @@ test('core.example and core.entropyStudy: bad inputs throw and the module keeps 
     ['random example t 0', () => core.example('random', { t: 0 })],
     ['random example dModel not divisible by heads', () => core.example('random', { dModel: 10, heads: 3 })],
     ['induction sharpness NaN', () => core.example('induction', { sharpness: NaN })],
+    ['random example unknown init', () => core.example('random', { init: 'xavier' })],
     ['entropyStudy keys 0', () => core.entropyStudy({ keys: 0 })],
     ['entropyStudy dk 0', () => core.entropyStudy({ dks: [16, 0] })],
   ];
   const fieldOf = { 'unknown example name': ['name', 'example'], 'random example t 0': ['t'],
     'random example dModel not divisible by heads': ['dModel', 'heads'],
-    'induction sharpness NaN': ['sharpness'],
+    'induction sharpness NaN': ['sharpness'], 'random example unknown init': ['init'],
     'entropyStudy keys 0': ['keys'], 'entropyStudy dk 0': ['dks', 'dk'] };
   for (const [label, fn] of cases) {
     await t.test(label, () => {

@@ -95,6 +95,22 @@ test('random examples: matrices match the Python re-implementation of the genera
   assert.notDeepEqual(Array.from(a.x), Array.from(b.x));
 });
 
+test("random examples: init 'scaled' gives the oracle's draws times 1/sqrt(dModel) (X unchanged)", async () => {
+  const core = await loadCore();
+  for (const fx of ex.random) {
+    const e = core.example('random', { ...randomOpts(fx), init: 'scaled' });
+    const sd = 1 / Math.sqrt(fx.dModel);
+    compareArrays(e.x, fx.x, 1e-6, `scaled init seed ${fx.seed}: x`);
+    for (const key of ['wq', 'wk', 'wv', 'wo']) {
+      compareArrays(e[key], nums(fx[key]).map((w) => w * sd), 1e-6, `scaled init seed ${fx.seed}: ${key}`);
+    }
+  }
+  // 'normal' is the default, spelled out or not
+  const a = core.example('random', { seed: 5, init: 'normal' });
+  const b = core.example('random', { seed: 5 });
+  assert.deepEqual(Array.from(a.wq), Array.from(b.wq));
+});
+
 test('random examples: causal multi-head output and weights match the oracle', async () => {
   const core = await loadCore();
   for (const fx of ex.random) {

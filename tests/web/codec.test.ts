@@ -19,6 +19,7 @@ describe('URL codec: round trips', () => {
     ['tokens', { tokens: ['a', 'b', 'c'] }],
     ['sharp', { sharp: 3.5 }],
     ['seed', { seed: 4294967295 }],
+    ['init scaled', { init: 'scaled' }],
     ['heads', { heads: 4, kv: 4 }],
     ['kv', { heads: 4, kv: 1 }],
     ['dm', { dm: 64 }],
@@ -47,7 +48,7 @@ describe('URL codec: round trips', () => {
 
   it('round-trips every field changed at once', () => {
     const s: State = {
-      src: 'random', tokens: ['x', 'y', 'z', 'w'], sharp: 2, seed: 99, heads: 6, kv: 3, dm: 24, dk: 7,
+      src: 'random', tokens: ['x', 'y', 'z', 'w'], sharp: 2, seed: 99, init: 'scaled', heads: 6, kv: 3, dm: 24, dk: 7,
       causal: false, win: 2, pad: [1, 3], fill: 'zero', scale: 2.5, view: 'output', head: 5,
       tstart: 256, tend: 2048, tdm: 768, tdk: 128, th: 4, tker: 'tiled', tcausal: true, tmode: 'proj', tw: 2,
     };
@@ -160,8 +161,15 @@ describe('URL codec: hostile input', () => {
     expect(d.notices.join(' ')).toMatch(/limit of 256/);
   });
 
-  it('a 100 KB hash is ignored, not parsed', () => {
-    const h = '#v=1&tokens=' + 'a+'.repeat(50_000);
+  it('a 10 000-token link is read and its tokens cut to the limit with a notice', () => {
+    const h = '#v=1&tokens=' + Array.from({ length: 10_000 }, (_, i) => `t${i}`).join('+');
+    const d = clean(h);
+    expect(d.state.tokens).toEqual(Array.from({ length: LIMITS.maxT }, (_, i) => `t${i}`));
+    expect(d.notices).toEqual([`tokens: 10000 tokens is more than the limit of ${LIMITS.maxT}; kept the first ${LIMITS.maxT}`]);
+  });
+
+  it('a 300 KB hash is ignored, not parsed', () => {
+    const h = '#v=1&tokens=' + 'a+'.repeat(150_000);
     const d = clean(h);
     expect(d.state).toEqual(defaultState());
     expect(d.notices[0]).toMatch(/ignored/);
@@ -198,8 +206,10 @@ describe('URL codec: hostile input', () => {
   });
 
   it('unknown enum values are replaced', () => {
-    const d = clean('#v=1&src=evil&fill=maybe&causal=yes&view=%3Cb%3E');
+    const d = clean('#v=1&src=evil&fill=maybe&causal=yes&view=%3Cb%3E&init=xavier');
     expect(d.state.src).toBe('induction');
+    expect(d.state.init).toBe('normal');
+    expect(d.notices.some((n) => n.includes('weight init'))).toBe(true);
     expect(d.state.fill).toBe('neg_inf');
     expect(d.state.causal).toBe(true);
     expect(d.state.view).toBe('heads');

@@ -1,6 +1,7 @@
 // One part of a split attention call (web/src/attn-split.js): a module Worker with its own wasm
-// instance, started by the timing lab's Worker when a sweep uses more than one worker. It keeps
-// the inputs of its part (copied to it once per T) and runs core.attention on them on request.
+// instance. The page starts it (so the page can also end it, at once) when a sweep uses more than
+// one worker, and hands it a MessagePort to the timing lab's Worker, which drives it. It keeps the
+// inputs of its part (copied to it once per T) and runs core.attention on them on request.
 // Nothing is shared: no SharedArrayBuffer, so no cross-origin isolation is needed.
 /// <reference lib="webworker" />
 import createAttnCore from '../../build/wasm/attn_core.mjs';
@@ -8,6 +9,7 @@ import wasmUrl from '../../build/wasm/attn_core.wasm?url';
 import type { AttnResultLike, SplitOpts } from './attn-split.js';
 
 export type PartRequest =
+  | { kind: 'port'; port: MessagePort }
   | { kind: 'load'; q: Float32Array; k: Float32Array; v: Float32Array; opts: SplitOpts }
   | { kind: 'call'; id: number; kernel: string };
 export type PartReply =
@@ -18,9 +20,16 @@ type Core = { attention(q: Float32Array, k: Float32Array, v: Float32Array, o: Sp
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const core = (createAttnCore as (o: object) => Promise<Core>)({ locateFile: () => wasmUrl });
 let part: Extract<PartRequest, { kind: 'load' }> | null = null;
+/** Where requests come from and replies go: the port from the page, or this Worker's own scope. */
+let channel: { postMessage(m: unknown, t?: Transferable[]): void } = scope;
 
-scope.onmessage = async (e: MessageEvent<PartRequest>) => {
+const onRequest = async (e: MessageEvent<PartRequest>) => {
   const m = e.data;
+  if (m.kind === 'port') {
+    channel = m.port;
+    m.port.onmessage = onRequest;
+    return;
+  }
   if (m.kind === 'load') {
     part = m;
     return;
@@ -35,9 +44,10 @@ scope.onmessage = async (e: MessageEvent<PartRequest>) => {
       fullyMaskedRows: r.fullyMaskedRows, nanRows: r.nanRows, infScoreRows: r.infScoreRows, scale: r.scale,
     };
     const transfer = [r.output.buffer, r.entropy.buffer, r.lse.buffer, ...(r.weights ? [r.weights.buffer] : [])] as ArrayBuffer[];
-    scope.postMessage({ kind: 'result', id: m.id, result } satisfies PartReply, transfer);
+    channel.postMessage({ kind: 'result', id: m.id, result } satisfies PartReply, transfer);
   } catch (err) {
     const x = err as Error & { field?: string };
-    scope.postMessage({ kind: 'error', id: m.id, message: String(x?.message ?? err), field: typeof x?.field === 'string' ? x.field : null } satisfies PartReply);
+    channel.postMessage({ kind: 'error', id: m.id, message: String(x?.message ?? err), field: typeof x?.field === 'string' ? x.field : null } satisfies PartReply);
   }
 };
+scope.onmessage = onRequest;

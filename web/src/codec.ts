@@ -11,7 +11,7 @@ import { defaultState, normalizeState, LIMITS, type State, type Scale, type Fill
 
 export const CODEC_VERSION = 1;
 
-const KEYS = ['v', 'src', 'tokens', 'tz', 'sharp', 'seed', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale', 'view', 'head', 'tstart', 'tend', 'tdm', 'tdk', 'th', 'tker', 'tcausal', 'tmode', 'tw'] as const;
+const KEYS = ['v', 'src', 'tokens', 'tz', 'sharp', 'seed', 'init', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale', 'view', 'head', 'tstart', 'tend', 'tdm', 'tdk', 'th', 'tker', 'tcausal', 'tmode', 'tw'] as const;
 type Key = (typeof KEYS)[number];
 
 export interface Decoded {
@@ -41,6 +41,7 @@ export function encodeState(state: State): string {
   }
   if (state.sharp !== d.sharp) put('sharp', String(state.sharp));
   if (state.seed !== d.seed) put('seed', String(state.seed));
+  if (state.init !== d.init) put('init', state.init);
   if (state.heads !== d.heads) put('heads', String(state.heads));
   if (state.kv !== d.kv) put('kv', String(state.kv));
   if (state.dm !== d.dm) put('dm', String(state.dm));
@@ -216,6 +217,8 @@ export function decodeHash(hashIn: unknown): Decoded {
       else raw.scale = x;
     }
   }
+  const init = text('init');
+  if (init !== null) (raw as Record<string, unknown>).init = init; // checked by normalizeState
   const view = text('view');
   if (view !== null) raw.view = view;
   // Timing lab: unknown words are kept here and corrected (with a notice) by normalizeState.

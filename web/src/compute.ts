@@ -33,7 +33,7 @@ export function computeAttention(core: AttnCore, s: State): AttentionResult {
   const ex =
     s.src === 'induction'
       ? core.example('induction', { tokens: s.tokens, sharpness: s.sharp })
-      : core.example('random', { seed: s.seed, t: T, dModel: s.dm, heads: s.heads, kvHeads: s.kv, dk: s.dk, dv: s.dk, causal: s.causal, tokens: s.tokens });
+      : core.example('random', { seed: s.seed, t: T, dModel: s.dm, heads: s.heads, kvHeads: s.kv, dk: s.dk, dv: s.dk, causal: s.causal, tokens: s.tokens, init: s.init });
   const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
     t: ex.t,
     dModel: ex.dModel,

@@ -26,13 +26,25 @@ export function createControls(onChange: (p: Patch) => void): Controls {
   const tokens = el('textarea', { rows: 2, spellcheck: 'false', autocomplete: 'off', 'data-testid': 'tokens', 'aria-describedby': 'tok-hint' });
   const chips = el('div', { class: 'chips', role: 'group', 'aria-label': 'Tokens: press one to mark it as padding' });
   let chipKey = '';
-  tokens.addEventListener('input', () => onChange({ tokens: splitTokens(tokens.value) }));
+  let shownTokens = '';
+  // An empty box is a valid editing state (select all, delete, type a new sentence): it computes
+  // nothing and says so, and the box is not refilled under the cursor.
+  const emptyHint = el('p', { class: 'hint empty-hint', 'data-testid': 'tokens-empty', role: 'status', text: 'The box is empty: type a sentence and the views update (the last result stays until then).', hidden: true });
+  let editingEmpty = false;
+  tokens.addEventListener('input', () => {
+    const list = splitTokens(tokens.value);
+    editingEmpty = list.length === 0;
+    emptyHint.hidden = !editingEmpty;
+    if (!editingEmpty) onChange({ tokens: list });
+  });
 
   // Model
-  const src = el('select', { 'data-testid': 'source' }, el('option', { value: 'induction', text: 'Lesson 1 hand-built model (2 heads)' }), el('option', { value: 'random', text: 'Seeded random weights (N(0,1))' }));
+  const src = el('select', { 'data-testid': 'source' }, el('option', { value: 'induction', text: 'Lesson 1 hand-built (2 heads)' }), el('option', { value: 'random', text: 'Random, seeded' }));
+  const init = el('select', { 'data-testid': 'init' }, el('option', { value: 'normal', text: 'N(0, 1), lesson 2' }), el('option', { value: 'scaled', text: 'N(0, 1/d_model)' }));
+  init.addEventListener('change', () => onChange({ init: init.value as State['init'] }));
   src.addEventListener('change', () => onChange({ src: src.value as State['src'] }));
   const seed = el('input', { type: 'number', min: 0, max: LIMITS.maxSeed, step: 1, inputmode: 'numeric', 'data-testid': 'seed' });
-  const sharp = el('input', { type: 'range', min: 0, max: 30, step: 0.5 });
+  const sharp = el('input', { type: 'range', min: 0, max: LIMITS.maxSharp, step: 0.5 });
   const sharpOut = el('output', { class: 'val' });
   const heads = el('input', { type: 'range', min: 1, max: LIMITS.maxHeads, step: 1, 'data-testid': 'heads' });
   const headsOut = el('output', { class: 'val' });
@@ -47,7 +59,7 @@ export function createControls(onChange: (p: Patch) => void): Controls {
   sharp.addEventListener('input', () => onChange({ sharp: Number(sharp.value) }));
   heads.addEventListener('input', () => onChange({ heads: Number(heads.value), kv: Number(heads.value) }));
   kv.addEventListener('change', () => onChange({ kv: Number(kv.value) }));
-  const randomOnly = [seed, heads, kv, dm, dk];
+  const randomOnly = [seed, init, heads, kv, dm, dk];
 
   // Mask
   const causal = el('input', { type: 'checkbox', 'data-testid': 'causal' });
@@ -94,19 +106,29 @@ export function createControls(onChange: (p: Patch) => void): Controls {
       'tokens',
       'Tokens',
       field('Sequence (space-separated)', tokens),
+      emptyHint,
       el('p', { class: 'hint', id: 'tok-hint', text: `Up to ${LIMITS.maxT} tokens. Press a token below to mark it as padding.` }),
       chips,
       el('div', { class: 'chip-actions' }, clearPad),
     ),
-    group('model', 'Model', field('Weights', src), sharpRow, inline('Seed', seed), inline('Heads', heads, headsOut), inline('K/V heads', kv), inline('d_model', dm), inline('d_k', dk)),
+    group('model', 'Model', field('Weights', src), sharpRow, inline('Seed', seed), inline('Weights init', init), inline('Heads', heads, headsOut), inline('K/V heads', kv), inline('d_model', dm), inline('d_k', dk)),
     group('mask', 'Mask', el('label', { class: 'check' }, causal, el('span', { text: 'Causal (query i sees keys ≤ i)' })), inline('Sliding window', win, winOut), el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Fill for forbidden scores' }, el('span', { class: 'radios-title', text: 'Fill for forbidden scores' }), ...fills.map((r) => radio(r, FILL_LABEL[r.value as State['fill']])))),
     group('scale', 'Scale', el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Score scale' }, radio(scaleModes[0], '1/√d_k (standard)'), radio(scaleModes[1], 'none (delete the √d_k)'), el('div', { class: 'custom-row' }, radio(scaleModes[2], 'custom'), custom))),
   );
 
   function update(s: State): void {
     const text = s.tokens.join(' ');
-    if (document.activeElement !== tokens && splitTokens(tokens.value).join(' ') !== text) tokens.value = text;
+    // While the user holds the box empty, only a change of the tokens from elsewhere (a preset, a
+    // link) fills it again.
+    if (editingEmpty && text === shownTokens) {
+      /* keep the empty box */
+    } else if (document.activeElement !== tokens && splitTokens(tokens.value).join(' ') !== text) tokens.value = text;
     else if (document.activeElement === tokens && splitTokens(tokens.value).join(' ') !== text && !tokens.value.endsWith(' ')) tokens.value = text;
+    if (text !== shownTokens) {
+      editingEmpty = splitTokens(tokens.value).length === 0;
+      emptyHint.hidden = !editingEmpty;
+    }
+    shownTokens = text;
     const key = text + '|' + s.pad.join(',');
     if (key !== chipKey) {
       chipKey = key;
@@ -134,6 +156,7 @@ export function createControls(onChange: (p: Patch) => void): Controls {
     sharpRow.hidden = rnd;
     for (const c of randomOnly) c.closest('.field')!.toggleAttribute('hidden', !rnd);
     if (document.activeElement !== seed) seed.value = String(s.seed);
+    init.value = s.init;
     sharp.value = String(s.sharp);
     sharpOut.textContent = String(s.sharp);
     heads.value = String(s.heads);
@@ -141,7 +164,7 @@ export function createControls(onChange: (p: Patch) => void): Controls {
     clear(kv);
     for (let k = 1; k <= s.heads; k++) {
       if (s.heads % k !== 0) continue;
-      const label = k === s.heads ? `${k} (standard MHA)` : k === 1 ? '1 (multi-query)' : `${k} (grouped)`;
+      const label = k === s.heads ? `${k} (MHA)` : k === 1 ? '1 (MQA)' : `${k} (GQA)`;
       kv.append(el('option', { value: k, text: label }));
     }
     kv.value = String(s.kv);

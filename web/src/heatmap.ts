@@ -193,9 +193,10 @@ export class Heatmap {
   private layoutLabels(w: number, h: number): void {
     const d = this.data!;
     const cell = this.cell;
-    const font = Math.max(9, Math.min(15, cell * 0.62));
-    // Show every k-th label when cells are too small to hold text.
-    const every = Math.max(1, Math.ceil((font + 2) / cell));
+    const font = Math.max(10, Math.min(15, cell * 0.62));
+    // Cells too small to hold text: label every k-th position, k a round step (1, 2, 5, 10, 20,
+    // 25, 50, …) so the labels stay readable and easy to count along.
+    const every = niceStep(Math.ceil((font * 1.4) / cell));
     const key = `${d.rows}x${d.cols}|${cell}|${(d.rowLabels ?? []).join('\u0001')}|${(d.colLabels ?? []).join('\u0001')}`;
     this.root.style.setProperty('--hm-font', `${font}px`);
     this.rowAxis.style.height = `${h}px`;
@@ -219,8 +220,11 @@ export class Heatmap {
     for (let j = 0; j < d.cols; j++) {
       const lab = d.colLabels?.[j];
       const span = el('span', { class: 'hm-cl' });
-      span.style.left = `${j * cell}px`;
-      span.style.width = `${cell}px`;
+      // A thinned label is wider than its cell (it would be clipped to a sliver): centre a
+      // font-wide box on the cell; the step keeps neighbours apart.
+      const wide = Math.max(cell, font + 4);
+      span.style.left = `${Math.min(Math.max(0, j * cell + cell / 2 - wide / 2), d.cols * cell - wide)}px`;
+      span.style.width = `${wide}px`;
       if (j % every === 0 && lab !== undefined) {
         const chars = same(lab, j) ? lab.length : Math.min(12, Array.from(lab).length) + String(j).length + 1;
         longest = Math.max(longest, chars);
@@ -239,6 +243,19 @@ export class Heatmap {
     const sx = this.overlay.width / d.cols;
     const sy = this.overlay.height / d.rows;
     ctx.clearRect(0, 0, this.overlay.width, this.overlay.height);
+    if (sx < 6 && d.forbidden) {
+      // Cells too small to hatch: a forbidden cell that holds weight (the −1e9 fill gives a fully
+      // masked row uniform weight) gets a flat grey veil, so it stays distinct from an allowed one
+      // at every T. (A forbidden cell with zero weight is already painted grey in the data canvas.)
+      ctx.fillStyle = 'rgba(232, 228, 220, 0.75)'; // the masked grey of the legend, over the weight's colour
+      for (let i = 0; i < d.rows; i++) {
+        for (let j = 0; j < d.cols; j++) {
+          const k = i * d.cols + j;
+          const v = d.values[k];
+          if (d.forbidden[k] && v !== 0 && !Number.isNaN(v)) ctx.fillRect(j * sx, i * sy, sx, sy);
+        }
+      }
+    }
     if (sx >= 6 && d.forbidden) {
       ctx.strokeStyle = 'rgba(120, 112, 100, 0.55)';
       ctx.lineWidth = Math.max(1, sx / 14);
@@ -341,5 +358,16 @@ export class Heatmap {
     this.focusCell = [Math.max(0, Math.min(d.rows - 1, i)), Math.max(0, Math.min(d.cols - 1, j))];
     this.report(true);
     this.drawOverlay();
+  }
+}
+
+/** The smallest of 1, 2, 5, 10, 20, 25, 50, 100, … that is ≥ n. */
+export function niceStep(n: number): number {
+  if (n <= 1) return 1;
+  for (let p = 1; ; p *= 10) {
+    for (const m of [1, 2, 2.5, 5]) {
+      const k = m * p;
+      if (Number.isInteger(k) && k >= n) return k;
+    }
   }
 }

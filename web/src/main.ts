@@ -16,15 +16,18 @@ import { PRESETS, presetHash } from './presets';
 import { parseEmbed, startResizeMessages, embedSnippet, type Section } from './embed';
 import { exportJson, exportWeightsCsv, exportOutputCsv, download, heatmapPng } from './export';
 
-interface Timing { t: number; heads: number; computeMs: number; totalMs: number }
+/** startupMs: the part of the first figure spent starting the Worker and the wasm core (0 later). */
+interface Timing { t: number; heads: number; computeMs: number; totalMs: number; startupMs: number }
 declare global {
   interface Window { __attentionPlayground?: { timings: Timing[]; state: () => State; ready: () => boolean } }
 }
 
+document.getElementById('boot-fallback')?.remove(); // the file:// message (index.html)
 const cfg = parseEmbed(location.search);
 const initial = decodeHash(location.hash);
 let state: State = initial.state;
 let shown: { state: State; result: AttentionResult } | null = null;
+let startedUp = false;
 const timings: Timing[] = [];
 const html = document.documentElement;
 html.dataset.status = 'loading';
@@ -56,7 +59,7 @@ const controls = createControls((p) => setState(p, 'control'));
 const aside = el('aside', { class: 'controls', 'data-section': 'controls', 'aria-label': 'Controls' }, controls.root);
 
 const tabs = el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Views', 'data-section': 'tabs' });
-const viewHost = el('div', { class: 'view-host', role: 'tabpanel', tabindex: '-1' });
+const viewHost = el('div', { class: 'view-host', id: 'main-stage', role: 'tabpanel', tabindex: '-1' });
 const pngSelect = el('select', { 'aria-label': 'Heatmap to save as PNG' });
 const exportBar = el('div', { class: 'export', 'data-section': 'export' },
   el('span', { class: 'export-title', text: 'Export' }),
@@ -79,6 +82,19 @@ const gallery = el('section', { class: 'gallery', 'data-section': 'presets', 'ar
 
 const footer = el('footer', { class: 'foot', 'data-section': 'title' },
   el('span', { text: 'Colour map: viridis (matplotlib, van der Walt & Smith), perceptually uniform and colour-blind safe. Positions count from 0.' }));
+
+// A preset card is a share link: following it changes the state (hashchange); then bring the view
+// into sight, or the page seems to do nothing while it stays scrolled at the gallery.
+for (const a of gallery.querySelectorAll<HTMLAnchorElement>('a[data-preset]')) {
+  a.addEventListener('click', (e) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return; // new tab/window
+    setTimeout(() => {
+      const reduce = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+      stage.scrollIntoView({ block: 'start', behavior: reduce ? 'auto' : 'smooth' });
+      viewHost.focus({ preventScroll: true });
+    }, 0);
+  });
+}
 
 app.append(header, notices, el('main', { class: 'layout' }, aside, stage), gallery, footer, live, embedPanel);
 applySections(cfg.hidden);
@@ -167,8 +183,12 @@ function renderView(): void {
     update: (p) => setState(p, 'control'),
   };
   v.render(ctx);
+  const keep = pngSelect.value;
   clear(pngSelect);
   for (const { name } of v.heatmaps()) pngSelect.append(el('option', { value: name, text: name }));
+  // Keep the user's pick across redraws; in the Heads view start at the zoomed head.
+  const preferred = [keep, `head-${s.head + 1}-weights`].find((n) => [...pngSelect.options].some((o) => o.value === n));
+  if (preferred) pngSelect.value = preferred;
   pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
   renderNanBanner(r, s);
 }
@@ -197,7 +217,7 @@ async function savePng(): Promise<void> {
 }
 
 // ---------- state ----------
-const COMPUTE_KEYS: (keyof State)[] = ['src', 'tokens', 'sharp', 'seed', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale'];
+const COMPUTE_KEYS: (keyof State)[] = ['src', 'tokens', 'sharp', 'seed', 'init', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale'];
 function needsCompute(a: State, b: State): boolean {
   return COMPUTE_KEYS.some((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
 }
@@ -234,15 +254,25 @@ function onOutcome(o: ComputeOutcome): void {
   if (o.result) {
     shown = { state: o.state, result: o.result };
     errorBanner.hidden = true;
+    const drawStart = performance.now();
     renderView();
     if (o.latest) {
       const end = performance.now();
+      const totalMs = end - o.requestedAt;
+      // The first figure also pays for starting the Worker and loading the wasm core; report
+      // that apart, or it reads as the cost of the computation.
+      const first = !startedUp;
+      startedUp = true;
+      const startupMs = first ? Math.max(0, drawStart - o.requestedAt - o.result.computeMs) : 0;
       try {
         performance.measure('attention-playground:recompute+redraw', { start: o.requestedAt, end });
       } catch { /* older browsers */ }
-      timings.push({ t: o.result.t, heads: o.result.heads, computeMs: o.result.computeMs, totalMs: end - o.requestedAt });
+      timings.push({ t: o.result.t, heads: o.result.heads, computeMs: o.result.computeMs, totalMs, startupMs });
       if (timings.length > 200) timings.shift();
-      status.textContent = `T = ${o.result.t}, ${o.result.heads} head${o.result.heads > 1 ? 's' : ''}: ${fmt(end - o.requestedAt, 1)} ms`;
+      const what = `T = ${o.result.t}, ${o.result.heads} head${o.result.heads > 1 ? 's' : ''}`;
+      const work = `compute ${fmt(o.result.computeMs, 1)} ms, drawn in ${fmt(totalMs - startupMs, 1)} ms`;
+      status.textContent = first ? `${what}: ${work} · start-up ${fmt(startupMs, 0)} ms (Worker + wasm, once)` : `${what}: ${work}`;
+      status.title = 'compute: time inside the wasm core; drawn in: from the change to the new picture (compute included)';
     }
   } else if (o.error) {
     errorBanner.hidden = false;
@@ -302,9 +332,29 @@ copyEmbed.addEventListener('click', () => {
     el('div', { class: 'dialog-actions' }, btn('Copy element code', 'copy-element', () => void copyText(element, 'Element code')), close),
   );
   embedPanel.showModal();
+  // Opening the dialog focuses the first textarea with its caret at the end of the value, which
+  // scrolled the snippet to its last line: start at the top.
+  for (const ta of [ta1, ta2]) {
+    ta.setSelectionRange(0, 0);
+    ta.scrollTop = 0;
+  }
+});
+
+// The skip link moves focus to the views; it must never reach the hash (the URL codec would read
+// "#main-stage" as a setting and reset the state).
+document.querySelector<HTMLAnchorElement>('a.skip')?.addEventListener('click', (e) => {
+  e.preventDefault();
+  viewHost.focus({ preventScroll: true });
+  viewHost.scrollIntoView({ block: 'start', behavior: 'auto' });
 });
 
 window.addEventListener('hashchange', () => {
+  // A fragment that names an element on the page (not a share link) is an in-page jump: keep the
+  // state and put its hash back.
+  if (/^#[\w-]+$/.test(location.hash) && document.getElementById(location.hash.slice(1))) {
+    history.replaceState(history.state, '', encodeState(state));
+    return;
+  }
   const d = decodeHash(location.hash);
   if (statesEqual(d.state, state)) {
     showNotices(d.notices); // a link that changes nothing may still have had parts ignored

@@ -1,6 +1,8 @@
 // The playground's whole state, its defaults and its limits. Pure: no DOM, no globals.
 
 export type Source = 'induction' | 'random';
+/** Random model only: 'normal' = every weight N(0,1), as lesson 2 draws it; 'scaled' = N(0, 1/d_model). */
+export type WeightInit = 'normal' | 'scaled';
 export type Fill = 'neg_inf' | 'finite' | 'zero';
 /** 'sqrt' = 1/sqrt(d_k) (the lesson's default), 'none' = 1 (the "delete the sqrt" experiment), or a custom number. */
 export type Scale = 'sqrt' | 'none' | number;
@@ -12,6 +14,8 @@ export interface State {
   sharp: number;
   /** Seed of the random weights (uint32). */
   seed: number;
+  /** How the random weights are scaled (the core's example('random', { init })). */
+  init: WeightInit;
   /** Random model only: number of query heads, K/V heads (GQA/MQA), d_model, d_k. */
   heads: number;
   kv: number;
@@ -63,8 +67,9 @@ export const LIMITS = {
   /** The core needs a positive scale (0 would make every score 0; it refuses it). */
   minScale: 0.001,
   maxSeed: 0xffffffff,
-  /** A longer hash is not parsed at all. */
-  maxHashLength: 32 * 1024,
+  /** A longer hash is not parsed at all. Generous: a link with thousands of tokens is read and its
+   *  token list cut to maxT with a notice, as pasted text is. */
+  maxHashLength: 256 * 1024,
   /** Timing lab: T runs over powers of two in this range. */
   timingMinT: 8,
   timingMaxT: 16384,
@@ -92,6 +97,7 @@ export function defaultState(): State {
     tokens: [...LESSON_SENTENCE],
     sharp: 14,
     seed: 0,
+    init: 'normal',
     heads: 2,
     kv: 2,
     dm: 8,
@@ -186,6 +192,10 @@ export function normalizeState(input: State): { state: State; notices: string[] 
   s.tokens = tokens;
   const T = tokens.length;
 
+  if (s.init !== 'normal' && s.init !== 'scaled') {
+    n.push(`weight init “${brief(s.init)}” is unknown; using N(0,1)`);
+    s.init = d.init;
+  }
   s.sharp = clampNumber('sharpness', s.sharp, 0, LIMITS.maxSharp, d.sharp, n, false);
   s.seed = clampNumber('seed', s.seed, 0, LIMITS.maxSeed, d.seed, n, true);
   s.heads = clampNumber('heads', s.heads, 1, LIMITS.maxHeads, d.heads, n, true);
@@ -231,7 +241,13 @@ export function normalizeState(input: State): { state: State; notices: string[] 
     s.view = d.view;
   }
   const H = effectiveHeads(s);
-  s.head = clampNumber('selected head', s.head, 0, H - 1, 0, n, true);
+  // The page numbers heads from 1 ("Head 2 of 2"), so the notices do too.
+  const headNotes: string[] = [];
+  const head = clampNumber('selected head', s.head, 0, H - 1, 0, headNotes, true);
+  if (headNotes.length > 0) {
+    n.push(typeof s.head === 'number' && Number.isInteger(s.head) ? `selected head: there is no head ${s.head + 1} (heads 1…${H}); showing head ${head + 1}` : `selected head: “${brief(s.head)}” is not a head number; showing head ${head + 1}`);
+  }
+  s.head = head;
 
   // Timing lab.
   s.tstart = clampPow2('timing: first T', s.tstart, LIMITS.timingMinT, LIMITS.timingMaxT, d.tstart, n);

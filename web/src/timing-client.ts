@@ -1,10 +1,14 @@
 // Starts a timing sweep in a fresh module Worker and cancels it by terminating that Worker, which
-// stops even a call that is running inside the wasm core. One sweep at a time.
-import type { TimingMessage } from './timing-protocol';
+// stops even a call that is running inside the wasm core. A split sweep's part Workers are started
+// here too (not inside the timing Worker), so ending a sweep terminates every Worker it used, from
+// the page, at once. One sweep at a time.
+import type { TimingMessage, TimingRunRequest } from './timing-protocol';
+import type { PartRequest } from './attn-part-worker';
 import type { SweepParams } from './timing-model';
 
 export class TimingClient {
   private worker: Worker | null = null;
+  private parts: Worker[] = [];
 
   get running(): boolean {
     return this.worker !== null;
@@ -14,9 +18,26 @@ export class TimingClient {
     this.cancel();
     const w = new Worker(new URL('./timing-worker.ts', import.meta.url), { type: 'module', name: 'attention-timing' });
     this.worker = w;
+    const ports: MessagePort[] = [];
+    const parts: Worker[] = [];
+    if (params.mode === 'qkv' && (params.workers ?? 1) > 1) {
+      for (let i = 0; i < params.workers!; i++) {
+        const pw = new Worker(new URL('./attn-part-worker.ts', import.meta.url), { type: 'module', name: `attention-part-${i + 1}` });
+        const ch = new MessageChannel();
+        pw.postMessage({ kind: 'port', port: ch.port1 } satisfies PartRequest, [ch.port1]);
+        ports.push(ch.port2);
+        parts.push(pw);
+      }
+    }
+    this.parts = parts;
     const finish = () => {
-      if (this.worker === w) this.worker = null;
-      w.terminate(); // frees the sweep's wasm heap (the naive kernel's T×T weights)
+      if (this.worker === w) {
+        this.worker = null;
+        this.parts = [];
+      }
+      // frees the sweep's wasm heaps (the naive kernel's T×T weights)
+      w.terminate();
+      for (const pw of parts) pw.terminate();
     };
     w.onmessage = (e: MessageEvent<TimingMessage>) => {
       if (this.worker !== w) return;
@@ -30,7 +51,15 @@ export class TimingClient {
       finish();
       onMessage({ kind: 'fatal', message: `The timing worker failed: ${e.message || 'unknown error (is WebAssembly allowed?)'}` });
     };
-    w.postMessage({ kind: 'run', params, budgetMs });
+    for (const pw of parts) {
+      pw.onerror = (e) => {
+        if (this.worker !== w) return;
+        e.preventDefault();
+        finish();
+        onMessage({ kind: 'fatal', message: `A part worker failed: ${e.message || 'unknown error'}` });
+      };
+    }
+    w.postMessage({ kind: 'run', params, budgetMs, ports } satisfies TimingRunRequest, ports);
   }
 
   /** Stop the running sweep now. Returns whether one was running. */
@@ -39,6 +68,8 @@ export class TimingClient {
     if (!w) return false;
     this.worker = null;
     w.terminate();
+    for (const pw of this.parts) pw.terminate();
+    this.parts = [];
     return true;
   }
 }

@@ -5,6 +5,9 @@ export interface TimingRunRequest {
   kind: 'run';
   params: SweepParams;
   budgetMs: number;
+  /** Split sweeps: one port per part Worker. The page owns those Workers (it starts them and
+   *  terminates them with the timing Worker), so Cancel ends every one of them itself. */
+  ports?: MessagePort[];
 }
 
 export interface TimingPoint {

@@ -40,17 +40,18 @@ interface Inputs {
 }
 
 /**
- * The part Workers of a split call: module Workers with their own wasm instances, created once per
- * sweep. Terminating this Worker (Cancel) terminates them with it; done() also ends them.
+ * The part Workers of a split call, reached through the ports the page passed in: module Workers
+ * with their own wasm instances, which the page starts per sweep and terminates (with this Worker)
+ * when the sweep ends or is cancelled. Nested Workers are avoided on purpose: the page cannot end
+ * those itself, and ending them through their parent was not always prompt.
  */
 class PartPool {
-  private workers: Worker[] = [];
+  private workers: MessagePort[] = [];
   private next = 1;
   private pending = new Map<number, { resolve: (r: AttnResultLike) => void; reject: (e: Error) => void }>();
 
-  constructor(n: number) {
-    for (let i = 0; i < n; i++) {
-      const w = new Worker(new URL('./attn-part-worker.ts', import.meta.url), { type: 'module', name: `attention-part-${i + 1}` });
+  constructor(ports: MessagePort[]) {
+    for (const w of ports) {
       w.onmessage = (e: MessageEvent<PartReply>) => {
         const m = e.data;
         const p = this.pending.get(m.id);
@@ -59,9 +60,8 @@ class PartPool {
         if (m.kind === 'result') p.resolve(m.result);
         else p.reject(Object.assign(new Error(m.message), { field: m.field ?? undefined }));
       };
-      w.onerror = (e) => {
-        e.preventDefault();
-        const err = new Error(`a part worker failed: ${e.message || 'unknown error'}`);
+      w.onmessageerror = () => {
+        const err = new Error('a part worker sent a message that could not be read');
         for (const p of this.pending.values()) p.reject(err);
         this.pending.clear();
       };
@@ -87,7 +87,7 @@ class PartPool {
   }
 
   done(): void {
-    for (const w of this.workers) w.terminate();
+    for (const w of this.workers) w.close();
     this.workers = [];
   }
 }
@@ -126,7 +126,7 @@ async function run(req: TimingRunRequest): Promise<void> {
   const core = (await (createAttnCore as (o: object) => Promise<Core>)({ locateFile: () => wasmUrl })) as Core;
   const p = req.params;
   const ts = sweepTs(p.tStart, p.tEnd);
-  const pool = p.mode === 'qkv' && (p.workers ?? 1) > 1 ? new PartPool(p.workers!) : null;
+  const pool = p.mode === 'qkv' && (p.workers ?? 1) > 1 && req.ports?.length ? new PartPool(req.ports) : null;
 
   // Global warm-up: many short calls let the engine replace its baseline code with optimised code
   // (a call that is already running is never upgraded).

@@ -40,14 +40,27 @@ MhaOptions mha_options(const Example& e);
 Status induction_example(const std::vector<std::string>& tokens, double sharpness, Example* out);
 std::vector<std::string> lesson_sentence();  // "the cat sat on the mat because the cat was tired"
 
+// How the random example scales its weight matrices (X is always N(0,1)).
+enum class WeightInit {
+  // Every weight N(0,1), as lesson 2 draws them. A query or key entry then sums d_model
+  // products of unit variance: variance d_model, so even with 1/sqrt(d_k) the scores
+  // grow with d_model and the softmax saturates.
+  kLesson,
+  // Every weight N(0, 1/d_model) (the N(0,1) draw times 1/sqrt(d_model)): query and key
+  // entries have variance 1, as in the sqrt(d_k) study, where the scale keeps rows soft.
+  kScaled,
+};
+
 // Seeded random example in the style of lesson 2: X ~ N(0,1) of shape (T, d_model),
-// every weight matrix ~ N(0,1), drawn in the order X, W_q, W_k, W_v, W_o from Rng(seed).
+// every weight matrix ~ N(0,1) (or N(0, 1/d_model), see WeightInit), drawn in the order
+// X, W_q, W_k, W_v, W_o from Rng(seed); both inits use the same draws.
 // Tokens are "t0", "t1", ... unless given (then their count sets T).
 struct RandomExampleOptions {
   std::uint64_t seed = 0;
   std::size_t t = 6, d_model = 8, heads = 1, kv_heads = 0, dk = 0, dv = 0;
   bool causal = true;
   std::vector<std::string> tokens;
+  WeightInit init = WeightInit::kLesson;
 };
 Status random_example(RandomExampleOptions o, Example* out);
 

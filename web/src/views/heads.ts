@@ -22,7 +22,7 @@ class HeadsView implements View {
     this.zoom = new Heatmap({
       label: 'Selected head attention weights',
       maxSize: 560,
-      minCell: 2,
+      minCell: 0.5,
       maxCell: 44,
       showLabels: true,
       interactive: true,
@@ -44,8 +44,9 @@ class HeadsView implements View {
   }
 
   heatmaps() {
-    const h = this.ctx?.state.head ?? 0;
-    return [{ name: `head-${h + 1}-weights`, heatmap: this.zoom }, ...this.thumbs.map((t, i) => ({ name: `head-${i + 1}-weights`, heatmap: t.hm }))];
+    // One entry per head (the zoomed head is one of them, not a second "head-N-weights"); the
+    // thumbnails carry the token labels in their data, so every PNG is labelled.
+    return this.thumbs.map((t, i) => ({ name: `head-${i + 1}-weights`, heatmap: t.hm }));
   }
 
   render(ctx: ViewContext): void {
@@ -54,12 +55,12 @@ class HeadsView implements View {
     const T = r.t;
     const H = r.heads;
     const sel = Math.min(s.head, H - 1);
-    const narrow = ctx.width < 700;
+    const narrow = ctx.width < 760; // matches the @container (max-width: 759px) rule in styles.css
     // Thumbnails
     while (this.thumbs.length > H) this.thumbs.pop()!.box.remove();
     while (this.thumbs.length < H) {
       const idx = this.thumbs.length;
-      const hm = new Heatmap({ label: `Head ${idx + 1}`, maxSize: 120, minCell: 1, maxCell: 16, onActivate: () => this.ctx?.selectHead(idx) });
+      const hm = new Heatmap({ label: `Head ${idx + 1}`, maxSize: 120, minCell: 0.25, maxCell: 16, onActivate: () => this.ctx?.selectHead(idx) });
       const cap = el('span', { class: 'thumb-cap' });
       const box = el('div', { class: 'thumb', role: 'listitem' }, hm.root, cap);
       this.grid.append(box);
@@ -68,7 +69,7 @@ class HeadsView implements View {
     const thumbSize = narrow ? Math.max(64, Math.min(110, (ctx.width - 40) / Math.min(H, 4) - 16)) : H > 4 ? 104 : 132;
     this.thumbs.forEach((t, h) => {
       t.hm.setMaxSize(thumbSize);
-      t.hm.update({ rows: T, cols: T, values: headSlice(r.weights, h, T * T), forbidden: ctx.forbidden, lo: 0, hi: 1 });
+      t.hm.update({ rows: T, cols: T, values: headSlice(r.weights, h, T * T), forbidden: ctx.forbidden, lo: 0, hi: 1, rowLabels: r.tokens, colLabels: r.tokens });
       t.box.classList.toggle('selected', h === sel);
       t.hm.setLabel(`Head ${h + 1}${h === sel ? ' (selected)' : ''}. Press Enter to zoom.`);
       const kv = r.kvHeads !== r.heads ? ` · K/V ${kvHeadOf(h, r.heads, r.kvHeads) + 1}` : '';

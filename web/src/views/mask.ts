@@ -20,7 +20,7 @@ class MaskView implements View {
 
   constructor() {
     const mk = (label: string, describe: (i: number, j: number, v: number, f: boolean) => string) =>
-      new Heatmap({ label, maxSize: 300, minCell: 1, maxCell: 28, showLabels: true, interactive: true, describe, onCell: (t) => (this.readout.textContent = t) });
+      new Heatmap({ label, maxSize: 300, minCell: 0.5, maxCell: 28, showLabels: true, interactive: true, describe, onCell: (t) => (this.readout.textContent = t) });
     const toks = () => this.ctx?.result.tokens ?? [];
     this.scores = mk('Scores before the mask', (i, j, v) => `score of query ${tokenRef(toks(), i)} → key ${tokenRef(toks(), j)}: ${fmt(v)} (scaled, before the mask)`);
     this.mask = mk('The mask', (i, j, _v, f) => `query ${tokenRef(toks(), i)} → key ${tokenRef(toks(), j)}: ${f ? 'forbidden' : 'allowed'}`);
@@ -37,7 +37,7 @@ class MaskView implements View {
         { class: 'mask-row' },
         panel('1 · Scores', 'QKᵀ · scale, no mask', this.scores),
         el('div', { class: 'op', 'aria-hidden': 'true', text: '+' }),
-        panel('2 · Mask', 'yellow = allowed, hatched = forbidden', this.mask),
+        panel('2 · Mask', 'yellow = allowed, grey (hatched) = forbidden', this.mask),
         el('div', { class: 'op', 'aria-hidden': 'true', text: '→' }),
         panel('3 · Weights', 'softmax per row, with the mask', this.weights, this.sums),
       ),
@@ -74,8 +74,10 @@ class MaskView implements View {
     if (!Number.isFinite(lo)) [lo, hi] = [0, 1];
     const labels = { rowLabels: r.tokens, colLabels: r.tokens };
     this.scores.update({ rows: T, cols: T, values: scores, forbidden: null, lo, hi, ...labels });
-    const ones = new Float32Array(T * T).fill(1);
-    this.mask.update({ rows: T, cols: T, values: ones, forbidden: ctx.forbidden, lo: 0, hi: 1, ...labels });
+    // Allowed = 1 (yellow), forbidden = 0, which the heatmap paints grey at every size (and
+    // hatches when the cells are large enough).
+    const allowed = Float32Array.from(ctx.forbidden, (f) => (f ? 0 : 1));
+    this.mask.update({ rows: T, cols: T, values: allowed, forbidden: ctx.forbidden, lo: 0, hi: 1, ...labels });
     const w = headSlice(r.weights, h, T * T);
     this.weights.update({ rows: T, cols: T, values: w, forbidden: ctx.forbidden, lo: 0, hi: 1, ...labels });
     clear(this.scoreLegend);

@@ -19,6 +19,7 @@ class ScaleView implements View {
   private studyTable = el('table', { class: 'study-table' });
   private live = el('div', { class: 'live-entropy' });
   private liveTitle = el('h3', { class: 'panel-title' });
+  private initNote = el('p', { class: 'init-note', 'data-testid': 'init-note' });
   private study: StudyResult | null = null;
   private studyError: string | null = null;
   private requested = false;
@@ -36,7 +37,7 @@ class ScaleView implements View {
         this.chart,
         this.studyTable,
       ),
-      el('section', { class: 'live' }, this.liveTitle, el('p', { class: 'muted', text: 'Entropy of each row of the selected head, against its ceiling ln(number of allowed keys). A short bar means a peaked, nearly one-hot row.' }), this.live),
+      el('section', { class: 'live' }, this.liveTitle, this.initNote, el('p', { class: 'muted', text: 'Entropy of each row of the selected head, against its ceiling ln(number of allowed keys). A short bar means a peaked, nearly one-hot row.' }), this.live),
     );
   }
 
@@ -109,6 +110,14 @@ class ScaleView implements View {
     const h = Math.min(ctx.state.head, r.heads - 1);
     const scaleText = ctx.state.scale === 'sqrt' ? `1/√${r.dk} = ${fmt(r.scale, 4)}` : ctx.state.scale === 'none' ? '1 (no scaling)' : `custom ${fmt(r.scale, 4)}`;
     this.liveTitle.textContent = `Live: head ${h + 1}, d_k = ${r.dk}, scale ${scaleText}`;
+    // Why the live rows can disagree with the study: its queries and keys have unit variance;
+    // with N(0,1) weights a query entry sums d_model unit-variance products.
+    const s = ctx.state;
+    this.initNote.hidden = s.src !== 'random';
+    this.initNote.textContent =
+      s.init === 'normal'
+        ? `These weights are N(0, 1) as lesson 2 draws them, so each query and key entry sums d_model = ${s.dm} products and has variance ${s.dm}, not 1 as in the study: the scores are ${fmt(Math.sqrt(s.dm), 3)}× larger even with 1/√d_k and the rows saturate; choose the N(0, 1/d_model) init (Model › Weights init) to match the study.`
+        : `These weights are N(0, 1/d_model), so each query and key entry has variance 1, as in the study, and with 1/√d_k the rows stay soft (lesson 2's N(0, 1) weights would give them variance d_model = ${s.dm}).`;
     clear(this.live);
     const list = el('ol', { class: 'entropy-bars', start: 0 });
     let sum = 0, n = 0;

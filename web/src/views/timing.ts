@@ -486,7 +486,8 @@ class TimingView implements View {
       head1.append(el('th', { scope: 'colgroup', colspan: 2, class: `k-${k}`, text: KERNEL_LABEL[k] }));
       head2.append(el('th', { scope: 'col', text: 'median, min – max' }), el('th', { scope: 'col', text: '× prev. T' }));
     }
-    head1.append(el('th', { scope: 'col', rowspan: 2, text: 'score matrix H·T²·4' }), el('th', { scope: 'col', rowspan: 2, text: 'tiled working set' }), el('th', { scope: 'col', rowspan: 2, text: 'wasm heap' }));
+    // Memory columns carry class "mem": a phone hides them (the memory panel above has the figures).
+    head1.append(el('th', { scope: 'col', rowspan: 2, class: 'mem', text: 'score matrix H·T²·4' }), el('th', { scope: 'col', rowspan: 2, class: 'mem', text: 'tiled working set' }), el('th', { scope: 'col', rowspan: 2, class: 'mem', text: 'wasm heap' }));
     this.table.append(el('caption', { text: 'Time per call (median of the repeats, after warm-up) for each T' }), el('thead', {}, head1, head2));
     const tb = el('tbody');
     const ts = [...new Set((sw?.points ?? []).map((p) => p.t))].sort((a, b) => a - b);
@@ -513,7 +514,7 @@ class TimingView implements View {
         );
       }
       const p = sw!.params;
-      tr.append(el('td', { class: 'num', text: formatBytes(scoreMatrixBytes(p.heads, t)) }), el('td', { class: 'num', text: formatBytes(tiledWorkingSet(p.heads, t, p.dk)) }), el('td', { class: 'num muted', text: formatBytes(heap) }));
+      tr.append(el('td', { class: 'num mem', text: formatBytes(scoreMatrixBytes(p.heads, t)) }), el('td', { class: 'num mem', text: formatBytes(tiledWorkingSet(p.heads, t, p.dk)) }), el('td', { class: 'num muted mem', text: formatBytes(heap) }));
       tb.append(tr);
     }
     if (ts.length === 0) tb.append(el('tr', {}, el('td', { colspan: 4 + kernels.length * 2, class: 'muted', text: 'No measurements yet.' })));
