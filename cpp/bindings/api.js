@@ -181,6 +181,8 @@ class AttnError extends Error {
         t: intField(opts, 't', 6, 1), dModel: intField(opts, 'dModel', 8, 1), heads: heads,
         kvHeads: intField(opts, 'kvHeads', heads, 1), dk: intField(opts, 'dk', 0, 1), dv: intField(opts, 'dv', 0, 1),
         causal: boolField(opts, 'causal', true), tokens: tokensField(opts),
+        // issue 8: 'numpy' = NumPy's default_rng(seed).normal stream (bit for bit)
+        generator: oneOf(opts, 'generator', ['splitmix', 'numpy'], 'splitmix'),
       };
     } else {
       fail('name', "unknown example name '" + name + "' (expected 'induction' or 'random')");

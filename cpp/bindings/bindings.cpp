@@ -14,6 +14,7 @@
 #include "attn/attention.hpp"
 #include "attn/examples.hpp"
 #include "attn/multihead.hpp"
+#include "attn/numpy_example.hpp"
 #include "attn/tiled.hpp"
 
 using emscripten::val;
@@ -184,7 +185,9 @@ class Session {
       r.dv = size_field(o, "dv");
       r.causal = o["causal"].as<bool>();
       if (!o["tokens"].isNull()) r.tokens = emscripten::vecFromJSArray<std::string>(o["tokens"]);
-      st = attn::random_example(r, &ex_);
+      // issue 8: generator 'numpy' draws from NumPy's default_rng(seed) (lesson-2 preset).
+      st = o["generator"].as<std::string>() == "numpy" ? attn::numpy_random_example(r, &ex_)
+                                                        : attn::random_example(r, &ex_);
     } else {
       st = attn::Status::Invalid(
           "name", "unknown example name '" + name + "' (expected 'induction' or 'random')");
