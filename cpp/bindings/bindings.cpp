@@ -187,7 +187,7 @@ class Session {
       if (!o["tokens"].isNull()) r.tokens = emscripten::vecFromJSArray<std::string>(o["tokens"]);
       // issue 8: generator 'numpy' draws from NumPy's default_rng(seed) (lesson-2 preset).
       st = o["generator"].as<std::string>() == "numpy" ? attn::numpy_random_example(r, &ex_)
-                                                        : attn::random_example(r, &ex_);
+                                                       : attn::random_example(r, &ex_);
     } else {
       st = attn::Status::Invalid(
           "name", "unknown example name '" + name + "' (expected 'induction' or 'random')");
