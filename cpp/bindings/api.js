@@ -231,6 +231,21 @@ class AttnError extends Error {
     return copy(r.mask);
   };
 
+  Module['keyRanges'] = function (opts) {
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var t = opts.t === undefined || opts.t === null ? undefined : intField(opts, 't', undefined, 1);
+    var tq = intField(opts, 'tq', t, 1), tk = intField(opts, 'tk', t, 1);
+    if (tq > 1 << 28) fail('tq', 'tq must be at most 2^28 for keyRanges');
+    var r = unwrap(getSession().keyRanges({
+      tq: tq, tk: tk, causal: boolField(opts, 'causal', false), window: intField(opts, 'window', 0, 0),
+    }));
+    return copy(r.ranges);
+  };
+
+  Module['tiledScratchBytes'] = function (dk) {
+    return getSession().tiledScratchBytes(intField({ dk: dk }, 'dk', undefined, 1));
+  };
+
   Module['estimateBytes'] = function (opts, kernel) {
     if (!isObject(opts)) fail('opts', 'opts must be an object');
     var o = shapeOpts(opts);

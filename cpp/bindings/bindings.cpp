@@ -276,6 +276,32 @@ class Session {
     return r;
   }
 
+  // Per query row, the key range [lo, hi) causal + window allow (attn::key_range), as
+  // (lo, hi) pairs: O(T_q) where allowedMask is O(T_q * T_k), for splitting long calls.
+  val keyRanges(val o) {
+    attn::MaskSpec m;
+    m.causal = o["causal"].as<bool>();
+    m.window = size_field(o, "window");
+    const std::size_t tq = size_field(o, "tq"), tk = size_field(o, "tk");
+    ranges_.resize(2 * tq);
+    for (std::size_t i = 0; i < tq; ++i) {
+      const attn::KeyRange r = attn::key_range(m, i, tq, tk);
+      ranges_[2 * i] = static_cast<std::uint32_t>(r.lo);
+      ranges_[2 * i + 1] = static_cast<std::uint32_t>(r.hi);
+    }
+    val r = val::object();
+    r.set("ok", true);
+    r.set("ranges", view(ranges_.data(), ranges_.size()));
+    return r;
+  }
+
+  // Bytes of the tiled kernel's scratch, independent of T (attn::tiled_workspace_bytes).
+  double tiledScratchBytes(double dk) const {
+    attn::Shape s;
+    s.dk = static_cast<std::size_t>(dk);
+    return static_cast<double>(attn::tiled_workspace_bytes(s, sizeof(float)));
+  }
+
   // Bytes a call counts against its cap (attn::estimate_bytes); Infinity if it overflows.
   val estimateBytes(val o) {
     const attn::Shape s{size_field(o, "heads"), size_field(o, "kvHeads"), size_field(o, "tq"),
@@ -349,6 +375,7 @@ class Session {
   attn::MhaResult<float> mha_;
   attn::Example ex_;
   std::vector<std::uint8_t> allowed_;  // issue 8: allowedMask's result
+  std::vector<std::uint32_t> ranges_;  // issue 8: keyRanges' result
 
   static val bytes_result(std::size_t n) {
     val r = val::object();
@@ -384,6 +411,8 @@ EMSCRIPTEN_BINDINGS(attn_core) {
       .function("memoryCap", &Session::memoryCap)
       // issue 8
       .function("allowedMask", &Session::allowedMask)
+      .function("keyRanges", &Session::keyRanges)
+      .function("tiledScratchBytes", &Session::tiledScratchBytes)
       .function("estimateBytes", &Session::estimateBytes)
       .function("estimateMultiHeadBytes", &Session::estimateMultiHeadBytes)
       .function("check", &Session::check);

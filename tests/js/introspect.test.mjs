@@ -99,9 +99,40 @@ test('core.limits comes from the core: the cap, one name per tile size, the SIMD
   assert.equal(l.tile.simd, true, 'the browser module is built with SIMD128');
   assert.equal(l.tile.keys, l.tile.simdKeys, 'with SIMD the tiled kernel uses the SIMD key tile');
   assert.ok(l.tile.simdKeys < l.tile.scalarKeys, 'the SIMD kernel uses the smaller key tile');
-  // The tiled kernel's working memory is independent of T once inputs and outputs are removed.
-  const io = (t) => core.estimateBytes({ heads: 1, tq: t, tk: t, dk: 64 }, 'tiled') - 4 * (t * 64 * 4 + 2 * t);
-  assert.equal(io(64), io(4096));
+});
+
+test("tiledScratchBytes is the tiled estimate's only part that does not grow with T", async () => {
+  const core = await loadCore();
+  for (const dk of [1, 16, 64, 256]) {
+    const scratch = core.tiledScratchBytes(dk);
+    assert.ok(scratch > 0);
+    // What is left (inputs and outputs) is proportional to T: no constant term.
+    const rest = (t) => core.estimateBytes({ heads: 2, tq: t, tk: t, dk }, 'tiled') - scratch;
+    assert.equal(rest(128), 2 * rest(64), `dk ${dk}`);
+    assert.equal(rest(4096), 64 * rest(64), `dk ${dk}`);
+  }
+  expectFieldError(() => core.tiledScratchBytes(0), ['dk'], 'dk 0');
+});
+
+test("keyRanges are the oracle's causal/window rule row by row (and bound every allowed key)", async () => {
+  const core = await loadCore();
+  let exact = 0;
+  for (const c of masks) {
+    const r = core.keyRanges({ tq: c.tq, tk: c.tk, causal: c.causal, window: c.window });
+    assert.ok(r instanceof Uint32Array && r.length === 2 * c.tq, c.name);
+    const plain = c.keyPadding === null && c.mask === null;
+    for (let i = 0; i < c.tq; i++) {
+      const [lo, hi] = [r[2 * i], r[2 * i + 1]];
+      for (let j = 0; j < c.tk; j++) {
+        const allowed = c.allowed[i * c.tk + j] === '1';
+        if (allowed) assert.ok(j >= lo && j < hi, `${c.name}: row ${i} key ${j} allowed outside [${lo}, ${hi})`);
+        if (plain) assert.equal(allowed, j >= lo && j < hi, `${c.name}: row ${i} key ${j}`);
+      }
+    }
+    if (plain) exact++;
+  }
+  assert.ok(exact >= 8);
+  assert.deepEqual(Array.from(core.keyRanges({ t: 3, causal: true })), [0, 1, 0, 2, 0, 3]);
 });
 
 test('nanRowsPerHead counts, head by head, the rows the oracle says hold a NaN (both kernels)', async () => {
