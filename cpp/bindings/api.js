@@ -112,6 +112,7 @@ class AttnError extends Error {
     out.fullyMaskedRows = r.fullyMaskedRows;
     out.nanRows = r.nanRows;
     out.infScoreRows = r.infScoreRows;
+    out.nanRowsPerHead = r.nanRowsPerHead;  // issue 8: per query head, sums to nanRows
     out.scale = r.scale;
     return out;
   }
@@ -216,6 +217,8 @@ class AttnError extends Error {
         kvHeads: intField(opts, 'kvHeads', heads, 1), dk: intField(opts, 'dk', 0, 1), dv: intField(opts, 'dv', 0, 1),
         causal: boolField(opts, 'causal', true), tokens: tokensField(opts),
         init: initField(opts),
+        // issue 8: 'numpy' = NumPy's default_rng(seed).normal stream (bit for bit)
+        generator: oneOf(opts, 'generator', ['splitmix', 'numpy'], 'splitmix'),
       };
     } else {
       fail('name', "unknown example name '" + name + "' (expected 'induction' or 'random')");
@@ -226,6 +229,90 @@ class AttnError extends Error {
       causal: r.causal, x: copy(r.x), wq: copy(r.wq), wk: copy(r.wk), wv: copy(r.wv), wo: copy(r.wo),
     };
   };
+
+  // ---- issue 8: the core as the page's single source of truth (docs/js-api.md) ----
+  // core.limits from the core's own constants (memory cap, tile sizes, SIMD, check tolerances).
+  addOnInit(function () {
+    var c = Module['coreConstants']();
+    delete Module['coreConstants'];
+    DEFAULT_CAP = c.memoryCap;
+    Module['limits'] = {
+      memoryCap: c.memoryCap,
+      tile: { queries: c.tileQueries, keys: c.simd ? c.tileKeysSimd : c.tileKeys, scalarKeys: c.tileKeys,
+              simdKeys: c.tileKeysSimd, simd: c.simd },
+      check: { unitRoundoff: c.checkUnitRoundoff, f32VsF64Abs: c.checkF32VsF64Abs, tiledVsNaiveAbs: c.checkTiledVsNaiveAbs },
+    };
+  });
+  function shapeOpts(opts) {
+    var heads = intField(opts, 'heads', undefined, 1);
+    var dk = intField(opts, 'dk', undefined, 1);
+    return {
+      heads: heads, kvHeads: intField(opts, 'kvHeads', heads, 1),
+      tq: intField(opts, 'tq', undefined, 1), tk: intField(opts, 'tk', undefined, 1),
+      dk: dk, dv: intField(opts, 'dv', dk, 1),
+    };
+  }
+  function kernelArg(opts, kernel) {
+    return oneOf({ kernel: kernel === undefined ? opts.kernel : kernel }, 'kernel', ['naive', 'tiled'], 'naive');
+  }
+
+  Module['allowedMask'] = function (opts) {
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var t = opts.t === undefined || opts.t === null ? undefined : intField(opts, 't', undefined, 1);
+    var o = commonOpts(opts);
+    o.tq = intField(opts, 'tq', t, 1);
+    o.tk = intField(opts, 'tk', t, 1);
+    var r = unwrap(getSession().allowedMask(o));
+    return copy(r.mask);
+  };
+
+  Module['keyRanges'] = function (opts) {
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var t = opts.t === undefined || opts.t === null ? undefined : intField(opts, 't', undefined, 1);
+    var tq = intField(opts, 'tq', t, 1), tk = intField(opts, 'tk', t, 1);
+    if (tq > 1 << 28) fail('tq', 'tq must be at most 2^28 for keyRanges');
+    var r = unwrap(getSession().keyRanges({
+      tq: tq, tk: tk, causal: boolField(opts, 'causal', false), window: intField(opts, 'window', 0, 0),
+    }));
+    return copy(r.ranges);
+  };
+
+  Module['tiledScratchBytes'] = function (dk) {
+    return getSession().tiledScratchBytes(intField({ dk: dk }, 'dk', undefined, 1));
+  };
+
+  Module['estimateBytes'] = function (opts, kernel) {
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var o = shapeOpts(opts);
+    o.kernel = kernelArg(opts, kernel);
+    o.returnScores = boolField(opts, 'returnScores', false);
+    return unwrap(getSession().estimateBytes(o)).bytes;
+  };
+
+  Module['estimateMultiHeadBytes'] = function (opts, kernel) {
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var heads = intField(opts, 'heads', undefined, 1);
+    var o = {
+      t: intField(opts, 't', undefined, 1), dModel: intField(opts, 'dModel', undefined, 1), heads: heads,
+      kvHeads: intField(opts, 'kvHeads', heads, 1), dk: intField(opts, 'dk', 0, 1), dv: intField(opts, 'dv', 0, 1),
+      kernel: kernelArg(opts, kernel), returnScores: boolField(opts, 'returnScores', false),
+    };
+    return unwrap(getSession().estimateMultiHeadBytes(o)).bytes;
+  };
+
+  Module['check'] = function (q, k, v, opts) {
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var s = shapeOpts(opts);
+    var o = commonOpts(opts);
+    for (var key in s) o[key] = s[key];
+    var r = unwrap(getSession().check(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'), o));
+    return {
+      f32VsF64: { maxAbs: r.f32VsF64, tolerance: r.f32VsF64Tolerance },
+      tiledVsNaive: { maxAbs: r.tiledVsNaive, tolerance: r.tiledVsNaiveTolerance },
+      maxAbsScore: r.maxAbsScore, maxAbsV: r.maxAbsV, simd: r.simd, pass: r.pass,
+    };
+  };
+  // ---- end issue 8 ----
 
   Module['entropyStudy'] = function (opts) {
     opts = opts === undefined || opts === null ? {} : opts;

@@ -13,8 +13,11 @@
 
 #include "attn/attention.hpp"
 #include "attn/backward.hpp"
+#include "attn/check.hpp"
 #include "attn/examples.hpp"
+#include "attn/introspect.hpp"
 #include "attn/multihead.hpp"
+#include "attn/numpy_example.hpp"
 #include "attn/tiled.hpp"
 
 using emscripten::val;
@@ -61,6 +64,10 @@ val diag_into(val r, const attn::AttentionResult<float>& a, double scale) {
   r.set("nanRows", static_cast<double>(a.diag.nan_rows));
   r.set("infScoreRows", static_cast<double>(a.diag.inf_score_rows));
   r.set("scale", scale);
+  val per_head = val::array();  // issue 8: NaN rows per query head (sum = nanRows)
+  for (std::size_t n : attn::nan_rows_per_head(a))
+    per_head.call<void>("push", static_cast<double>(n));
+  r.set("nanRowsPerHead", per_head);
   r.set("weights", a.weights.size() ? view(a.weights.data(), a.weights.size()) : val::null());
   r.set("scores", a.scores.size() ? view(a.scores.data(), a.scores.size()) : val::null());
   return r;
@@ -201,7 +208,9 @@ class Session {
       r.causal = o["causal"].as<bool>();
       if (o["init"].as<std::string>() == "scaled") r.init = attn::WeightInit::kScaled;
       if (!o["tokens"].isNull()) r.tokens = emscripten::vecFromJSArray<std::string>(o["tokens"]);
-      st = attn::random_example(r, &ex_);
+      // issue 8: generator 'numpy' draws from NumPy's default_rng(seed) (lesson-2 preset).
+      st = o["generator"].as<std::string>() == "numpy" ? attn::numpy_random_example(r, &ex_)
+                                                       : attn::random_example(r, &ex_);
     } else {
       st = attn::Status::Invalid(
           "name", "unknown example name '" + name + "' (expected 'induction' or 'random')");
@@ -253,6 +262,128 @@ class Session {
 
   double memoryCap() const { return static_cast<double>(attn::kDefaultMemoryCap); }
 
+  // ---- issue 8: the core as the page's single source of truth (mask, memory, check) ----
+
+  // (T_q, T_k) allowed mask, exactly as the kernels apply it (attn::allowed_mask).
+  val allowedMask(val o) {
+    attn::AttentionOptions opts;
+    opts.shape = {1, 1, size_field(o, "tq"), size_field(o, "tk"), 1, 1};
+    opts.mask.causal = o["causal"].as<bool>();
+    opts.mask.window = size_field(o, "window");
+    opts.memory_cap = size_field(o, "memoryCap");
+    const bool has_pad = !o["keyPadding"].isNull(), has_mask = !o["mask"].isNull();
+    const std::size_t pad_len = has_pad ? o["keyPadding"]["length"].as<std::size_t>() : 0;
+    const std::size_t mask_len = has_mask ? o["mask"]["length"].as<std::size_t>() : 0;
+    // Validate before copying anything into the heap (weights of tq*tk floats bound the mask).
+    opts.mask.key_padding = has_pad ? &kDummy : nullptr;
+    opts.mask.mask = has_mask ? &kDummy : nullptr;
+    attn::Status st =
+        attn::validate(opts, opts.shape.tq, opts.shape.tk, opts.shape.tk, pad_len, mask_len, true);
+    if (!st.ok()) return error(st);
+    if (has_pad) pad_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["keyPadding"]);
+    if (has_mask) mask_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["mask"]);
+    opts.mask.key_padding = has_pad ? pad_.data() : nullptr;
+    opts.mask.mask = has_mask ? mask_.data() : nullptr;
+    st = attn::allowed_mask(opts.mask, opts.shape.tq, opts.shape.tk, pad_len, mask_len,
+                            opts.memory_cap, &allowed_);
+    if (!st.ok()) return error(st);
+    val r = val::object();
+    r.set("ok", true);
+    r.set("mask", view(allowed_.data(), allowed_.size()));
+    return r;
+  }
+
+  // Per query row, the key range [lo, hi) causal + window allow (attn::key_range), as
+  // (lo, hi) pairs: O(T_q) where allowedMask is O(T_q * T_k), for splitting long calls.
+  val keyRanges(val o) {
+    attn::MaskSpec m;
+    m.causal = o["causal"].as<bool>();
+    m.window = size_field(o, "window");
+    const std::size_t tq = size_field(o, "tq"), tk = size_field(o, "tk");
+    ranges_.resize(2 * tq);
+    for (std::size_t i = 0; i < tq; ++i) {
+      const attn::KeyRange r = attn::key_range(m, i, tq, tk);
+      ranges_[2 * i] = static_cast<std::uint32_t>(r.lo);
+      ranges_[2 * i + 1] = static_cast<std::uint32_t>(r.hi);
+    }
+    val r = val::object();
+    r.set("ok", true);
+    r.set("ranges", view(ranges_.data(), ranges_.size()));
+    return r;
+  }
+
+  // Bytes of the tiled kernel's scratch, independent of T (attn::tiled_workspace_bytes).
+  double tiledScratchBytes(double dk) const {
+    attn::Shape s;
+    s.dk = static_cast<std::size_t>(dk);
+    return static_cast<double>(attn::tiled_workspace_bytes(s, sizeof(float)));
+  }
+
+  // Bytes a call counts against its cap (attn::estimate_bytes); Infinity if it overflows.
+  val estimateBytes(val o) {
+    const attn::Shape s{size_field(o, "heads"), size_field(o, "kvHeads"), size_field(o, "tq"),
+                        size_field(o, "tk"),    size_field(o, "dk"),      size_field(o, "dv")};
+    const bool tiled = o["kernel"].as<std::string>() == "tiled";
+    return bytes_result(
+        attn::estimate_bytes(s, sizeof(float), !tiled, !tiled && o["returnScores"].as<bool>()));
+  }
+
+  // The same for multiHeadAttention (attn::estimate_mha_bytes; inputs not counted).
+  val estimateMultiHeadBytes(val o) {
+    attn::MhaOptions m;
+    m.t = size_field(o, "t");
+    m.d_model = size_field(o, "dModel");
+    m.heads = size_field(o, "heads");
+    m.kv_heads = size_field(o, "kvHeads");
+    m.dk = size_field(o, "dk");
+    m.dv = size_field(o, "dv");
+    m.tiled = o["kernel"].as<std::string>() == "tiled";
+    m.return_scores = !m.tiled && o["returnScores"].as<bool>();
+    attn::Status st = attn::resolve_mha(&m);
+    if (!st.ok()) return error(st);
+    return bytes_result(attn::estimate_mha_bytes(m));
+  }
+
+  // float32 kernel vs float64 scalar kernel, tiled vs naive (attn::check_kernels).
+  val check(val q, val k, val v, val o) {
+    attn::AttentionOptions opts;
+    opts.shape = {size_field(o, "heads"), size_field(o, "kvHeads"), size_field(o, "tq"),
+                  size_field(o, "tk"),    size_field(o, "dk"),      size_field(o, "dv")};
+    attn::Status st = read_common(o, &opts.mask, &opts.scale, &opts.fill, &opts.memory_cap);
+    if (!st.ok()) return error(st);
+    const bool has_pad = !o["keyPadding"].isNull(), has_mask = !o["mask"].isNull();
+    const std::size_t pad_len = has_pad ? o["keyPadding"]["length"].as<std::size_t>() : 0;
+    const std::size_t mask_len = has_mask ? o["mask"]["length"].as<std::size_t>() : 0;
+    opts.mask.key_padding = has_pad ? &kDummy : nullptr;
+    opts.mask.mask = has_mask ? &kDummy : nullptr;
+    st = attn::validate(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
+                        v["length"].as<std::size_t>(), pad_len, mask_len, true);
+    if (!st.ok()) return error(st);
+    q_ = emscripten::convertJSArrayToNumberVector<float>(q);
+    k_ = emscripten::convertJSArrayToNumberVector<float>(k);
+    v_ = emscripten::convertJSArrayToNumberVector<float>(v);
+    if (has_pad) pad_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["keyPadding"]);
+    if (has_mask) mask_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["mask"]);
+    opts.mask.key_padding = has_pad ? pad_.data() : nullptr;
+    opts.mask.mask = has_mask ? mask_.data() : nullptr;
+    attn::KernelCheck c;
+    st = attn::check_kernels(q_.data(), q_.size(), k_.data(), k_.size(), v_.data(), v_.size(), opts,
+                             &c);
+    if (!st.ok()) return error(st);
+    val r = val::object();
+    r.set("ok", true);
+    r.set("f32VsF64", c.f32_vs_f64);
+    r.set("f32VsF64Tolerance", c.f32_vs_f64_tol);
+    r.set("tiledVsNaive", c.tiled_vs_naive);
+    r.set("tiledVsNaiveTolerance", c.tiled_vs_naive_tol);
+    r.set("maxAbsScore", c.max_abs_score);
+    r.set("maxAbsV", c.max_abs_v);
+    r.set("simd", c.simd);
+    r.set("pass", c.ok());
+    return r;
+  }
+  // ---- end issue 8 ----
+
  private:
   // Shape, masks (marked non-null with kDummy until copied), scale, fill, kernel, dropout.
   attn::Status read_attention(const val& o, attn::AttentionOptions* opts, bool* tiled) {
@@ -294,7 +425,30 @@ class Session {
   attn::AttentionResult<float> res_;
   attn::MhaResult<float> mha_;
   attn::Example ex_;
+  std::vector<std::uint8_t> allowed_;  // issue 8: allowedMask's result
+  std::vector<std::uint32_t> ranges_;  // issue 8: keyRanges' result
+
+  static val bytes_result(std::size_t n) {
+    val r = val::object();
+    r.set("ok", true);
+    r.set("bytes", n == static_cast<std::size_t>(-1) ? INFINITY : static_cast<double>(n));
+    return r;
+  }
 };
+
+// issue 8: the core's constants, read once by api.js into core.limits.
+val coreConstants() {
+  val r = val::object();
+  r.set("memoryCap", static_cast<double>(attn::kDefaultMemoryCap));
+  r.set("tileQueries", static_cast<double>(attn::kTileQ));
+  r.set("tileKeys", static_cast<double>(attn::kTileK));
+  r.set("tileKeysSimd", static_cast<double>(attn::kTileKSimd));
+  r.set("simd", attn::simd_kernels_built());
+  r.set("checkUnitRoundoff", attn::kCheckUnitRoundoff);
+  r.set("checkF32VsF64Abs", attn::kCheckF32VsF64Abs);
+  r.set("checkTiledVsNaiveAbs", attn::kCheckTiledVsNaiveAbs);
+  return r;
+}
 
 }  // namespace
 
@@ -306,5 +460,13 @@ EMSCRIPTEN_BINDINGS(attn_core) {
       .function("multiHeadAttention", &Session::multiHeadAttention)
       .function("example", &Session::example)
       .function("entropyStudy", &Session::entropyStudy)
-      .function("memoryCap", &Session::memoryCap);
+      .function("memoryCap", &Session::memoryCap)
+      // issue 8
+      .function("allowedMask", &Session::allowedMask)
+      .function("keyRanges", &Session::keyRanges)
+      .function("tiledScratchBytes", &Session::tiledScratchBytes)
+      .function("estimateBytes", &Session::estimateBytes)
+      .function("estimateMultiHeadBytes", &Session::estimateMultiHeadBytes)
+      .function("check", &Session::check);
+  emscripten::function("coreConstants", &coreConstants);  // issue 8
 }

@@ -7,6 +7,7 @@
 
 #include "attn/softmax.hpp"
 #include "attn/tiled.hpp"
+#include "bytes_text.hpp"
 #include "checked.hpp"
 #include "diagnostics.hpp"
 #include "kernels.hpp"
@@ -38,11 +39,7 @@ std::size_t estimate_bytes(const Shape& s, std::size_t elem, bool materialise_we
 
 namespace {
 
-std::string mib(std::size_t bytes) {
-  if (bytes == static_cast<std::size_t>(-1)) return "more than the address space";
-  if (bytes < (std::size_t{1} << 20)) return std::to_string(bytes) + " bytes";
-  return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
-}
+std::string mib(std::size_t bytes) { return detail::bytes_text(bytes); }  // bytes_text.hpp
 
 Status check_dim(const char* field, std::size_t v) {
   if (v == 0) return Status::Invalid(field, std::string(field) + " must be at least 1");

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "attn/tiled.hpp"
+#include "bytes_text.hpp"
 #include "checked.hpp"
 #include "kernels.hpp"
 
@@ -86,6 +87,19 @@ Status check_len(const char* field, std::size_t got, std::size_t rows, std::size
 
 }  // namespace
 
+std::size_t estimate_mha_bytes(const MhaOptions& o, std::size_t elem_size) {
+  using detail::sat_add;
+  using detail::sat_mul;
+  // Projections: unsplit Q, K, V, their split copies, merged and output, on top of attention.
+  std::size_t proj = 0;
+  for (std::size_t cols :
+       {sat_mul(o.heads, o.dk), sat_mul(o.kv_heads, o.dk), sat_mul(o.kv_heads, o.dv)})
+    proj = sat_add(proj, sat_mul(2, sat_mul(o.t, cols)));
+  proj = sat_add(proj, sat_mul(o.t, sat_add(sat_mul(o.heads, o.dv), o.d_model)));
+  const Shape s{o.heads, o.kv_heads, o.t, o.t, o.dk, o.dv};
+  return sat_add(sat_mul(proj, elem_size), estimate_bytes(s, elem_size, !o.tiled, o.return_scores));
+}
+
 template <class T>
 Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::size_t wq_len,
                             const T* wk, std::size_t wk_len, const T* wv, std::size_t wv_len,
@@ -112,17 +126,11 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
   st = validate(ao, sat_mul(wq_cols, o.t), sat_mul(wk_cols, o.t), sat_mul(wv_cols, o.t), o.t,
                 sat_mul(o.t, o.t), !o.tiled, sizeof(T));
   if (!st.ok()) return st;
-  // Projections: unsplit Q, K, V, their split copies, merged and output, on top of attention.
-  std::size_t proj = 0;
-  for (std::size_t cols : {wq_cols, wk_cols, wv_cols})
-    proj = detail::sat_add(proj, sat_mul(2, sat_mul(o.t, cols)));
-  proj = detail::sat_add(proj, sat_mul(o.t, detail::sat_add(wo_rows, o.d_model)));
-  const std::size_t need = detail::sat_add(
-      sat_mul(proj, sizeof(T)), estimate_bytes(ao.shape, sizeof(T), !o.tiled, o.return_scores));
+  const std::size_t need = estimate_mha_bytes(o, sizeof(T));
   if (need > o.memory_cap) {
-    return Status::Exhausted("memory", "this request needs " + std::to_string(need >> 20) +
-                                           " MiB of working memory, over the cap of " +
-                                           std::to_string(o.memory_cap >> 20) + " MiB");
+    return Status::Exhausted("memory", "this request needs " + detail::bytes_text(need) +
+                                           " of working memory, over the cap of " +
+                                           detail::bytes_text(o.memory_cap));
   }
 
   // 1. Project: (T, d_model) @ (d_model, H*d) for Q, K and V.

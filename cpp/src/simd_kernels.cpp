@@ -59,7 +59,7 @@ namespace {
 constexpr std::size_t kW = 64;  // query rows per tile = Qt / St row stride
 // Keys per tile of the tiled kernel: 32 keep the score tile and the V tile (8 KB each)
 // in L1 beside Qt while P.V streams them once per row pair.
-constexpr std::size_t kKT = 32;
+constexpr std::size_t kKT = kTileKSimd;  // attn/tiled.hpp
 static_assert(kKT <= kW && kW % kKT == 0, "a key tile fits the score buffer");
 static_assert(kTileQ == kW && kTileK == kW, "the SIMD kernels assume 64 x 64 tiles");
 

@@ -118,3 +118,59 @@ TEST_CASE("multihead - impossible shapes are errors naming the field", "[multihe
   m.t = 0;
   CHECK(run(m, 0, 120, 40, 40, 120).field == "t");
 }
+
+TEST_CASE("multihead - estimate_mha_bytes is exactly the cap the call enforces",
+          "[multihead][memory]") {
+  // A cap equal to the estimate is accepted, one byte less is refused: the estimate the page
+  // shows is the core's own rule, for both kernels and several shapes.
+  const std::vector<float> buf(1 << 16, 0.01f);
+  struct S {
+    std::size_t t, d, h, kv, dk, dv;
+  };
+  for (const S s : {S{64, 16, 2, 2, 8, 8}, S{33, 12, 4, 2, 3, 5}, S{1, 1, 1, 1, 1, 1}}) {
+    for (bool tiled : {false, true}) {
+      attn::MhaOptions m;
+      m.t = s.t;
+      m.d_model = s.d;
+      m.heads = s.h;
+      m.kv_heads = s.kv;
+      m.dk = s.dk;
+      m.dv = s.dv;
+      m.tiled = tiled;
+      m.mask.causal = true;
+      attn::MhaOptions resolved = m;
+      REQUIRE(attn::resolve_mha(&resolved).ok());
+      const std::size_t need = attn::estimate_mha_bytes(resolved);
+      INFO("t " << s.t << " tiled " << tiled << " estimate " << need);
+      attn::MhaResult<float> r;
+      auto run = [&](std::size_t cap) {
+        attn::MhaOptions o = m;
+        o.memory_cap = cap;
+        return attn::multi_head_attention(buf.data(), s.t * s.d, buf.data(), s.d * s.h * s.dk,
+                                          buf.data(), s.d * s.kv * s.dk, buf.data(),
+                                          s.d * s.kv * s.dv, buf.data(), s.h * s.dv * s.d, o, &r);
+      };
+      CHECK(run(need).ok());
+      const attn::Status st = run(need - 1);
+      CHECK(st.code == attn::StatusCode::kResourceExhausted);
+      CHECK(st.field == "memory");
+    }
+  }
+}
+
+TEST_CASE("multihead - a small request over a small cap names its size in bytes, not 0 MiB",
+          "[multihead][memory]") {
+  const std::vector<float> buf(64, 0.5f);
+  attn::MhaOptions m;
+  m.t = 2;
+  m.d_model = 2;
+  m.heads = 1;
+  m.memory_cap = 100;
+  attn::MhaResult<float> r;
+  const attn::Status st = attn::multi_head_attention(buf.data(), 4, buf.data(), 4, buf.data(), 4,
+                                                     buf.data(), 4, buf.data(), 4, m, &r);
+  REQUIRE(st.code == attn::StatusCode::kResourceExhausted);
+  INFO(st.message);
+  CHECK(st.message.find("0 MiB") == std::string::npos);
+  CHECK(st.message.find("100 bytes") != std::string::npos);  // the cap, as given
+}

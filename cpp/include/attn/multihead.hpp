@@ -42,6 +42,12 @@ struct MhaResult {
 // Resolves the defaults (kv_heads, dk, dv) and checks every shape; errors name the field.
 Status resolve_mha(MhaOptions* o);
 
+// Bytes multi_head_attention counts against o.memory_cap for options already resolved by
+// resolve_mha: the projections (unsplit and split Q, K, V, merged, output) plus
+// estimate_bytes of the attention call. The inputs themselves are not counted. Saturates at
+// SIZE_MAX when the count overflows.
+std::size_t estimate_mha_bytes(const MhaOptions& resolved, std::size_t elem_size = sizeof(float));
+
 // x: (T, d_model), wq: (d_model, H*d_k), wk: (d_model, H_kv*d_k),
 // wv: (d_model, H_kv*d_v), wo: (H*d_v, d_model); all row-major with the given lengths.
 template <class T>

@@ -13,8 +13,15 @@
 
 namespace attn {
 
-inline constexpr std::size_t kTileQ = 64;  // query rows per tile
-inline constexpr std::size_t kTileK = 64;  // key columns per tile
+// Tile sizes, one name each (exported to JS as core.limits.tile):
+inline constexpr std::size_t kTileQ = 64;  // query rows per tile (both tiled kernels)
+// Key columns per tile of the scalar tiled kernel (kernels.hpp; float64, and float32 inputs
+// holding NaN/Inf or too large for float32 scores), and the width of every score buffer.
+inline constexpr std::size_t kTileK = 64;
+// Key columns per tile of the SIMD128 tiled kernel (simd_kernels.cpp, the browser module's
+// float32 path): 32 keep the score and V tiles in L1 beside the transposed query tile.
+inline constexpr std::size_t kTileKSimd = 32;
+static_assert(kTileKSimd <= kTileK && kTileK % kTileKSimd == 0, "a SIMD key tile fits the buffer");
 
 // Bytes of scratch the tiled kernel uses, independent of T.
 std::size_t tiled_workspace_bytes(const Shape& s, std::size_t elem_size);
