@@ -84,15 +84,28 @@ const footer = el('footer', { class: 'foot', 'data-section': 'title' },
   el('span', { text: 'Colour map: viridis (matplotlib, van der Walt & Smith), perceptually uniform and colour-blind safe. Positions count from 0.' }));
 
 // A preset card is a share link: following it changes the state (hashchange); then bring the view
-// into sight, or the page seems to do nothing while it stays scrolled at the gallery.
+// into sight, or the page seems to do nothing while it stays scrolled at the gallery. The scroll
+// waits for the new picture (its height moves the stage; a smooth scroll started earlier stopped
+// short of it).
+let revealPending = false;
+function reveal(): void {
+  revealPending = false;
+  const reduce = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  stage.scrollIntoView({ block: 'start', behavior: reduce ? 'auto' : 'smooth' });
+  viewHost.focus({ preventScroll: true });
+  if (!reduce) {
+    // A redraw during the animation (the views re-render on resize) can stop a smooth scroll
+    // short of its target: when it ends, finish the last stretch at once.
+    window.addEventListener('scrollend', () => {
+      if (Math.abs(stage.getBoundingClientRect().top) > 2) stage.scrollIntoView({ block: 'start', behavior: 'auto' });
+    }, { once: true });
+  }
+}
 for (const a of gallery.querySelectorAll<HTMLAnchorElement>('a[data-preset]')) {
   a.addEventListener('click', (e) => {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return; // new tab/window
-    setTimeout(() => {
-      const reduce = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
-      stage.scrollIntoView({ block: 'start', behavior: reduce ? 'auto' : 'smooth' });
-      viewHost.focus({ preventScroll: true });
-    }, 0);
+    if (a.href === location.href) reveal(); // the same link again: no hashchange will come
+    else revealPending = true;
   });
 }
 
@@ -256,6 +269,7 @@ function onOutcome(o: ComputeOutcome): void {
     errorBanner.hidden = true;
     const drawStart = performance.now();
     renderView();
+    if (o.latest && revealPending) reveal();
     if (o.latest) {
       const end = performance.now();
       const totalMs = end - o.requestedAt;
@@ -358,11 +372,13 @@ window.addEventListener('hashchange', () => {
   const d = decodeHash(location.hash);
   if (statesEqual(d.state, state)) {
     showNotices(d.notices); // a link that changes nothing may still have had parts ignored
+    if (revealPending) reveal();
     return;
   }
   showNotices(d.notices);
   notices.hidden = d.notices.length === 0;
   setState(d.state, 'hash');
+  if (revealPending && !client.busy) reveal(); // nothing to compute: the view is already drawn
 });
 
 // ---------- start ----------
