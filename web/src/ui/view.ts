@@ -1,10 +1,10 @@
 // The view (tab) system. A view is a self-contained module with a root element and a render
 // function; the page owns state, compute and URL. Add a view (e.g. a timing lab) by writing a
-// module that exports a ViewFactory, listing it in views/registry.ts and its id in state.ts VIEWS.
-import type { State } from '../state';
-import type { AttentionResult } from '../protocol';
-import type { Heatmap } from '../heatmap';
-import type { ComputeClient } from '../worker-client';
+// module that exports a ViewFactory, listing it in app/views.ts and its id in app/state.ts VIEWS.
+import type { State } from '../app/state';
+import type { AttentionResult } from '../core/protocol';
+import type { Heatmap } from './heatmap';
+import type { ComputeClient } from '../core/worker-client';
 
 /** What every view gets. A view whose factory has needsResult: false gets only this. */
 export interface BaseViewContext {

@@ -1,6 +1,6 @@
 // Talks to the compute Worker. Requests are coalesced: while one computation runs, only the
 // latest pending request is kept, so dragging a slider never queues stale work.
-import type { State } from './state';
+import type { State } from '../app/state';
 import type { AttentionResult, StudyResult, WorkerResponse } from './protocol';
 
 export interface ComputeOutcome {

@@ -1,17 +1,16 @@
 // The compute Worker: loads the wasm core once and answers compute / study requests.
 // Errors from the core (bad input) come back as data; the page keeps its last good view.
 /// <reference lib="webworker" />
-import createAttnCore from '../../build/wasm/attn_core.mjs';
-import wasmUrl from '../../build/wasm/attn_core.wasm?url';
-import { computeAttention, type AttnCore } from './compute';
+import { loadCore, type AttnCore } from './load';
+import { computeAttention } from './compute';
 import type { WorkerRequest, WorkerResponse, StudyResult } from './protocol';
 
 let corePromise: Promise<AttnCore> | null = null;
 let study: StudyResult | null = null;
 
-function loadCore(): Promise<AttnCore> {
+function sharedCore(): Promise<AttnCore> {
   if (!corePromise) {
-    corePromise = (createAttnCore as (o: object) => Promise<AttnCore>)({ locateFile: () => wasmUrl });
+    corePromise = loadCore();
     corePromise.catch(() => {
       corePromise = null;
     });
@@ -27,7 +26,7 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   const req = e.data;
   let core: AttnCore;
   try {
-    core = await loadCore();
+    core = await sharedCore();
   } catch (err) {
     post({ kind: req.kind, id: req.id, ok: false, error: { message: `The WebAssembly core could not be loaded: ${String((err as Error)?.message ?? err)}`, field: null, fatal: true } });
     return;

@@ -1,9 +1,9 @@
 // Exports of the current view: JSON ({ tokens, heads: [{ weights }], output, state }), CSV of the
 // weights and of the output, and a labelled PNG of any heatmap. NaN is written as null in JSON.
-import type { AttentionResult } from './protocol';
+import type { AttentionResult } from '../core/protocol';
 import type { State } from './state';
-import type { HeatmapData } from './heatmap';
-import { fmt } from './dom';
+import type { HeatmapData } from '../ui/heatmap';
+import { fmt } from '../ui/dom';
 
 function rows(a: Float32Array, r: number, c: number, offset = 0): (number | null)[][] {
   const out: (number | null)[][] = [];

@@ -1,9 +1,9 @@
 // Mask effect view: for the selected head, scores without the mask, the mask, and the weights
 // with the mask, each row's sum shown so "still sums to one" is visible.
-import { Heatmap } from '../heatmap';
-import { el, clear, fmt, tokenRef } from '../dom';
-import { legend } from '../legend';
-import type { View, ViewContext, ViewFactory } from './types';
+import { Heatmap } from '../ui/heatmap';
+import { el, clear, fmt, tokenRef } from '../ui/dom';
+import { legend } from '../ui/legend';
+import type { View, ViewContext, ViewFactory } from '../ui/view';
 import { headSlice, describeWeight, rowSums } from './util';
 
 class MaskView implements View {

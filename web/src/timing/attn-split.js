@@ -1,6 +1,8 @@
+// @ts-check
 // Split one core.attention call across N workers, exactly, and merge the parts back.
-// Pure JavaScript (no DOM, no Worker, no wasm): the page's timing lab (TypeScript, through
-// attn-split.d.ts) and bench/run.mjs (Node worker_threads) import this same file.
+// Pure JavaScript (no DOM, no Worker, no wasm), type-checked through its JSDoc (tsc --noEmit -p web)
+// against the core's API types (core/attn-core.d.ts): the page's timing lab (TypeScript) and
+// bench/run.mjs (Node worker_threads) import this same file.
 //
 // Two ways to split (planSplit picks one):
 //  - 'heads' (H >= N): each part gets whole K/V head groups with their query heads; when there
@@ -22,7 +24,33 @@
 // Inputs are copied (compact arrays, ready to post to a Worker); nothing is shared, so this works
 // without SharedArrayBuffer and without cross-origin isolation.
 
-/** @param {Record<string, any>} opts */
+/**
+ * The options of the call to split: core.attention's, with kvHeads defaulting to heads and dv to dk.
+ * @typedef {Omit<import('../core/attn-core').CoreAttentionOptions, 'dv'> & { dv?: number }} SplitOpts
+ */
+/** What core.attention returns; each part returns one and mergeParts builds one.
+ * @typedef {import('../core/attn-core').CoreAttentionResult} AttnResultLike */
+/**
+ * SplitOpts with every default filled in.
+ * @typedef {import('../core/attn-core').CoreAttentionOptions & {
+ *   kvHeads: number, causal: boolean, window: number, keyPadding: Uint8Array | null,
+ *   mask: Uint8Array | null, maskFill: import('../core/attn-core').MaskFill, returnScores: boolean }} FullOpts
+ */
+/**
+ * One part of a split call.
+ * @typedef {object} SplitPart
+ * @property {[number, number]} heads query heads [h0, h1) of the full call
+ * @property {[number, number]} kv K/V heads [g0, g1)
+ * @property {[number, number]} rows query rows [i0, i1)
+ * @property {number} keys the part's T_k: the first `keys` keys of the full call
+ * @property {boolean} explicitMask the causal/window rule is passed as a custom mask (all keys) instead of the flags
+ */
+/** @typedef {{ by: 'none' | 'heads' | 'rows', parts: SplitPart[] }} SplitPlan */
+
+/**
+ * @param {SplitOpts} opts
+ * @returns {FullOpts}
+ */
 export function normalizeOpts(opts) {
   const heads = opts.heads;
   const o = {
@@ -37,14 +65,16 @@ export function normalizeOpts(opts) {
     maskFill: opts.maskFill ?? 'neg_inf',
     returnScores: !!opts.returnScores,
   };
-  for (const f of ['heads', 'kvHeads', 'tq', 'tk', 'dk', 'dv']) {
+  for (const f of /** @type {const} */ (['heads', 'kvHeads', 'tq', 'tk', 'dk', 'dv'])) {
     if (!Number.isInteger(o[f]) || o[f] < 1) throw new Error(`attn-split: ${f} must be a positive integer`);
   }
   if (o.heads % o.kvHeads !== 0) throw new Error('attn-split: heads must be a multiple of kvHeads');
   return o;
 }
 
-/** Keys query row i may see under the causal/window rule (ignoring padding and custom masks). */
+/** Keys query row i may see under the causal/window rule (ignoring padding and custom masks).
+ * @param {FullOpts} o
+ * @param {number} i */
 function visibleKeys(o, i) {
   const off = o.tk - o.tq;
   const hi = o.causal ? Math.min(o.tk, Math.max(0, i + off + 1)) : o.tk; // keys [lo, hi)
@@ -52,8 +82,11 @@ function visibleKeys(o, i) {
   return Math.max(0, hi - lo);
 }
 
-/** Split [0, n) into k contiguous counts as equal as possible. */
+/** Split [0, n) into k contiguous counts as equal as possible.
+ * @param {number} n
+ * @param {number} k */
 function evenCounts(n, k) {
+  /** @type {number[]} */
   const out = [];
   for (let p = 0; p < k; p++) out.push(Math.floor(((p + 1) * n) / k) - Math.floor((p * n) / k));
   return out;
@@ -62,6 +95,9 @@ function evenCounts(n, k) {
 /**
  * Row-block boundaries [0, b1, ..., T_q] with about equal work (visible keys summed over rows),
  * rounded to multiples of `align` when every block can still get at least `align` rows.
+ * @param {SplitOpts} opts
+ * @param {number} n
+ * @returns {number[]}
  */
 export function rowBounds(opts, n, align = 64) {
   const o = normalizeOpts(opts);
@@ -89,12 +125,18 @@ export function rowBounds(opts, n, align = 64) {
 /**
  * Plan the split of one call into at most n parts.
  * Each part: { heads: [h0, h1], kv: [g0, g1], rows: [i0, i1], keys: T_k', explicitMask: boolean }.
+ * @param {SplitOpts} opts
+ * @param {number} n
+ * @param {{ align?: number }} [planOpts]
+ * @returns {SplitPlan}
  */
 export function planSplit(opts, n, { align = 64 } = {}) {
   const o = normalizeOpts(opts);
   n = Math.max(1, Math.floor(n));
+  /** @type {SplitPart} */
   const whole = { heads: [0, o.heads], kv: [0, o.kvHeads], rows: [0, o.tq], keys: o.tk, explicitMask: false };
   if (n === 1) return { by: 'none', parts: [whole] };
+  /** @type {SplitPart[]} */
   const parts = [];
   if (o.heads >= n) {
     const group = o.heads / o.kvHeads;
@@ -122,7 +164,7 @@ export function planSplit(opts, n, { align = 64 } = {}) {
   const off = o.tk - o.tq;
   // Truncating keys keeps the rule exact unless a row could be fully masked under 'finite' (its
   // uniform weights span all T_k keys) or every key's score is wanted.
-  const mayBeFullyMasked = (i0) => o.keyPadding !== null || o.mask !== null || i0 + off < 0;
+  const mayBeFullyMasked = (/** @type {number} */ i0) => o.keyPadding !== null || o.mask !== null || i0 + off < 0;
   for (let p = 0; p + 1 < b.length; p++) {
     const i0 = b[p], i1 = b[p + 1];
     const truncate = o.causal && !o.returnScores && i1 + off >= 1 && (o.maskFill !== 'finite' || !mayBeFullyMasked(i0));
@@ -132,7 +174,13 @@ export function planSplit(opts, n, { align = 64 } = {}) {
   return { by: 'rows', parts };
 }
 
-/** The inputs and options of one part: fresh compact arrays (safe to post or transfer). */
+/** The inputs and options of one part: fresh compact arrays (safe to post or transfer).
+ * @param {Float32Array} q
+ * @param {Float32Array} k
+ * @param {Float32Array} v
+ * @param {SplitOpts} opts
+ * @param {SplitPart} part
+ * @returns {{ q: Float32Array, k: Float32Array, v: Float32Array, opts: FullOpts }} */
 export function partCall(q, k, v, opts, part) {
   const o = normalizeOpts(opts);
   const [h0, h1] = part.heads, [g0, g1] = part.kv, [i0, i1] = part.rows, tk = part.keys;
@@ -174,7 +222,11 @@ export function partCall(q, k, v, opts, part) {
   return { q: pq, k: pk, v: pv, opts: popts };
 }
 
-/** Merge the parts' results (in plan order) into the layout of the single call. */
+/** Merge the parts' results (in plan order) into the layout of the single call.
+ * @param {SplitOpts} opts
+ * @param {SplitPlan} plan
+ * @param {AttnResultLike[]} results
+ * @returns {AttnResultLike} */
 export function mergeParts(opts, plan, results) {
   const o = normalizeOpts(opts);
   if (results.length !== plan.parts.length) throw new Error('attn-split: one result per part');
@@ -201,7 +253,7 @@ export function mergeParts(opts, plan, results) {
       out.output.set(r.output.subarray(lh * tq * dv, (lh + 1) * tq * dv), (h * TQ + i0) * dv);
       out.entropy.set(r.entropy.subarray(lh * tq, (lh + 1) * tq), h * TQ + i0);
       out.lse.set(r.lse.subarray(lh * tq, (lh + 1) * tq), h * TQ + i0);
-      for (const [name, src] of [['weights', r.weights], ['scores', r.scores]]) {
+      for (const [name, src] of /** @type {const} */ ([['weights', r.weights], ['scores', r.scores]])) {
         const dst = out[name];
         if (!dst || !src) continue;
         for (let i = 0; i < tq; i++) {
@@ -222,7 +274,15 @@ export function mergeParts(opts, plan, results) {
   return out;
 }
 
-/** The split call run in this thread, part after part (the reference for the Workers' version). */
+/** The split call run in this thread, part after part (the reference for the Workers' version).
+ * @param {{ attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: FullOpts): AttnResultLike }} core
+ * @param {Float32Array} q
+ * @param {Float32Array} k
+ * @param {Float32Array} v
+ * @param {SplitOpts} opts
+ * @param {number} n
+ * @param {{ align?: number }} [planOpts]
+ * @returns {{ plan: SplitPlan, result: AttnResultLike }} */
 export function splitAttention(core, q, k, v, opts, n, planOpts) {
   const plan = planSplit(opts, n, planOpts);
   const results = plan.parts.map((part) => {

@@ -1,19 +1,12 @@
 // The timing lab's own Worker: a separate wasm instance, so a sweep never delays the heatmaps'
 // compute Worker. It runs one sweep per instance; the page cancels by terminating it.
 /// <reference lib="webworker" />
-import createAttnCore from '../../build/wasm/attn_core.mjs';
-import wasmUrl from '../../build/wasm/attn_core.wasm?url';
-import type { AttnCore } from './compute';
-import type { TimingMessage, TimingRunRequest } from './timing-protocol';
-import { mergeParts, partCall, planSplit, type AttnResultLike, type SplitOpts } from './attn-split.js';
-import type { PartReply, PartRequest } from './attn-part-worker';
-import { batchSize, checkBudget, plannedCalls, predictQuadratic, stats, sweepTs, type SweepParams, type TimingKernel } from './timing-model';
+import { loadCore, type AttnCore } from '../core/load';
+import type { TimingMessage, TimingRunRequest } from './protocol';
+import { mergeParts, partCall, planSplit, type AttnResultLike, type FullOpts } from './attn-split.js';
+import type { PartReply, PartRequest } from './part-worker';
+import { batchSize, checkBudget, plannedCalls, predictQuadratic, stats, sweepTs, type SweepParams, type TimingKernel } from './model';
 
-type Core = Pick<AttnCore, 'multiHeadAttention'> & {
-  attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: Record<string, unknown>): unknown;
-  HEAP8?: Int8Array;
-  heapBytes?: () => number;
-};
 
 const MIN_POINT_MS = 250;
 const MAX_SAMPLES = 25;
@@ -22,9 +15,8 @@ function post(m: TimingMessage): void {
   (self as unknown as DedicatedWorkerGlobalScope).postMessage(m);
 }
 
-function heap(core: Core): number {
-  if (typeof core.heapBytes === 'function') return core.heapBytes();
-  return core.HEAP8?.buffer.byteLength ?? NaN;
+function heap(core: AttnCore): number {
+  return core.heapBytes();
 }
 
 /** Uniform(−a, a) values: the timing does not depend on the distribution. */
@@ -70,7 +62,7 @@ class PartPool {
   }
 
   /** Copy each part's inputs to its Worker (transferred: the copies are made by partCall). */
-  load(parts: { q: Float32Array; k: Float32Array; v: Float32Array; opts: SplitOpts }[]): void {
+  load(parts: { q: Float32Array; k: Float32Array; v: Float32Array; opts: FullOpts }[]): void {
     parts.forEach((c, i) => {
       const m: PartRequest = { kind: 'load', ...c };
       const bufs = [c.q.buffer, c.k.buffer, c.v.buffer] as ArrayBuffer[];
@@ -93,7 +85,7 @@ class PartPool {
 }
 
 /** Random inputs for one T, generated once and shared by both kernels and all repeats. */
-function makeInputs(core: Core, p: SweepParams, t: number, pool: PartPool | null): Inputs {
+function makeInputs(core: AttnCore, p: SweepParams, t: number, pool: PartPool | null): Inputs {
   const { heads: h, dk, dModel } = p;
   if (p.mode === 'qkv') {
     const q = rand(h * t * dk), k = rand(h * t * dk), v = rand(h * t * dk);
@@ -123,7 +115,7 @@ async function timeOnce(inp: Inputs, kernel: TimingKernel, n: number): Promise<n
 }
 
 async function run(req: TimingRunRequest): Promise<void> {
-  const core = (await (createAttnCore as (o: object) => Promise<Core>)({ locateFile: () => wasmUrl })) as Core;
+  const core = await loadCore();
   const p = req.params;
   const ts = sweepTs(p.tStart, p.tEnd);
   const pool = p.mode === 'qkv' && (p.workers ?? 1) > 1 && req.ports?.length ? new PartPool(req.ports) : null;

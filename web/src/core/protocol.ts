@@ -1,5 +1,5 @@
 // Messages between the page and the compute Worker. Plain data; typed arrays are transferred.
-import type { State } from './state';
+import type { State } from '../app/state';
 
 export interface ComputeRequest {
   kind: 'compute';

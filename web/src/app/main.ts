@@ -1,19 +1,19 @@
 // The page: owns the state, keeps it in the URL hash, asks the Worker to compute, renders the
 // current view, and wires sharing, embedding and export. Text from the URL only ever reaches the
 // page through textContent.
-import './styles.css';
+import '../ui/styles.css';
 import { decodeHash, encodeState } from './codec';
 import { normalizeState, statesEqual, FILL_LABEL, type State } from './state';
-import { allowedMask } from './mask';
-import { ComputeClient, type ComputeOutcome } from './worker-client';
-import type { AttentionResult } from './protocol';
+import { allowedMask } from '../core/mask';
+import { ComputeClient, type ComputeOutcome } from '../core/worker-client';
+import type { AttentionResult } from '../core/protocol';
 import { createControls, type Patch } from './controls';
-import { VIEW_FACTORIES } from './views/registry';
-import type { View, ViewContext, BaseViewContext } from './views/types';
-import { nanRowCount } from './views/util';
-import { el, clear, fmt } from './dom';
+import { VIEW_FACTORIES } from './views';
+import type { View, ViewContext, BaseViewContext } from '../ui/view';
+import { nanRowCount } from '../heads/util';
+import { el, clear, fmt } from '../ui/dom';
 import { PRESETS, presetHash } from './presets';
-import { parseEmbed, startResizeMessages, embedSnippet, type Section } from './embed';
+import { parseEmbed, startResizeMessages, embedSnippet, type Section } from '../embed/embed';
 import { exportJson, exportWeightsCsv, exportOutputCsv, download, heatmapPng } from './export';
 
 /** startupMs: the part of the first figure spent starting the Worker and the wasm core (0 later). */

@@ -1,9 +1,9 @@
 // Heads view: a grid of every head's weights plus the selected head, zoomed, with token labels,
 // hover/keyboard readout, a legend and a screen-reader table fallback.
-import { Heatmap } from '../heatmap';
-import { el, clear, fmt, tokenRef } from '../dom';
-import { legend } from '../legend';
-import type { View, ViewContext, ViewFactory } from './types';
+import { Heatmap } from '../ui/heatmap';
+import { el, clear, fmt, tokenRef } from '../ui/dom';
+import { legend } from '../ui/legend';
+import type { View, ViewContext, ViewFactory } from '../ui/view';
 import { headSlice, describeWeight, kvHeadOf } from './util';
 
 class HeadsView implements View {

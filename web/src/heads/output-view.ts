@@ -1,8 +1,8 @@
 // Output view: per-head outputs A·V, the merged heads, and the output after W_o, as heatmaps.
-import { Heatmap } from '../heatmap';
-import { el, clear, fmt, tokenRef } from '../dom';
-import { legend } from '../legend';
-import type { View, ViewContext, ViewFactory } from './types';
+import { Heatmap } from '../ui/heatmap';
+import { el, clear, fmt, tokenRef } from '../ui/dom';
+import { legend } from '../ui/legend';
+import type { View, ViewContext, ViewFactory } from '../ui/view';
 import { headSlice } from './util';
 
 class OutputView implements View {

@@ -1,24 +1,23 @@
-// One part of a split attention call (web/src/attn-split.js): a module Worker with its own wasm
+// One part of a split attention call (web/src/timing/attn-split.js): a module Worker with its own wasm
 // instance. The page starts it (so the page can also end it, at once) when a sweep uses more than
 // one worker, and hands it a MessagePort to the timing lab's Worker, which drives it. It keeps the
 // inputs of its part (copied to it once per T) and runs core.attention on them on request.
 // Nothing is shared: no SharedArrayBuffer, so no cross-origin isolation is needed.
 /// <reference lib="webworker" />
-import createAttnCore from '../../build/wasm/attn_core.mjs';
-import wasmUrl from '../../build/wasm/attn_core.wasm?url';
-import type { AttnResultLike, SplitOpts } from './attn-split.js';
+import { loadCore } from '../core/load';
+import type { Kernel } from '../core/attn-core';
+import type { AttnResultLike, FullOpts } from './attn-split.js';
 
 export type PartRequest =
   | { kind: 'port'; port: MessagePort }
-  | { kind: 'load'; q: Float32Array; k: Float32Array; v: Float32Array; opts: SplitOpts }
-  | { kind: 'call'; id: number; kernel: string };
+  | { kind: 'load'; q: Float32Array; k: Float32Array; v: Float32Array; opts: FullOpts }
+  | { kind: 'call'; id: number; kernel: Kernel };
 export type PartReply =
   | { kind: 'result'; id: number; result: AttnResultLike }
   | { kind: 'error'; id: number; message: string; field: string | null };
 
-type Core = { attention(q: Float32Array, k: Float32Array, v: Float32Array, o: SplitOpts): AttnResultLike };
 const scope = self as unknown as DedicatedWorkerGlobalScope;
-const core = (createAttnCore as (o: object) => Promise<Core>)({ locateFile: () => wasmUrl });
+const core = loadCore();
 let part: Extract<PartRequest, { kind: 'load' }> | null = null;
 /** Where requests come from and replies go: the port from the page, or this Worker's own scope. */
 let channel: { postMessage(m: unknown, t?: Transferable[]): void } = scope;

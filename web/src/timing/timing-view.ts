@@ -2,16 +2,16 @@
 // the naive and the tiled kernel in a separate Worker, and shows a table, a log–log chart with the
 // fitted exponent and the "×4 per doubling" line, and what each kernel needs in memory.
 // It needs no attention result (needsResult: false); its settings live in the URL (t* fields).
-import { el, clear } from '../dom';
-import { download } from '../export';
-import { LIMITS, TIMING_WORKERS, type State, type TimingKernels, type TimingInput } from '../state';
-import { TimingClient } from '../timing-client';
-import type { TimingMessage, TimingPoint } from '../timing-protocol';
+import { el, clear } from '../ui/dom';
+import { download } from '../app/export';
+import { LIMITS, TIMING_WORKERS, type State, type TimingKernels, type TimingInput } from '../app/state';
+import { TimingClient } from './client';
+import type { TimingMessage, TimingPoint } from './protocol';
 import {
   FIT_FLOOR_MS, TIME_BUDGET_MS, fitExponent, formatBytes, formatMs, kernelsOf, scoreMatrixBytes, skipText, sweepTs,
   tiledScratchBytes, tiledWorkingSet, type Fit, type SweepParams, type TimingKernel,
-} from '../timing-model';
-import type { BaseViewContext, View, ViewFactory } from './types';
+} from './model';
+import type { BaseViewContext, View, ViewFactory } from '../ui/view';
 
 const SVG = 'http://www.w3.org/2000/svg';
 function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {

@@ -82,7 +82,7 @@ export const LIMITS = {
 /** The induction example is lesson 1's two-head model; its shape is fixed by the core. */
 export const INDUCTION_HEADS = 2;
 
-/** Every view a link may name. A new view (e.g. the timing lab) adds its id here and in views/registry.ts. */
+/** Every view a link may name. A new view (e.g. the timing lab) adds its id here and in app/views.ts. */
 export const VIEWS = ['heads', 'mask', 'scale', 'output', 'timing'] as const;
 export const FILLS: readonly Fill[] = ['neg_inf', 'finite', 'zero'];
 export const FILL_LABEL: Record<Fill, string> = {

@@ -16,7 +16,7 @@ export interface SweepParams {
   kernels: TimingKernel[];
   causal: boolean;
   mode: TimingMode;
-  /** 'qkv' mode: module Workers each timed call is split across (web/src/attn-split.js); 1 when absent. */
+  /** 'qkv' mode: module Workers each timed call is split across (web/src/timing/attn-split.js); 1 when absent. */
   workers?: number;
 }
 

@@ -1,4 +1,4 @@
-import { fmt, tokenRef } from '../dom';
+import { fmt, tokenRef } from '../ui/dom';
 
 export function headSlice(a: Float32Array, h: number, size: number): Float32Array {
   return a.subarray(h * size, (h + 1) * size);

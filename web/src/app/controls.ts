@@ -1,5 +1,5 @@
 // The control panel. Emits patches; the page normalises them (with notices) and re-renders.
-import { el, clear } from './dom';
+import { el, clear } from '../ui/dom';
 import { FILLS, FILL_LABEL, LIMITS, splitTokens, type State } from './state';
 
 export type Patch = Partial<State>;

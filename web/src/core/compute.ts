@@ -1,20 +1,9 @@
 // Turns a State into calls on the wasm core (docs/js-api.md). Runs inside the Worker.
-import type { State } from './state';
+import type { State } from '../app/state';
 import { keyPadding } from './mask';
 import type { AttentionResult } from './protocol';
 
-/** The subset of the core's API the page uses. */
-export interface AttnCore {
-  example(name: 'induction' | 'random', opts: Record<string, unknown>): {
-    tokens: string[]; t: number; dModel: number; heads: number; kvHeads: number; dk: number; dv: number; causal: boolean;
-    x: Float32Array; wq: Float32Array; wk: Float32Array; wv: Float32Array; wo: Float32Array;
-  };
-  multiHeadAttention(x: Float32Array, wq: Float32Array, wk: Float32Array, wv: Float32Array, wo: Float32Array, opts: Record<string, unknown>): {
-    output: Float32Array; merged: Float32Array; headOutputs: Float32Array; weights: Float32Array | null; scores: Float32Array | null;
-    entropy: Float32Array; dk: number; dv: number; kvHeads: number; scale: number;
-  };
-  entropyStudy(opts?: Record<string, unknown>): { dk: number[]; scaled: number[]; unscaled: number[]; ceiling: number };
-}
+import type { AttnCore } from './attn-core';
 
 export function scaleValue(s: State): number | null {
   if (s.scale === 'sqrt') return null;

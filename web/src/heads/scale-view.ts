@@ -1,8 +1,8 @@
 // Scale view: lesson 1's entropy study (mean softmax entropy vs d_k, scaled and unscaled, with
 // the ln 16 ceiling) as an SVG chart, plus the live entropy of the current rows.
-import { el, clear, fmt, tokenRef } from '../dom';
-import type { StudyResult } from '../protocol';
-import type { View, ViewContext, ViewFactory } from './types';
+import { el, clear, fmt, tokenRef } from '../ui/dom';
+import type { StudyResult } from '../core/protocol';
+import type { View, ViewContext, ViewFactory } from '../ui/view';
 
 const SVG = 'http://www.w3.org/2000/svg';
 function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {

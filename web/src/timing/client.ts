@@ -2,9 +2,9 @@
 // stops even a call that is running inside the wasm core. A split sweep's part Workers are started
 // here too (not inside the timing Worker), so ending a sweep terminates every Worker it used, from
 // the page, at once. One sweep at a time.
-import type { TimingMessage, TimingRunRequest } from './timing-protocol';
-import type { PartRequest } from './attn-part-worker';
-import type { SweepParams } from './timing-model';
+import type { TimingMessage, TimingRunRequest } from './protocol';
+import type { PartRequest } from './part-worker';
+import type { SweepParams } from './model';
 
 export class TimingClient {
   private worker: Worker | null = null;
@@ -16,13 +16,13 @@ export class TimingClient {
 
   run(params: SweepParams, budgetMs: number, onMessage: (m: TimingMessage) => void): void {
     this.cancel();
-    const w = new Worker(new URL('./timing-worker.ts', import.meta.url), { type: 'module', name: 'attention-timing' });
+    const w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'attention-timing' });
     this.worker = w;
     const ports: MessagePort[] = [];
     const parts: Worker[] = [];
     if (params.mode === 'qkv' && (params.workers ?? 1) > 1) {
       for (let i = 0; i < params.workers!; i++) {
-        const pw = new Worker(new URL('./attn-part-worker.ts', import.meta.url), { type: 'module', name: `attention-part-${i + 1}` });
+        const pw = new Worker(new URL('./part-worker.ts', import.meta.url), { type: 'module', name: `attention-part-${i + 1}` });
         const ch = new MessageChannel();
         pw.postMessage({ kind: 'port', port: ch.port1 } satisfies PartRequest, [ch.port1]);
         ports.push(ch.port2);

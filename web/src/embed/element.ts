@@ -3,8 +3,8 @@
 // embed mode next to this script, and sizes it from the page's resize messages (origin and source
 // checked). Attributes: preset (a gallery id), hash (a full share-link hash, wins over preset),
 // view, show, hide, height (initial px).
-import { findPreset, presetState } from './presets';
-import { encodeState, decodeHash } from './codec';
+import { findPreset, presetState } from '../app/presets';
+import { encodeState, decodeHash } from '../app/codec';
 import { RESIZE_MESSAGE, MESSAGE_VERSION } from './embed';
 
 const PAGE = new URL(/* @vite-ignore */ './index.html', import.meta.url);
