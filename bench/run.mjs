@@ -71,7 +71,7 @@ jobs.push(ours('wasm-simd', 'attn_bench_wasm.js', 'naive', Ts, true));
 jobs.push(ours('wasm-tiled', 'attn_bench_wasm.js', 'tiled', tiledTs, true));
 jobs.push(ours('wasm-tiled', 'attn_bench_wasm.js', 'tiled', denseTs, false));
 // Two threads: one causal call of the browser module split by query rows across 2 worker_threads
-// (web/src/attn-split.js), each with its own wasm instance; wall clock from post to merged output.
+// (web/src/timing/attn-split.js), each with its own wasm instance; wall clock from post to merged output.
 const splitTs = quick ? [1024, 2048] : [1024, 2048, 4096];
 jobs.push({ impl: 'wasm-tiled', threads: 2, causal: true, split: true, cmd: NODE,
   args: ['--no-liftoff', '--no-experimental-fetch', path.join(root, 'bench/split_bench.mjs'), '--T', list(splitTs),
@@ -181,7 +181,7 @@ for (const T of allT) {
       ratio(get('wasm-simd', T)?.ms).padStart(10));
 }
 log('\nTwo threads: wasm-tiled, causal, one head, one call split by query rows across 2 Node worker_threads' +
-    ' (web/src/attn-split.js: blocks balanced by area, each with its own wasm instance and only the keys it can see);' +
+    ' (web/src/timing/attn-split.js: blocks balanced by area, each with its own wasm instance and only the keys it can see);' +
     ' wall clock from posting the parts to the merged output, copies in and out included:');
 meta.twoThreads = [];
 for (const T of splitTs) {

@@ -1,6 +1,6 @@
 // Two-thread rows for npm run bench: one core.attention call (the browser module,
 // build/wasm/attn_core.mjs, kernel 'tiled') split across N Node worker_threads by query-row
-// blocks with web/src/attn-split.js (causal blocks balanced by area, each given only the keys up
+// blocks with web/src/timing/attn-split.js (causal blocks balanced by area, each given only the keys up
 // to its diagonal), each worker with its own wasm instance. Inputs are copied to the workers once
 // per T (not timed); a timed call is the wall clock from posting "call" to every worker until
 // their outputs are back and merged. Also times the same call unsplit in this thread (the
@@ -11,7 +11,7 @@ import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { planSplit, partCall, mergeParts } from '../web/src/attn-split.js';
+import { planSplit, partCall, mergeParts } from '../web/src/timing/attn-split.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 async function loadCore() {

@@ -1,17 +1,17 @@
-// The worker split (web/src/attn-split.js) against one call of the real wasm module in Node:
+// The worker split (web/src/timing/attn-split.js) against one call of the real wasm module in Node:
 // split by heads or by query rows, run the parts one after another, merge, compare.
 import { describe, it, expect, beforeAll } from 'vitest';
-import { planSplit, rowBounds, splitAttention, type AttnResultLike, type SplitOpts } from '../../web/src/attn-split.js';
+import { planSplit, rowBounds, splitAttention, type AttnResultLike, type SplitOpts } from '../../web/src/timing/attn-split.js';
+import type { AttnCore, CreateAttnCore } from '../../web/src/core/attn-core';
 
 // Loaded as tests/js/helpers.mjs does: the module file and its bytes as wasmBinary (no node types here).
 const MJS = new URL('../../build/wasm/attn_core.mjs', import.meta.url).href;
 const WASM = new URL('../../build/wasm/attn_core.wasm', import.meta.url);
 
-type Core = { attention(q: Float32Array, k: Float32Array, v: Float32Array, o: SplitOpts): AttnResultLike };
-let core: Core;
+let core: AttnCore;
 beforeAll(async () => {
   const fs = await import(/* @vite-ignore */ 'node:' + 'fs');
-  const { default: create } = await import(/* @vite-ignore */ MJS);
+  const { default: create } = (await import(/* @vite-ignore */ MJS)) as { default: CreateAttnCore };
   core = await create({ wasmBinary: fs.readFileSync(WASM) });
 });
 

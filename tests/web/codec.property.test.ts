@@ -3,8 +3,8 @@
 // A failure prints the shrunk counter-example and the seed to replay it.
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { decodeHash, encodeState } from '../../web/src/codec';
-import { defaultState, normalizeState, LIMITS, type State } from '../../web/src/state';
+import { decodeHash, encodeState } from '../../web/src/app/codec';
+import { defaultState, normalizeState, LIMITS, type State } from '../../web/src/app/state';
 
 const RUNS = 400;
 

@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import LZString from 'lz-string';
-import { decodeHash, encodeState } from '../../web/src/codec';
-import { defaultState, LESSON_SENTENCE, LIMITS, type State } from '../../web/src/state';
-import { PRESETS, presetHash, presetState } from '../../web/src/presets';
+import { decodeHash, encodeState } from '../../web/src/app/codec';
+import { defaultState, LESSON_SENTENCE, LIMITS, type State } from '../../web/src/app/state';
+import { PRESETS, presetHash, presetState } from '../../web/src/app/presets';
 
 const roundTrip = (s: State) => decodeHash(encodeState(s));
 

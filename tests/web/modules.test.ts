@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { parseEmbed, embedSnippet, RESIZE_MESSAGE } from '../../web/src/embed';
-import { allowedMask, keyPadding, fullyMaskedRows } from '../../web/src/mask';
-import { buildLut, VIRIDIS_LUT, lutIndex } from '../../web/src/colormap';
+import { parseEmbed, embedSnippet, RESIZE_MESSAGE } from '../../web/src/embed/embed';
+import { allowedMask, keyPadding, fullyMaskedRows } from '../../web/src/core/mask';
+import { buildLut, VIRIDIS_LUT, lutIndex } from '../../web/src/ui/colormap';
 
 describe('embed options', () => {
   it('a plain page hides nothing', () => {

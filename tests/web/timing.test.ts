@@ -1,11 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { decodeHash, encodeState } from '../../web/src/codec';
-import { defaultState, type State } from '../../web/src/state';
-import { PRESETS, presetState } from '../../web/src/presets';
+import { decodeHash, encodeState } from '../../web/src/app/codec';
+import { defaultState, type State } from '../../web/src/app/state';
+import { PRESETS, presetState } from '../../web/src/app/presets';
 import {
   batchSize, checkBudget, fitExponent, kernelsOf, plannedCalls, predictedCoreBytes, scoreMatrixBytes, stats, sweepTs,
   tiledScratchBytes, tiledWorkingSet, formatBytes, CORE_MEMORY_CAP, TIME_BUDGET_MS,
-} from '../../web/src/timing-model';
+} from '../../web/src/timing/model';
 
 const roundTrip = (s: State) => decodeHash(encodeState(s));
 

@@ -1,0 +1,185 @@
+// The control panel. Emits patches; the page normalises them (with notices) and re-renders.
+import { el, clear } from '../ui/dom';
+import { FILLS, FILL_LABEL, LIMITS, splitTokens, type State } from './state';
+
+export type Patch = Partial<State>;
+
+export interface Controls {
+  root: HTMLElement;
+  update(s: State): void;
+}
+
+let uid = 0;
+const id = (p: string) => `${p}-${++uid}`;
+
+function field(label: string, input: HTMLElement, hint?: string): HTMLElement {
+  const inputId = input.id || (input.id = id('f'));
+  return el('div', { class: 'field' }, el('label', { for: inputId, text: label }), input, hint ? el('span', { class: 'hint', text: hint }) : null);
+}
+
+function group(section: string, title: string, ...children: HTMLElement[]): HTMLElement {
+  return el('fieldset', { class: 'group', 'data-section': section }, el('legend', { text: title }), ...children);
+}
+
+export function createControls(onChange: (p: Patch) => void): Controls {
+  // Tokens
+  const tokens = el('textarea', { rows: 2, spellcheck: 'false', autocomplete: 'off', 'data-testid': 'tokens', 'aria-describedby': 'tok-hint' });
+  const chips = el('div', { class: 'chips', role: 'group', 'aria-label': 'Tokens: press one to mark it as padding' });
+  let chipKey = '';
+  let shownTokens = '';
+  // An empty box is a valid editing state (select all, delete, type a new sentence): it computes
+  // nothing and says so, and the box is not refilled under the cursor.
+  const emptyHint = el('p', { class: 'hint empty-hint', 'data-testid': 'tokens-empty', role: 'status', text: 'The box is empty: type a sentence and the views update (the last result stays until then).', hidden: true });
+  let editingEmpty = false;
+  tokens.addEventListener('input', () => {
+    const list = splitTokens(tokens.value);
+    editingEmpty = list.length === 0;
+    emptyHint.hidden = !editingEmpty;
+    if (!editingEmpty) onChange({ tokens: list });
+  });
+
+  // Model
+  const src = el('select', { 'data-testid': 'source' }, el('option', { value: 'induction', text: 'Lesson 1 hand-built (2 heads)' }), el('option', { value: 'random', text: 'Random, seeded' }));
+  const init = el('select', { 'data-testid': 'init' }, el('option', { value: 'normal', text: 'N(0, 1), lesson 2' }), el('option', { value: 'scaled', text: 'N(0, 1/d_model)' }));
+  init.addEventListener('change', () => onChange({ init: init.value as State['init'] }));
+  src.addEventListener('change', () => onChange({ src: src.value as State['src'] }));
+  const seed = el('input', { type: 'number', min: 0, max: LIMITS.maxSeed, step: 1, inputmode: 'numeric', 'data-testid': 'seed' });
+  const sharp = el('input', { type: 'range', min: 0, max: LIMITS.maxSharp, step: 0.5 });
+  const sharpOut = el('output', { class: 'val' });
+  const heads = el('input', { type: 'range', min: 1, max: LIMITS.maxHeads, step: 1, 'data-testid': 'heads' });
+  const headsOut = el('output', { class: 'val' });
+  const kv = el('select', { 'data-testid': 'kv' });
+  const dm = el('input', { type: 'number', min: 1, max: LIMITS.maxDModel, step: 1, inputmode: 'numeric' });
+  const dk = el('input', { type: 'number', min: 1, max: LIMITS.maxDk, step: 1, inputmode: 'numeric' });
+  const num = (inp: HTMLInputElement, key: keyof State) =>
+    inp.addEventListener('change', () => onChange({ [key]: inp.value.trim() === '' ? NaN : Number(inp.value) } as Patch));
+  num(seed, 'seed');
+  num(dm, 'dm');
+  num(dk, 'dk');
+  sharp.addEventListener('input', () => onChange({ sharp: Number(sharp.value) }));
+  heads.addEventListener('input', () => onChange({ heads: Number(heads.value), kv: Number(heads.value) }));
+  kv.addEventListener('change', () => onChange({ kv: Number(kv.value) }));
+  const randomOnly = [seed, init, heads, kv, dm, dk];
+
+  // Mask
+  const causal = el('input', { type: 'checkbox', 'data-testid': 'causal' });
+  causal.addEventListener('change', () => onChange({ causal: causal.checked }));
+  const win = el('input', { type: 'range', min: 0, max: 11, step: 1, 'data-testid': 'window' });
+  const winOut = el('output', { class: 'val' });
+  win.addEventListener('input', () => onChange({ win: Number(win.value) }));
+  const fillName = id('fill');
+  const fills = FILLS.map((f) => {
+    const r = el('input', { type: 'radio', name: fillName, value: f, id: id('fill') });
+    r.addEventListener('change', () => r.checked && onChange({ fill: f }));
+    return r;
+  });
+  const clearPad = el('button', { type: 'button', class: 'link-btn', text: 'clear padding' });
+  clearPad.addEventListener('click', () => onChange({ pad: [] }));
+
+  // Scale
+  const scaleName = id('scale');
+  const scaleModes = (['sqrt', 'none', 'custom'] as const).map((m) => {
+    const r = el('input', { type: 'radio', name: scaleName, value: m, id: id('sc') });
+    return r;
+  });
+  const custom = el('input', { type: 'number', min: LIMITS.minScale, max: LIMITS.maxScale, step: 'any', inputmode: 'decimal', 'aria-label': 'custom scale' });
+  scaleModes.forEach((r) =>
+    r.addEventListener('change', () => {
+      if (!r.checked) return;
+      if (r.value === 'custom') onChange({ scale: custom.value === '' ? 0.5 : Number(custom.value) });
+      else onChange({ scale: r.value as 'sqrt' | 'none' });
+    }),
+  );
+  custom.addEventListener('change', () => onChange({ scale: custom.value.trim() === '' ? NaN : Number(custom.value) }));
+
+  const radio = (r: HTMLInputElement, label: string) => el('label', { class: 'radio', for: r.id }, r, el('span', { text: label }));
+  const inline = (label: string, input: HTMLElement, out?: HTMLElement) => {
+    const inputId = input.id || (input.id = id('f'));
+    return el('div', { class: 'field inline' }, el('label', { for: inputId, text: label }), input, out ?? null);
+  };
+
+  const sharpRow = inline('Sharpness', sharp, sharpOut);
+  const root = el(
+    'div',
+    { class: 'controls-inner' },
+    group(
+      'tokens',
+      'Tokens',
+      field('Sequence (space-separated)', tokens),
+      emptyHint,
+      el('p', { class: 'hint', id: 'tok-hint', text: `Up to ${LIMITS.maxT} tokens. Press a token below to mark it as padding.` }),
+      chips,
+      el('div', { class: 'chip-actions' }, clearPad),
+    ),
+    group('model', 'Model', field('Weights', src), sharpRow, inline('Seed', seed), inline('Weights init', init), inline('Heads', heads, headsOut), inline('K/V heads', kv), inline('d_model', dm), inline('d_k', dk)),
+    group('mask', 'Mask', el('label', { class: 'check' }, causal, el('span', { text: 'Causal (query i sees keys ≤ i)' })), inline('Sliding window', win, winOut), el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Fill for forbidden scores' }, el('span', { class: 'radios-title', text: 'Fill for forbidden scores' }), ...fills.map((r) => radio(r, FILL_LABEL[r.value as State['fill']])))),
+    group('scale', 'Scale', el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Score scale' }, radio(scaleModes[0], '1/√d_k (standard)'), radio(scaleModes[1], 'none (delete the √d_k)'), el('div', { class: 'custom-row' }, radio(scaleModes[2], 'custom'), custom))),
+  );
+
+  function update(s: State): void {
+    const text = s.tokens.join(' ');
+    // While the user holds the box empty, only a change of the tokens from elsewhere (a preset, a
+    // link) fills it again.
+    if (editingEmpty && text === shownTokens) {
+      /* keep the empty box */
+    } else if (document.activeElement !== tokens && splitTokens(tokens.value).join(' ') !== text) tokens.value = text;
+    else if (document.activeElement === tokens && splitTokens(tokens.value).join(' ') !== text && !tokens.value.endsWith(' ')) tokens.value = text;
+    if (text !== shownTokens) {
+      editingEmpty = splitTokens(tokens.value).length === 0;
+      emptyHint.hidden = !editingEmpty;
+    }
+    shownTokens = text;
+    const key = text + '|' + s.pad.join(',');
+    if (key !== chipKey) {
+      chipKey = key;
+      const focusedIdx = chips.contains(document.activeElement) ? Number((document.activeElement as HTMLElement).dataset.pos) : -1;
+      clear(chips);
+      s.tokens.forEach((t, i) => {
+        const padded = s.pad.includes(i);
+        const b = el('button', { type: 'button', class: 'chip' + (padded ? ' padded' : ''), 'aria-pressed': padded ? 'true' : 'false', 'data-pos': i, title: padded ? 'padding — press to make it a real token' : 'press to mark as padding' }, el('span', { class: 'chip-pos', text: String(i) }), el('span', { class: 'chip-tok', text: t }));
+        b.setAttribute('aria-label', `${t} (${i})${padded ? ', padding' : ''}`);
+        b.addEventListener('click', () => {
+          const set = new Set(s.pad);
+          if (set.has(i)) set.delete(i);
+          else set.add(i);
+          onChange({ pad: [...set] });
+        });
+        chips.append(b);
+        if (i === focusedIdx) queueMicrotask(() => b.focus());
+      });
+    }
+    clearPad.hidden = s.pad.length === 0;
+    src.value = s.src;
+    const rnd = s.src === 'random';
+    for (const c of randomOnly) (c as HTMLInputElement).disabled = !rnd;
+    sharp.disabled = rnd;
+    sharpRow.hidden = rnd;
+    for (const c of randomOnly) c.closest('.field')!.toggleAttribute('hidden', !rnd);
+    if (document.activeElement !== seed) seed.value = String(s.seed);
+    init.value = s.init;
+    sharp.value = String(s.sharp);
+    sharpOut.textContent = String(s.sharp);
+    heads.value = String(s.heads);
+    headsOut.textContent = String(s.heads);
+    clear(kv);
+    for (let k = 1; k <= s.heads; k++) {
+      if (s.heads % k !== 0) continue;
+      const label = k === s.heads ? `${k} (MHA)` : k === 1 ? '1 (MQA)' : `${k} (GQA)`;
+      kv.append(el('option', { value: k, text: label }));
+    }
+    kv.value = String(s.kv);
+    if (document.activeElement !== dm) dm.value = String(s.dm);
+    if (document.activeElement !== dk) dk.value = String(s.dk);
+    causal.checked = s.causal;
+    win.max = String(s.tokens.length);
+    win.value = String(s.win);
+    winOut.textContent = s.win === 0 ? 'off' : String(s.win);
+    fills.forEach((r) => (r.checked = r.value === s.fill));
+    const mode = typeof s.scale === 'number' ? 'custom' : s.scale;
+    scaleModes.forEach((r) => (r.checked = r.value === mode));
+    custom.disabled = mode !== 'custom';
+    if (typeof s.scale === 'number' && document.activeElement !== custom) custom.value = String(s.scale);
+  }
+
+  return { root, update };
+}
