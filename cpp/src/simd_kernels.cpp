@@ -30,7 +30,7 @@ std::size_t simd_backward_scratch_floats(std::size_t dk, std::size_t dv) {
 
 bool tiled_backward_simd(const float*, const float*, const float*, const float*,
                          const AttentionOptions&, float, const AttentionResult<float>&,
-                         AttentionGrads<float>*) {
+                         AttentionGrads<float>*, bool) {
   return false;
 }
 
@@ -743,8 +743,9 @@ constexpr std::size_t kBT = 32;
 
 bool tiled_backward_simd(const float* q, const float* k, const float* v, const float* d_out,
                          const AttentionOptions& o, float scale, const AttentionResult<float>& fwd,
-                         AttentionGrads<float>* g) {
+                         AttentionGrads<float>* g, bool from_weights) {
   if (!simd_eligible(q, k, v, o, scale)) return false;  // also refuses dropout > 0
+  if (from_weights && fwd.weights.size() != o.shape.heads * o.shape.tq * o.shape.tk) return false;
   const Shape& s = o.shape;
   float mdo, mv;
   if (!finite_max_abs(d_out, s.heads * s.tq * s.dv, &mdo)) return false;
@@ -810,11 +811,23 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
         const std::size_t J = std::min(kBT, s.tk - j0);
         const bool masked = any_full || pointwise || tr.lo_max > j0 || tr.hi_min < j0 + J;
         const std::size_t* jl = masked ? group_limits(tr, rows, j0, &lim) : all.j;
-        // 2. Scores of the tile (base 2), forbidden cells -inf, then P = 2^(S - lse):
-        //    the forward's lse already holds each row's maximum and sum, so no running
-        //    maximum is needed and P is the exact normalised softmax.
-        score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups, jl, pt.data());
-        if (masked) {
+        // 2. P for the tile, key-major. From the naive forward's weights: a transposed copy
+        //    (forbidden cells are exact zeros there; fully masked rows are zeroed, pass 1
+        //    took care of them). Else the scores (base 2), forbidden cells -inf, then
+        //    P = 2^(S - lse): the forward's lse already holds each row's maximum and sum,
+        //    so no running maximum is needed and P is the exact normalised softmax.
+        if (from_weights) {
+          const float* w0 = fwd.weights.data() + row0 * s.tk + j0;
+          for (std::size_t r = 0; r < kW; ++r) {
+            const bool live = r < rows && hi32[r] > lo32[r];
+            for (std::size_t jj = 0; jj < J; ++jj) {
+              pt[jj * kW + r] = live ? w0[r * s.tk + jj] : 0.f;
+            }
+          }
+        } else {
+          score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups, jl, pt.data());
+        }
+        if (masked && !from_weights) {
           for (std::size_t jj = 0; jj < J; ++jj) {
             const v128_t jv = wasm_i32x4_splat(static_cast<std::int32_t>(j0 + jj));
             float* sr = pt.data() + jj * kW;
@@ -833,7 +846,7 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
             }
           }
         }
-        for (std::size_t jj = 0; jj < J; ++jj) {
+        for (std::size_t jj = 0; jj < J && !from_weights; ++jj) {
           float* sr = pt.data() + jj * kW;
           for (std::size_t x = 0; x < quads; ++x) {
             st(sr + 4 * x, vexp2(sub(ld(sr + 4 * x), ld(lse2 + 4 * x))));
