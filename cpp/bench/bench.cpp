@@ -73,8 +73,8 @@ bool run_backward(const std::string& kernel, const Inputs& in, const attn::Atten
                   Backward* b) {
   const attn::Kernel k = kernel == "backward-tiled" ? attn::Kernel::kTiled : attn::Kernel::kNaive;
   const attn::Status st = attn::attention_backward(
-      in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(), in.v.size(),
-      b->dout.data(), b->dout.size(), o, k, &b->fwd, &b->grads);
+      in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(), in.v.size(), b->dout.data(),
+      b->dout.size(), o, k, &b->fwd, &b->grads);
   if (!st.ok()) std::fprintf(stderr, "attention_backward failed: %s\n", st.message.c_str());
   return st.ok();
 }
@@ -114,8 +114,9 @@ double peak_gflops(float m, float c, long steps) {
     ATTN_STEP(0)
     ATTN_STEP(1)
     ATTN_STEP(2)
-    ATTN_STEP(3) ATTN_STEP(4) ATTN_STEP(5) ATTN_STEP(6) ATTN_STEP(7) ATTN_STEP(8) ATTN_STEP(9)
-        ATTN_STEP(10) ATTN_STEP(11)
+    ATTN_STEP(3)
+    ATTN_STEP(4) ATTN_STEP(5) ATTN_STEP(6) ATTN_STEP(7) ATTN_STEP(8) ATTN_STEP(9) ATTN_STEP(10)
+        ATTN_STEP(11)
 #undef ATTN_STEP
   }
   const double ms = now_ms() - t0;
@@ -191,11 +192,11 @@ int main(int argc, char** argv) {
     for (std::size_t t : ts) {
       const attn::Shape s{heads, heads, t, t, dk, dk};
       t_list += (t_list.empty() ? "" : ",") + std::to_string(t);
-      bytes += (bytes.empty() ? "" : ",") +
-               std::to_string(attn::tiled_backward_workspace_bytes(s, 4));
+      bytes +=
+          (bytes.empty() ? "" : ",") + std::to_string(attn::tiled_backward_workspace_bytes(s, 4));
     }
-    std::printf("{\"kernel\":\"backward-workspace\",\"T\":[%s],\"bytes\":[%s]}\n",
-                t_list.c_str(), bytes.c_str());
+    std::printf("{\"kernel\":\"backward-workspace\",\"T\":[%s],\"bytes\":[%s]}\n", t_list.c_str(),
+                bytes.c_str());
     return 0;
   }
   const bool backward = kernel.rfind("backward-", 0) == 0;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "attn/dropout.hpp"
@@ -190,6 +191,12 @@ Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t
   out->dv = xt::zeros<T>({s.kv_heads, s.tk, s.dv});
   const T scale = static_cast<T>(effective_scale(opts));
   if (naive) {
+    // float32 with SIMD128: the tiled SIMD kernel taking P from the stored weights.
+    if constexpr (std::is_same_v<T, float> && detail::kSimdKernels) {
+      if (detail::tiled_backward_simd(q, k, v, d_out, opts, scale, *fwd, out, true)) {
+        return Status::Ok();
+      }
+    }
     backward_naive(q, k, v, d_out, opts, scale, *fwd, out);
   } else {
     detail::backward_tiled(q, k, v, d_out, opts, scale, *fwd, out);
