@@ -115,13 +115,17 @@ std::size_t estimate_training_bytes(const ModelConfig& c, std::size_t batch) {
   const std::size_t N = sat_mul(batch, T);
   // Per layer: x, q/k/v (flat and per head), z, attention output, lse, entropy, weights.
   std::size_t per_layer = sat_mul(N, sat_add(D, sat_mul(3 * (H + 2 * Hkv) + 2 * H, dh)));
-  per_layer = sat_add(per_layer, sat_mul(sat_mul(batch, H), sat_mul(T, T)));  // weights
+  // The naive kernel keeps every layer's (B*H, T, T) weights for the backward pass; the
+  // tiled kernel keeps only O(T) per row (its lse), so long sequences fit.
+  const std::size_t w = sat_mul(sat_mul(batch, H), sat_mul(T, T));
+  const bool naive = c.kernel == Kernel::kNaive;
+  if (naive) per_layer = sat_add(per_layer, w);
   std::size_t n = sat_mul(4, P);  // params, grads, AdamW m and v
   n = sat_add(n, sat_mul(c.layers + 1, per_layer));
   n = sat_add(n, sat_mul(N, sat_add(4 * D, 3 * V)));  // LayerNorm, logits, backward scratch
   // The backward of one layer: dQ/dK/dV, a forward copy and (naive) dP/dS rows.
   n = sat_add(n, sat_mul(N, sat_mul(4 * (H + 2 * Hkv), dh)));
-  n = sat_add(n, sat_mul(sat_mul(batch, H), sat_mul(T, T)));
+  if (naive) n = sat_add(n, w);
   return sat_mul(n, 4);  // float32 training; float64 test runs stay far below any cap
 }
 
