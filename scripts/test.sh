@@ -25,6 +25,7 @@ run() {  # run NAME COMMAND...
 }
 
 run "oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_fixtures.py --check
+run "backward oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_backward_fixtures.py --check
 run "PyTorch model fixtures are current" /usr/bin/python3 tests/oracle/gen_model_fixtures.py --check
 run "C++ tests, native (ctest)" cmake --workflow --preset native
 run "C++ tests, native ASan + UBSan (ctest)" cmake --workflow --preset native-asan

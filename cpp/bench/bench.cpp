@@ -4,10 +4,13 @@
 // softmax, A.V; no projections) inside the program, so the number is the kernel, not
 // the copying of inputs across the JS boundary. bench/run.mjs drives it.
 //
-//   attn_bench --kernel naive|tiled|peak --T 256,512 [--dk 64] [--heads 1] [--causal 1]
+//   attn_bench --kernel naive|tiled|peak|backward-naive|backward-tiled|backward-workspace
+//              --T 256,512 [--dk 64] [--heads 1] [--causal 1]
 //              [--reps 1] [--warmup 1]
 // prints one JSON object per line: {"kernel","T","dk","heads","causal","ms":[...],
 // "gflops","heapBytes"}; for --kernel peak, {"kernel":"peak","gflops"}.
+// backward-*: attn::attention_backward with a random dO and the forward result passed in
+// (computed before the clock starts), so "ms" is the backward pass alone.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/backward.hpp"
 #include "attn/tiled.hpp"
 
 #ifdef __EMSCRIPTEN__
@@ -57,6 +61,36 @@ Inputs make_inputs(std::size_t heads, std::size_t t, std::size_t dk) {
 }
 
 bool run_once(const std::string& kernel, const Inputs& in, const attn::AttentionOptions& o,
+              attn::AttentionResult<float>* r);
+
+struct Backward {
+  std::vector<float> dout;
+  attn::AttentionResult<float> fwd;
+  attn::AttentionGrads<float> grads;
+};
+
+bool run_backward(const std::string& kernel, const Inputs& in, const attn::AttentionOptions& o,
+                  Backward* b) {
+  const attn::Kernel k = kernel == "backward-tiled" ? attn::Kernel::kTiled : attn::Kernel::kNaive;
+  const attn::Status st = attn::attention_backward(
+      in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(), in.v.size(), b->dout.data(),
+      b->dout.size(), o, k, &b->fwd, &b->grads);
+  if (!st.ok()) std::fprintf(stderr, "attention_backward failed: %s\n", st.message.c_str());
+  return st.ok();
+}
+
+// The forward result and dO a backward run needs (untimed).
+bool prepare_backward(const std::string& kernel, const Inputs& in, const attn::AttentionOptions& o,
+                      Backward* b) {
+  std::mt19937 g(7);
+  std::normal_distribution<float> d(0.f, 1.f);
+  b->dout.resize(o.shape.heads * o.shape.tq * o.shape.dv);
+  for (float& x : b->dout) x = d(g);
+  return kernel == "backward-tiled" ? run_once("tiled", in, o, &b->fwd)
+                                    : run_once("naive", in, o, &b->fwd);
+}
+
+bool run_once(const std::string& kernel, const Inputs& in, const attn::AttentionOptions& o,
               attn::AttentionResult<float>* r) {
   const attn::Status st = kernel == "tiled"
                               ? attn::attention_tiled(in.q.data(), in.q.size(), in.k.data(),
@@ -80,8 +114,9 @@ double peak_gflops(float m, float c, long steps) {
     ATTN_STEP(0)
     ATTN_STEP(1)
     ATTN_STEP(2)
-    ATTN_STEP(3) ATTN_STEP(4) ATTN_STEP(5) ATTN_STEP(6) ATTN_STEP(7) ATTN_STEP(8) ATTN_STEP(9)
-        ATTN_STEP(10) ATTN_STEP(11)
+    ATTN_STEP(3)
+    ATTN_STEP(4) ATTN_STEP(5) ATTN_STEP(6) ATTN_STEP(7) ATTN_STEP(8) ATTN_STEP(9) ATTN_STEP(10)
+        ATTN_STEP(11)
 #undef ATTN_STEP
   }
   const double ms = now_ms() - t0;
@@ -152,13 +187,33 @@ int main(int argc, char** argv) {
                 bytes.c_str());
     return 0;
   }
+  if (kernel == "backward-workspace") {  // the tiled backward's scratch beyond inputs/outputs
+    std::string t_list, bytes;
+    for (std::size_t t : ts) {
+      const attn::Shape s{heads, heads, t, t, dk, dk};
+      t_list += (t_list.empty() ? "" : ",") + std::to_string(t);
+      bytes +=
+          (bytes.empty() ? "" : ",") + std::to_string(attn::tiled_backward_workspace_bytes(s, 4));
+    }
+    std::printf("{\"kernel\":\"backward-workspace\",\"T\":[%s],\"bytes\":[%s]}\n", t_list.c_str(),
+                bytes.c_str());
+    return 0;
+  }
+  const bool backward = kernel.rfind("backward-", 0) == 0;
   attn::AttentionOptions o;
   attn::AttentionResult<float> r;
+  Backward b;
   // Warm-up on a small problem (tiers the code up in engines that start in a baseline compiler).
   for (std::size_t w = 0; w < warmup; ++w) {
     const Inputs small = make_inputs(heads, 256, dk);
     o.shape = {heads, heads, 256, 256, dk, dk};
     o.mask.causal = causal;
+    if (backward) {
+      if (!prepare_backward(kernel, small, o, &b)) return 1;
+      for (int x = 0; x < 3; ++x)
+        if (!run_backward(kernel, small, o, &b)) return 1;
+      continue;
+    }
     for (int x = 0; x < 3; ++x)
       if (!run_once(kernel, small, o, &r)) return 1;
   }
@@ -168,16 +223,21 @@ int main(int argc, char** argv) {
     o.mask.causal = causal;
     o.memory_cap = static_cast<std::size_t>(-1);
     std::string ms;
+    if (backward && !prepare_backward(kernel, in, o, &b)) return 1;
     for (std::size_t rep = 0; rep < reps; ++rep) {
       const double t0 = now_ms();
-      if (!run_once(kernel, in, o, &r)) return 1;
+      if (backward ? !run_backward(kernel, in, o, &b) : !run_once(kernel, in, o, &r)) return 1;
       const double dt = now_ms() - t0;
       char buf[32];
       std::snprintf(buf, sizeof buf, "%s%.4f", rep ? "," : "", dt);
       ms += buf;
     }
     double checksum = 0;
-    for (std::size_t x = 0; x < r.output.size(); x += 97) checksum += r.output.data()[x];
+    if (backward) {
+      for (std::size_t x = 0; x < b.grads.dq.size(); x += 97) checksum += b.grads.dq.data()[x];
+    } else {
+      for (std::size_t x = 0; x < r.output.size(); x += 97) checksum += r.output.data()[x];
+    }
     std::printf(
         "{\"kernel\":\"%s\",\"T\":%zu,\"dk\":%zu,\"heads\":%zu,\"causal\":%s,\"ms\":[%s],"
         "\"heapBytes\":%zu,\"checksum\":%.6g}\n",

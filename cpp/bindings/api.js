@@ -123,7 +123,8 @@ class AttnError extends Error {
     return wasmMemory.buffer.byteLength;
   };
 
-  Module['attention'] = function (q, k, v, opts) {
+  // Shape, common options and dropout of attention and attentionBackward.
+  function attentionOpts(opts) {
     if (!isObject(opts)) fail('opts', 'opts must be an object');
     var heads = intField(opts, 'heads', undefined, 1);
     var o = commonOpts(opts);
@@ -133,8 +134,32 @@ class AttnError extends Error {
     o.tk = intField(opts, 'tk', undefined, 1);
     o.dk = intField(opts, 'dk', undefined, 1);
     o.dv = intField(opts, 'dv', undefined, 1);
+    var p = opts.dropout === undefined || opts.dropout === null ? 0 : opts.dropout;
+    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p >= 1) {
+      fail('dropout', 'dropout must be a number with 0 <= dropout < 1 (got ' + String(p) + ')');
+    }
+    o.dropout = p;
+    var seed = opts.dropoutSeed === undefined || opts.dropoutSeed === null ? 0 : opts.dropoutSeed;
+    if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
+      fail('dropoutSeed', 'dropoutSeed must be a whole number from 0 to 2^53 - 1 (got ' + String(seed) + ')');
+    }
+    o.dropoutSeed = seed;
+    return o;
+  }
+
+  Module['attention'] = function (q, k, v, opts) {
+    var o = attentionOpts(opts);
     var r = unwrap(getSession().attention(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'), o));
     return diag(r, { output: copy(r.output) });
+  };
+
+  // Gradients of sum(output * dOut): { dq, dk, dv, output, lse }, all copies.
+  Module['attentionBackward'] = function (q, k, v, dOut, opts) {
+    var o = attentionOpts(opts);
+    if (o.returnScores) fail('returnScores', 'attentionBackward has no returnScores');
+    var r = unwrap(getSession().attentionBackward(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'),
+                                                  f32(dOut, 'dOut'), o));
+    return { dq: copy(r.dq), dk: copy(r.dk), dv: copy(r.dv), output: copy(r.output), lse: copy(r.lse) };
   };
 
   Module['multiHeadAttention'] = function (x, wq, wk, wv, wo, opts) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/backward.hpp"
 #include "attn/examples.hpp"
 #include "attn/multihead.hpp"
 #include "attn/tiled.hpp"
@@ -70,30 +71,14 @@ class Session {
  public:
   val attention(val q, val k, val v, val o) {
     attn::AttentionOptions opts;
-    opts.shape = {size_field(o, "heads"), size_field(o, "kvHeads"), size_field(o, "tq"),
-                  size_field(o, "tk"),    size_field(o, "dk"),      size_field(o, "dv")};
-    attn::Status st = read_common(o, &opts.mask, &opts.scale, &opts.fill, &opts.memory_cap);
+    bool tiled = false;
+    attn::Status st = read_attention(o, &opts, &tiled);
     if (!st.ok()) return error(st);
-    opts.return_scores = o["returnScores"].as<bool>();
-    const bool tiled = o["kernel"].as<std::string>() == "tiled";
-    const bool has_pad = !o["keyPadding"].isNull(), has_mask = !o["mask"].isNull();
     // Validate before copying anything into the heap.
-    const std::size_t pad_len = has_pad ? o["keyPadding"]["length"].as<std::size_t>() : 0;
-    const std::size_t mask_len = has_mask ? o["mask"]["length"].as<std::size_t>() : 0;
-    opts.mask.key_padding = has_pad ? &kDummy : nullptr;
-    opts.mask.mask = has_mask ? &kDummy : nullptr;
     st = attn::validate(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
-                        v["length"].as<std::size_t>(), pad_len, mask_len, !tiled);
+                        v["length"].as<std::size_t>(), pad_len_, mask_len_, !tiled);
     if (!st.ok()) return error(st);
-
-    q_ = emscripten::convertJSArrayToNumberVector<float>(q);
-    k_ = emscripten::convertJSArrayToNumberVector<float>(k);
-    v_ = emscripten::convertJSArrayToNumberVector<float>(v);
-    if (has_pad) pad_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["keyPadding"]);
-    if (has_mask) mask_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["mask"]);
-    opts.mask.key_padding = has_pad ? pad_.data() : nullptr;
-    opts.mask.mask = has_mask ? mask_.data() : nullptr;
-
+    copy_inputs(q, k, v, o, &opts);
     st = tiled ? attn::attention_tiled(q_.data(), q_.size(), k_.data(), k_.size(), v_.data(),
                                        v_.size(), opts, &res_)
                : attn::attention(q_.data(), q_.size(), k_.data(), k_.size(), v_.data(), v_.size(),
@@ -103,6 +88,37 @@ class Session {
     r.set("ok", true);
     r.set("output", view(res_.output.data(), res_.output.size()));
     return diag_into(r, res_, attn::effective_scale(opts));
+  }
+
+  // Gradients of sum(output * dOut) with respect to q, k and v (attn/backward.hpp).
+  val attentionBackward(val q, val k, val v, val d_out, val o) {
+    attn::AttentionOptions opts;
+    bool tiled = false;
+    attn::Status st = read_attention(o, &opts, &tiled);
+    if (!st.ok()) return error(st);
+    if (opts.return_scores) {
+      return error(attn::Status::Invalid("returnScores", "attentionBackward has no returnScores"));
+    }
+    const attn::Kernel kernel = tiled ? attn::Kernel::kTiled : attn::Kernel::kNaive;
+    st = attn::validate_backward(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
+                                 v["length"].as<std::size_t>(), d_out["length"].as<std::size_t>(),
+                                 pad_len_, mask_len_, kernel, sizeof(float));
+    if (!st.ok()) return error(st);
+    copy_inputs(q, k, v, o, &opts);
+    dout_ = emscripten::convertJSArrayToNumberVector<float>(d_out);
+    st = attn::attention_backward(q_.data(), q_.size(), k_.data(), k_.size(), v_.data(), v_.size(),
+                                  dout_.data(), dout_.size(), opts, kernel,
+                                  static_cast<const attn::AttentionResult<float>*>(nullptr),
+                                  &grads_);
+    if (!st.ok()) return error(st);
+    val r = val::object();
+    r.set("ok", true);
+    r.set("dq", view(grads_.dq.data(), grads_.dq.size()));
+    r.set("dk", view(grads_.dk.data(), grads_.dk.size()));
+    r.set("dv", view(grads_.dv.data(), grads_.dv.size()));
+    r.set("output", view(grads_.forward.output.data(), grads_.forward.output.size()));
+    r.set("lse", view(grads_.forward.lse.data(), grads_.forward.lse.size()));
+    return r;
   }
 
   val multiHeadAttention(val x, val wq, val wk, val wv, val wo, val o) {
@@ -237,7 +253,41 @@ class Session {
   double memoryCap() const { return static_cast<double>(attn::kDefaultMemoryCap); }
 
  private:
+  // Shape, masks (marked non-null with kDummy until copied), scale, fill, kernel, dropout.
+  attn::Status read_attention(const val& o, attn::AttentionOptions* opts, bool* tiled) {
+    opts->shape = {size_field(o, "heads"), size_field(o, "kvHeads"), size_field(o, "tq"),
+                   size_field(o, "tk"),    size_field(o, "dk"),      size_field(o, "dv")};
+    attn::Status st = read_common(o, &opts->mask, &opts->scale, &opts->fill, &opts->memory_cap);
+    if (!st.ok()) return st;
+    opts->return_scores = o["returnScores"].as<bool>();
+    opts->dropout = o["dropout"].as<double>();
+    opts->dropout_seed = static_cast<std::uint64_t>(o["dropoutSeed"].as<double>());
+    *tiled = o["kernel"].as<std::string>() == "tiled";
+    const bool has_pad = !o["keyPadding"].isNull(), has_mask = !o["mask"].isNull();
+    pad_len_ = has_pad ? o["keyPadding"]["length"].as<std::size_t>() : 0;
+    mask_len_ = has_mask ? o["mask"]["length"].as<std::size_t>() : 0;
+    opts->mask.key_padding = has_pad ? &kDummy : nullptr;
+    opts->mask.mask = has_mask ? &kDummy : nullptr;
+    return attn::Status::Ok();
+  }
+
+  // Copies q, k, v and the masks into the session's buffers (after validation).
+  void copy_inputs(const val& q, const val& k, const val& v, const val& o,
+                   attn::AttentionOptions* opts) {
+    q_ = emscripten::convertJSArrayToNumberVector<float>(q);
+    k_ = emscripten::convertJSArrayToNumberVector<float>(k);
+    v_ = emscripten::convertJSArrayToNumberVector<float>(v);
+    const bool has_pad = opts->mask.key_padding, has_mask = opts->mask.mask;
+    if (has_pad) pad_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["keyPadding"]);
+    if (has_mask) mask_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["mask"]);
+    opts->mask.key_padding = has_pad ? pad_.data() : nullptr;
+    opts->mask.mask = has_mask ? mask_.data() : nullptr;
+  }
+
   static inline const std::uint8_t kDummy = 1;  // non-null marker for validate()
+  std::size_t pad_len_ = 0, mask_len_ = 0;
+  std::vector<float> dout_;
+  attn::AttentionGrads<float> grads_;
   std::vector<float> q_, k_, v_, x_, wq_, wk_, wv_, wo_;
   std::vector<std::uint8_t> pad_, mask_;
   attn::AttentionResult<float> res_;
@@ -251,6 +301,7 @@ EMSCRIPTEN_BINDINGS(attn_core) {
   emscripten::class_<Session>("Session")
       .constructor<>()
       .function("attention", &Session::attention)
+      .function("attentionBackward", &Session::attentionBackward)
       .function("multiHeadAttention", &Session::multiHeadAttention)
       .function("example", &Session::example)
       .function("entropyStudy", &Session::entropyStudy)

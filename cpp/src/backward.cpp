@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "attn/dropout.hpp"
@@ -20,6 +21,16 @@ namespace attn {
 using detail::sat_add;
 using detail::sat_mul;
 
+std::size_t tiled_backward_workspace_bytes(const Shape& s, std::size_t elem) {
+  // Scalar kernel: P and dS tiles, per-row D, dropout prefix and flags.
+  const std::size_t scalar =
+      (2 * kTileQ * kTileK + 2 * kTileQ) * elem + kTileQ * (sizeof(std::uint64_t) + 1);
+  // SIMD kernel (float32): also the transposed Q and dO tiles (d_k + d_v) x 64.
+  const std::size_t simd =
+      sat_mul(detail::simd_backward_scratch_floats(s.dk, s.dv), sizeof(float)) + 8 * kTileQ;
+  return std::max(scalar, simd);
+}
+
 std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem, Kernel kernel) {
   const bool naive = kernel == Kernel::kNaive;
   std::size_t n = 0;
@@ -29,7 +40,7 @@ std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem, Kernel ker
   // The forward pass, in case the caller did not pass one (its outputs and scratch).
   n = sat_add(n, estimate_bytes(s, elem, naive, false));
   // Working memory: naive one row of dP (T_k); tiled a fixed set of tiles.
-  n = sat_add(n, naive ? sat_mul(s.tk, elem) : detail::tiled_backward_workspace_bytes(s, elem));
+  n = sat_add(n, naive ? sat_mul(s.tk, elem) : tiled_backward_workspace_bytes(s, elem));
   return n;
 }
 
@@ -121,11 +132,9 @@ Status check_forward(const Shape& s, Kernel kernel, const AttentionResult<T>& f)
 
 }  // namespace
 
-template <class T>
-Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
-                          std::size_t v_len, const T* d_out, std::size_t d_out_len,
-                          const AttentionOptions& opts, Kernel kernel,
-                          const AttentionResult<T>* forward, AttentionGrads<T>* out) {
+Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::size_t k_len,
+                         std::size_t v_len, std::size_t d_out_len, std::size_t padding_len,
+                         std::size_t mask_len, Kernel kernel, std::size_t elem_size) {
   const Shape& s = opts.shape;
   if (kernel != Kernel::kNaive && kernel != Kernel::kTiled) {
     return Status::Invalid("kernel", "kernel must be 'naive' or 'tiled'");
@@ -135,18 +144,14 @@ Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t
   // against the backward's own (larger) estimate.
   AttentionOptions unlimited = opts;
   unlimited.memory_cap = static_cast<std::size_t>(-1);
-  Status st = validate(unlimited, q_len, k_len, v_len, s.tk, s.tq * s.tk, naive, sizeof(T));
+  Status st = validate(unlimited, q_len, k_len, v_len, padding_len, mask_len, naive, elem_size);
   if (!st.ok()) return st;
   if (d_out_len != s.heads * s.tq * s.dv) {  // no overflow: validate bounded q's product
     return Status::Invalid(
         "dOut", "dOut has " + std::to_string(d_out_len) +
                     " values but heads*tq*dv = " + std::to_string(s.heads * s.tq * s.dv));
   }
-  if (forward) {
-    st = check_forward(s, kernel, *forward);
-    if (!st.ok()) return st;
-  }
-  const std::size_t need = estimate_backward_bytes(s, sizeof(T), kernel);
+  const std::size_t need = estimate_backward_bytes(s, elem_size, kernel);
   if (need > opts.memory_cap) {
     return Status::Exhausted(
         "memory", "this backward pass needs " + mib(need) + " of working memory, over the cap of " +
@@ -154,6 +159,23 @@ Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t
                       (naive ? "; the weights alone are heads*tq*tk values: try kernel 'tiled' or "
                                "a shorter sequence"
                              : "; try a shorter sequence or fewer heads"));
+  }
+  return Status::Ok();
+}
+
+template <class T>
+Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
+                          std::size_t v_len, const T* d_out, std::size_t d_out_len,
+                          const AttentionOptions& opts, Kernel kernel,
+                          const AttentionResult<T>* forward, AttentionGrads<T>* out) {
+  const Shape& s = opts.shape;
+  const bool naive = kernel == Kernel::kNaive;
+  Status st =
+      validate_backward(opts, q_len, k_len, v_len, d_out_len, s.tk, s.tq * s.tk, kernel, sizeof(T));
+  if (!st.ok()) return st;
+  if (forward) {
+    st = check_forward(s, kernel, *forward);
+    if (!st.ok()) return st;
   }
   // The forward pass, unless given (then out->forward is left as it was: the caller's
   // result may even be out->forward itself).
@@ -169,6 +191,12 @@ Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t
   out->dv = xt::zeros<T>({s.kv_heads, s.tk, s.dv});
   const T scale = static_cast<T>(effective_scale(opts));
   if (naive) {
+    // float32 with SIMD128: the tiled SIMD kernel taking P from the stored weights.
+    if constexpr (std::is_same_v<T, float> && detail::kSimdKernels) {
+      if (detail::tiled_backward_simd(q, k, v, d_out, opts, scale, *fwd, out, true)) {
+        return Status::Ok();
+      }
+    }
     backward_naive(q, k, v, d_out, opts, scale, *fwd, out);
   } else {
     detail::backward_tiled(q, k, v, d_out, opts, scale, *fwd, out);

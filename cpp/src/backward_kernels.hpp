@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "attn/backward.hpp"
@@ -23,25 +24,6 @@
 #include "kernels.hpp"
 
 namespace attn::detail {
-
-// Scratch bytes of the tiled backward (P and dS tiles, per-row D, lse, dropout prefix).
-inline std::size_t tiled_backward_workspace_bytes(const Shape&, std::size_t elem) {
-  return (2 * kTileQ * kTileK + 2 * kTileQ) * elem + kTileQ * (sizeof(std::uint64_t) + 1);
-}
-
-// The weight a fully masked row gives every key under its fill policy (see kernels.hpp).
-template <class T>
-T fully_masked_weight(MaskFill fill, std::size_t tk) {
-  switch (fill) {
-    case MaskFill::kNegInf:
-      return std::numeric_limits<T>::quiet_NaN();
-    case MaskFill::kFinite:
-      return T(1) / static_cast<T>(tk);
-    case MaskFill::kZero:
-      break;
-  }
-  return T(0);
-}
 
 template <class T>
 void backward_tiled_scalar(const T* q, const T* k, const T* v, const T* d_out,
@@ -140,6 +122,9 @@ void backward_tiled_scalar(const T* q, const T* k, const T* v, const T* d_out,
 template <class T>
 void backward_tiled(const T* q, const T* k, const T* v, const T* d_out, const AttentionOptions& o,
                     T scale, const AttentionResult<T>& fwd, AttentionGrads<T>* g) {
+  if constexpr (std::is_same_v<T, float> && kSimdKernels) {
+    if (tiled_backward_simd(q, k, v, d_out, o, scale, fwd, g, false)) return;
+  }
   backward_tiled_scalar(q, k, v, d_out, o, scale, fwd, g);
 }
 

@@ -92,6 +92,20 @@ void fully_masked_row(MaskFill fill, const T* v, std::size_t tk, std::size_t dv,
   }
 }
 
+// The weight a fully masked row gives every key under its fill policy (see kernels.hpp).
+template <class T>
+T fully_masked_weight(MaskFill fill, std::size_t tk) {
+  switch (fill) {
+    case MaskFill::kNegInf:
+      return std::numeric_limits<T>::quiet_NaN();
+    case MaskFill::kFinite:
+      return T(1) / static_cast<T>(tk);
+    case MaskFill::kZero:
+      break;
+  }
+  return T(0);
+}
+
 // The naive kernel: for each head and query row,
 //   1. scores s_j = scale * q_i . k_j for the allowed keys (all keys if scores are kept);
 //   2. m = max_j s_j over allowed keys (NaN-propagating);

@@ -21,7 +21,18 @@ std::size_t simd_scratch_floats(std::size_t dk) {
   return kTileQ * dk + kTileQ * kTileK + 6 * kTileQ;
 }
 
+std::size_t simd_backward_scratch_floats(std::size_t dk, std::size_t dv) {
+  // Qt (d_k x 64), dO^t (d_v x 64), the P and dS tiles (64 x 64), per-row lse and D.
+  return kTileQ * (dk + dv) + 2 * kTileQ * kTileK + 2 * kTileQ;
+}
+
 #ifndef ATTN_HAVE_SIMD
+
+bool tiled_backward_simd(const float*, const float*, const float*, const float*,
+                         const AttentionOptions&, float, const AttentionResult<float>&,
+                         AttentionGrads<float>*, bool) {
+  return false;
+}
 
 bool simd_eligible(const float*, const float*, const float*, const AttentionOptions&, float) {
   return false;
@@ -499,31 +510,36 @@ void exp_f32(const float* x, float* y, std::size_t n, bool nonpositive) {
   }
 }
 
+namespace {
+// max |p[i]| into *out; false if a value is NaN or infinite.
+bool finite_max_abs(const float* p, std::size_t n, float* out) {
+  v128_t m = splat(0.f), bad = wasm_i32x4_splat(0);
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const v128_t x = wasm_f32x4_abs(ld(p + i));
+    bad = wasm_v128_or(bad, wasm_f32x4_ne(x, x));  // NaN
+    m = vmax(m, x);
+  }
+  float r = hmax(m);
+  bool nan = wasm_v128_any_true(bad);
+  for (; i < n; ++i) {
+    nan |= std::isnan(p[i]);
+    r = std::max(r, std::fabs(p[i]));
+  }
+  *out = r;
+  return !nan && std::isfinite(r);
+}
+}  // namespace
+
 bool simd_eligible(const float* q, const float* k, const float* v, const AttentionOptions& o,
                    float scale) {
   const Shape& s = o.shape;
   // Dropout runs in the scalar kernels (the SIMD ones have no per-cell keep test yet).
   if (o.dropout > 0) return false;
-  auto max_abs = [](const float* p, std::size_t n, float* out) {
-    v128_t m = splat(0.f), bad = wasm_i32x4_splat(0);
-    std::size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-      const v128_t x = wasm_f32x4_abs(ld(p + i));
-      bad = wasm_v128_or(bad, wasm_f32x4_ne(x, x));  // NaN
-      m = vmax(m, x);
-    }
-    float r = hmax(m);
-    bool nan = wasm_v128_any_true(bad);
-    for (; i < n; ++i) {
-      nan |= std::isnan(p[i]);
-      r = std::max(r, std::fabs(p[i]));
-    }
-    *out = r;
-    return !nan && std::isfinite(r);
-  };
   float mq, mk, mv;
-  if (!max_abs(q, s.heads * s.tq * s.dk, &mq) || !max_abs(k, s.kv_heads * s.tk * s.dk, &mk) ||
-      !max_abs(v, s.kv_heads * s.tk * s.dv, &mv)) {
+  if (!finite_max_abs(q, s.heads * s.tq * s.dk, &mq) ||
+      !finite_max_abs(k, s.kv_heads * s.tk * s.dk, &mk) ||
+      !finite_max_abs(v, s.kv_heads * s.tk * s.dv, &mv)) {
     return false;
   }
   // Bounds on |score| (and the scaled Q) and on any weighted sum of values.
@@ -715,6 +731,163 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
         for (std::size_t c = 0; c < s.dv; ++c) y[c] *= inv;
         out->lse.data()[row] = m[r] * kLn2 + std::log(l[r]);
         out->entropy.data()[row] = std::log(l[r]) - kLn2 * t[r] * inv;
+      }
+    }
+  }
+  return true;
+}
+
+// Keys per tile of the backward: the P and dS tiles (64 rows x kBT keys) and the K, V,
+// dK, dV rows of the tile stay in L1 beside Qt and dO^t.
+constexpr std::size_t kBT = 32;
+
+bool tiled_backward_simd(const float* q, const float* k, const float* v, const float* d_out,
+                         const AttentionOptions& o, float scale, const AttentionResult<float>& fwd,
+                         AttentionGrads<float>* g, bool from_weights) {
+  if (!simd_eligible(q, k, v, o, scale)) return false;  // also refuses dropout > 0
+  if (from_weights && fwd.weights.size() != o.shape.heads * o.shape.tq * o.shape.tk) return false;
+  const Shape& s = o.shape;
+  float mdo, mv;
+  if (!finite_max_abs(d_out, s.heads * s.tq * s.dv, &mdo)) return false;
+  finite_max_abs(v, s.kv_heads * s.tk * s.dv, &mv);
+  // Bounds on |dP| = |dO . V| and on the sums into dV (no overflow, as for the forward).
+  if (double(s.dv) * mdo * mv > 1e30 || double(s.tq) * mdo > 1e30) return false;
+  for (std::size_t row = 0; row < s.heads * s.tq; ++row) {  // a caller's forward: sane lse?
+    if (!std::isfinite(fwd.lse.data()[row]) && allowed_count(o.mask, row % s.tq, s.tq, s.tk)) {
+      return false;
+    }
+  }
+  const std::size_t group = s.heads / s.kv_heads;
+  const bool pointwise = has_pointwise(o.mask);
+  const float ninf = -std::numeric_limits<float>::infinity();
+  // Zero-initialised: score_tile leaves keys past a row group's limit as they were, and
+  // those entries must stay finite (P is 0 there, so dS = 0 * (dP - D) = 0).
+  std::vector<float> qt(s.dk * kW), dot_t(s.dv * kW), pt(kW * kW), dpt(kW * kW);
+  alignas(16) float lse2[kW], dsum[kW];
+  alignas(16) std::int32_t lo32[kW], hi32[kW];
+  const GroupLimits all = no_limits();
+  GroupLimits lim;
+  const v128_t vscale = splat(scale);
+  for (std::size_t h = 0; h < s.heads; ++h) {
+    const std::size_t kv = h / group;
+    const float* kg = k + kv * s.tk * s.dk;  // (T_k, d_k)
+    const float* vg = v + kv * s.tk * s.dv;  // (T_k, d_v)
+    float* dkg = g->dk.data() + kv * s.tk * s.dk;
+    float* dvg = g->dv.data() + kv * s.tk * s.dv;
+    for (std::size_t i0 = 0; i0 < s.tq; i0 += kW) {
+      const std::size_t rows = std::min(kW, s.tq - i0), groups = (rows + 15) / 16;
+      const std::size_t quads = (rows + 3) / 4, row0 = h * s.tq + i0;
+      const float* qtile = q + row0 * s.dk;       // (rows, d_k)
+      const float* dotile = d_out + row0 * s.dv;  // (rows, d_v)
+      float* dqtile = g->dq.data() + row0 * s.dk;
+      // 1. Once per query tile: Q (scale and log2 e folded in, so scores come out in base
+      //    2 like the forward's) and dO transposed for the micro-kernel; per row lse in
+      //    base 2 and D = rowsum(dO * O). Fully masked rows pass their policy's weights
+      //    to dV here and get an empty range, so every later tile masks them to P = 0.
+      transpose_q(qtile, rows, s.dk, scale * kLog2e, qt.data());
+      transpose_q(dotile, rows, s.dv, 1.f, dot_t.data());
+      TileRows tr = tile_rows(o.mask, i0, rows, s.tq, s.tk);
+      bool any_full = false;
+      for (std::size_t r = 0; r < kW; ++r) {
+        lse2[r] = 0.f, dsum[r] = 0.f, lo32[r] = 0, hi32[r] = 0;
+        if (r >= rows) continue;  // past the tile: empty range, always masked
+        const std::size_t row = row0 + r;
+        if (allowed_count(o.mask, i0 + r, s.tq, s.tk) == 0) {
+          any_full = true;
+          tr.lo[r] = tr.hi[r] = 0;
+          const float w = fully_masked_weight<float>(o.fill, s.tk);
+          if (w != 0.f) {
+            for (std::size_t j = 0; j < s.tk; ++j) axpy(w, dotile + r * s.dv, dvg + j * s.dv, s.dv);
+          }
+          continue;
+        }
+        lse2[r] = fwd.lse.data()[row] * kLog2e;
+        dsum[r] = dot(dotile + r * s.dv, fwd.output.data() + row * s.dv, s.dv);
+        lo32[r] = static_cast<std::int32_t>(tr.lo[r]);
+        hi32[r] = static_cast<std::int32_t>(tr.hi[r]);
+      }
+      const std::size_t lo = tr.lo_min, hi = tr.hi_max;
+      for (std::size_t j0 = lo - lo % kBT; j0 < hi; j0 += kBT) {
+        const std::size_t J = std::min(kBT, s.tk - j0);
+        const bool masked = any_full || pointwise || tr.lo_max > j0 || tr.hi_min < j0 + J;
+        const std::size_t* jl = masked ? group_limits(tr, rows, j0, &lim) : all.j;
+        // 2. P for the tile, key-major. From the naive forward's weights: a transposed copy
+        //    (forbidden cells are exact zeros there; fully masked rows are zeroed, pass 1
+        //    took care of them). Else the scores (base 2), forbidden cells -inf, then
+        //    P = 2^(S - lse): the forward's lse already holds each row's maximum and sum,
+        //    so no running maximum is needed and P is the exact normalised softmax.
+        if (from_weights) {
+          const float* w0 = fwd.weights.data() + row0 * s.tk + j0;
+          for (std::size_t r = 0; r < kW; ++r) {
+            const bool live = r < rows && hi32[r] > lo32[r];
+            for (std::size_t jj = 0; jj < J; ++jj) {
+              pt[jj * kW + r] = live ? w0[r * s.tk + jj] : 0.f;
+            }
+          }
+        } else {
+          score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups, jl, pt.data());
+        }
+        if (masked && !from_weights) {
+          for (std::size_t jj = 0; jj < J; ++jj) {
+            const v128_t jv = wasm_i32x4_splat(static_cast<std::int32_t>(j0 + jj));
+            float* sr = pt.data() + jj * kW;
+            for (std::size_t x = 0; x < quads; ++x) {
+              const v128_t ok = wasm_v128_and(wasm_i32x4_le(wasm_v128_load(lo32 + 4 * x), jv),
+                                              wasm_i32x4_gt(wasm_v128_load(hi32 + 4 * x), jv));
+              st(sr + 4 * x, wasm_v128_bitselect(ld(sr + 4 * x), splat(ninf), ok));
+            }
+          }
+          if (pointwise) {
+            for (std::size_t r = 0; r < rows; ++r) {
+              const std::size_t a = std::max(j0, tr.lo[r]), b = std::min(j0 + J, tr.hi[r]);
+              for (std::size_t j = a; j < b; ++j) {
+                if (!pointwise_allowed(o.mask, i0 + r, j, s.tk)) pt[(j - j0) * kW + r] = ninf;
+              }
+            }
+          }
+        }
+        for (std::size_t jj = 0; jj < J && !from_weights; ++jj) {
+          float* sr = pt.data() + jj * kW;
+          for (std::size_t x = 0; x < quads; ++x) {
+            st(sr + 4 * x, vexp2(sub(ld(sr + 4 * x), ld(lse2 + 4 * x))));
+          }
+        }
+        // 3. dP = dO V^T for the tile: the score micro-kernel with dO^t in place of Qt.
+        score_tile(dot_t.data(), s.dv, vg + j0 * s.dv, J, groups, jl, dpt.data());
+        // 4. dV_j += sum_r P_rj dO_r: a P row (one key, rows contiguous) times dO rows.
+        for (std::size_t jj = 0; jj < J; jj += 2) {
+          const bool two = jj + 1 < J;
+          float* y = dvg + (j0 + jj) * s.dv;
+          accumulate_pv(pt.data() + jj * kW, two ? pt.data() + (jj + 1) * kW : nullptr, 1, dotile,
+                        rows, s.dv, 1.f, 1.f, y, two ? y + s.dv : nullptr);
+        }
+        // 5. dS = scale * P * (dP - D) in place of dP (softmax's Jacobian, row by row).
+        for (std::size_t jj = 0; jj < J; ++jj) {
+          const float* pr = pt.data() + jj * kW;
+          float* dr = dpt.data() + jj * kW;
+          for (std::size_t x = 0; x < quads; ++x) {
+            st(dr + 4 * x, mul(mul(ld(pr + 4 * x), sub(ld(dr + 4 * x), ld(dsum + 4 * x))), vscale));
+          }
+        }
+        // 6. dK_j += sum_r dS_rj Q_r (unscaled Q rows: the scale is inside dS).
+        for (std::size_t jj = 0; jj < J; jj += 2) {
+          const bool two = jj + 1 < J;
+          float* y = dkg + (j0 + jj) * s.dk;
+          accumulate_pv(dpt.data() + jj * kW, two ? dpt.data() + (jj + 1) * kW : nullptr, 1, qtile,
+                        rows, s.dk, 1.f, 1.f, y, two ? y + s.dk : nullptr);
+        }
+        // 7. dQ_r += sum_j dS_rj K_j, two rows at a time over the keys the pair may see.
+        for (std::size_t r = 0; r < rows; r += 2) {
+          const bool pair = r + 1 < rows;
+          const std::size_t a = pair ? std::min(tr.lo[r], tr.lo[r + 1]) : tr.lo[r];
+          const std::size_t b = pair ? std::max(tr.hi[r], tr.hi[r + 1]) : tr.hi[r];
+          const std::size_t ja = std::max(a, j0), jb = std::min(b, j0 + J);
+          if (ja >= jb) continue;
+          float* y = dqtile + r * s.dk;
+          const float* p = dpt.data() + (ja - j0) * kW + r;
+          accumulate_pv(p, pair ? p + 1 : nullptr, kW, kg + ja * s.dk, jb - ja, s.dk, 1.f, 1.f, y,
+                        pair ? y + s.dk : nullptr);
+        }
       }
     }
   }

@@ -63,7 +63,66 @@ double fd_check(const backward_case::Config& c, const AttentionGrads<double>& g)
   return worst;
 }
 
+// One fixture case through attention_backward<T> with `kernel`; returns the worst |delta|
+// over output, dq, dk and dv (NaN must sit where the oracle has NaN).
+template <class T>
+double fixture_delta(const fixtures::json& jc, Kernel kernel) {
+  fixtures::Case c = fixtures::read_case(jc);
+  const auto q = fixtures::inputs<T>(jc.at("q")), k = fixtures::inputs<T>(jc.at("k")),
+             v = fixtures::inputs<T>(jc.at("v")), dout = fixtures::inputs<T>(jc.at("dOut"));
+  AttentionGrads<T> g;
+  REQUIRE(backward(q, k, v, dout, fixtures::bind(c), kernel, &g).ok());
+  const auto& e = jc.at("expect");
+  CHECK(g.forward.diag.fully_masked_rows == e.at("fullyMaskedRows").get<std::size_t>());
+  double d = 0;
+  for (auto [name, got] : {std::pair<const char*, const T*>{"output", g.forward.output.data()},
+                           {"dq", g.dq.data()},
+                           {"dk", g.dk.data()},
+                           {"dv", g.dv.data()}}) {
+    const auto want = fixtures::vec<double>(e.at(name));
+    const double x = fixtures::max_abs_diff(got, want.data(), want.size());
+    INFO(name << " max|delta| " << x);
+    CHECK(x < std::numeric_limits<double>::infinity());  // NaN exactly where PyTorch has NaN
+    d = std::max(d, x);
+  }
+  return d;
+}
+
+// Tolerances against the PyTorch float64 fixtures (absolute; the gradients are O(1) except
+// in large_logits, where |dQ|, |dK| reach ~1e2 and float32 scores carry ~1e-4 absolute error).
+double tolerance(bool f32, const std::string& family) {
+  if (!f32) return family == "large_logits" ? 1e-9 : 1e-10;
+  return family == "large_logits" ? 5e-4 : 5e-5;
+}
+
 }  // namespace
+
+TEST_CASE("backward - matches the PyTorch autograd oracle for every fixture",
+          "[backward][oracle]") {
+  const auto fx = fixtures::load("backward.json");
+  std::map<std::string, double> worst[2][2];  // [f32][tiled]
+  for (const auto& jc : fx.at("cases")) {
+    const std::string name = jc.at("name"), family = jc.at("family");
+    for (Kernel kernel : {Kernel::kNaive, Kernel::kTiled}) {
+      const int t = kernel == Kernel::kTiled;
+      INFO("case " << name << (t ? " tiled" : " naive"));
+      const double d64 = fixture_delta<double>(jc, kernel);
+      CHECK(d64 <= tolerance(false, family));
+      const double d32 = fixture_delta<float>(jc, kernel);
+      CHECK(d32 <= tolerance(true, family));
+      worst[0][t][family] = std::max(worst[0][t][family], d64);
+      worst[1][t][family] = std::max(worst[1][t][family], d32);
+    }
+  }
+  for (int f32 = 0; f32 < 2; ++f32) {
+    for (int t = 0; t < 2; ++t) {
+      for (const auto& [family, d] : worst[f32][t]) {
+        WARN("backward " << (f32 ? "f32 " : "f64 ") << (t ? "tiled" : "naive") << " max|delta| "
+                         << family << ": " << d << " (tolerance " << tolerance(f32, family) << ")");
+      }
+    }
+  }
+}
 
 TEST_CASE("backward - float64 gradients equal central finite differences for every option",
           "[backward][fd]") {
@@ -102,4 +161,173 @@ TEST_CASE("backward - with dropout, float64 gradients equal finite differences (
   }
   WARN("backward f64 with dropout vs finite differences, 200 configs x 2 kernels: max|delta| "
        << worst);
+}
+
+TEST_CASE("backward - tiled equals naive (float32 and float64) for every option and T up to 200",
+          "[backward][tiled][property]") {
+  std::mt19937 gen(777);
+  double worst32 = 0, worst64 = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    auto c = backward_case::random_config(gen, trial % 3 == 0, true, trial % 4 == 0 ? 200 : 20);
+    INFO("trial " << trial);
+    AttentionGrads<double> a, b;
+    REQUIRE(backward(c->q, c->k, c->v, c->dout, c->opts, Kernel::kNaive, &a).ok());
+    REQUIRE(backward(c->q, c->k, c->v, c->dout, c->opts, Kernel::kTiled, &b).ok());
+    for (auto [x, y] : {std::pair{&a.dq, &b.dq}, {&a.dk, &b.dk}, {&a.dv, &b.dv}}) {
+      const double d = fixtures::max_abs_diff(x->data(), y->data(), x->size());
+      CHECK(d <= 1e-12);
+      worst64 = std::max(worst64, d);
+    }
+    const std::vector<float> q(c->q.begin(), c->q.end()), k(c->k.begin(), c->k.end()),
+        v(c->v.begin(), c->v.end()), dout(c->dout.begin(), c->dout.end());
+    AttentionGrads<float> fa, fb;
+    REQUIRE(backward(q, k, v, dout, c->opts, Kernel::kNaive, &fa).ok());
+    REQUIRE(backward(q, k, v, dout, c->opts, Kernel::kTiled, &fb).ok());
+    for (auto [x, y] : {std::pair{&fa.dq, &fb.dq}, {&fa.dk, &fb.dk}, {&fa.dv, &fb.dv}}) {
+      const double d = fixtures::max_abs_diff(x->data(), y->data(), x->size());
+      CHECK(d <= 2e-4);
+      worst32 = std::max(worst32, d);
+    }
+  }
+  WARN("backward tiled vs naive over 120 random configs: max|delta| f64 " << worst64 << ", f32 "
+                                                                          << worst32);
+}
+
+TEST_CASE("backward - a given forward result gives the same gradients as a recomputed one",
+          "[backward]") {
+  std::mt19937 gen(4);
+  for (int trial = 0; trial < 20; ++trial) {
+    auto c = backward_case::random_config(gen, trial % 2 == 0, true);
+    for (Kernel kernel : {Kernel::kNaive, Kernel::kTiled}) {
+      AttentionResult<double> f;
+      REQUIRE((kernel == Kernel::kNaive
+                   ? attn::attention(c->q.data(), c->q.size(), c->k.data(), c->k.size(),
+                                     c->v.data(), c->v.size(), c->opts, &f)
+                   : attn::attention_tiled(c->q.data(), c->q.size(), c->k.data(), c->k.size(),
+                                           c->v.data(), c->v.size(), c->opts, &f))
+                  .ok());
+      AttentionGrads<double> a, b;
+      REQUIRE(backward(c->q, c->k, c->v, c->dout, c->opts, kernel, &a).ok());
+      REQUIRE(attn::attention_backward(c->q.data(), c->q.size(), c->k.data(), c->k.size(),
+                                       c->v.data(), c->v.size(), c->dout.data(), c->dout.size(),
+                                       c->opts, kernel, &f, &b)
+                  .ok());
+      CHECK(b.forward.output.size() == 0);  // left untouched
+      CHECK(fixtures::max_abs_diff(a.dq.data(), b.dq.data(), a.dq.size()) == 0);
+      CHECK(fixtures::max_abs_diff(a.dk.data(), b.dk.data(), a.dk.size()) == 0);
+      CHECK(fixtures::max_abs_diff(a.dv.data(), b.dv.data(), a.dv.size()) == 0);
+    }
+  }
+}
+
+TEST_CASE("backward - bad arguments are errors that name the field", "[backward][errors]") {
+  const std::vector<float> buf(64, 0.5f);
+  AttentionOptions o;
+  o.shape = {2, 1, 3, 4, 2, 2};  // q 12, k 8, v 8, dOut 12
+  AttentionGrads<float> g;
+  auto call = [&](const AttentionOptions& opts, std::size_t dout_len, Kernel kernel,
+                  const AttentionResult<float>* f = nullptr) {
+    return attn::attention_backward(buf.data(), 12, buf.data(), 8, buf.data(), 8, buf.data(),
+                                    dout_len, opts, kernel, f, &g);
+  };
+  CHECK(call(o, 12, Kernel::kNaive).ok());
+  CHECK(call(o, 12, Kernel::kTiled).ok());
+  CHECK(call(o, 11, Kernel::kNaive).field == "dOut");
+  CHECK(call(o, 13, Kernel::kTiled).field == "dOut");
+  for (double p : {1.0, -0.1, 1.5, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    AttentionOptions d = o;
+    d.dropout = p;
+    INFO("dropout " << p);
+    CHECK(call(d, 12, Kernel::kNaive).field == "dropout");
+    CHECK(call(d, 12, Kernel::kTiled).field == "dropout");
+  }
+  AttentionOptions bad = o;
+  bad.shape.kv_heads = 3;
+  CHECK(call(bad, 12, Kernel::kNaive).field == "kvHeads");
+  CHECK(call(o, 12, static_cast<Kernel>(7)).field == "kernel");
+  // A forward result of another shape, or without the weights the naive kernel needs.
+  AttentionResult<float> tiled_fwd;
+  REQUIRE(attn::attention_tiled(buf.data(), 12, buf.data(), 8, buf.data(), 8, o, &tiled_fwd).ok());
+  CHECK(call(o, 12, Kernel::kTiled, &tiled_fwd).ok());
+  CHECK(call(o, 12, Kernel::kNaive, &tiled_fwd).field == "forward");
+  AttentionOptions other = o;
+  other.shape.tq = 2;
+  CHECK(attn::attention_backward(buf.data(), 8, buf.data(), 8, buf.data(), 8, buf.data(), 8, other,
+                                 Kernel::kTiled, &tiled_fwd, &g)
+            .field == "forward");
+  // The memory cap: checked against the backward's estimate, before any allocation.
+  AttentionOptions capped = o;
+  capped.memory_cap = attn::estimate_backward_bytes(o.shape, sizeof(float), Kernel::kNaive) - 1;
+  CHECK(call(capped, 12, Kernel::kNaive).field == "memory");
+  capped.memory_cap += 1;
+  CHECK(call(capped, 12, Kernel::kNaive).ok());
+}
+
+TEST_CASE("backward - tiled working memory does not grow with T", "[backward][memory]") {
+  const Shape small{1, 1, 64, 64, 64, 64}, huge{8, 8, 16384, 16384, 64, 64};
+  CHECK(attn::tiled_backward_workspace_bytes(small, 4) ==
+        attn::tiled_backward_workspace_bytes(huge, 4));
+  CHECK(attn::tiled_backward_workspace_bytes(huge, 4) < (std::size_t{1} << 20));
+  // Naive: the forward's T x T weights; tiled: inputs, outputs and gradients only.
+  CHECK(attn::estimate_backward_bytes(huge, 4, Kernel::kNaive) >
+        std::size_t{8} * 16384 * 16384 * 4);
+  CHECK(attn::estimate_backward_bytes(huge, 4, Kernel::kTiled) < std::size_t{512} << 20);
+}
+
+TEST_CASE("backward - float32 (SIMD128 kernels in wasm) equals float64 for odd sizes and options",
+          "[backward][simd][property]") {
+  // Shapes off the vector width and across the 64-row / 32-key tiles; no dropout, so the
+  // wasm build takes the SIMD kernels for both kernels (naive: P from the stored weights).
+  std::mt19937 gen(31337);
+  const std::size_t ts[] = {1, 3, 17, 63, 64, 65, 97, 130};
+  const std::size_t dks[] = {1, 5, 16, 33, 64};
+  double worst = 0;
+  int trial = 0;
+  for (std::size_t t : ts) {
+    for (std::size_t dk : dks) {
+      for (int variant = 0; variant < 3; ++variant, ++trial) {
+        const std::size_t tk = variant == 2 ? t + 7 : t;
+        backward_case::Config c;
+        c.opts.shape = {2, variant == 1 ? 1u : 2u, t, tk, dk, 1 + (dk * 3 + t) % 67};
+        const Shape& s = c.opts.shape;
+        c.opts.mask.causal = variant != 1;
+        c.opts.mask.window = variant == 1 ? 9 : 0;
+        if (variant == 2) {
+          c.padding.assign(tk, 1);
+          for (std::size_t j = 2; j < tk; j += 5) c.padding[j] = 0;
+          c.opts.mask.key_padding = c.padding.data();
+        }
+        c.opts.fill = static_cast<attn::MaskFill>(trial % 3);
+        if (c.opts.fill == attn::MaskFill::kNegInf) c.opts.fill = attn::MaskFill::kFinite;
+        auto in = testing_inputs::make_qkv<double>(s, gen);
+        const auto dout = testing_inputs::normal<double>(s.heads * s.tq * s.dv, gen);
+        // Round the inputs to float32 first so both runs see the same numbers.
+        auto f32 = [](const std::vector<double>& x) {
+          return std::vector<float>(x.begin(), x.end());
+        };
+        auto f64 = [](const std::vector<float>& x) {
+          return std::vector<double>(x.begin(), x.end());
+        };
+        const auto q = f32(in.q), k = f32(in.k), v = f32(in.v), d = f32(dout);
+        INFO("T=" << t << " tk=" << tk << " dk=" << dk << " variant=" << variant);
+        for (Kernel kernel : {Kernel::kNaive, Kernel::kTiled}) {
+          AttentionGrads<float> a;
+          AttentionGrads<double> b;
+          REQUIRE(backward(q, k, v, d, c.opts, kernel, &a).ok());
+          REQUIRE(backward(f64(q), f64(k), f64(v), f64(d), c.opts, kernel, &b).ok());
+          for (auto [x, y] : {std::pair{a.dq.data(), b.dq.data()},
+                              {a.dk.data(), b.dk.data()},
+                              {a.dv.data(), b.dv.data()}}) {
+            const std::size_t n = x == a.dq.data()   ? a.dq.size()
+                                  : x == a.dk.data() ? a.dk.size()
+                                                     : a.dv.size();
+            const double delta = fixtures::max_abs_diff(x, y, n);
+            CHECK(delta <= 1e-4);
+            worst = std::max(worst, delta);
+          }
+        }
+      }
+    }
+  }
+  WARN("backward f32 vs f64 over " << trial << " odd shapes x 2 kernels: max|delta| " << worst);
 }

@@ -33,14 +33,25 @@ enum class Kernel { kNaive, kTiled };
 
 template <class T>
 struct AttentionGrads {
-  xt::xtensor<T, 3> dq;  // (H, T_q, d_k)
-  xt::xtensor<T, 3> dk;  // (H_kv, T_k, d_k)
-  xt::xtensor<T, 3> dv;  // (H_kv, T_k, d_v)
+  xt::xtensor<T, 3> dq;        // (H, T_q, d_k)
+  xt::xtensor<T, 3> dk;        // (H_kv, T_k, d_k)
+  xt::xtensor<T, 3> dv;        // (H_kv, T_k, d_v)
   AttentionResult<T> forward;  // output, lse, ... of the forward pass (run here if not given)
 };
 
+// Bytes of scratch the tiled backward uses beyond inputs, outputs and gradients: a few
+// tiles, independent of T.
+std::size_t tiled_backward_workspace_bytes(const Shape& s, std::size_t elem_size);
+
 // Bytes attention_backward allocates (gradients, forward if recomputed, working memory).
 std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem_size, Kernel kernel);
+
+// Every check attention_backward makes before allocating (the forward's fields, "dOut",
+// "kernel", "memory"), for callers that copy inputs first (the wasm bindings).
+// `padding_len` / `mask_len` as in attn::validate.
+Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::size_t k_len,
+                         std::size_t v_len, std::size_t d_out_len, std::size_t padding_len,
+                         std::size_t mask_len, Kernel kernel, std::size_t elem_size);
 
 // q: (H, T_q, d_k), k: (H_kv, T_k, d_k), v: (H_kv, T_k, d_v), d_out: (H, T_q, d_v),
 // all row-major with the given element counts. `forward` may be null (the forward pass
@@ -52,8 +63,8 @@ std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem_size, Kerne
 // Errors: the forward's fields, "dOut" (length), "dropout", "forward" (wrong sizes),
 // "memory" (estimate_backward_bytes over opts.memory_cap).
 template <class T>
-Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t k_len,
-                          const T* v, std::size_t v_len, const T* d_out, std::size_t d_out_len,
+Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
+                          std::size_t v_len, const T* d_out, std::size_t d_out_len,
                           const AttentionOptions& opts, Kernel kernel,
                           const AttentionResult<T>* forward, AttentionGrads<T>* out);
 
