@@ -1,5 +1,10 @@
 // npm run bench [-- --quick]
 //
+// Part 2 (issue 9): one training step (forward + backward + AdamW) of the attention-only
+// transformer, config A and d_model 32, batch 32: the attn_train wasm module under Node vs
+// PyTorch eager with one thread (bench/train_bench.mjs, bench/train_torch.py), interleaved with
+// the rounds above; and KV-cache decoding per-token time for T = 256 ... 4096 (once).
+//
 // Times scaled dot-product attention on given Q, K, V (scores, mask, softmax, A.V; no
 // projections) for NumPy (the lessons' code, float64 and float32, on OpenBLAS), our
 // native build and our wasm builds in Node, in several interleaved rounds (each
@@ -13,6 +18,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
+// --train-only: only the training-step and decoding part (plus the SIMD peak it reports against).
+const trainOnly = process.argv.includes('--train-only');
 const PY = '/usr/bin/python3';
 const NODE = process.execPath;
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
@@ -34,7 +41,7 @@ function build() {
   if (!fs.existsSync(path.join(root, 'build/native/CMakeCache.txt'))) sh('cmake', ['--preset', 'native']);
   sh('cmake', ['--build', '--preset', 'native', '--target', 'attn_bench']);
   if (!fs.existsSync(path.join(root, 'build/wasm/CMakeCache.txt'))) sh('cmake', ['--preset', 'wasm']);
-  sh('cmake', ['--build', '--preset', 'wasm', '--target', 'attn_bench', 'attn_bench_scalar', 'attn_core_js']);
+  sh('cmake', ['--build', '--preset', 'wasm', '--target', 'attn_bench', 'attn_bench_scalar', 'attn_core_js', 'attn_train_js']);
 }
 
 // ---------------------------------------------------------------- jobs
@@ -91,6 +98,16 @@ for (const [impl, file, kernel] of [['wasm-bwd-tiled', 'attn_bench_wasm.js', 'ba
 jobs.push({ impl: 'wasm-peak', threads: 1, peak: true, cmd: NODE,
   args: [...wasmArgs('attn_bench_wasm.js'), '--kernel', 'peak', '--reps', '3'], env });
 
+// Training step: wasm (after warm-up, medians inside the driver) vs PyTorch eager, one thread.
+const TRAIN_D = [64, 32];
+jobs.push({ impl: 'train-wasm', train: true, cmd: NODE, env,
+  args: ['--no-liftoff', '--no-experimental-fetch', path.join(root, 'bench/train_bench.mjs'), '--mode', 'train',
+    '--dmodel', list(TRAIN_D), '--reps', quick ? '20' : '40'] });
+jobs.push({ impl: 'train-pytorch', train: true, cmd: PY, env: numpyEnv(1),
+  args: ['bench/train_torch.py', '--dmodel', list(TRAIN_D), '--reps', quick ? '20' : '40'] });
+
+if (trainOnly) jobs.splice(0, jobs.length, ...jobs.filter((j) => j.train || j.peak));
+
 function runJob(job) {
   const r = spawnSync(job.cmd, job.args, { cwd: root, env: job.env, encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`${job.impl}: ${job.cmd} ${job.args.join(' ')} failed:\n${r.stderr}`);
@@ -113,6 +130,7 @@ log(`BLAS core NumPy used: ${info.blas.openblas_core ?? 'unknown (not OpenBLAS?)
 const samples = new Map(); // key -> [ms...]
 const splitOne = new Map(); // T -> [ms...]: the same harness's unsplit call in one thread
 const peaks = [];
+const trainSamples = new Map(); // `${impl}|${dModel}` -> { forward: [], backward: [], optimizer: [], step: [] }
 const keyOf = (impl, T, causal, threads) => `${impl}|${T}|${causal}|${threads}`;
 for (let round = 0; round < rounds; round++) {
   const order = jobs.map((_, i) => jobs[(i + round) % jobs.length]); // rotate: interleaved
@@ -120,6 +138,11 @@ for (let round = 0; round < rounds; round++) {
   for (const job of order) {
     for (const row of runJob(job)) {
       if (job.peak) peaks.push(row.gflops);
+      else if (job.train) {
+        const k = `${job.impl}|${row.dModel}`;
+        if (!trainSamples.has(k)) trainSamples.set(k, { forward: [], backward: [], optimizer: [], step: [] });
+        for (const ph of ['forward', 'backward', 'optimizer', 'step']) trainSamples.get(k)[ph].push(row[ph]);
+      }
       else {
         const k = keyOf(job.impl, row.T, job.causal, job.threads);
         if (!samples.has(k)) samples.set(k, []);
@@ -157,8 +180,10 @@ rows.push({ impl: 'wasm-peak', T: null, dk: null, heads: null, causal: null, thr
 const get = (impl, T, causal = true, threads = 1) =>
   rows.find((r) => r.impl === impl && r.T === T && r.causal === causal && r.threads === threads);
 
+let ws = null;
+if (!trainOnly) {
 // Memory: the tiled kernel's working memory and one large multi-head call in the browser module.
-const ws = runJob({ impl: 'workspace', cmd: path.join(root, 'build/native/attn_bench'),
+ws = runJob({ impl: 'workspace', cmd: path.join(root, 'build/native/attn_bench'),
   args: ['--kernel', 'workspace', '--T', list([256, 4096, 16384, 65536]), '--dk', String(DK)], env })[0];
 meta.tiledWorkspaceBytes = ws;
 const bws = runJob({ impl: 'backward-workspace', cmd: path.join(root, 'build/native/attn_bench'),
@@ -181,7 +206,10 @@ if (!quick) {
     finite: r.output.every(Number.isFinite), nanRows: r.nanRows };
 }
 
+}
+
 // ---------------------------------------------------------------- print
+if (!trainOnly) {
 const impls = ['numpy-f64', 'numpy-f32', 'native', 'wasm-scalar', 'wasm-simd', 'wasm-tiled'];
 const fmt = (x, w = 9) => (x === undefined || x === null ? '—' : x.toFixed(x < 10 ? 2 : 1)).padStart(w);
 log(`\nMedian ms over ${rounds} interleaved rounds; causal, one head, d_k = ${DK}, one thread unless noted.`);
@@ -221,6 +249,7 @@ for (const T of allT) {
 }
 log(`  wasm-peak (SIMD128 f32 mul+add microbenchmark): ${peak.toFixed(1)} GFLOP/s`);
 
+}
 const T = 2048;
 const targets = [];
 const target = (name, num, den, need, unit = '×') => {
@@ -229,6 +258,7 @@ const target = (name, num, den, need, unit = '×') => {
   log(`  ${(v >= need ? 'PASS' : 'MISS').padEnd(5)} ${name}: ${unit === '%' ? (100 * v).toFixed(0) + ' %' : v.toFixed(2) + '×'}` +
       ` (need ≥ ${unit === '%' ? 100 * need + ' %' : need + '×'})`);
 };
+if (!trainOnly) {
 log(`\nTargets at T = ${T}, causal, one head, d_k = ${DK}, one thread:`);
 target('wasm-tiled vs numpy-f64', get('numpy-f64', T)?.ms, get('wasm-tiled', T)?.ms, 5);
 target('wasm-tiled vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-tiled', T)?.ms, 3);
@@ -248,8 +278,10 @@ for (const T of bwdTs) {
 log(`  tiled backward working memory beyond Q, K, V, dO, output, lse and the gradients ` +
     `(tiled_backward_workspace_bytes, d_k = ${DK}) at T = ${bws.T.join(', ')}: ${bws.bytes.join(', ')} bytes`);
 target('wasm tiled backward vs PyTorch autograd (T = 2048)', get('torch-bwd', 2048)?.ms, get('wasm-bwd-tiled', 2048)?.ms, 2);
+}
 meta.targets = targets;
 
+if (!trainOnly) {
 log('\nMemory:');
 const wsMax = Math.max(...ws.bytes);
 log(`  tiled kernel working memory beyond Q, K, V and output (tiled_workspace_bytes, d_k = ${DK}) at T = ` +
@@ -263,9 +295,79 @@ if (meta.bigTiled) {
   log('  (T = 16384 with 8 heads: skipped in --quick)');
 }
 
+}
+
+// ---------------------------------------------------------------- training step
+// FLOPs counted the same way for both sides: every matrix product at full size (the
+// attention products over the whole T x T, as PyTorch computes them), backward = 2 x forward,
+// AdamW + gradient norm 16 per parameter.
+const V = 32, TT = 32, L = 2, H = 2, B = 32;
+const trainFlops = (D) => {
+  const N = B * TT;
+  const fwd = L * (2 * N * D * 3 * D + 2 * N * D * D + 4 * B * TT * TT * D) + 2 * N * D * V;
+  const params = 2 * V * D + TT * D + L * 4 * D * D;
+  return { forward: fwd, backward: 2 * fwd, optimizer: 16 * params, step: 3 * fwd + 16 * params };
+};
+log(`\nTraining step: attention-only transformer, vocab ${V}, T ${TT}, ${L} layers, ${H} heads, batch ${B}, ` +
+    'forward + backward + AdamW on one fixed batch, one thread; wasm = attn_train under Node after warm-up, ' +
+    'PyTorch eager float32 (torch.set_num_threads(1), OPENBLAS_CORETYPE/L2_SIZE unset). Medians of the per-round medians.');
+log('  d_model  phase        MFLOP   wasm ms  GFLOP/s  % peak   torch ms  GFLOP/s   torch/wasm');
+meta.train = [];
+for (const D of TRAIN_D) {
+  const w = trainSamples.get(`train-wasm|${D}`), p = trainSamples.get(`train-pytorch|${D}`);
+  if (!w || !p) continue;
+  const f = trainFlops(D);
+  const entry = { dModel: D, batch: B, phases: {} };
+  for (const ph of ['forward', 'backward', 'optimizer', 'step']) {
+    const wm = median(w[ph]), pm = median(p[ph]);
+    const wg = f[ph] / (wm * 1e6), pg = f[ph] / (pm * 1e6);
+    entry.phases[ph] = { mflop: +(f[ph] / 1e6).toFixed(2), wasmMs: +wm.toFixed(3), torchMs: +pm.toFixed(3),
+      wasmGflops: +wg.toFixed(2), torchGflops: +pg.toFixed(2), pctPeak: +(100 * wg / peak).toFixed(1) };
+    log(`  ${String(D).padStart(7)}  ${ph.padEnd(10)} ${(f[ph] / 1e6).toFixed(1).padStart(7)} ${wm.toFixed(2).padStart(9)} ` +
+        `${wg.toFixed(1).padStart(8)} ${(100 * wg / peak).toFixed(0).padStart(6)} % ${pm.toFixed(2).padStart(9)} ` +
+        `${pg.toFixed(1).padStart(8)} ${(pm / wm).toFixed(2).padStart(10)}×`);
+    rows.push({ impl: ph === 'step' ? 'train-wasm' : `train-wasm-${ph}`, T: TT, dModel: D, batch: B, threads: 1, ms: +wm.toFixed(3), gflops: +wg.toFixed(2) });
+    rows.push({ impl: ph === 'step' ? 'train-pytorch' : `train-pytorch-${ph}`, T: TT, dModel: D, batch: B, threads: 1, ms: +pm.toFixed(3), gflops: +pg.toFixed(2) });
+  }
+  meta.train.push(entry);
+}
+log('\nTargets (training step, one thread):');
+for (const [D, need] of [[64, 1.0], [32, 1.5]]) {
+  const e = meta.train.find((x) => x.dModel === D);
+  if (e) target(`train step d_model ${D}: PyTorch / wasm`, e.phases.step.torchMs, e.phases.step.wasmMs, need);
+}
+
+// ---------------------------------------------------------------- decoding
+const decTs = quick ? [256, 512, 1024, 2048] : [256, 512, 1024, 2048, 4096];
+const dec = runJob({ impl: 'decode', cmd: NODE, env,
+  args: ['--no-liftoff', '--no-experimental-fetch', path.join(root, 'bench/train_bench.mjs'), '--mode', 'decode', '--T', list(decTs)] })[0];
+const fit = (xs, ys) => { // least-squares slope of log y on log x
+  const lx = xs.map(Math.log), ly = ys.map(Math.log);
+  const mx = lx.reduce((a, b) => a + b) / lx.length, my = ly.reduce((a, b) => a + b) / ly.length;
+  let num = 0, den = 0;
+  for (let i = 0; i < lx.length; i++) { num += (lx[i] - mx) * (ly[i] - my); den += (lx[i] - mx) ** 2; }
+  return num / den;
+};
+dec.exponentCached = +fit(dec.T, dec.cached).toFixed(2);
+dec.exponentRecompute = +fit(dec.T, dec.recompute).toFixed(2);
+meta.decode = dec;
+log(`\nDecoding: random model d_model ${dec.dModel}, ${dec.heads} heads, ${dec.layers} layers (attn_train under Node), ` +
+    'per-token ms for the token appended at length T:');
+log('       T   cached ms  recompute ms   speed-up');
+dec.T.forEach((T, i) => {
+  log(`  ${String(T).padStart(6)} ${dec.cached[i].toFixed(3).padStart(11)} ${dec.recompute[i].toFixed(1).padStart(13)} ` +
+      `${(dec.recompute[i] / dec.cached[i]).toFixed(0).padStart(9)}×`);
+  rows.push({ impl: 'decode-cached', T, dModel: dec.dModel, heads: dec.heads, threads: 1, ms: +dec.cached[i].toFixed(4) });
+  rows.push({ impl: 'decode-recompute', T, dModel: dec.dModel, heads: dec.heads, threads: 1, ms: +dec.recompute[i].toFixed(3) });
+});
+log(`  fitted exponents (ms ~ T^p): cached p = ${dec.exponentCached}, recompute p = ${dec.exponentRecompute}` +
+    ` (expected about 1 and 2 once the O(T) / O(T^2) attention terms dominate the O(d_model^2) projections);` +
+    ` KV cache ${(dec.cacheBytes.at(-1) / 2 ** 20).toFixed(0)} MiB at seqLen ${Math.max(...dec.T)}`);
+
 meta.seconds = Math.round((Date.now() - t0) / 1000);
-fs.writeFileSync(path.join(root, 'bench/results.json'),
+const outName = trainOnly ? 'bench/results.train.json' : 'bench/results.json';
+fs.writeFileSync(path.join(root, outName),
   JSON.stringify(rows.map(({ spread, ...r }) => r), null, 1) + '\n');
-fs.writeFileSync(path.join(root, 'bench/results.meta.json'),
+fs.writeFileSync(path.join(root, trainOnly ? 'bench/results.train.meta.json' : 'bench/results.meta.json'),
   JSON.stringify({ ...meta, spreads: rows.filter((r) => r.spread).map((r) => ({ impl: r.impl, T: r.T, causal: r.causal, threads: r.threads, minMax: r.spread })) }, null, 1) + '\n');
-log(`\nwrote bench/results.json (${rows.length} rows) and bench/results.meta.json in ${meta.seconds} s`);
+log(`\nwrote ${outName} (${rows.length} rows) and its .meta.json in ${meta.seconds} s`);

@@ -291,6 +291,13 @@ class AttnError extends Error {
     var r = unwrap(this._live().generate(p, n, boolField(opts, 'cache', true), temperature, seedValue(opts.seed, 'seed')));
     return { tokens: copy(r.tokens) };
   };
+  // Extra (benchmarks): median ms of forward, forward + backward and optimizer over `reps`
+  // steps on one fixed batch; the weights move as in training.
+  Trainer.prototype.profile = function (reps) {
+    if (!Number.isInteger(reps) || reps < 1 || reps > 10000) fail('reps', 'reps must be an integer in 1..10000');
+    var r = unwrap(this._live().profile(reps));
+    return { forward: r.forward, forwardBackward: r.forwardBackward, optimizer: r.optimizer };
+  };
   Object.defineProperty(Trainer.prototype, 'step', {
     get: function () { return this._live().step(); },
   });
