@@ -255,6 +255,13 @@ TEST_CASE("backward - bad arguments are errors that name the field", "[backward]
   CHECK(attn::attention_backward(buf.data(), 8, buf.data(), 8, buf.data(), 8, buf.data(), 8, other,
                                  Kernel::kTiled, &tiled_fwd, &g)
             .field == "forward");
+  // heads*tq*dv overflowing size_t (q, k, v themselves addressable): refused, not wrapped.
+  AttentionOptions wide;
+  wide.shape = {1, 1, std::size_t{1} << 40, 1, 1, std::size_t{1} << 30};
+  CHECK(attn::attention_backward(buf.data(), std::size_t{1} << 40, buf.data(), 1, buf.data(),
+                                 std::size_t{1} << 30, buf.data(), 0, wide, Kernel::kTiled,
+                                 static_cast<const AttentionResult<float>*>(nullptr), &g)
+            .field == "memory");
   // The memory cap: checked against the backward's estimate, before any allocation.
   AttentionOptions capped = o;
   capped.memory_cap = attn::estimate_backward_bytes(o.shape, sizeof(float), Kernel::kNaive) - 1;
