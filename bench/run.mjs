@@ -83,6 +83,18 @@ const splitTs = quick ? [1024, 2048] : [1024, 2048, 4096];
 jobs.push({ impl: 'wasm-tiled', threads: 2, causal: true, split: true, cmd: NODE,
   args: ['--no-liftoff', '--no-experimental-fetch', path.join(root, 'bench/split_bench.mjs'), '--T', list(splitTs),
     '--dk', String(DK), '--threads', '2', '--reps', '5'], env });
+// Attention backward (dQ, dK, dV; forward run before the clock): PyTorch autograd of the
+// lesson's formulation on one thread vs our tiled backward in wasm (SIMD128, and the same
+// sources built scalar: the before/after of the SIMD kernel in one run) and the naive one.
+const bwdTs = quick ? [2048] : [1024, 2048];
+jobs.push({ impl: 'torch-bwd', threads: 1, causal: true, cmd: PY,
+  args: ['bench/torch_backward_bench.py', '--T', list(bwdTs), '--dk', String(DK), '--causal', '1', '--reps', '3'],
+  env: numpyEnv(1) });
+for (const [impl, file, kernel] of [['wasm-bwd-tiled', 'attn_bench_wasm.js', 'backward-tiled'],
+  ['wasm-bwd-tiled-scalar', 'attn_bench_wasm_scalar.js', 'backward-tiled'],
+  ['wasm-bwd-naive', 'attn_bench_wasm.js', 'backward-naive']]) {
+  jobs.push({ ...ours(impl, file, kernel, bwdTs, true), args: [...ours(impl, file, kernel, bwdTs, true).args, '--reps', '3'] });
+}
 jobs.push({ impl: 'wasm-peak', threads: 1, peak: true, cmd: NODE,
   args: [...wasmArgs('attn_bench_wasm.js'), '--kernel', 'peak', '--reps', '3'], env });
 
@@ -150,12 +162,16 @@ const median = (a) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const flops = (T, causal) => (causal ? 2 : 4) * T * T * DK; // causal: the half the mask allows
+// Backward rows: the four products dV = P^T dO, dP = dO V^T, dQ = dS K, dK = dS^T Q over the
+// half the causal mask allows (4 T^2 d_k); the tiled kernel's recomputed S is not counted.
+const isBwd = (impl) => impl.includes('bwd');
 const rows = [];
 for (const [k, ms] of samples) {
   const [impl, T, causal, threads] = k.split('|');
   const m = median(ms);
   rows.push({ impl, T: +T, dk: DK, heads: 1, causal: causal === 'true', threads: +threads,
-    ms: +m.toFixed(3), gflops: +(flops(+T, causal === 'true') / (m * 1e6)).toFixed(2),
+    ms: +m.toFixed(3),
+    gflops: +((isBwd(impl) ? 2 * flops(+T, causal === 'true') : flops(+T, causal === 'true')) / (m * 1e6)).toFixed(2),
     spread: [+Math.min(...ms).toFixed(3), +Math.max(...ms).toFixed(3)] });
 }
 const peak = median(peaks);
@@ -165,11 +181,15 @@ const get = (impl, T, causal = true, threads = 1) =>
   rows.find((r) => r.impl === impl && r.T === T && r.causal === causal && r.threads === threads);
 
 let ws = null;
+let bws = null;
 if (!trainOnly) {
 // Memory: the tiled kernel's working memory and one large multi-head call in the browser module.
 ws = runJob({ impl: 'workspace', cmd: path.join(root, 'build/native/attn_bench'),
   args: ['--kernel', 'workspace', '--T', list([256, 4096, 16384, 65536]), '--dk', String(DK)], env })[0];
 meta.tiledWorkspaceBytes = ws;
+bws = runJob({ impl: 'backward-workspace', cmd: path.join(root, 'build/native/attn_bench'),
+  args: ['--kernel', 'backward-workspace', '--T', list([256, 4096, 16384, 65536]), '--dk', String(DK)], env })[0];
+meta.tiledBackwardWorkspaceBytes = bws;
 if (!quick) {
   const createAttnCore = (await import(path.join(root, 'build/wasm/attn_core.mjs'))).default;
   const core = await createAttnCore({ wasmBinary: fs.readFileSync(path.join(root, 'build/wasm/attn_core.wasm')) });
@@ -239,11 +259,27 @@ const target = (name, num, den, need, unit = '×') => {
   log(`  ${(v >= need ? 'PASS' : 'MISS').padEnd(5)} ${name}: ${unit === '%' ? (100 * v).toFixed(0) + ' %' : v.toFixed(2) + '×'}` +
       ` (need ≥ ${unit === '%' ? 100 * need + ' %' : need + '×'})`);
 };
-if (!trainOnly) log(`\nTargets at T = ${T}, causal, one head, d_k = ${DK}, one thread:`);
-if (!trainOnly) target('wasm-tiled vs numpy-f64', get('numpy-f64', T)?.ms, get('wasm-tiled', T)?.ms, 5);
-if (!trainOnly) target('wasm-tiled vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-tiled', T)?.ms, 3);
-if (!trainOnly) target('wasm-simd vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-simd', T)?.ms, 1.5);
-if (!trainOnly) target('non-causal wasm-tiled vs wasm-peak', get('wasm-tiled', T, false)?.gflops, peak, 0.7, '%');
+if (!trainOnly) {
+log(`\nTargets at T = ${T}, causal, one head, d_k = ${DK}, one thread:`);
+target('wasm-tiled vs numpy-f64', get('numpy-f64', T)?.ms, get('wasm-tiled', T)?.ms, 5);
+target('wasm-tiled vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-tiled', T)?.ms, 3);
+target('wasm-simd vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-simd', T)?.ms, 1.5);
+target('non-causal wasm-tiled vs wasm-peak', get('wasm-tiled', T, false)?.gflops, peak, 0.7, '%');
+
+log('\nAttention backward (dQ, dK, dV of sum(output * dO); the forward runs before the clock), causal, one head,' +
+    ` d_k = ${DK}, one thread; GFLOP/s count 4·T²·d_k (the four products over the allowed half):`);
+for (const T of bwdTs) {
+  const b = (impl) => get(impl, T);
+  const tb = b('torch-bwd'), wt = b('wasm-bwd-tiled'), ws1 = b('wasm-bwd-tiled-scalar'), wn = b('wasm-bwd-naive');
+  log(`  T=${String(T).padStart(5)}  PyTorch autograd ${fmt(tb?.ms, 7)} ms (${fmt(tb?.gflops, 5).trim()} GFLOP/s)` +
+      `   wasm tiled SIMD128 ${fmt(wt?.ms, 7)} ms (${fmt(wt?.gflops, 5).trim()} GFLOP/s)` +
+      `   wasm tiled scalar ${fmt(ws1?.ms, 7)} ms   wasm naive SIMD128 ${fmt(wn?.ms, 7)} ms` +
+      `   PyTorch / wasm tiled ${(tb?.ms / wt?.ms).toFixed(2)}×   SIMD speed-up ${(ws1?.ms / wt?.ms).toFixed(2)}×`);
+}
+log(`  tiled backward working memory beyond Q, K, V, dO, output, lse and the gradients ` +
+    `(tiled_backward_workspace_bytes, d_k = ${DK}) at T = ${bws.T.join(', ')}: ${bws.bytes.join(', ')} bytes`);
+target('wasm tiled backward vs PyTorch autograd (T = 2048)', get('torch-bwd', 2048)?.ms, get('wasm-bwd-tiled', 2048)?.ms, 2);
+}
 meta.targets = targets;
 
 if (!trainOnly) {
