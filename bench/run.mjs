@@ -181,12 +181,13 @@ const get = (impl, T, causal = true, threads = 1) =>
   rows.find((r) => r.impl === impl && r.T === T && r.causal === causal && r.threads === threads);
 
 let ws = null;
+let bws = null;
 if (!trainOnly) {
 // Memory: the tiled kernel's working memory and one large multi-head call in the browser module.
 ws = runJob({ impl: 'workspace', cmd: path.join(root, 'build/native/attn_bench'),
   args: ['--kernel', 'workspace', '--T', list([256, 4096, 16384, 65536]), '--dk', String(DK)], env })[0];
 meta.tiledWorkspaceBytes = ws;
-const bws = runJob({ impl: 'backward-workspace', cmd: path.join(root, 'build/native/attn_bench'),
+bws = runJob({ impl: 'backward-workspace', cmd: path.join(root, 'build/native/attn_bench'),
   args: ['--kernel', 'backward-workspace', '--T', list([256, 4096, 16384, 65536]), '--dk', String(DK)], env })[0];
 meta.tiledBackwardWorkspaceBytes = bws;
 if (!quick) {
