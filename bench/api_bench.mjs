@@ -3,13 +3,16 @@
 // the kernel alone, so overhead = call - kernel is measured in the same call. Several module
 // builds given with --module are called interleaved (A/B under the same machine load).
 //   node bench/api_bench.mjs [--T 64,256,1024,2048] [--reps 20] [--module build/wasm/attn_core.mjs ...]
-//        [--dk 64] [--kernel tiled] [--causal 1] [--into]   (--into: caller-owned result arrays)
+//        [--dk 64] [--kernel tiled] [--causal 1] [--into] [--dir bench/out]
+//        (--into: caller-owned result arrays)
 // prints one JSON line per (module, T): {"module","T","ms":[...],"kernelMs":[...],"cpuMs":[...]}
-// (kernelMs empty for builds without lastKernelMs). Inputs: seeded uniform(-1, 1), the same
-// bytes in every process (bench/peers use the same generator).
+// (kernelMs empty for builds without lastKernelMs). Inputs: bench/inputs.mjs (seeded, the same
+// bytes in every process and for every peer); with --dir (bench/out, written by run.mjs) also
+// "maxAbsError" of the output against the float64 reference rows there.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { inputs, readCase, maxAbsError } from './inputs.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -23,13 +26,6 @@ const useInto = argv.includes('--into');
 const modPaths = argv.flatMap((a, i) => (a === '--module' ? [argv[i + 1]] : []));
 if (!modPaths.length) modPaths.push('build/wasm/attn_core.mjs');
 
-export function lcgInputs(T, d, seed = 12345) {
-  let s = seed >>> 0;
-  const r = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32) * 2 - 1;
-  const mk = () => { const a = new Float32Array(T * d); for (let i = 0; i < a.length; i++) a[i] = r(); return a; };
-  return [mk(), mk(), mk()];
-}
-
 const cores = [];
 for (const m of modPaths) {
   const file = path.resolve(root, m);
@@ -37,7 +33,9 @@ for (const m of modPaths) {
   cores.push(await create({ wasmBinary: fs.readFileSync(file.replace(/\.mjs$/, '.wasm')) }));
 }
 const opts = (T) => ({ heads: 1, tq: T, tk: T, dk, dv: dk, causal, kernel });
-const ins = new Map(Ts.map((T) => [T, lcgInputs(T, dk)]));
+const dir = arg('dir', null);
+const ins = new Map(Ts.map((T) => [T, inputs(T, dk)]));
+const refs = new Map(dir && causal ? Ts.map((T) => [T, readCase(path.resolve(root, dir), T, dk)]) : []);
 // Warm-up: every T a few times in every build (tiers the code up, grows each heap to its size).
 for (let w = 0; w < 3; w++) for (const T of Ts) for (const c of cores) c.attention(...ins.get(T), opts(T));
 for (const T of Ts) {
@@ -51,12 +49,13 @@ for (const T of Ts) {
       const c = cores[j], r = res[j];
       const c0 = process.cpuUsage();
       const t0 = performance.now();
-      c.attention(q, k, v, o, into);
+      const y = c.attention(q, k, v, o, into).output;
       const t1 = performance.now();
       const cu = process.cpuUsage(c0);
       r.ms.push(+(t1 - t0).toFixed(4));
       r.cpuMs.push((cu.user + cu.system) / 1000);
       if (c.lastKernelMs) r.kernelMs.push(+c.lastKernelMs().toFixed(4));
+      if (i === 0 && refs.has(T)) r.maxAbsError = maxAbsError(y, refs.get(T).ref, refs.get(T).rows, dk);
     }
   }
   res.forEach((r, j) => console.log(JSON.stringify({ module: modPaths[j], T, into: useInto, ...r })));
