@@ -73,8 +73,8 @@ bool run_backward(const std::string& kernel, const Inputs& in, const attn::Atten
                   Backward* b) {
   const attn::Kernel k = kernel == "backward-tiled" ? attn::Kernel::kTiled : attn::Kernel::kNaive;
   const attn::Status st = attn::attention_backward(
-      in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(), in.v.size(),
-      b->dout.data(), b->dout.size(), o, k, &b->fwd, &b->grads);
+      in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(), in.v.size(), b->dout.data(),
+      b->dout.size(), o, k, &b->fwd, &b->grads);
   if (!st.ok()) std::fprintf(stderr, "attention_backward failed: %s\n", st.message.c_str());
   return st.ok();
 }
@@ -102,7 +102,8 @@ bool run_once(const std::string& kernel, const Inputs& in, const attn::Attention
 }
 
 // Peak multiply-add throughput: 12 independent chains acc = acc * m + c (one multiply
-// and one add per lane per step), m and c read at run time so nothing folds away.
+// and one add per lane per step, fused into one relaxed_madd in the relaxed-SIMD driver),
+// m and c read at run time so nothing folds away.
 double peak_gflops(float m, float c, long steps) {
 #if defined(__wasm_simd128__)
   v128_t a[12];
@@ -110,12 +111,18 @@ double peak_gflops(float m, float c, long steps) {
   const v128_t vm = wasm_f32x4_splat(m), vc = wasm_f32x4_splat(c);
   const double t0 = now_ms();
   for (long s = 0; s < steps; ++s) {
+#ifdef ATTN_RELAXED_SIMD  // fused: a * m + c in one relaxed_madd (see simd_kernels.cpp)
+#define ATTN_STEP(i) \
+  a[i] = (v128_t)__builtin_wasm_fma_f32x4((__f32x4)a[i], (__f32x4)vm, (__f32x4)vc);
+#else
 #define ATTN_STEP(i) a[i] = wasm_f32x4_add(wasm_f32x4_mul(a[i], vm), vc);
+#endif
     ATTN_STEP(0)
     ATTN_STEP(1)
     ATTN_STEP(2)
-    ATTN_STEP(3) ATTN_STEP(4) ATTN_STEP(5) ATTN_STEP(6) ATTN_STEP(7) ATTN_STEP(8) ATTN_STEP(9)
-        ATTN_STEP(10) ATTN_STEP(11)
+    ATTN_STEP(3)
+    ATTN_STEP(4) ATTN_STEP(5) ATTN_STEP(6) ATTN_STEP(7) ATTN_STEP(8) ATTN_STEP(9) ATTN_STEP(10)
+        ATTN_STEP(11)
 #undef ATTN_STEP
   }
   const double ms = now_ms() - t0;
@@ -191,11 +198,11 @@ int main(int argc, char** argv) {
     for (std::size_t t : ts) {
       const attn::Shape s{heads, heads, t, t, dk, dk};
       t_list += (t_list.empty() ? "" : ",") + std::to_string(t);
-      bytes += (bytes.empty() ? "" : ",") +
-               std::to_string(attn::tiled_backward_workspace_bytes(s, 4));
+      bytes +=
+          (bytes.empty() ? "" : ",") + std::to_string(attn::tiled_backward_workspace_bytes(s, 4));
     }
-    std::printf("{\"kernel\":\"backward-workspace\",\"T\":[%s],\"bytes\":[%s]}\n",
-                t_list.c_str(), bytes.c_str());
+    std::printf("{\"kernel\":\"backward-workspace\",\"T\":[%s],\"bytes\":[%s]}\n", t_list.c_str(),
+                bytes.c_str());
     return 0;
   }
   const bool backward = kernel.rfind("backward-", 0) == 0;

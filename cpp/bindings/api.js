@@ -316,6 +316,7 @@ class AttnError extends Error {
     DEFAULT_CAP = c.memoryCap;
     Module['limits'] = {
       memoryCap: c.memoryCap,
+      relaxedSimd: c.relaxedSimd,  // issue 12: fused multiply-adds (attn_core_relaxed)
       tile: { queries: c.tileQueries, keys: c.simd ? c.tileKeysSimd : c.tileKeys, scalarKeys: c.tileKeys,
               simdKeys: c.tileKeysSimd, simd: c.simd },
       check: { unitRoundoff: c.checkUnitRoundoff, f32VsF64Abs: c.checkF32VsF64Abs, tiledVsNaiveAbs: c.checkTiledVsNaiveAbs },

@@ -99,8 +99,9 @@ class Session {
     opts.mask.window = io_size(Io::kWindow);
     if (!std::isnan(in[Io::kScale])) opts.scale = in[Io::kScale];
     const int fill = static_cast<int>(in[Io::kFill]);
-    opts.fill = fill == 1 ? attn::MaskFill::kFinite
-                          : fill == 2 ? attn::MaskFill::kZero : attn::MaskFill::kNegInf;
+    opts.fill = fill == 1   ? attn::MaskFill::kFinite
+                : fill == 2 ? attn::MaskFill::kZero
+                            : attn::MaskFill::kNegInf;
     fast_tiled_ = in[Io::kTiled] != 0;
     opts.return_scores = in[Io::kReturnScores] != 0;
     opts.memory_cap = io_size(Io::kMemoryCap);
@@ -139,11 +140,10 @@ class Session {
                 *k = reinterpret_cast<const float*>(fk_.data),
                 *v = reinterpret_cast<const float*>(fv_.data);
     const double t0 = emscripten_get_now();
-    const attn::Status st =
-        fast_tiled_ ? attn::attention_tiled(q, fast_lens_[0], k, fast_lens_[1], v, fast_lens_[2],
-                                            opts, &res_)
-                    : attn::attention(q, fast_lens_[0], k, fast_lens_[1], v, fast_lens_[2], opts,
-                                      &res_);
+    const attn::Status st = fast_tiled_ ? attn::attention_tiled(q, fast_lens_[0], k, fast_lens_[1],
+                                                                v, fast_lens_[2], opts, &res_)
+                                        : attn::attention(q, fast_lens_[0], k, fast_lens_[1], v,
+                                                          fast_lens_[2], opts, &res_);
     io_[Io::kKernelMs] = emscripten_get_now() - t0;  // core.lastKernelMs(): the bench's split
     if (!st.ok()) return set_error(st);
     io_[Io::kOutput] = address(res_.output.data());
@@ -163,7 +163,8 @@ class Session {
     per_head_.assign(opts.shape.heads, 0.0);
     if (res_.diag.nan_rows) {
       const std::vector<std::size_t> per_head = attn::nan_rows_per_head(res_);
-      for (std::size_t h = 0; h < per_head.size(); ++h) per_head_[h] = static_cast<double>(per_head[h]);
+      for (std::size_t h = 0; h < per_head.size(); ++h)
+        per_head_[h] = static_cast<double>(per_head[h]);
     }
     io_[Io::kPerHead] = address(per_head_.data());
     io_[Io::kPerHeadLen] = static_cast<double>(per_head_.size());
@@ -497,15 +498,50 @@ class Session {
   struct Io {
     enum : int {
       // in: options, normalised by api.js
-      kHeads, kKvHeads, kTq, kTk, kDk, kDv, kCausal, kWindow, kScale /* NaN: 1/sqrt(dk) */,
-      kFill /* 0 neg_inf, 1 finite, 2 zero */, kTiled, kReturnScores, kMemoryCap, kDropout,
-      kDropoutSeed, kQLen, kKLen, kVLen, kPadLen /* -1: none */, kMaskLen /* -1: none */,
+      kHeads,
+      kKvHeads,
+      kTq,
+      kTk,
+      kDk,
+      kDv,
+      kCausal,
+      kWindow,
+      kScale /* NaN: 1/sqrt(dk) */,
+      kFill /* 0 neg_inf, 1 finite, 2 zero */,
+      kTiled,
+      kReturnScores,
+      kMemoryCap,
+      kDropout,
+      kDropoutSeed,
+      kQLen,
+      kKLen,
+      kVLen,
+      kPadLen /* -1: none */,
+      kMaskLen /* -1: none */,
       // out of prepareAttention: where api.js copies the inputs
-      kQ, kK, kV, kPad, kMask,
+      kQ,
+      kK,
+      kV,
+      kPad,
+      kMask,
       // out of runAttention: the results (address, length) and diagnostics
-      kOutput, kOutputLen, kEntropy, kRowsLen /* entropy and lse */, kLse, kWeights,
-      kWeightsLen, kScores, kScoresLen, kFullyMasked, kNanRows, kInfScoreRows, kEffScale,
-      kPerHead, kPerHeadLen, kKernelMs, kCount
+      kOutput,
+      kOutputLen,
+      kEntropy,
+      kRowsLen /* entropy and lse */,
+      kLse,
+      kWeights,
+      kWeightsLen,
+      kScores,
+      kScoresLen,
+      kFullyMasked,
+      kNanRows,
+      kInfScoreRows,
+      kEffScale,
+      kPerHead,
+      kPerHeadLen,
+      kKernelMs,
+      kCount
     };
   };
   // A buffer that only grows and never zero-fills (every byte is overwritten by the copy
@@ -572,6 +608,11 @@ val coreConstants() {
   r.set("tileKeys", static_cast<double>(attn::kTileK));
   r.set("tileKeysSimd", static_cast<double>(attn::kTileKSimd));
   r.set("simd", attn::simd_kernels_built());
+#ifdef ATTN_RELAXED_SIMD  // issue 12: the attn_core_relaxed build (fused multiply-adds)
+  r.set("relaxedSimd", true);
+#else
+  r.set("relaxedSimd", false);
+#endif
   r.set("checkUnitRoundoff", attn::kCheckUnitRoundoff);
   r.set("checkF32VsF64Abs", attn::kCheckF32VsF64Abs);
   r.set("checkTiledVsNaiveAbs", attn::kCheckTiledVsNaiveAbs);
