@@ -33,6 +33,8 @@
 import LZString from 'lz-string';
 import { brief, clampNumber, decodeComponent, int, oneOf, positions, real, yesNo, type Kind } from './fields';
 import { TIMING, TIMING_LIMITS, type TimingState } from '../timing/state';
+import { TRAIN } from '../train/state';
+import type { TrainState } from '../train/config';
 
 export { brief } from './fields';
 export type { TimingKernels, TimingInput, TimingState } from '../timing/state';
@@ -84,6 +86,7 @@ export interface State {
   model: ModelState;
   page: PageState;
   timing: TimingState;
+  train: TrainState;
 }
 
 /** One row of the table: a field of a sub-state. */
@@ -132,7 +135,7 @@ export const LIMITS = {
 export const INDUCTION_HEADS = 2;
 
 /** Every view a link may name. A new view adds its id here and in app/views.ts. */
-export const VIEWS = ['heads', 'mask', 'scale', 'output', 'timing'] as const;
+export const VIEWS = ['heads', 'mask', 'scale', 'output', 'timing', 'train'] as const;
 export type ViewId = (typeof VIEWS)[number];
 export const FILLS: readonly Fill[] = ['neg_inf', 'finite', 'zero'];
 export const FILL_LABEL: Record<Fill, string> = {
@@ -301,7 +304,7 @@ export const PAGE: SubState<PageState> = {
 };
 
 /** THE table. Order = link order = normalization order. */
-export const TABLE: { [G in keyof State]: SubState<State[G]> } = { model: MODEL, page: PAGE, timing: TIMING };
+export const TABLE: { [G in keyof State]: SubState<State[G]> } = { model: MODEL, page: PAGE, timing: TIMING, train: TRAIN };
 
 type AnyField = Field<unknown>;
 let ROWS: readonly (readonly [keyof State, string, AnyField])[] | null = null;

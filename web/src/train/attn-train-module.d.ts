@@ -1,25 +1,6 @@
-// The training module (build/wasm/attn_train.mjs) is generated and untyped; these are the parts
-// of its JS surface (docs/train-api.md) the Train tab's Worker uses.
+// The training module (build/wasm/attn_train.mjs) is generated and untyped; this gives its
+// default export the types of train/attn-train.d.ts.
 declare module '*/build/wasm/attn_train.mjs' {
-  export interface AttnTrainer {
-    train(n: number): { step: number; loss: Float32Array; gradNorm: Float32Array; finite: boolean };
-    evaluate(): { loss: number; accuracy: number };
-    headScores(): {
-      previousToken: Float32Array; induction: Float32Array; duplicateToken: Float32Array;
-      ablationLoss: Float32Array; kComposition: Float32Array; loss: number;
-    };
-    attention(tokens: Int32Array): { weights: Float32Array; logits: Float32Array };
-    sampleBatch(): { tokens: Int32Array; lossMask: Uint8Array };
-    weights(): Record<string, unknown>;
-    setLearningRate(lr: number): void;
-    setAblation(layer: number, head: number, on: boolean): void;
-    readonly step: number;
-    readonly config: Record<string, unknown>;
-    delete(): void;
-  }
-  export interface AttnTrainLib {
-    createTrainer(config: Record<string, unknown>): AttnTrainer;
-  }
-  const createAttnTrain: (opts?: { locateFile?: (p: string) => string; wasmBinary?: ArrayBuffer }) => Promise<AttnTrainLib>;
+  const createAttnTrain: import('./attn-train').CreateAttnTrain;
   export default createAttnTrain;
 }

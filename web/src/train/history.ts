@@ -68,8 +68,8 @@ export interface ShelfDrop {
 /**
  * The shelf and the drop of a held-out loss curve: the drop is the middle of the window of `w`
  * evaluations over which the loss falls most (after the first w, which hold the fall from ln V to
- * the unigram level); the shelf is the run of evaluations before it that stay within 10 % of the
- * loss at the window's start. Null until the fall is at least `minFall` nats.
+ * the unigram level); the shelf is the run of evaluations before it that stay within −10 % … +35 %
+ * of the loss at the window's start (the shelf creeps down slowly before the drop). Null until the fall is at least `minFall` nats.
  */
 export function shelfAndDrop(step: readonly number[], loss: readonly number[], w = 4, minFall = 0.25): ShelfDrop | null {
   const n = loss.length;
@@ -86,7 +86,7 @@ export function shelfAndDrop(step: readonly number[], loss: readonly number[], w
   if (at < 0 || best < minFall) return null;
   const level = loss[at];
   let from = at;
-  while (from > 0 && loss[from - 1] <= level * 1.1 && loss[from - 1] >= level * 0.9) from--;
+  while (from > 0 && loss[from - 1] <= level * 1.35 && loss[from - 1] >= level * 0.9) from--;
   let sum = 0;
   for (let i = from; i <= at; i++) sum += loss[i];
   return { shelfFrom: step[from], shelfTo: step[at], shelfLoss: sum / (at - from + 1), drop: step[at + Math.floor(w / 2)], fall: best };

@@ -18,7 +18,8 @@ import {
 } from './config';
 import { History, PHASE_TEXT, crossing, phaseOf, shelfAndDrop, thin, type Phase } from './history';
 import { drawChart, type Series } from './chart';
-import { trainOf, trainPatch, trainPresetHash } from './state';
+import { trainOf, trainPatch } from './state';
+import { trainHash, trainPresetHash } from './links';
 import { TRAIN_PRESETS } from './presets';
 import { exportCsv, exportDoc } from './export';
 
@@ -43,6 +44,12 @@ declare global {
   interface Window { __trainTab?: TrainDebug }
 }
 
+/** A colour swatch; the colour is set through the CSSOM (the page's CSP forbids style attributes). */
+function swatch(color: string): HTMLElement {
+  const e = el('span', { class: 'tr-sw' });
+  e.style.backgroundColor = color;
+  return e;
+}
 function labelled(label: string, control: HTMLElement, hint?: string): HTMLElement {
   return el('label', { class: 'tr-field' }, el('span', { text: label }), control, hint ? el('span', { class: 'tr-hint', text: hint }) : null);
 }
@@ -131,7 +138,7 @@ class TrainView implements View {
   private scoreLegend = el('div', { class: 'tr-legend' });
   private attnGrid = el('div', { class: 'tr-attn-grid' });
   private attnReadout = el('p', { class: 'readout', 'aria-live': 'polite', 'data-testid': 'train-readout', text: 'Hover a cell (or focus a map and use the arrow keys) to read a weight.' });
-  private heatmaps: { name: string; heatmap: Heatmap }[] = [];
+  private maps: { name: string; heatmap: Heatmap }[] = [];
   private kcompBox = el('div', { class: 'tr-kcomp' });
   private kcompMaps: Heatmap[] = [];
   private headTable = el('table', { class: 'tr-heads', 'data-testid': 'train-heads' });
@@ -538,7 +545,7 @@ class TrainView implements View {
   }
 
   heatmaps(): { name: string; heatmap: Heatmap }[] {
-    return this.heatmaps;
+    return this.maps;
   }
 
   private schedule(): void {
@@ -565,11 +572,12 @@ class TrainView implements View {
   private buildHeatmaps(): void {
     const { L, H, T } = this.dims();
     clear(this.attnGrid);
-    this.heatmaps = [];
+    this.maps = [];
     const width = this.ctx?.width ?? 600;
-    const size = Math.max(120, Math.min(260, Math.floor((width - 40) / Math.min(H, width < 500 ? 1 : 3)) - 60));
-    const labels = Array.from(this.probe, (tok, i) => `${tok}${this.probeMask[i] ? '·' : ''}`);
-    this.attnGrid.style.setProperty('--tr-cols', String(Math.min(H, 4)));
+    // H maps per row (one per layer) while each can be at least 150 px; else fewer per row
+    const perRow = Math.max(1, Math.min(H, Math.floor((width - 20) / 230)));
+    const size = Math.max(120, Math.min(T * 12, 300, Math.floor((width - 20) / perRow) - 80));
+    this.attnGrid.style.setProperty('--tr-cols', String(perRow));
     for (let l = 0; l < L; l++) {
       for (let h = 0; h < H; h++) {
         const name = `layer-${l}-head-${h}`;
@@ -578,10 +586,8 @@ class TrainView implements View {
           describe: (i, j, v, f) => f ? `L${l} H${h}: query ${this.probe[i]} (pos ${i}) → key ${this.probe[j]} (pos ${j}): masked (causal)` : `L${l} H${h}: query ${this.probe[i]} (pos ${i}) → key ${this.probe[j]} (pos ${j}): ${fmt(v, 3)}`,
           onCell: (text) => (this.attnReadout.textContent = text),
         });
-        this.heatmaps.push({ name, heatmap: hm });
+        this.maps.push({ name, heatmap: hm });
         this.attnGrid.append(el('figure', { class: 'tr-head', 'data-head': `${l}-${h}` }, el('figcaption', { text: `layer ${l} · head ${h}` }), hm.root));
-        void T;
-        void labels;
       }
     }
     clear(this.kcompBox);
@@ -594,7 +600,7 @@ class TrainView implements View {
         onCell: (text) => (this.attnReadout.textContent = text),
       });
       this.kcompMaps.push(hm);
-      this.heatmaps.push({ name: `kcomp-layer-${l}-to-${l + 1}`, heatmap: hm });
+      this.maps.push({ name: `kcomp-layer-${l}-to-${l + 1}`, heatmap: hm });
       this.kcompBox.append(hm.root);
     }
     if (L < 2) this.kcompBox.append(el('p', { class: 'muted', text: 'One layer: no composition.' }));
@@ -605,21 +611,21 @@ class TrainView implements View {
   private fillPngSelect(): void {
     const keep = this.pngSelect.value;
     clear(this.pngSelect);
-    for (const n of ['loss-curve', 'scores-previous-token', 'scores-induction', 'scores-duplicate-token', ...this.heatmaps.map((h) => h.name)]) this.pngSelect.append(el('option', { value: n, text: n }));
+    for (const n of ['loss-curve', 'scores-previous-token', 'scores-induction', 'scores-duplicate-token', ...this.maps.map((h) => h.name)]) this.pngSelect.append(el('option', { value: n, text: n }));
     if ([...this.pngSelect.options].some((o) => o.value === keep)) this.pngSelect.value = keep;
   }
 
   private drawSnapshot(): void {
     const s = this.snap;
     const { L, H, T } = this.dims();
-    if (!s || this.heatmaps.length < L * H) return;
+    if (!s || this.maps.length < L * H) return;
     const labels = Array.from(this.probe, (tok, i) => `${tok}${this.probeMask[i] ? '·' : ''}`);
     const forbidden = new Uint8Array(T * T);
     for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) forbidden[i * T + j] = 1;
     const ents: string[] = [];
     for (let k = 0; k < L * H; k++) {
       const values = s.attention.subarray(k * T * T, (k + 1) * T * T);
-      this.heatmaps[k].heatmap.update({ rows: T, cols: T, values, forbidden, lo: 0, hi: 1, rowLabels: labels, colLabels: labels });
+      this.maps[k].heatmap.update({ rows: T, cols: T, values, forbidden, lo: 0, hi: 1, rowLabels: labels, colLabels: labels });
       let e = 0;
       for (let i = 0; i < T; i++) for (let j = 0; j <= i; j++) {
         const p = values[i * T + j];
@@ -651,7 +657,7 @@ class TrainView implements View {
         b.addEventListener('click', () => this.toggleAblation(l, h));
         const cell = (v: number) => el('td', { text: fmt(v, 2), class: v >= 0.5 ? 'tr-strong' : '' });
         body.append(el('tr', {},
-          el('th', { scope: 'row' }, el('span', { class: 'tr-sw', style: `background:${HEAD_COLORS[k % HEAD_COLORS.length]}` }), `L${l} H${h}`),
+          el('th', { scope: 'row' }, swatch(HEAD_COLORS[k % HEAD_COLORS.length]), `L${l} H${h}`),
           cell(sc.previousToken[k]), cell(sc.induction[k]), cell(sc.duplicateToken[k]),
           el('td', { text: `${fmt(sc.ablationLoss[k], 3)} (${sc.ablationLoss[k] - sc.loss >= 0 ? '+' : ''}${fmt(sc.ablationLoss[k] - sc.loss, 2)})` }),
           el('td', {}, b)));
@@ -717,7 +723,7 @@ class TrainView implements View {
     }
     if (this.scoreLegend.childElementCount !== L * H) {
       clear(this.scoreLegend);
-      for (let k = 0; k < L * H; k++) this.scoreLegend.append(el('span', {}, el('span', { class: 'tr-sw', style: `background:${HEAD_COLORS[k % HEAD_COLORS.length]}` }), `L${Math.floor(k / H)} H${k % H}`));
+      for (let k = 0; k < L * H; k++) this.scoreLegend.append(el('span', {}, swatch(HEAD_COLORS[k % HEAD_COLORS.length]), `L${Math.floor(k / H)} H${k % H}`));
     }
     this.drawSnapshot();
   }
@@ -738,7 +744,7 @@ class TrainView implements View {
       if (blob) download(`${name}.png`, blob);
       return;
     }
-    const item = this.heatmaps.find((x) => x.name === name);
+    const item = this.maps.find((x) => x.name === name);
     const d = item?.heatmap.current;
     if (!item || !d) return;
     const blob = await heatmapPng(item.heatmap.dataCanvas, d, `Attention Playground — ${name} at step ${this.step}`);
@@ -749,7 +755,7 @@ class TrainView implements View {
     const t = this.ts;
     if (!t) return;
     const u = new URL(location.href);
-    u.hash = trainPresetHash({ id: '', title: '', blurb: '', figure: '', train: { ...t, until: this.step, play: true } });
+    u.hash = trainHash({ ...t, until: this.step, play: true });
     u.search = '';
     try {
       await navigator.clipboard.writeText(u.toString());
@@ -760,4 +766,4 @@ class TrainView implements View {
   }
 }
 
-export const trainView: ViewFactory = { id: 'train', label: 'Train', needsResult: false, create: () => new TrainView() as unknown as View };
+export const trainView: ViewFactory = { id: 'train', label: 'Train', needsResult: false, create: () => new TrainView() };

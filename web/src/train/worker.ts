@@ -4,7 +4,8 @@
 // replayed run reports the same history), and yields between chunks so Pause, a new learning
 // rate or an ablation are taken at once. The page starts a new Worker to reset.
 /// <reference lib="webworker" />
-import createAttnTrain, { type AttnTrainLib, type AttnTrainer } from '../../../build/wasm/attn_train.mjs';
+import createAttnTrain from '../../../build/wasm/attn_train.mjs';
+import type { AttnTrainLib, AttnTrainer } from './attn-train';
 import wasmUrl from '../../../build/wasm/attn_train.wasm?url';
 import type { HeadScores, Snapshot, StopReason, TrainMessage, TrainRequest } from './protocol';
 
@@ -143,7 +144,7 @@ async function handle(m: TrainRequest): Promise<void> {
     case 'init': {
       const t0 = performance.now();
       try {
-        lib ??= await createAttnTrain({ locateFile: () => wasmUrl });
+        if (!lib) lib = await createAttnTrain({ locateFile: () => wasmUrl });
       } catch (e) {
         post({ kind: 'fatal', message: `The training module failed to load: ${errorOf(e).message}` });
         return;
@@ -151,7 +152,7 @@ async function handle(m: TrainRequest): Promise<void> {
       try {
         tr?.delete();
         tr = null;
-        const t = lib.createTrainer(m.config);
+        const t = lib!.createTrainer(m.config);
         tr = t;
         evalEvery = m.evalEvery;
         snapEvery = m.snapEvery;

@@ -1,0 +1,21 @@
+// Types of the training module's JS surface (docs/train-api.md), the parts the Train tab uses.
+export interface AttnTrainer {
+  train(n: number): { step: number; loss: Float32Array; gradNorm: Float32Array; finite: boolean };
+  evaluate(): { loss: number; accuracy: number };
+  headScores(): {
+    previousToken: Float32Array; induction: Float32Array; duplicateToken: Float32Array;
+    ablationLoss: Float32Array; kComposition: Float32Array; loss: number;
+  };
+  attention(tokens: Int32Array): { weights: Float32Array; logits: Float32Array };
+  sampleBatch(): { tokens: Int32Array; lossMask: Uint8Array };
+  weights(): Record<string, unknown>;
+  setLearningRate(lr: number): void;
+  setAblation(layer: number, head: number, on: boolean): void;
+  readonly step: number;
+  readonly config: Record<string, unknown>;
+  delete(): void;
+}
+export interface AttnTrainLib {
+  createTrainer(config: Record<string, unknown>): AttnTrainer;
+}
+export type CreateAttnTrain = (opts?: { locateFile?: (p: string) => string; wasmBinary?: ArrayBuffer }) => Promise<AttnTrainLib>;
