@@ -251,7 +251,14 @@ class TrainView implements View {
     num(this.untilAcc, 'untilAcc');
     num(this.lr, 'lr');
     const c = this.cfg;
-    for (const k of ['vocab', 'seqLen', 'layers', 'heads', 'kvHeads', 'dModel', 'initStd', 'dropout', 'batch', 'weightDecay', 'seed'] as const) num(c[k], k);
+    for (const k of ['vocab', 'seqLen', 'layers', 'kvHeads', 'dModel', 'initStd', 'dropout', 'batch', 'weightDecay', 'seed'] as const) num(c[k], k);
+    // Heads: K/V heads follow when they were equal (plain multi-head stays plain, not GQA).
+    c.heads.addEventListener('change', () => {
+      const t = this.ts;
+      const n = Number(c.heads.value);
+      if (!t || c.heads.value.trim() === '' || !Number.isFinite(n)) return;
+      this.patch(t.kvHeads === t.heads ? { heads: n, kvHeads: n } : { heads: n });
+    });
     c.task.addEventListener('change', () => this.patch({ task: c.task.value as TrainState['task'] }));
     c.positional.addEventListener('change', () => this.patch({ positional: c.positional.value as TrainState['positional'] }));
     c.kernel.addEventListener('change', () => this.patch({ kernel: c.kernel.value as TrainState['kernel'] }));
