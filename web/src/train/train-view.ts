@@ -69,6 +69,9 @@ class TrainView implements View {
   private built: TrainState | null = null;
   private history = new History();
   private snap: Snapshot | null = null;
+  /** the snapshot last drawn (heatmaps, table): redrawn only when a new one arrives */
+  private drawnSnap: Snapshot | null = null;
+  private builtWidth = 0;
   private probe: Int32Array = new Int32Array(0);
   private probeMask: Uint8Array = new Uint8Array(0);
   private run: RunState = 'loading';
@@ -527,6 +530,8 @@ class TrainView implements View {
       }
     }
     this.syncControls(t);
+    // the maps are sized to the width: rebuild them when it changed noticeably
+    if (this.maps.length > 0 && Math.abs(ctx.width - this.builtWidth) > 40) this.buildHeatmaps();
     this.schedule();
   }
 
@@ -581,6 +586,7 @@ class TrainView implements View {
     clear(this.attnGrid);
     this.maps = [];
     const width = this.ctx?.width ?? 600;
+    this.builtWidth = width;
     // H maps per row (one per layer) while each can be at least 150 px; else fewer per row
     const perRow = Math.max(1, Math.min(H, Math.floor((width - 20) / 230)));
     const size = Math.max(120, Math.min(T * 12, 300, Math.floor((width - 20) / perRow) - 80));
@@ -611,7 +617,7 @@ class TrainView implements View {
       this.kcompBox.append(hm.root);
     }
     if (L < 2) this.kcompBox.append(el('p', { class: 'muted', text: 'One layer: no composition.' }));
-    this.drawSnapshot();
+    this.drawSnapshot(true);
     this.fillPngSelect();
   }
 
@@ -622,10 +628,11 @@ class TrainView implements View {
     if ([...this.pngSelect.options].some((o) => o.value === keep)) this.pngSelect.value = keep;
   }
 
-  private drawSnapshot(): void {
+  private drawSnapshot(force = false): void {
     const s = this.snap;
     const { L, H, T } = this.dims();
-    if (!s || this.maps.length < L * H) return;
+    if (!s || this.maps.length < L * H || (s === this.drawnSnap && !force)) return;
+    this.drawnSnap = s;
     const labels = Array.from(this.probe, (tok, i) => `${tok}${this.probeMask[i] ? '·' : ''}`);
     const forbidden = new Uint8Array(T * T);
     for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) forbidden[i * T + j] = 1;
