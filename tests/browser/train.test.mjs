@@ -111,6 +111,24 @@ test('a share link replays the same loss bits (and Node’s); until= stops there
   assert.deepEqual(bits(runs[0]), bits(ref), 'the page and the module under Node differ');
 });
 
+test('Compare runs a second configuration on the same seed, curves overlaid', async () => {
+  const { page, w } = await open('#v=1&view=train&until=15&play=1&cmp=noscale');
+  await waitRun(page, ['stopped'], 60000);
+  await page.waitForFunction(() => window.__trainTab.compare()?.length === 15, null, { timeout: 60000 });
+  const main = await losses(page);
+  const other = await page.evaluate(() => window.__trainTab.compare());
+  assert.equal(main.length, 15);
+  const lib = await nodeLib();
+  const tr = lib.createTrainer({ seed: 0, scale: 'none' });
+  const ref = tr.train(15).loss;
+  tr.delete();
+  assert.deepEqual(bits(other), bits(ref), 'the comparison run is not the same seed with scale 1');
+  assert.notDeepEqual(bits(other), bits(main));
+  assert.match(await page.evaluate(() => document.querySelector('.tr-caption').textContent), /Dashed: the same seed without √d_k/);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
 test('a learning rate changed while running takes effect at one step, without a reset', async () => {
   const { page, w } = await open('#v=1&view=train&until=40&speed=60');
   await waitRun(page, ['idle']);

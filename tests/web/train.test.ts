@@ -4,7 +4,7 @@
 import { describe, it, expect } from 'vitest';
 import { decodeHash, encodeState } from '../../web/src/app/codec';
 import { defaultState, normalizeState, type State } from '../../web/src/app/state';
-import { defaultTrainState, flopsPerStep, minVocab, trainerConfig, archChanged, type TrainState } from '../../web/src/train/config';
+import { compareSettings, defaultTrainState, flopsPerStep, minVocab, trainerConfig, archChanged, type TrainState } from '../../web/src/train/config';
 import { TRAIN_PRESETS, presetTrain } from '../../web/src/train/presets';
 import { trainHash, trainPresetHash } from '../../web/src/train/links';
 import { History, crossing, shelfAndDrop, thin, phaseOf } from '../../web/src/train/history';
@@ -26,11 +26,11 @@ describe('train state rows', () => {
     const t: TrainState = {
       task: 'induction-fixed', vocab: 40, seqLen: 24, layers: 3, heads: 4, kvHeads: 1, dModel: 48, positional: 'none',
       layerNorm: true, scale: 0.25, initStd: 0.05, dropout: 0.2, batch: 16, weightDecay: 0, kernel: 'tiled', seed: 4294967295,
-      lr: 0.003, until: 250, untilAcc: 0.9, speed: 30, play: true,
+      lr: 0.003, until: 250, untilAcc: 0.9, speed: 30, play: true, compare: 'noscale',
     };
     const s = withTrain(t);
     const h = encodeState(s);
-    for (const k of ['task=induction-fixed', 'vocab=40', 'seqlen=24', 'layers=3', 'nh=4', 'nkv=1', 'dmodel=48', 'pos=none', 'ln=1', 'qks=0.25', 'istd=0.05', 'drop=0.2', 'batch=16', 'wd=0', 'kernel=tiled', 'tseed=4294967295', 'lr=0.003', 'until=250', 'uacc=0.9', 'speed=30', 'play=1']) {
+    for (const k of ['task=induction-fixed', 'vocab=40', 'seqlen=24', 'layers=3', 'nh=4', 'nkv=1', 'dmodel=48', 'pos=none', 'ln=1', 'qks=0.25', 'istd=0.05', 'drop=0.2', 'batch=16', 'wd=0', 'kernel=tiled', 'tseed=4294967295', 'lr=0.003', 'until=250', 'uacc=0.9', 'speed=30', 'play=1', 'cmp=noscale']) {
       expect(h).toContain(k);
     }
     expect(decodeHash(h)).toEqual({ state: s, notices: [] });
@@ -60,6 +60,7 @@ describe('train state rows', () => {
       ['tseed=-3', { seed: 0 }, /seed/],
       ['tseed=1.5', { seed: 2 }, /seed/],
       ['speed=1e9', { speed: 10_000 }, /speed/],
+      ['cmp=everything', { compare: 'none' }, /compare/],
     ];
     for (const [q, want, notice] of cases) {
       const d = decodeHash(`#v=1&view=train&${q}`);
@@ -82,7 +83,7 @@ describe('train state rows', () => {
 
   it('the learning rate and the run controls are not architecture; everything else resets', () => {
     const a = defaultTrainState();
-    expect(archChanged(a, { ...a, lr: 0.5, until: 9, untilAcc: 0.5, speed: 10, play: true })).toEqual([]);
+    expect(archChanged(a, { ...a, lr: 0.5, until: 9, untilAcc: 0.5, speed: 10, play: true, compare: 'onelayer' })).toEqual([]);
     expect(archChanged(a, { ...a, seed: 1, scale: 'none' })).toEqual(['scale', 'seed']);
   });
 
@@ -90,6 +91,18 @@ describe('train state rows', () => {
     const c = trainerConfig(defaultTrainState());
     expect(c).toMatchObject({ task: 'induction', vocab: 32, seqLen: 32, layers: 2, heads: 2, kvHeads: 2, dModel: 64, initStd: null, lr: 0.01, batch: 32, seed: 0, kernel: 'naive' });
     expect(trainerConfig({ ...defaultTrainState(), initStd: 1 }).initStd).toBe(1);
+  });
+});
+
+describe('compare', () => {
+  it('changes exactly one setting, the same seed', () => {
+    const a = defaultTrainState();
+    expect(compareSettings({ ...a, compare: 'none' })).toBeNull();
+    expect(compareSettings({ ...a, compare: 'noscale' })).toEqual({ ...a, compare: 'noscale', scale: 'none' });
+    expect(compareSettings({ ...a, compare: 'onelayer' })).toEqual({ ...a, compare: 'onelayer', layers: 1 });
+    expect(compareSettings({ ...a, compare: 'gqa' })).toEqual({ ...a, compare: 'gqa', kvHeads: 1 });
+    expect(compareSettings({ ...a, compare: 'dropout' })!.dropout).toBe(0.2);
+    expect(compareSettings({ ...a, compare: 'nopos' })!.positional).toBe('none');
   });
 });
 

@@ -12,6 +12,30 @@ export const TRAIN_TASKS: readonly TrainTask[] = ['induction', 'induction-fixed'
 export const TRAIN_POSITIONAL: readonly TrainPositional[] = ['learned', 'none'];
 export const TRAIN_KERNELS: readonly TrainKernel[] = ['naive', 'tiled'];
 
+/** Compare: a second run, same seed, one setting changed, curves overlaid. */
+export type TrainCompare = 'none' | 'noscale' | 'onelayer' | 'nopos' | 'dropout' | 'gqa';
+export const TRAIN_COMPARES: readonly TrainCompare[] = ['none', 'noscale', 'onelayer', 'nopos', 'dropout', 'gqa'];
+export const COMPARE_LABEL: Record<TrainCompare, string> = {
+  none: 'nothing',
+  noscale: 'without √d_k (scale 1)',
+  onelayer: 'one layer fewer',
+  nopos: 'no positional embedding',
+  dropout: 'dropout 0.2 on the weights',
+  gqa: 'K/V heads halved (GQA)',
+};
+
+/** The settings of the comparison run, or null when there is none. */
+export function compareSettings(t: TrainState): TrainState | null {
+  switch (t.compare) {
+    case 'none': return null;
+    case 'noscale': return { ...t, scale: t.scale === 'none' ? 'sqrt' : 'none' };
+    case 'onelayer': return t.layers > 1 ? { ...t, layers: t.layers - 1 } : { ...t, layers: 2 };
+    case 'nopos': return { ...t, positional: t.positional === 'none' ? 'learned' : 'none' };
+    case 'dropout': return { ...t, dropout: t.dropout > 0 ? 0 : 0.2 };
+    case 'gqa': return { ...t, kvHeads: t.kvHeads % 2 === 0 ? t.kvHeads / 2 : t.kvHeads === t.heads ? t.kvHeads : t.heads };
+  }
+}
+
 export const TASK_LABEL: Record<TrainTask, string> = {
   induction: 'induction: [noise, s, s]',
   'induction-fixed': 'fixed offset: [s, s] (positional shortcut)',
@@ -47,6 +71,8 @@ export interface TrainState {
   speed: number;
   /** Start training when the page opens (link key `play=1`, for slides). */
   play: boolean;
+  /** A second run to compare with (same seed, one setting changed). */
+  compare: TrainCompare;
 }
 
 export const TRAIN_LIMITS = {
@@ -73,7 +99,7 @@ export function defaultTrainState(): TrainState {
   return {
     task: 'induction', vocab: 32, seqLen: 32, layers: 2, heads: 2, kvHeads: 2, dModel: 64,
     positional: 'learned', layerNorm: false, scale: 'sqrt', initStd: 0, dropout: 0, batch: 32,
-    weightDecay: 0.01, kernel: 'naive', seed: 0, lr: 0.01, until: 0, untilAcc: 0, speed: 0, play: false,
+    weightDecay: 0.01, kernel: 'naive', seed: 0, lr: 0.01, until: 0, untilAcc: 0, speed: 0, play: false, compare: 'none',
   };
 }
 

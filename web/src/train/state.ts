@@ -5,7 +5,7 @@
 import { brief, decodeComponent, int, oneOf, real, yesNo, type Kind } from '../app/fields';
 import type { State, SubState } from '../app/state';
 import {
-  TRAIN_KERNELS, TRAIN_LIMITS as L, TRAIN_POSITIONAL, TRAIN_TASKS, defaultTrainState, minVocab,
+  TRAIN_COMPARES, TRAIN_KERNELS, TRAIN_LIMITS as L, TRAIN_POSITIONAL, TRAIN_TASKS, defaultTrainState, minVocab,
   type TrainScale, type TrainState,
 } from './config';
 
@@ -67,6 +67,7 @@ export const TRAIN: SubState<TrainState> = {
     untilAcc: { key: 'uacc', label: 'train: stop at accuracy', kind: real(0, 1), default: D.untilAcc, compute: false },
     speed: { key: 'speed', label: 'train: speed', kind: int(0, L.maxSpeed), default: D.speed, compute: false },
     play: { key: 'play', label: 'train: play on open', kind: yesNo(), default: D.play, compute: false },
+    compare: { key: 'cmp', label: 'train: compare with', kind: oneOf(TRAIN_COMPARES), default: D.compare, compute: false },
   },
   // Rules between fields that the core would refuse: K/V heads divide heads, heads divide
   // d_model, the induction tasks need an even length and enough distinct tokens.

@@ -13,7 +13,7 @@ import type { BaseViewContext, View, ViewFactory } from '../ui/view';
 import { TrainClient } from './client';
 import type { HeadScores, Snapshot, TrainMessage } from './protocol';
 import {
-  TASK_LABEL, TRAIN_KERNELS, TRAIN_LIMITS, TRAIN_POSITIONAL, TRAIN_TASKS, archChanged, flopsPerStep, trainerConfig,
+  COMPARE_LABEL, TRAIN_COMPARES, compareSettings, TASK_LABEL, TRAIN_KERNELS, TRAIN_LIMITS, TRAIN_POSITIONAL, TRAIN_TASKS, archChanged, flopsPerStep, trainerConfig,
   type TrainState,
 } from './config';
 import { History, PHASE_TEXT, crossing, phaseOf, shelfAndDrop, thin, type Phase } from './history';
@@ -38,6 +38,7 @@ interface TrainDebug {
   stepsPerSec: () => number;
   gflops: () => number;
   frames: number[];
+  compare: () => number[] | null;
   phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null };
 }
 declare global {
@@ -95,12 +96,15 @@ class TrainView implements View {
   private lastFrame = 0;
   private resetNote = '';
   private config: Record<string, unknown> = {};
+  /** Compare: a second Worker on the same seed with one setting changed; its curves are dashed. */
+  private cmp: { client: TrainClient; history: History; run: RunState; label: string; step: number } | null = null;
 
   // controls
   private playBtn = el('button', { type: 'button', class: 'btn primary', 'data-testid': 'train-play', text: 'Play', 'aria-keyshortcuts': 'Space' });
   private step1 = el('button', { type: 'button', class: 'btn', 'data-testid': 'train-step-1', text: 'Step 1' });
   private step10 = el('button', { type: 'button', class: 'btn', 'data-testid': 'train-step-10', text: 'Step 10' });
   private resetBtn = el('button', { type: 'button', class: 'btn', 'data-testid': 'train-reset', text: 'Reset' });
+  private compareSel = select('train-compare', TRAIN_COMPARES.map((c) => [c, COMPARE_LABEL[c]] as const));
   private speed = select('train-speed', [['0', 'as fast as possible'], ['10', '10 steps/s'], ['30', '30 steps/s'], ['60', '60 steps/s'], ['120', '120 steps/s'], ['300', '300 steps/s']]);
   private until = numInput('train-until', 0, TRAIN_LIMITS.maxUntil, 1);
   private untilAcc = numInput('train-until-acc', 0, 1, 0.05);
@@ -155,7 +159,8 @@ class TrainView implements View {
       labelled('Speed', this.speed),
       labelled('Stop at step', this.until, '0 = never'),
       labelled('or accuracy ≥', this.untilAcc, '0 = off'),
-      labelled('Learning rate', this.lr, 'live'));
+      labelled('Learning rate', this.lr, 'live'),
+      labelled('Compare with', this.compareSel, 'same seed, dashed'));
     const reads = el('div', { class: 'tr-reads' },
       el('span', {}, 'step ', this.readStep), el('span', {}, 'loss ', this.readLoss),
       el('span', {}, 'held-out ', this.readEval), el('span', {}, this.readRate));
@@ -219,6 +224,7 @@ class TrainView implements View {
       stepsPerSec: () => this.stepsPerSec,
       gflops: () => this.gflops,
       frames: this.frames,
+      compare: () => (this.cmp ? this.cmp.history.lossArray() : null),
       phaseAt: { crossed50: null, crossed90: null, ms90: null },
     };
   }
@@ -245,6 +251,7 @@ class TrainView implements View {
     this.step10.addEventListener('click', () => this.runSteps(10));
     this.resetBtn.addEventListener('click', () => this.reset('Reset: same seed, so the same run again from step 0.'));
     this.speed.addEventListener('change', () => this.patch({ speed: Number(this.speed.value) }));
+    this.compareSel.addEventListener('change', () => this.patch({ compare: this.compareSel.value as TrainState['compare'] }));
     const num = (input: HTMLInputElement, key: keyof TrainState) =>
       input.addEventListener('change', () => {
         if (input.value.trim() === '') return;
@@ -295,9 +302,52 @@ class TrainView implements View {
     this.ms90 = null;
     this.lastPublished = 0;
     this.resetNote = note;
+    this.startCompare(t);
     this.setRun('loading');
     this.hideNotice();
     this.schedule();
+  }
+
+  private startCompare(t: TrainState): void {
+    this.cmp?.client.stop();
+    this.cmp = null;
+    const c = compareSettings(t);
+    if (!c) return;
+    const label = COMPARE_LABEL[t.compare];
+    const cmp = { client: null as unknown as TrainClient, history: new History(), run: 'loading' as RunState, label, step: 0 };
+    cmp.client = new TrainClient((m) => {
+      if (this.cmp !== cmp) return;
+      if (m.kind === 'ready') {
+        cmp.run = 'idle';
+        cmp.history.pushEval(0, m.evalLoss, m.evalAccuracy);
+        if (t.lr !== m.config.lr) cmp.client.send({ kind: 'lr', lr: t.lr });
+        if (this.run === 'running') this.sendRun(cmp.client, null);
+      } else if (m.kind === 'progress') {
+        cmp.history.pushLosses(m.firstStep, m.losses, m.gradNorms);
+        for (const e of m.evals) cmp.history.pushEval(e.step, e.loss, e.accuracy);
+        cmp.step = m.step;
+        this.schedule();
+      } else if (m.kind === 'stopped') {
+        cmp.run = m.reason === 'diverged' ? 'diverged' : 'stopped';
+      } else if (m.kind === 'refused' || m.kind === 'fatal') {
+        cmp.run = 'refused';
+        this.status(`The comparison run (${label}) was refused: ${m.message}`);
+      }
+    });
+    cmp.client.start(trainerConfig(c), EVAL_EVERY, SNAP_EVERY);
+    this.cmp = cmp;
+  }
+
+  /** Both runs get the same run/lr/speed/stop messages (each stops at its own accuracy). */
+  private sendRun(client: TrainClient, steps: number | null): void {
+    const t = this.ts;
+    if (!t) return;
+    client.send(steps === null ? { kind: 'run', steps: null, until: t.until, untilAcc: t.untilAcc, speed: t.speed } : { kind: 'run', steps, until: 0, untilAcc: 0, speed: 0 });
+  }
+
+  private toBoth(m: Parameters<TrainClient['send']>[0]): void {
+    this.client.send(m);
+    this.cmp?.client.send(m);
   }
 
   private reset(note: string): void {
@@ -325,14 +375,16 @@ class TrainView implements View {
       this.status(`Already at step ${this.step}, the stop step. Raise “Stop at step” (or set it to 0) to go on.`);
       return;
     }
-    this.client.send({ kind: 'run', steps: null, until: t.until, untilAcc: t.untilAcc, speed: t.speed });
+    this.sendRun(this.client, null);
+    if (this.cmp && (this.cmp.run === 'idle' || this.cmp.run === 'stopped')) this.sendRun(this.cmp.client, null);
     this.startRun();
   }
 
   private runSteps(n: number): void {
     const t = this.ts;
     if (!t || (this.run !== 'idle' && this.run !== 'stopped')) return;
-    this.client.send({ kind: 'run', steps: n, until: 0, untilAcc: 0, speed: 0 });
+    this.sendRun(this.client, n);
+    if (this.cmp && (this.cmp.run === 'idle' || this.cmp.run === 'stopped')) this.sendRun(this.cmp.client, n);
     this.startRun();
   }
 
@@ -350,7 +402,7 @@ class TrainView implements View {
   private pause(auto = false): void {
     if (this.run !== 'running') return;
     this.autoPaused = auto;
-    this.client.send({ kind: 'pause' });
+    this.toBoth({ kind: 'pause' });
   }
 
   private setRun(r: RunState): void {
@@ -523,9 +575,13 @@ class TrainView implements View {
         this.wantPlay = wasRunning;
         this.start(t, `Architecture changed (${changed.join(', ')}): training restarted from step 0.`);
       } else {
-        if (t.lr !== this.built.lr) this.client.send({ kind: 'lr', lr: t.lr });
-        if (t.speed !== this.built.speed) this.client.send({ kind: 'speed', speed: t.speed });
-        if (t.until !== this.built.until || t.untilAcc !== this.built.untilAcc) this.client.send({ kind: 'stop', until: t.until, untilAcc: t.untilAcc });
+        if (t.lr !== this.built.lr) this.toBoth({ kind: 'lr', lr: t.lr });
+        if (t.speed !== this.built.speed) this.toBoth({ kind: 'speed', speed: t.speed });
+        if (t.until !== this.built.until || t.untilAcc !== this.built.untilAcc) this.toBoth({ kind: 'stop', until: t.until, untilAcc: t.untilAcc });
+        if (t.compare !== this.built.compare) {
+          this.startCompare(t);
+          if (this.cmp && this.step > 0) this.status(`Comparison (${COMPARE_LABEL[t.compare]}) started from step 0; Reset to run both from the start together.`);
+        }
         this.built = { ...t };
       }
     }
@@ -539,6 +595,7 @@ class TrainView implements View {
     const setNum = (i: HTMLInputElement, v: number) => {
       if (document.activeElement !== i || Number(i.value) !== v) i.value = String(v);
     };
+    this.compareSel.value = t.compare;
     this.speed.value = String(t.speed);
     if (this.speed.value !== String(t.speed)) {
       this.speed.append(el('option', { value: String(t.speed), text: `${t.speed} steps/s` }));
@@ -710,6 +767,11 @@ class TrainView implements View {
       { x: h.evalStep, y: h.evalLoss, color: '#2c5cc5', width: 2, label: 'held-out loss (repeated half)' },
       { x: h.evalStep, y: h.evalAccuracy, color: '#c2410c', width: 2, axis: 'right', label: 'held-out accuracy' },
     ];
+    const cmp = this.cmp;
+    if (cmp) {
+      series.push({ x: cmp.history.evalStep, y: cmp.history.evalLoss, color: '#2c5cc5', width: 1.6, dash: [5, 4], label: `held-out loss, ${cmp.label}` });
+      series.push({ x: cmp.history.evalStep, y: cmp.history.evalAccuracy, color: '#c2410c', width: 1.6, dash: [5, 4], axis: 'right', label: `accuracy, ${cmp.label}` });
+    }
     const markers = [];
     const c50 = crossing(h, 0.5);
     const c90 = crossing(h, 0.9);
@@ -724,7 +786,8 @@ class TrainView implements View {
     });
     this.lossCaption.textContent = `Grey: training loss per step (${h.steps} steps${h.steps > thinL.x.length ? `, drawn as ${thinL.x.length} bucket means` : ''}). Blue: held-out loss on the repeated half, every ${EVAL_EVERY} steps. Orange: held-out accuracy (right axis).` +
       (sd ? ` Shelf at ${fmt(sd.shelfLoss, 2)} nats (steps ${sd.shelfFrom}–${sd.shelfTo}), steepest drop at step ${sd.drop}.` : '') +
-      (c90 !== null ? ` Accuracy ≥ 0.9 from step ${c90}${this.ms90 !== null ? ` (${fmt(this.ms90 / 1000, 1)} s of training)` : ''}.` : '');
+      (c90 !== null ? ` Accuracy ≥ 0.9 from step ${c90}${this.ms90 !== null ? ` (${fmt(this.ms90 / 1000, 1)} s of training)` : ''}.` : '') +
+      (cmp ? ` Dashed: the same seed ${cmp.label} (step ${cmp.step}${crossing(cmp.history, 0.9) !== null ? `, accuracy ≥ 0.9 from step ${crossing(cmp.history, 0.9)}` : ', accuracy not yet 0.9'}).` : '');
     this.lossCanvas.setAttribute('aria-label', `Loss curve: ${this.lossCaption.textContent}`);
     // head scores over steps
     const { L, H } = this.dims();
