@@ -99,6 +99,16 @@ test('a share link replays the same loss bits (and Node’s); until= stops there
     assert.equal(await page.evaluate(() => window.__trainTab.step()), 30);
     runs.push(await losses(page));
     assert.match(await page.getByTestId('train-status').textContent(), /stop step at step 30/);
+    if (k === 1) {
+      // a probe typed by the user: the maps follow it; a bad one is refused with a word
+      await page.getByTestId('train-probe').fill('5 9 2 7 5 9 2 7');
+      await page.getByTestId('train-probe-use').click();
+      await page.waitForFunction(() => /Probe: 8 tokens/.test(document.querySelector('[data-testid=train-status]').textContent));
+      assert.equal(await page.locator('.tr-head').first().locator('.hm-rows > *').count(), 8);
+      await page.getByTestId('train-probe').fill('5 99');
+      await page.getByTestId('train-probe-use').click();
+      assert.match(await page.getByTestId('train-status').textContent(), /token ids 0…31/);
+    }
     assert.deepEqual(w.errors, []);
     await page.close();
   }

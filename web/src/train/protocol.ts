@@ -29,7 +29,9 @@ export type TrainRequest =
   | { kind: 'speed'; speed: number }
   | { kind: 'stop'; until: number; untilAcc: number }
   | { kind: 'ablate'; layer: number; head: number; on: boolean }
-  | { kind: 'weights'; id: number };
+  | { kind: 'weights'; id: number }
+  /** draw the attention on these tokens from now on (null = the held-out probe) */
+  | { kind: 'probe'; tokens: number[] | null };
 
 export type StopReason = 'paused' | 'steps' | 'until' | 'accuracy' | 'diverged';
 
@@ -55,4 +57,6 @@ export type TrainMessage =
   | { kind: 'stopped'; reason: StopReason; step: number; message?: string }
   | { kind: 'ablated'; snapshot: Snapshot; evalLoss: number; evalAccuracy: number }
   | { kind: 'weights'; id: number; weights: Record<string, unknown>; step: number; config: Record<string, unknown> }
+  | { kind: 'probe'; probe: Int32Array; probeMask: Uint8Array; snapshot: Snapshot }
+  | { kind: 'probeRefused'; message: string }
   | { kind: 'fatal'; message: string };

@@ -144,6 +144,7 @@ class TrainView implements View {
   };
   private scoreLegend = el('div', { class: 'tr-legend' });
   private attnGrid = el('div', { class: 'tr-attn-grid' });
+  private probeInput = el('input', { type: 'text', 'data-testid': 'train-probe', spellcheck: 'false', placeholder: 'e.g. 5 9 2 7 5 9 2 7', 'aria-label': 'Your own probe: token ids separated by spaces' });
   private attnReadout = el('p', { class: 'readout', 'aria-live': 'polite', 'data-testid': 'train-readout', text: 'Hover a cell (or focus a map and use the arrow keys) to read a weight.' });
   private maps: { name: string; heatmap: Heatmap }[] = [];
   private kcompBox = el('div', { class: 'tr-kcomp' });
@@ -180,9 +181,7 @@ class TrainView implements View {
       this.button('JSON', 'train-export-json', () => void this.exportJson()),
       this.button('CSV', 'train-export-csv', () => download('training-history.csv', exportCsv(this.history), 'text/csv')),
       el('span', { class: 'png-group' }, this.pngSelect, this.button('PNG', 'train-export-png', () => void this.savePng())),
-      this.button('Copy link to this step', 'train-copy-step', () => void this.copyStepLink()),
-      this.button('Open in Heads view', 'train-open-heads', () => this.ctx?.update({ view: 'heads' } as never)));
-    exportBar.lastElementChild!.setAttribute('hidden', '');
+      this.button('Copy link to this step', 'train-copy-step', () => void this.copyStepLink()));
     const presets = el('section', { class: 'tr-presets', 'aria-labelledby': 'train-presets-title' },
       el('h3', { id: 'train-presets-title', text: 'Experiments' }),
       el('ul', { class: 'cards' }, ...TRAIN_PRESETS.map((p) => el('li', { class: 'card' },
@@ -201,6 +200,10 @@ class TrainView implements View {
         el('section', { class: 'tr-panel tr-wide', 'aria-label': 'Attention on the probe sequence' },
           el('h3', { text: 'Every head on a probe sequence' }),
           el('p', { class: 'tr-caption muted', text: 'Rows are queries, columns keys, labelled with token ids; the probe is a held-out [noise, s, s] sequence (targets marked ·).' }),
+          el('div', { class: 'tr-probe-row' },
+            labelled('Your own probe (token ids)', this.probeInput),
+            this.button('Use', 'train-probe-use', () => this.useProbe(false)),
+            this.button('Held-out probe', 'train-probe-reset', () => this.useProbe(true))),
           this.attnGrid, this.attnReadout, this.entropyLine),
         el('section', { class: 'tr-panel', 'aria-label': 'Head scores over steps' },
           el('h3', { text: 'Head scores over steps' }), this.scoreLegend,
@@ -488,6 +491,16 @@ class TrainView implements View {
         this.evalAcc = m.evalAccuracy;
         this.schedule();
         break;
+      case 'probe':
+        this.probe = m.probe;
+        this.probeMask = m.probeMask;
+        this.snap = m.snapshot;
+        this.buildHeatmaps();
+        this.status(`Probe: ${m.probe.length} tokens.`);
+        break;
+      case 'probeRefused':
+        this.status(`That probe was refused: ${m.message}`);
+        break;
       case 'fatal':
         this.setRun('error');
         this.showNotice(m.message, true);
@@ -633,9 +646,10 @@ class TrainView implements View {
     });
   }
 
+  /** T is the probe's length (a typed probe may be shorter than seqLen). */
   private dims(): { L: number; H: number; T: number } {
-    const c = this.config as { layers?: number; heads?: number; seqLen?: number };
-    return { L: c.layers ?? 0, H: c.heads ?? 0, T: c.seqLen ?? 0 };
+    const c = this.config as { layers?: number; heads?: number };
+    return { L: c.layers ?? 0, H: c.heads ?? 0, T: this.probe.length };
   }
 
   private buildHeatmaps(): void {
@@ -735,6 +749,27 @@ class TrainView implements View {
       }
     }
     this.headTable.append(body);
+  }
+
+  private useProbe(heldOut: boolean): void {
+    if (heldOut) {
+      this.probeInput.value = '';
+      this.client.send({ kind: 'probe', tokens: null });
+      return;
+    }
+    const parts = this.probeInput.value.trim().split(/[\s,]+/u).filter((x) => x !== '');
+    const ids = parts.map((x) => (/^\d{1,7}$/.test(x) ? Number(x) : NaN));
+    const V = Number(this.config.vocab ?? 0);
+    const T = Number(this.config.seqLen ?? 0);
+    if (ids.length === 0 || ids.some((x) => !Number.isInteger(x) || x >= V)) {
+      this.status(`A probe is whole token ids 0…${V - 1}, separated by spaces.`);
+      return;
+    }
+    if (ids.length > T) {
+      this.status(`A probe holds at most ${T} tokens (the sequence length).`);
+      return;
+    }
+    this.client.send({ kind: 'probe', tokens: ids });
   }
 
   private toggleAblation(l: number, h: number): void {

@@ -20,6 +20,7 @@ function post(m: TrainMessage, transfer: Transferable[] = []): void {
 let lib: AttnTrainLib | null = null;
 let tr: AttnTrainer | null = null;
 let probe = new Int32Array(0);
+let heldOut = { tokens: new Int32Array(0), mask: new Uint8Array(0) };
 let evalEvery = 5;
 let snapEvery = 10;
 let running = false;
@@ -160,6 +161,7 @@ async function handle(m: TrainRequest): Promise<void> {
         const T = b.tokens.length / (t.config.batch as number);
         probe = b.tokens.slice(0, T);
         const probeMask = b.lossMask.slice(0, T);
+        heldOut = { tokens: probe, mask: probeMask };
         const e = t.evaluate();
         post({ kind: 'ready', step: t.step, probe, probeMask, snapshot: snapshot(t), evalLoss: e.loss, evalAccuracy: e.accuracy, config: { ...t.config }, startMs: performance.now() - t0 });
       } catch (e) {
@@ -198,6 +200,19 @@ async function handle(m: TrainRequest): Promise<void> {
       tr.setAblation(m.layer, m.head, m.on);
       const e = tr.evaluate();
       post({ kind: 'ablated', snapshot: snapshot(tr), evalLoss: e.loss, evalAccuracy: e.accuracy });
+      return;
+    }
+    case 'probe': {
+      if (!tr) return;
+      const tokens = m.tokens === null ? heldOut.tokens : Int32Array.from(m.tokens);
+      try {
+        tr.attention(tokens); // validates (range, length) before the probe changes
+      } catch (e) {
+        post({ kind: 'probeRefused', message: errorOf(e).message });
+        return;
+      }
+      probe = tokens;
+      post({ kind: 'probe', probe, probeMask: m.tokens === null ? heldOut.mask : new Uint8Array(tokens.length), snapshot: snapshot(tr) });
       return;
     }
     case 'weights':
