@@ -43,7 +43,7 @@ export const TRAIN_PRESETS: TrainPreset[] = [
     id: 'train-noscale-large',
     title: 'Without √d_k, large d_k and unit-variance init',
     blurb: 'Scale 1, d_model 128 (d_k 64 per head), weights ~ N(0, 1): scores with variance in the thousands.',
-    figure: 'Softmax saturates: attention entropy near 0 from step 0 (one-hot rows), almost no gradient flows through the softmax, and accuracy stays near chance.',
+    figure: 'Softmax saturates: every row is one-hot from step 0 (mean entropy ≈ 0.00 nats against 2.55 with the defaults), the loss starts near 6·10⁵ and accuracy stays near chance.',
     train: { scale: 'none', dModel: 128, initStd: 1, until: 50 },
   },
   {

@@ -38,6 +38,8 @@ interface TrainDebug {
   stepsPerSec: () => number;
   gflops: () => number;
   frames: number[];
+  /** ms spent in each redraw (the page's own work per frame) */
+  drawMs: number[];
   compare: () => number[] | null;
   phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null };
 }
@@ -93,6 +95,7 @@ class TrainView implements View {
   private rafPending = false;
   private lastPublished = 0;
   private frames: number[] = [];
+  private drawMs: number[] = [];
   private lastFrame = 0;
   private resetNote = '';
   private config: Record<string, unknown> = {};
@@ -227,6 +230,7 @@ class TrainView implements View {
       stepsPerSec: () => this.stepsPerSec,
       gflops: () => this.gflops,
       frames: this.frames,
+      drawMs: this.drawMs,
       compare: () => (this.cmp ? this.cmp.history.lossArray() : null),
       phaseAt: { crossed50: null, crossed90: null, ms90: null },
     };
@@ -642,7 +646,10 @@ class TrainView implements View {
         }
         this.lastFrame = now;
       } else this.lastFrame = 0;
+      const t0 = performance.now();
       this.draw();
+      this.drawMs.push(performance.now() - t0);
+      if (this.drawMs.length > 5000) this.drawMs.splice(0, 1000);
     });
   }
 
@@ -789,7 +796,7 @@ class TrainView implements View {
     const h = this.history;
     const width = Math.max(260, this.ctx?.width ?? 600);
     this.readStep.textContent = String(this.step);
-    this.readLoss.textContent = h.steps > 0 ? fmt(h.loss[h.steps - 1], 3) : '–';
+    this.readLoss.textContent = h.steps > 0 ? `${fmt(h.loss[h.steps - 1], 3)} (gradient norm ${fmt(h.gradNorm[h.steps - 1], 3)})` : '–';
     this.readEval.textContent = Number.isFinite(this.evalLoss) ? `loss ${fmt(this.evalLoss, 3)}, accuracy ${fmt(this.evalAcc, 3)}` : '–';
     this.readRate.textContent = this.stepsPerSec > 0 ? `${fmt(this.stepsPerSec, 0)} steps/s · ${fmt(this.gflops, 2)} GFLOP/s in training` : '';
     this.readRate.title = 'steps/s: wall clock while running (evaluation and head scores included); GFLOP/s: GEMM operations counted from the shapes, divided by the time inside train() only';
