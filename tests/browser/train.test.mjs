@@ -226,7 +226,9 @@ test('an embed pauses when scrolled out of view and resumes when back; 375 px wi
   await waitRun(phone, ['stopped'], 60000);
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 0, `horizontal overflow of ${overflow} px at 375 px`);
-  await phone.screenshot({ path: join(SHOTS, 'train-phone.png'), fullPage: true });
+  await phone.evaluate(() => document.querySelector('[data-testid=train-view]').scrollIntoView());
+  await phone.waitForTimeout(300);
+  await phone.screenshot({ path: join(SHOTS, 'train-phone.png'), fullPage: false });
   assert.deepEqual(w.errors, []);
   await phone.close();
 });

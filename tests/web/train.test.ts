@@ -138,7 +138,10 @@ describe('train history', () => {
     expect(sd.drop).toBeGreaterThanOrEqual(100);
     expect(sd.drop).toBeLessThanOrEqual(130);
     expect(sd.shelfFrom).toBe(0);
-    expect(sd.shelfLoss).toBeGreaterThan(3);
+    expect(sd.shelfLoss).toBeGreaterThan(3.1);
+    expect(sd.shelfLoss).toBeLessThan(3.35);
+    expect(sd.shelfTo).toBeLessThanOrEqual(100);
+    expect(sd.shelfTo).toBeGreaterThanOrEqual(60);
     expect(shelfAndDrop(step, step.map(() => 3.3))).toBeNull();
     expect(shelfAndDrop([0, 5], [3, 1])).toBeNull();
   });

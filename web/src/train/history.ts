@@ -68,8 +68,8 @@ export interface ShelfDrop {
 /**
  * The shelf and the drop of a held-out loss curve: the drop is the middle of the window of `w`
  * evaluations over which the loss falls most (after the first w, which hold the fall from ln V to
- * the unigram level); the shelf is the run of evaluations before it that stay within −10 % … +35 %
- * of the loss at the window's start (the shelf creeps down slowly before the drop). Null until the fall is at least `minFall` nats.
+ * the unigram level); the shelf is the last run of evaluations before it within ±5 % of the median
+ * loss before it. Null until the fall is at least `minFall` nats.
  */
 export function shelfAndDrop(step: readonly number[], loss: readonly number[], w = 4, minFall = 0.25): ShelfDrop | null {
   const n = loss.length;
@@ -84,12 +84,20 @@ export function shelfAndDrop(step: readonly number[], loss: readonly number[], w
     }
   }
   if (at < 0 || best < minFall) return null;
-  const level = loss[at];
-  let from = at;
-  while (from > 0 && loss[from - 1] <= level * 1.35 && loss[from - 1] >= level * 0.9) from--;
+  // The shelf: the plateau before the drop, at the median loss of the evaluations before the
+  // steepest window (most of them sit on it), i.e. the last run of evaluations within ±5 % of it.
+  const before = loss.slice(1, at + 1).filter(Number.isFinite).sort((a, b) => a - b);
+  if (before.length === 0) return null;
+  const level = before[Math.floor(before.length / 2)];
+  const on = (v: number) => v >= level * 0.95 && v <= level * 1.05;
+  let to = at;
+  while (to > 0 && !on(loss[to])) to--;
+  if (!on(loss[to])) return null;
+  let from = to;
+  while (from > 0 && on(loss[from - 1])) from--;
   let sum = 0;
-  for (let i = from; i <= at; i++) sum += loss[i];
-  return { shelfFrom: step[from], shelfTo: step[at], shelfLoss: sum / (at - from + 1), drop: step[at + Math.floor(w / 2)], fall: best };
+  for (let i = from; i <= to; i++) sum += loss[i];
+  return { shelfFrom: step[from], shelfTo: step[to], shelfLoss: sum / (to - from + 1), drop: step[at + Math.floor(w / 2)], fall: best };
 }
 
 /**
