@@ -64,6 +64,7 @@ test('a short sweep from a share link reports an exponent between 1.5 and 2.5', 
   console.log('memory at T = 512, 8 heads (bytes):', JSON.stringify(mem));
   assert.ok(mem.naiveEst >= 8 * 2 ** 20 && mem.naive >= mem.naiveEst, JSON.stringify(mem));
   assert.ok(mem.tiled < mem.naive && mem.tiledEst < mem.naiveEst, JSON.stringify(mem));
+  await page.getByTestId('timing-memory').screenshot({ path: shot('timing-memory.png') });
   await page.screenshot({ path: shot('timing-desktop.png'), fullPage: true });
   assert.deepEqual(errors, []);
   await context.close();
