@@ -23,8 +23,7 @@ attn::Status backward(const std::vector<T>& q, const std::vector<T>& k, const st
                       const std::vector<T>& dout, const AttentionOptions& o, Kernel kernel,
                       AttentionGrads<T>* g) {
   return attn::attention_backward(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(),
-                                  dout.data(), dout.size(), o, kernel,
-                                  static_cast<const AttentionResult<T>*>(nullptr), g);
+                                  dout.data(), dout.size(), o, kernel, g);
 }
 
 // L = sum(output * dO) from the naive float64 forward.
