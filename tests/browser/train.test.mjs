@@ -101,6 +101,8 @@ test('a share link replays the same loss bits (and Node’s); until= stops there
     const { page, w } = await open(hash);
     await waitRun(page, ['stopped'], 60000);
     assert.equal(await page.evaluate(() => window.__trainTab.step()), 30);
+    // the stopped model is handed to the other tabs (Decode)
+    await page.waitForFunction(() => window.__trainTab.published() === 30, null, { timeout: 10000 });
     runs.push(await losses(page));
     assert.match(await page.getByTestId('train-status').textContent(), /stop step at step 30/);
     if (k === 1) {

@@ -8,7 +8,7 @@ import './train.css';
 import { el, clear, fmt } from '../ui/dom';
 import { Heatmap } from '../ui/heatmap';
 import { download, heatmapPng } from '../app/export';
-import { setTrainedModel } from '../app/trained-model';
+import { getTrainedModel, setTrainedModel } from '../app/trained-model';
 import type { BaseViewContext, View, ViewFactory } from '../ui/view';
 import { TrainClient } from './client';
 import type { HeadScores, Snapshot, TrainMessage } from './protocol';
@@ -41,6 +41,8 @@ interface TrainDebug {
   /** ms spent in each redraw (the page's own work per frame) */
   drawMs: number[];
   compare: () => number[] | null;
+  /** the step of the model last handed to the other tabs (app/trained-model.ts), or null */
+  published: () => number | null;
   phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null };
 }
 declare global {
@@ -232,6 +234,7 @@ class TrainView implements View {
       frames: this.frames,
       drawMs: this.drawMs,
       compare: () => (this.cmp ? this.cmp.history.lossArray() : null),
+      published: () => getTrainedModel()?.step ?? null,
       phaseAt: { crossed50: null, crossed90: null, ms90: null },
     };
   }
