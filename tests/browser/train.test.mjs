@@ -185,6 +185,9 @@ test('divergence: a non-finite step stops the run with a notice, keeps the last 
   const step = await page.evaluate(() => window.__trainTab.step());
   assert.ok(step >= 1, 'the good steps are kept');
   assert.ok(await page.getByTestId('train-notice-reset').isVisible());
+  const kept = await losses(page);
+  assert.equal(kept.length, step, 'the history holds the applied steps only');
+  assert.ok(kept.every(Number.isFinite));
   await page.getByTestId('train-notice-reset').click();
   await waitRun(page, ['idle'], 30000);
   assert.equal(await page.evaluate(() => window.__trainTab.step()), 0);

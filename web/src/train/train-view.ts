@@ -380,7 +380,8 @@ class TrainView implements View {
       this.wantPlay = true;
       return;
     }
-    if (this.run !== 'idle' && this.run !== 'stopped') return;
+    if (this.run !== 'idle' && this.run !== 'stopped' && this.run !== 'diverged') return;
+    if (this.run === 'diverged') this.hideNotice(); // going on from the last good step (e.g. after a lower rate)
     if (t.until > 0 && this.step >= t.until) {
       this.status(`Already at step ${this.step}, the stop step. Raise “Stop at step” (or set it to 0) to go on.`);
       return;
@@ -392,7 +393,8 @@ class TrainView implements View {
 
   private runSteps(n: number): void {
     const t = this.ts;
-    if (!t || (this.run !== 'idle' && this.run !== 'stopped')) return;
+    if (!t || (this.run !== 'idle' && this.run !== 'stopped' && this.run !== 'diverged')) return;
+    this.hideNotice();
     this.sendRun(this.client, n);
     if (this.cmp && (this.cmp.run === 'idle' || this.cmp.run === 'stopped')) this.sendRun(this.cmp.client, n);
     this.startRun();
@@ -421,7 +423,7 @@ class TrainView implements View {
     const busy = r === 'running';
     this.playBtn.textContent = busy ? 'Pause' : 'Play';
     this.playBtn.setAttribute('aria-pressed', busy ? 'true' : 'false');
-    const can = r === 'idle' || r === 'stopped';
+    const can = r === 'idle' || r === 'stopped' || r === 'diverged';
     this.playBtn.disabled = !(can || busy || r === 'loading');
     this.step1.disabled = !can;
     this.step10.disabled = !can;
@@ -486,7 +488,7 @@ class TrainView implements View {
         const why = {
           paused: 'Paused', steps: 'Stepped', until: 'Stopped at the stop step', accuracy: 'Stopped: accuracy reached the target', diverged: 'Diverged',
         }[m.reason];
-        if (m.reason === 'diverged') this.showNotice(`${m.message ?? 'The loss became non-finite.'} Lower the learning rate, or Reset.`, true);
+        if (m.reason === 'diverged') this.showNotice(`${m.message ?? 'The loss became non-finite.'} Lower the learning rate and press Play to go on from there, or Reset.`, true);
         else this.status(`${why} at step ${m.step}.${this.autoPaused ? ' (Paused while out of view; resumes when back.)' : ''}`);
         void this.publish();
         this.schedule();

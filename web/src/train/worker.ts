@@ -62,6 +62,7 @@ async function loop(my: number): Promise<void> {
     const firstStep = t.step + 1;
     let trainMs = 0;
     let stop: StopReason | null = null;
+    let badLoss = NaN;
     let wait = 0;
     const chunkStart = performance.now();
     while (performance.now() - chunkStart < CHUNK_MS) {
@@ -85,12 +86,16 @@ async function loop(my: number): Promise<void> {
       const r = t.train(n);
       const dt = performance.now() - t0;
       trainMs += dt;
-      for (let i = 0; i < r.loss.length; i++) {
+      // A non-finite step is reported as the last entry and not applied: keep it out of the
+      // history (which holds applied steps only), so training can go on after a lower rate.
+      const applied = r.finite ? r.loss.length : r.loss.length - 1;
+      for (let i = 0; i < applied; i++) {
         losses.push(r.loss[i]);
         norms.push(r.gradNorm[i]);
       }
       if (!r.finite) {
         stop = 'diverged';
+        badLoss = r.loss[r.loss.length - 1];
         break;
       }
       if (stepsLeft !== null) stepsLeft -= n;
@@ -117,7 +122,7 @@ async function loop(my: number): Promise<void> {
     lastPost = now;
     if (stop) {
       running = false;
-      const msg = stop === 'diverged' ? `The loss or the gradient became non-finite at step ${t.step + 1}; that step was not applied. The weights of step ${t.step} are kept.` : undefined;
+      const msg = stop === 'diverged' ? `The loss or the gradient became non-finite at step ${t.step + 1} (loss ${badLoss}); that step was not applied. The weights of step ${t.step} are kept.` : undefined;
       post({ kind: 'stopped', reason: stop, step: t.step, message: msg });
       return;
     }
