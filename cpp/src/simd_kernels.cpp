@@ -562,8 +562,7 @@ bool simd_eligible(const float* q, const float* k, const float* v, const Attenti
 
 bool naive_kernel_simd(const float* q, const float* k, const float* v, const AttentionOptions& o,
                        float scale, AttentionResult<float>* out) {
-  // Dropout in the naive kernel runs in the scalar code (the stored weights stay undropped).
-  if (o.dropout > 0 || !simd_eligible(q, k, v, o, scale)) return false;
+  if (!simd_eligible(q, k, v, o, scale)) return false;
   const Shape& s = o.shape;
   const std::size_t group = s.heads / s.kv_heads;
   const bool pointwise = has_pointwise(o.mask);
@@ -623,7 +622,8 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
         if (n_allowed == 0) {
           ++out->diag.fully_masked_rows;
           fully_masked_row(o.fill, vg, s.tk, s.dv, w, y, out->lse.data() + row,
-                           out->entropy.data() + row);
+                           out->entropy.data() + row, o.dropout,
+                           o.dropout > 0 ? dropout_row(o.dropout_seed, h, i) : 0);
           if (o.fill == MaskFill::kNegInf) ++out->diag.nan_rows;
           continue;
         }
@@ -634,7 +634,24 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
         out->lse.data()[row] = m * m_to_nat + std::log(l);
         out->entropy.data()[row] = std::log(l) - kLn2 * t * inv;
       }
-      // 3. output = weights . V over the union of each row pair's key ranges.
+      // 3. output = weights . V over the union of each row pair's key ranges. With dropout
+      //    the stored weights stay the softmax's: the kept ones, times 1/(1-p), are added
+      //    key by key instead (attn/dropout.hpp decides which).
+      if (o.dropout > 0) {
+        const float keep_scale = static_cast<float>(1 / (1 - o.dropout));
+        for (std::size_t r = 0; r < rows; ++r) {
+          if (done[r]) continue;
+          const std::uint64_t drow = dropout_row(o.dropout_seed, h, i0 + r);
+          const float* w = w0 + r * s.tk;
+          float* y = out->output.data() + (row0 + r) * s.dv;
+          for (std::size_t j = tr.lo[r]; j < tr.hi[r]; ++j) {
+            if (w[j] != 0.f && dropout_keep_row(drow, j, o.dropout)) {
+              axpy(w[j] * keep_scale, vg + j * s.dv, y, s.dv);
+            }
+          }
+        }
+        continue;
+      }
       for (std::size_t r = 0; r < rows;) {
         if (done[r]) {
           ++r;
@@ -764,11 +781,8 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
                          const AttentionOptions& o, float scale, const AttentionResult<float>& fwd,
                          AttentionGrads<float>* g, bool from_weights) {
   if (!simd_eligible(q, k, v, o, scale)) return false;
-  // The naive forward's weights are undropped; with dropout its backward runs in scalar code.
-  if (from_weights &&
-      (o.dropout > 0 || fwd.weights.size() != o.shape.heads * o.shape.tq * o.shape.tk)) {
-    return false;
-  }
+  // The naive forward's weights are the undropped P, which is what the backward needs.
+  if (from_weights && fwd.weights.size() != o.shape.heads * o.shape.tq * o.shape.tk) return false;
   const Shape& s = o.shape;
   float mdo, mv;
   if (!finite_max_abs(d_out, s.heads * s.tq * s.dv, &mdo)) return false;
