@@ -9,6 +9,8 @@
 //
 // HOW A NEW TAB ADDS ITS SUB-STATE (e.g. the Train tab, `train`):
 //   1. Create web/src/train/state.ts with
+//        import { int, real } from '../app/fields';
+//        import type { SubState } from '../app/state';
 //        export interface TrainState { steps: number; lr: number; … }   // readable names
 //        export const TRAIN: SubState<TrainState> = { fields: {
 //          steps: { key: 'tsteps', label: 'train: steps', kind: int(1, 10000), default: 200, compute: false },
@@ -25,6 +27,9 @@
 //      are not a limit go in the sub-state's `fix`.
 //   2. Here: add `train: TrainState` to `State` and `train: TRAIN` to `TABLE` (two lines), and the
 //      tab's view id to VIEWS.
+//   3. In the tab's view: read `ctx.state.train.steps`; change it with
+//      `ctx.update({ train: { steps: 300 } })` (a Patch: the page merges, normalizes with notices,
+//      writes the link). Tests may build states by link key: withLinkFields(defaultState(), { tsteps: 5 }).
 //   That's all: defaults, link encoding/decoding, notices, normalization and the property tests
 //   (tests/web/codec.property.test.ts) follow from the rows. No branch in the codec. Adding keys
 //   does not change the link version: old links simply lack them and get the defaults. Change
