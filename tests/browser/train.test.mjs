@@ -199,7 +199,7 @@ test('divergence: a non-finite step stops the run with a notice, keeps the last 
   await page.close();
 });
 
-test('an embed pauses when scrolled out of view and resumes when back; 375 px without overflow', async () => {
+test('an embed pauses when scrolled out of view or the tab is hidden, and resumes when back; 375 px without overflow', async () => {
   const host = `<!doctype html><meta charset="utf-8"><title>host</title><body style="margin:0">
     <iframe id="f" src="/?embed=1#v=1&view=train&play=1&speed=30" style="width:100%;height:700px;border:0"></iframe>
     <div style="height:3000px"></div></body>`;
@@ -213,6 +213,17 @@ test('an embed pauses when scrolled out of view and resumes when back; 375 px wi
     let f = null;
     for (let i = 0; i < 100 && !(f = frame()); i++) await page.waitForTimeout(100);
     await f.waitForFunction(() => document.querySelector('[data-testid=train-view]')?.dataset.run === 'running', null, { timeout: 30000 });
+    // the browser tab hidden (simulated: document.hidden + visibilitychange) pauses; shown resumes
+    await f.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await f.waitForFunction(() => document.querySelector('[data-testid=train-view]')?.dataset.run === 'stopped', null, { timeout: 10000 });
+    await f.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await f.waitForFunction(() => document.querySelector('[data-testid=train-view]')?.dataset.run === 'running', null, { timeout: 10000 });
     await page.evaluate(() => window.scrollTo(0, 2500));
     await f.waitForFunction(() => document.querySelector('[data-testid=train-view]')?.dataset.run === 'stopped', null, { timeout: 10000 });
     const s1 = await f.evaluate(() => window.__trainTab.step());
