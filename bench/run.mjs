@@ -58,10 +58,31 @@ const denseTs = quick ? [1024, 2048] : [1024, 2048, 4096];
 const rounds = quick ? 3 : 7;
 const list = (a) => a.join(',');
 
+// OpenBLAS (NumPy's and PyTorch's BLAS here) picks its kernels by CPU model. The machine's preset
+// OPENBLAS_CORETYPE=Haswell cost ~1.5x on an AMD EPYC, so it is unset; but OpenBLAS 0.3.21 does not
+// know every CPU, and on one it does not know (an Intel Xeon of family 6 model 207, issue 12) it
+// falls back to its Prescott (SSE3) kernels: sgemm 1024^3 at 5-7 GFLOP/s instead of ~34 with
+// SkylakeX. Then the core is named from the CPU's flags, so the peers are measured at their best.
+function blasCoreOverride() {
+  const e = { ...env, OPENBLAS_NUM_THREADS: '1' };
+  delete e.OPENBLAS_CORETYPE;
+  delete e.OPENBLAS_L2_SIZE;
+  const r = spawnSync(PY, ['bench/numpy_bench.py', '--info', '--T', ''], { cwd: root, env: e, encoding: 'utf8' });
+  let core = '';
+  try { core = JSON.parse(r.stdout.split('\n')[0]).blas.openblas_core ?? ''; } catch { return null; }
+  if (!/^(prescott|core2|nehalem|katmai|coppermine|northwood|banias|atom|unknown)$/i.test(core)) return null;
+  const flags = fs.readFileSync('/proc/cpuinfo', 'utf8');
+  if (/\bavx512_bf16\b/.test(flags)) return 'Cooperlake';
+  if (/\bavx512f\b/.test(flags)) return 'SkylakeX';
+  if (/\bavx2\b/.test(flags)) return 'Haswell';
+  return null;
+}
+const blasCore = blasCoreOverride();
 const numpyEnv = (threads) => {
   const e = { ...env, OPENBLAS_NUM_THREADS: String(threads), OMP_NUM_THREADS: String(threads) };
-  delete e.OPENBLAS_CORETYPE; // these slow OpenBLAS on this CPU (see docs/TOOLCHAIN)
+  delete e.OPENBLAS_CORETYPE; // see blasCoreOverride
   delete e.OPENBLAS_L2_SIZE;
+  if (blasCore) e.OPENBLAS_CORETYPE = blasCore;
   return e;
 };
 const wasmArgs = (file) => ['--no-liftoff', '--no-experimental-fetch', path.join(root, 'build/wasm', file)];
@@ -141,8 +162,10 @@ const info = JSON.parse(sh(PY, ['bench/numpy_bench.py', '--info', '--T', ''], { 
 meta.numpy = info.numpy;
 meta.blas = info.blas;
 log(`NumPy ${info.numpy} on ${info.blas.openblas_config ?? info.blas.loaded.join(', ')}`);
-log(`BLAS core NumPy used: ${info.blas.openblas_core ?? 'unknown (not OpenBLAS?)'}` +
-    ' (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the NumPy runs)');
+meta.blasCoreOverride = blasCore;
+log(`BLAS core NumPy and PyTorch used: ${info.blas.openblas_core ?? 'unknown (not OpenBLAS?)'}` +
+    (blasCore ? ` (OpenBLAS fell back to a generic core on this CPU: OPENBLAS_CORETYPE=${blasCore} set for the NumPy and PyTorch runs)`
+      : ' (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the NumPy and PyTorch runs)'));
 
 // Shared inputs and float64 references (bench/inputs.mjs), the ONNX graph, the peers' packages.
 {
