@@ -9,6 +9,11 @@
 // lands on either, which made timings bimodal across processes; pinning makes every
 // implementation run on the same one.
 //
+// Part 2 (issue 9): one training step (forward + backward + AdamW) of the attention-only
+// transformer, config A and d_model 32, batch 32: the attn_train wasm module under Node vs
+// PyTorch eager with one thread (bench/train_bench.mjs, bench/train_torch.py), interleaved with
+// the rounds above; and KV-cache decoding per-token time for T = 256 ... 4096 (once).
+//
 // Times scaled dot-product attention on given Q, K, V (scores, mask, softmax, A.V; no
 // projections) for NumPy (the lessons' code, float64 and float32, on OpenBLAS), our
 // native build and our wasm builds in Node, in several interleaved rounds (each
@@ -22,6 +27,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
+// --train-only: only the training-step and decoding part (plus the SIMD peak it reports against).
+const trainOnly = process.argv.includes('--train-only');
 const peers = process.argv.includes('--peers');
 const cpuArg = process.argv.indexOf('--cpu');
 const pinCpu = cpuArg > 0 ? +process.argv[cpuArg + 1] : os.cpus().length - 1;
@@ -46,7 +53,7 @@ function build() {
   if (!fs.existsSync(path.join(root, 'build/native/CMakeCache.txt'))) sh('cmake', ['--preset', 'native']);
   sh('cmake', ['--build', '--preset', 'native', '--target', 'attn_bench']);
   if (!fs.existsSync(path.join(root, 'build/wasm/CMakeCache.txt'))) sh('cmake', ['--preset', 'wasm']);
-  sh('cmake', ['--build', '--preset', 'wasm', '--target', 'attn_bench', 'attn_bench_scalar', 'attn_core_js',
+  sh('cmake', ['--build', '--preset', 'wasm', '--target', 'attn_bench', 'attn_bench_scalar', 'attn_core_js', 'attn_train_js',
     'attn_bench_relaxed', 'attn_core_relaxed_js']);
 }
 
@@ -105,11 +112,23 @@ jobs.push(ours('wasm-simd', 'attn_bench_wasm.js', 'naive', Ts, true));
 jobs.push(ours('wasm-tiled', 'attn_bench_wasm.js', 'tiled', tiledTs, true));
 jobs.push(ours('wasm-tiled', 'attn_bench_wasm.js', 'tiled', denseTs, false));
 // Two threads: one causal call of the browser module split by query rows across 2 worker_threads
-// (web/src/attn-split.js), each with its own wasm instance; wall clock from post to merged output.
+// (web/src/timing/attn-split.js), each with its own wasm instance; wall clock from post to merged output.
 const splitTs = quick ? [1024, 2048] : [1024, 2048, 4096];
 jobs.push({ impl: 'wasm-tiled', threads: 2, causal: true, split: true, cmd: NODE,
   args: ['--no-liftoff', '--no-experimental-fetch', path.join(root, 'bench/split_bench.mjs'), '--T', list(splitTs),
     '--dk', String(DK), '--threads', '2', '--reps', '5'], env });
+// Attention backward (dQ, dK, dV; forward run before the clock): PyTorch autograd of the
+// lesson's formulation on one thread vs our tiled backward in wasm (SIMD128, and the same
+// sources built scalar: the before/after of the SIMD kernel in one run) and the naive one.
+const bwdTs = quick ? [2048] : [1024, 2048];
+jobs.push({ impl: 'torch-bwd', threads: 1, causal: true, cmd: PY,
+  args: ['bench/torch_backward_bench.py', '--T', list(bwdTs), '--dk', String(DK), '--causal', '1', '--reps', '3'],
+  env: numpyEnv(1) });
+for (const [impl, file, kernel] of [['wasm-bwd-tiled', 'attn_bench_wasm.js', 'backward-tiled'],
+  ['wasm-bwd-tiled-scalar', 'attn_bench_wasm_scalar.js', 'backward-tiled'],
+  ['wasm-bwd-naive', 'attn_bench_wasm.js', 'backward-naive']]) {
+  jobs.push({ ...ours(impl, file, kernel, bwdTs, true), args: [...ours(impl, file, kernel, bwdTs, true).args, '--reps', '3'] });
+}
 jobs.push({ impl: 'wasm-peak', threads: 1, peak: true, cmd: NODE,
   args: [...wasmArgs('attn_bench_wasm.js'), '--kernel', 'peak', '--reps', '3'], env });
 // issue 12: the relaxed-SIMD (FMA) driver; Node 20 validates relaxed SIMD only behind a flag.
@@ -120,6 +139,14 @@ jobs.push({ impl: 'wasm-tiled-fma', threads: 1, causal: true, cmd: NODE,
 jobs.push({ impl: 'wasm-tiled-fma', threads: 1, causal: false, cmd: NODE,
   args: fmaArgs('--kernel', 'tiled', '--T', list(denseTs), '--dk', String(DK), '--causal', '0'), env });
 jobs.push({ impl: 'wasm-peak-fma', threads: 1, peak: true, cmd: NODE, args: fmaArgs('--kernel', 'peak', '--reps', '3'), env });
+
+// Training step: wasm (after warm-up, medians inside the driver) vs PyTorch eager, one thread.
+const TRAIN_D = [64, 32];
+jobs.push({ impl: 'train-wasm', train: true, cmd: NODE, env,
+  args: ['--no-liftoff', '--no-experimental-fetch', path.join(root, 'bench/train_bench.mjs'), '--mode', 'train',
+    '--dmodel', list(TRAIN_D), '--reps', quick ? '20' : '40'] });
+jobs.push({ impl: 'train-pytorch', train: true, cmd: PY, env: numpyEnv(1),
+  args: ['bench/train_torch.py', '--dmodel', list(TRAIN_D), '--reps', quick ? '20' : '40'] });
 
 // The JS API as the page calls it (issue 12): core.attention through the browser module, Node's
 // default tiering (like a browser), wall clock per call and the kernel's own time inside it.
@@ -142,6 +169,7 @@ if (peers) {
       args: ['bench/torch_bench.py', '--T', list(apiTs), '--reps', '3', '--mode', mode, '--dir', outDir], env: torchEnv });
   }
 }
+if (trainOnly) jobs.splice(0, jobs.length, ...jobs.filter((j) => j.train || j.peak));
 
 function runJob(job) {
   if (job.threads === 1 && pinCpu >= 0) { // one-thread jobs all on the same vCPU (see --cpu)
@@ -189,6 +217,7 @@ const errors = new Map(); // impl|T -> max |output - float64 reference|
 const splitOne = new Map(); // T -> [ms...]: the same harness's unsplit call in one thread
 const peaks = [];
 const peaksFma = [];
+const trainSamples = new Map(); // `${impl}|${dModel}` -> { forward: [], backward: [], optimizer: [], step: [] }
 const keyOf = (impl, T, causal, threads) => `${impl}|${T}|${causal}|${threads}`;
 for (let round = 0; round < rounds; round++) {
   const order = jobs.map((_, i) => jobs[(i + round) % jobs.length]); // rotate: interleaved
@@ -196,6 +225,11 @@ for (let round = 0; round < rounds; round++) {
   for (const job of order) {
     for (const row of runJob(job)) {
       if (job.peak) (job.impl === 'wasm-peak-fma' ? peaksFma : peaks).push(row.gflops);
+      else if (job.train) {
+        const k = `${job.impl}|${row.dModel}`;
+        if (!trainSamples.has(k)) trainSamples.set(k, { forward: [], backward: [], optimizer: [], step: [] });
+        for (const ph of ['forward', 'backward', 'optimizer', 'step']) trainSamples.get(k)[ph].push(row[ph]);
+      }
       else {
         const k = keyOf(job.impl, row.T, job.causal, job.threads);
         if (!samples.has(k)) samples.set(k, []);
@@ -220,12 +254,16 @@ const median = (a) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const flops = (T, causal) => (causal ? 2 : 4) * T * T * DK; // causal: the half the mask allows
+// Backward rows: the four products dV = P^T dO, dP = dO V^T, dQ = dS K, dK = dS^T Q over the
+// half the causal mask allows (4 T^2 d_k); the tiled kernel's recomputed S is not counted.
+const isBwd = (impl) => impl.includes('bwd');
 const rows = [];
 for (const [k, ms] of samples) {
   const [impl, T, causal, threads] = k.split('|');
   const m = median(ms);
   rows.push({ impl, T: +T, dk: DK, heads: 1, causal: causal === 'true', threads: +threads,
-    ms: +m.toFixed(3), gflops: +(flops(+T, causal === 'true') / (m * 1e6)).toFixed(2),
+    ms: +m.toFixed(3),
+    gflops: +((isBwd(impl) ? 2 * flops(+T, causal === 'true') : flops(+T, causal === 'true')) / (m * 1e6)).toFixed(2),
     spread: [+Math.min(...ms).toFixed(3), +Math.max(...ms).toFixed(3)] });
 }
 const peak = median(peaks);
@@ -237,10 +275,16 @@ rows.push({ impl: 'wasm-peak-fma', T: null, dk: null, heads: null, causal: null,
 const get = (impl, T, causal = true, threads = 1) =>
   rows.find((r) => r.impl === impl && r.T === T && r.causal === causal && r.threads === threads);
 
+let ws = null;
+let bws = null;
+if (!trainOnly) {
 // Memory: the tiled kernel's working memory and one large multi-head call in the browser module.
-const ws = runJob({ impl: 'workspace', cmd: path.join(root, 'build/native/attn_bench'),
+ws = runJob({ impl: 'workspace', cmd: path.join(root, 'build/native/attn_bench'),
   args: ['--kernel', 'workspace', '--T', list([256, 4096, 16384, 65536]), '--dk', String(DK)], env })[0];
 meta.tiledWorkspaceBytes = ws;
+bws = runJob({ impl: 'backward-workspace', cmd: path.join(root, 'build/native/attn_bench'),
+  args: ['--kernel', 'backward-workspace', '--T', list([256, 4096, 16384, 65536]), '--dk', String(DK)], env })[0];
+meta.tiledBackwardWorkspaceBytes = bws;
 if (!quick) {
   const createAttnCore = (await import(path.join(root, 'build/wasm/attn_core.mjs'))).default;
   const core = await createAttnCore({ wasmBinary: fs.readFileSync(path.join(root, 'build/wasm/attn_core.wasm')) });
@@ -258,7 +302,10 @@ if (!quick) {
     finite: r.output.every(Number.isFinite), nanRows: r.nanRows };
 }
 
+}
+
 // ---------------------------------------------------------------- print
+if (!trainOnly) {
 const impls = ['numpy-f64', 'numpy-f32', 'native', 'wasm-scalar', 'wasm-simd', 'wasm-tiled'];
 const fmt = (x, w = 9) => (x === undefined || x === null ? '—' : x.toFixed(x < 10 ? 2 : 1)).padStart(w);
 log(`\nMedian ms over ${rounds} interleaved rounds; causal, one head, d_k = ${DK}, one thread unless noted.`);
@@ -277,7 +324,7 @@ for (const T of allT) {
       ratio(get('wasm-simd', T)?.ms).padStart(10));
 }
 log('\nTwo threads: wasm-tiled, causal, one head, one call split by query rows across 2 Node worker_threads' +
-    ' (web/src/attn-split.js: blocks balanced by area, each with its own wasm instance and only the keys it can see);' +
+    ' (web/src/timing/attn-split.js: blocks balanced by area, each with its own wasm instance and only the keys it can see);' +
     ' wall clock from posting the parts to the merged output, copies in and out included:');
 meta.twoThreads = [];
 for (const T of splitTs) {
@@ -309,6 +356,7 @@ for (const T of allT) {
         `FMA ${bn.gflops} GFLOP/s = ${(100 * bn.gflops / peakFma).toFixed(0)} % of the FMA peak` : ''));
 }
 
+}
 const T = 2048;
 const targets = [];
 const target = (name, num, den, need, unit = '×') => {
@@ -317,6 +365,7 @@ const target = (name, num, den, need, unit = '×') => {
   log(`  ${(v >= need ? 'PASS' : 'MISS').padEnd(5)} ${name}: ${unit === '%' ? (100 * v).toFixed(0) + ' %' : v.toFixed(2) + '×'}` +
       ` (need ≥ ${unit === '%' ? 100 * need + ' %' : need + '×'})`);
 };
+if (!trainOnly) {
 log(`\nTargets at T = ${T}, causal, one head, d_k = ${DK}, one thread:`);
 target('wasm-tiled vs numpy-f64', get('numpy-f64', T)?.ms, get('wasm-tiled', T)?.ms, 5);
 target('wasm-tiled vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-tiled', T)?.ms, 3);
@@ -324,8 +373,24 @@ target('wasm-simd vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-simd', T)?.m
 target('non-causal wasm-tiled vs wasm-peak', get('wasm-tiled', T, false)?.gflops, peak, 0.7, '%');
 target('issue 12: wasm-tiled-fma vs wasm-tiled (SIMD128), causal', get('wasm-tiled', T)?.ms, get('wasm-tiled-fma', T)?.ms, 1.4);
 target('issue 12: non-causal wasm-tiled-fma vs the FMA peak', get('wasm-tiled-fma', T, false)?.gflops, peakFma, 0.8, '%');
+
+log('\nAttention backward (dQ, dK, dV of sum(output * dO); the forward runs before the clock), causal, one head,' +
+    ` d_k = ${DK}, one thread; GFLOP/s count 4·T²·d_k (the four products over the allowed half):`);
+for (const T of bwdTs) {
+  const b = (impl) => get(impl, T);
+  const tb = b('torch-bwd'), wt = b('wasm-bwd-tiled'), ws1 = b('wasm-bwd-tiled-scalar'), wn = b('wasm-bwd-naive');
+  log(`  T=${String(T).padStart(5)}  PyTorch autograd ${fmt(tb?.ms, 7)} ms (${fmt(tb?.gflops, 5).trim()} GFLOP/s)` +
+      `   wasm tiled SIMD128 ${fmt(wt?.ms, 7)} ms (${fmt(wt?.gflops, 5).trim()} GFLOP/s)` +
+      `   wasm tiled scalar ${fmt(ws1?.ms, 7)} ms   wasm naive SIMD128 ${fmt(wn?.ms, 7)} ms` +
+      `   PyTorch / wasm tiled ${(tb?.ms / wt?.ms).toFixed(2)}×   SIMD speed-up ${(ws1?.ms / wt?.ms).toFixed(2)}×`);
+}
+log(`  tiled backward working memory beyond Q, K, V, dO, output, lse and the gradients ` +
+    `(tiled_backward_workspace_bytes, d_k = ${DK}) at T = ${bws.T.join(', ')}: ${bws.bytes.join(', ')} bytes`);
+target('wasm tiled backward vs PyTorch autograd (T = 2048)', get('torch-bwd', 2048)?.ms, get('wasm-bwd-tiled', 2048)?.ms, 2);
+}
 meta.targets = targets;
 
+if (!trainOnly) {
 // ---------------------------------------------------------------- issue 12: the API and the peers
 {
   log(`\nThrough the JS API (core.attention in Node, default tiering, after warm-up; causal, one head, d_k = ${DK}),` +
@@ -392,9 +457,79 @@ if (meta.bigTiled) {
   log('  (T = 16384 with 8 heads: skipped in --quick)');
 }
 
+}
+
+// ---------------------------------------------------------------- training step
+// FLOPs counted the same way for both sides: every matrix product at full size (the
+// attention products over the whole T x T, as PyTorch computes them), backward = 2 x forward,
+// AdamW + gradient norm 16 per parameter.
+const V = 32, TT = 32, L = 2, H = 2, B = 32;
+const trainFlops = (D) => {
+  const N = B * TT;
+  const fwd = L * (2 * N * D * 3 * D + 2 * N * D * D + 4 * B * TT * TT * D) + 2 * N * D * V;
+  const params = 2 * V * D + TT * D + L * 4 * D * D;
+  return { forward: fwd, backward: 2 * fwd, optimizer: 16 * params, step: 3 * fwd + 16 * params };
+};
+log(`\nTraining step: attention-only transformer, vocab ${V}, T ${TT}, ${L} layers, ${H} heads, batch ${B}, ` +
+    'forward + backward + AdamW on one fixed batch, one thread; wasm = attn_train under Node after warm-up, ' +
+    'PyTorch eager float32 (torch.set_num_threads(1), OPENBLAS_CORETYPE/L2_SIZE unset). Medians of the per-round medians.');
+log('  d_model  phase        MFLOP   wasm ms  GFLOP/s  % peak   torch ms  GFLOP/s   torch/wasm');
+meta.train = [];
+for (const D of TRAIN_D) {
+  const w = trainSamples.get(`train-wasm|${D}`), p = trainSamples.get(`train-pytorch|${D}`);
+  if (!w || !p) continue;
+  const f = trainFlops(D);
+  const entry = { dModel: D, batch: B, phases: {} };
+  for (const ph of ['forward', 'backward', 'optimizer', 'step']) {
+    const wm = median(w[ph]), pm = median(p[ph]);
+    const wg = f[ph] / (wm * 1e6), pg = f[ph] / (pm * 1e6);
+    entry.phases[ph] = { mflop: +(f[ph] / 1e6).toFixed(2), wasmMs: +wm.toFixed(3), torchMs: +pm.toFixed(3),
+      wasmGflops: +wg.toFixed(2), torchGflops: +pg.toFixed(2), pctPeak: +(100 * wg / peak).toFixed(1) };
+    log(`  ${String(D).padStart(7)}  ${ph.padEnd(10)} ${(f[ph] / 1e6).toFixed(1).padStart(7)} ${wm.toFixed(2).padStart(9)} ` +
+        `${wg.toFixed(1).padStart(8)} ${(100 * wg / peak).toFixed(0).padStart(6)} % ${pm.toFixed(2).padStart(9)} ` +
+        `${pg.toFixed(1).padStart(8)} ${(pm / wm).toFixed(2).padStart(10)}×`);
+    rows.push({ impl: ph === 'step' ? 'train-wasm' : `train-wasm-${ph}`, T: TT, dModel: D, batch: B, threads: 1, ms: +wm.toFixed(3), gflops: +wg.toFixed(2) });
+    rows.push({ impl: ph === 'step' ? 'train-pytorch' : `train-pytorch-${ph}`, T: TT, dModel: D, batch: B, threads: 1, ms: +pm.toFixed(3), gflops: +pg.toFixed(2) });
+  }
+  meta.train.push(entry);
+}
+log('\nTargets (training step, one thread):');
+for (const [D, need] of [[64, 1.0], [32, 1.5]]) {
+  const e = meta.train.find((x) => x.dModel === D);
+  if (e) target(`train step d_model ${D}: PyTorch / wasm`, e.phases.step.torchMs, e.phases.step.wasmMs, need);
+}
+
+// ---------------------------------------------------------------- decoding
+const decTs = quick ? [256, 512, 1024, 2048] : [256, 512, 1024, 2048, 4096];
+const dec = runJob({ impl: 'decode', cmd: NODE, env,
+  args: ['--no-liftoff', '--no-experimental-fetch', path.join(root, 'bench/train_bench.mjs'), '--mode', 'decode', '--T', list(decTs)] })[0];
+const fit = (xs, ys) => { // least-squares slope of log y on log x
+  const lx = xs.map(Math.log), ly = ys.map(Math.log);
+  const mx = lx.reduce((a, b) => a + b) / lx.length, my = ly.reduce((a, b) => a + b) / ly.length;
+  let num = 0, den = 0;
+  for (let i = 0; i < lx.length; i++) { num += (lx[i] - mx) * (ly[i] - my); den += (lx[i] - mx) ** 2; }
+  return num / den;
+};
+dec.exponentCached = +fit(dec.T, dec.cached).toFixed(2);
+dec.exponentRecompute = +fit(dec.T, dec.recompute).toFixed(2);
+meta.decode = dec;
+log(`\nDecoding: random model d_model ${dec.dModel}, ${dec.heads} heads, ${dec.layers} layers (attn_train under Node), ` +
+    'per-token ms for the token appended at length T:');
+log('       T   cached ms  recompute ms   speed-up');
+dec.T.forEach((T, i) => {
+  log(`  ${String(T).padStart(6)} ${dec.cached[i].toFixed(3).padStart(11)} ${dec.recompute[i].toFixed(1).padStart(13)} ` +
+      `${(dec.recompute[i] / dec.cached[i]).toFixed(0).padStart(9)}×`);
+  rows.push({ impl: 'decode-cached', T, dModel: dec.dModel, heads: dec.heads, threads: 1, ms: +dec.cached[i].toFixed(4) });
+  rows.push({ impl: 'decode-recompute', T, dModel: dec.dModel, heads: dec.heads, threads: 1, ms: +dec.recompute[i].toFixed(3) });
+});
+log(`  fitted exponents (ms ~ T^p): cached p = ${dec.exponentCached}, recompute p = ${dec.exponentRecompute}` +
+    ` (expected about 1 and 2 once the O(T) / O(T^2) attention terms dominate the O(d_model^2) projections);` +
+    ` KV cache ${(dec.cacheBytes.at(-1) / 2 ** 20).toFixed(0)} MiB at seqLen ${Math.max(...dec.T)}`);
+
 meta.seconds = Math.round((Date.now() - t0) / 1000);
-fs.writeFileSync(path.join(root, 'bench/results.json'),
+const outName = trainOnly ? 'bench/results.train.json' : 'bench/results.json';
+fs.writeFileSync(path.join(root, outName),
   JSON.stringify(rows.map(({ spread, ...r }) => r), null, 1) + '\n');
-fs.writeFileSync(path.join(root, 'bench/results.meta.json'),
+fs.writeFileSync(path.join(root, trainOnly ? 'bench/results.train.meta.json' : 'bench/results.meta.json'),
   JSON.stringify({ ...meta, spreads: rows.filter((r) => r.spread).map((r) => ({ impl: r.impl, T: r.T, causal: r.causal, threads: r.threads, minMax: r.spread })) }, null, 1) + '\n');
-log(`\nwrote bench/results.json (${rows.length} rows) and bench/results.meta.json in ${meta.seconds} s`);
+log(`\nwrote ${outName} (${rows.length} rows) and its .meta.json in ${meta.seconds} s`);

@@ -1,6 +1,6 @@
 // Two-thread rows for npm run bench: one core.attention call (the browser module,
 // build/wasm/attn_core.mjs, kernel 'tiled') split across N Node worker_threads by query-row
-// blocks with web/src/attn-split.js (causal blocks balanced by area, each given only the keys up
+// blocks with web/src/timing/attn-split.js (causal blocks balanced by area, each given only the keys up
 // to its diagonal), each worker with its own wasm instance. Inputs are copied to the workers once
 // per T (not timed); a timed call is the wall clock from posting "call" to every worker until
 // their outputs are back and merged. Also times the same call unsplit in this thread (the
@@ -11,7 +11,7 @@ import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { planSplit, partCall, mergeParts } from '../web/src/attn-split.js';
+import { planSplit, partCall, mergeParts } from '../web/src/timing/attn-split.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 async function loadCore() {
@@ -49,7 +49,8 @@ if (!isMainThread) {
   const rand = (n) => { const a = new Float32Array(n); for (let i = 0; i < n; i++) a[i] = ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32) - 0.5; return a; };
   const setup = async (T) => {
     const q = rand(T * dk), k = rand(T * dk), v = rand(T * dk);
-    const opts = { heads: 1, tq: T, tk: T, dk, dv: dk, causal: true };
+    // The split follows the core's causal key ranges (attn-split.js never restates the rule).
+    const opts = { heads: 1, tq: T, tk: T, dk, dv: dk, causal: true, ranges: core.keyRanges({ t: T, causal: true }) };
     const plan = planSplit(opts, threads);
     await Promise.all(plan.parts.map((part, i) => {
       const c = partCall(q, k, v, opts, part);

@@ -246,6 +246,17 @@ class TrainerHandle {
 
   double step() const { return static_cast<double>(t_->step()); }
 
+  val profile(double reps) {
+    double ms[3];
+    attn::Status st = t_->profile(static_cast<std::size_t>(reps), ms);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("forward", ms[0]);
+    r.set("forwardBackward", ms[1]);
+    r.set("optimizer", ms[2]);
+    return r;
+  }
+
   std::unique_ptr<attn::tr::Decoder> make_decoder(bool cache) const { return t_->decoder(cache); }
 
  private:
@@ -302,7 +313,8 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .function("setLearningRate", &TrainerHandle::setLearningRate)
       .function("setAblation", &TrainerHandle::setAblation)
       .function("generate", &TrainerHandle::generate)
-      .function("step", &TrainerHandle::step);
+      .function("step", &TrainerHandle::step)
+      .function("profile", &TrainerHandle::profile);
   emscripten::class_<DecoderHandle>("DecoderHandle")
       .constructor<const TrainerHandle&, bool>()
       .function("append", &DecoderHandle::append)

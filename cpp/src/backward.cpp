@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "attn/dropout.hpp"
@@ -35,6 +36,7 @@ std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem, Kernel ker
   std::size_t n = 0;
   n = sat_add(n, sat_mul(sat_mul(s.heads, s.tq), s.dk));                    // dq
   n = sat_add(n, sat_mul(sat_mul(s.kv_heads, s.tk), sat_add(s.dk, s.dv)));  // dk, dv
+  n = sat_add(n, sat_mul(sat_mul(s.heads, s.tq), s.dv));  // dO copy (the bindings make one)
   n = sat_mul(n, elem);
   // The forward pass, in case the caller did not pass one (its outputs and scratch).
   n = sat_add(n, estimate_bytes(s, elem, naive, false));
@@ -145,10 +147,16 @@ Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::s
   unlimited.memory_cap = static_cast<std::size_t>(-1);
   Status st = validate(unlimited, q_len, k_len, v_len, padding_len, mask_len, naive, elem_size);
   if (!st.ok()) return st;
-  if (d_out_len != s.heads * s.tq * s.dv) {  // no overflow: validate bounded q's product
-    return Status::Invalid(
-        "dOut", "dOut has " + std::to_string(d_out_len) +
-                    " values but heads*tq*dv = " + std::to_string(s.heads * s.tq * s.dv));
+  std::size_t nd;
+  if (!detail::checked_product({s.heads, s.tq, s.dv}, &nd)) {
+    return Status::Exhausted("memory",
+                             "dOut (heads*tq*dv values) needs more memory than can be "
+                             "addressed, over the cap of " +
+                                 mib(opts.memory_cap));
+  }
+  if (d_out_len != nd) {
+    return Status::Invalid("dOut", "dOut has " + std::to_string(d_out_len) +
+                                       " values but heads*tq*dv = " + std::to_string(nd));
   }
   const std::size_t need = estimate_backward_bytes(s, elem_size, kernel);
   if (need > opts.memory_cap) {
@@ -190,6 +198,12 @@ Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t
   out->dv = xt::zeros<T>({s.kv_heads, s.tk, s.dv});
   const T scale = static_cast<T>(effective_scale(opts));
   if (naive) {
+    // float32 with SIMD128: the tiled SIMD kernel taking P from the stored weights.
+    if constexpr (std::is_same_v<T, float> && detail::kSimdKernels) {
+      if (detail::tiled_backward_simd(q, k, v, d_out, opts, scale, *fwd, out, true)) {
+        return Status::Ok();
+      }
+    }
     backward_naive(q, k, v, d_out, opts, scale, *fwd, out);
   } else {
     detail::backward_tiled(q, k, v, d_out, opts, scale, *fwd, out);

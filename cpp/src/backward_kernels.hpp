@@ -123,7 +123,7 @@ template <class T>
 void backward_tiled(const T* q, const T* k, const T* v, const T* d_out, const AttentionOptions& o,
                     T scale, const AttentionResult<T>& fwd, AttentionGrads<T>* g) {
   if constexpr (std::is_same_v<T, float> && kSimdKernels) {
-    if (tiled_backward_simd(q, k, v, d_out, o, scale, fwd, g)) return;
+    if (tiled_backward_simd(q, k, v, d_out, o, scale, fwd, g, false)) return;
   }
   backward_tiled_scalar(q, k, v, d_out, o, scale, fwd, g);
 }

@@ -1,11 +1,42 @@
 #include "attn/decode.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "attn/gemm.hpp"
 #include "attn/rng.hpp"
+#include "kernels.hpp"
+#include "simd_kernels.hpp"
 
 namespace attn::tr {
+
+namespace {
+
+// One query row over the t cached keys: with T_q = 1 the bottom-right causal mask allows
+// every cached key, so this is softmax(scale q K^T) V over all of them. The core's kernels
+// work on blocks of 16+ query rows; a single row here costs O(t d_h) with no padding.
+// q: (d_h), k, v: (t, d_h) rows; writes w (t) and out (d_h).
+void attend_one(const float* q, const float* k, const float* v, std::size_t t, std::size_t dh,
+                float scale, float* w, float* out) {
+  float mx = -std::numeric_limits<float>::infinity();
+  for (std::size_t j = 0; j < t; ++j) {
+    w[j] = scale * detail::dot(q, k + j * dh, dh);
+    mx = std::max(mx, w[j]);
+  }
+  for (std::size_t j = 0; j < t; ++j) w[j] -= mx;
+  detail::exp_f32(w, w, t, true);  // arguments <= 0
+  float sum = 0;
+  for (std::size_t j = 0; j < t; ++j) sum += w[j];
+  const float inv = 1.0f / sum;
+  std::fill_n(out, dh, 0.0f);
+  for (std::size_t j = 0; j < t; ++j) {
+    w[j] *= inv;
+    detail::axpy(w[j], v + j * dh, out, dh);
+  }
+}
+
+}  // namespace
 
 Decoder::Decoder(const ModelConfig& c, std::shared_ptr<const std::vector<float>> params, bool cache,
                  std::vector<std::uint8_t> ablate)
@@ -85,11 +116,10 @@ Status Decoder::append(std::int32_t token, std::vector<float>* logits,
   q_.resize(H * dh);
   kv_.resize(Hkv * dh);
   z_.resize(H * dh);
-  AttentionOptions ao;
-  ao.shape = Shape{grp, 1, 1, t, dh, dh};
-  ao.mask.causal = true;
-  ao.scale = c_.scale;
-  ao.memory_cap = static_cast<std::size_t>(-1);
+  AttentionOptions so;
+  so.shape.dk = dh;
+  so.scale = c_.scale;
+  const float scale = static_cast<float>(effective_scale(so));
   for (std::size_t l = 0; l < L; ++l) {
     const auto& W = P.layer[l];
     gemm(Trans::kNN, 1, H * dh, D, x_.data(), D, p + W.wq, H * dh, 0.0f, q_.data(), H * dh, &pack_);
@@ -102,21 +132,13 @@ Status Decoder::append(std::int32_t token, std::vector<float>* logits,
          &pack_);
     for (std::size_t g = 0; g < Hkv; ++g)
       std::copy_n(kv_.data() + g * dh, dh, v_[l].data() + (g * c_.seq_len + pos) * dh);
-    // One call per K/V head: its grp query heads (contiguous in q) over its t cached keys.
-    for (std::size_t g = 0; g < Hkv; ++g) {
-      Status st = attention(q_.data() + g * grp * dh, grp * dh, k_[l].data() + g * c_.seq_len * dh,
-                            t * dh, v_[l].data() + g * c_.seq_len * dh, t * dh, ao, &att_);
-      if (!st.ok()) {
-        tokens_.pop_back();
-        return st;
-      }
-      for (std::size_t hh = 0; hh < grp; ++hh) {
-        const std::size_t h = g * grp + hh;
-        const bool off = !ablate_.empty() && ablate_[l * H + h];
-        for (std::size_t k = 0; k < dh; ++k)
-          z_[h * dh + k] = off ? 0.0f : att_.output.data()[hh * dh + k];
-        std::copy_n(att_.weights.data() + hh * t, t, weights->data() + (l * H + h) * t);
-      }
+    // Each query head over its K/V head's t cached rows (T_q = 1).
+    for (std::size_t h = 0; h < H; ++h) {
+      const std::size_t g = h / grp;
+      float* w = weights->data() + (l * H + h) * t;
+      attend_one(q_.data() + h * dh, k_[l].data() + g * c_.seq_len * dh,
+                 v_[l].data() + g * c_.seq_len * dh, t, dh, scale, w, z_.data() + h * dh);
+      if (!ablate_.empty() && ablate_[l * H + h]) std::fill_n(z_.data() + h * dh, dh, 0.0f);
     }
     gemm(Trans::kNN, 1, D, H * dh, z_.data(), H * dh, p + W.wo, D, 1.0f, x_.data(), D, &pack_);
   }

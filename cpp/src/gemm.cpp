@@ -1,5 +1,7 @@
 #include "attn/gemm.hpp"
 
+#include <algorithm>
+
 #if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
 #include <wasm_simd128.h>
 #define ATTN_GEMM_SIMD 1
@@ -83,14 +85,18 @@ inline void micro(bool ta, std::size_t i, std::size_t j, std::size_t k, const fl
 }
 
 template <int R>
-inline void row_block(bool ta, std::size_t i, std::size_t n, std::size_t k, const float* a,
-                      std::size_t lda, const float* b, std::size_t ldb, bool zero, float* c,
-                      std::size_t ldc) {
-  std::size_t j = 0;
-  for (; j + 8 <= n; j += 8) micro<R, 2>(ta, i, j, k, a, lda, b, ldb, zero, c, ldc);
-  for (; j + 4 <= n; j += 4) micro<R, 1>(ta, i, j, k, a, lda, b, ldb, zero, c, ldc);
+inline void row_block(bool ta, std::size_t i, std::size_t j0, std::size_t j1, std::size_t k,
+                      const float* a, std::size_t lda, const float* b, std::size_t ldb, bool zero,
+                      float* c, std::size_t ldc) {
+  std::size_t j = j0;
+  for (; j + 8 <= j1; j += 8) micro<R, 2>(ta, i, j, k, a, lda, b, ldb, zero, c, ldc);
+  for (; j + 4 <= j1; j += 4) micro<R, 1>(ta, i, j, k, a, lda, b, ldb, zero, c, ldc);
 }
 
+// Cache blocking: k in blocks of up to 256 (C accumulates across blocks in ascending k,
+// so each element keeps the scalar loop's summation order), columns in panels whose
+// (k-block x panel) slice of B stays within 32 KiB (L1) while every row block of A
+// streams past it; each 4-row slice of A is reused across the panel's column blocks.
 void gemm_impl_simd(Trans t, std::size_t m, std::size_t n, std::size_t k, const float* a,
                     std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
                     std::size_t ldc, std::vector<float>* scratch) {
@@ -99,11 +105,24 @@ void gemm_impl_simd(Trans t, std::size_t m, std::size_t n, std::size_t k, const 
     ldb = n;
   }
   const bool ta = t == Trans::kTN, zero = beta == 0.0f;
-  std::size_t i = 0;
-  for (; i + 4 <= m; i += 4) row_block<4>(ta, i, n, k, a, lda, b, ldb, zero, c, ldc);
-  for (; i < m; ++i) row_block<1>(ta, i, n, k, a, lda, b, ldb, zero, c, ldc);
-  const std::size_t j_tail = n - n % 4;  // columns the f32x4 blocks did not cover
-  if (j_tail < n) scalar_rows(ta, 0, m, j_tail, n, k, a, lda, b, ldb, beta, c, ldc);
+  const std::size_t n4 = n - n % 4;  // columns the f32x4 blocks cover
+  constexpr std::size_t kKc = 256, kPanelFloats = 8192;
+  for (std::size_t k0 = 0; k0 < k || (k == 0 && k0 == 0); k0 += kKc) {
+    const std::size_t kc = std::min(kKc, k - k0);
+    const bool z = zero && k0 == 0;
+    const float* ak = ta ? a + k0 * lda : a + k0;
+    const float* bk = b + k0 * ldb;
+    const std::size_t nc =
+        std::max<std::size_t>(8, (kPanelFloats / std::max<std::size_t>(kc, 1)) & ~std::size_t{7});
+    for (std::size_t j0 = 0; j0 < n4; j0 += nc) {
+      const std::size_t j1 = std::min(n4, j0 + nc);
+      std::size_t i = 0;
+      for (; i + 4 <= m; i += 4) row_block<4>(ta, i, j0, j1, kc, ak, lda, bk, ldb, z, c, ldc);
+      for (; i < m; ++i) row_block<1>(ta, i, j0, j1, kc, ak, lda, bk, ldb, z, c, ldc);
+    }
+    if (k == 0) break;
+  }
+  if (n4 < n) scalar_rows(ta, 0, m, n4, n, k, a, lda, b, ldb, beta, c, ldc);
 }
 #endif
 

@@ -115,13 +115,17 @@ std::size_t estimate_training_bytes(const ModelConfig& c, std::size_t batch) {
   const std::size_t N = sat_mul(batch, T);
   // Per layer: x, q/k/v (flat and per head), z, attention output, lse, entropy, weights.
   std::size_t per_layer = sat_mul(N, sat_add(D, sat_mul(3 * (H + 2 * Hkv) + 2 * H, dh)));
-  per_layer = sat_add(per_layer, sat_mul(sat_mul(batch, H), sat_mul(T, T)));  // weights
+  // The naive kernel keeps every layer's (B*H, T, T) weights for the backward pass; the
+  // tiled kernel keeps only O(T) per row (its lse), so long sequences fit.
+  const std::size_t w = sat_mul(sat_mul(batch, H), sat_mul(T, T));
+  const bool naive = c.kernel == Kernel::kNaive;
+  if (naive) per_layer = sat_add(per_layer, w);
   std::size_t n = sat_mul(4, P);  // params, grads, AdamW m and v
   n = sat_add(n, sat_mul(c.layers + 1, per_layer));
   n = sat_add(n, sat_mul(N, sat_add(4 * D, 3 * V)));  // LayerNorm, logits, backward scratch
   // The backward of one layer: dQ/dK/dV, a forward copy and (naive) dP/dS rows.
   n = sat_add(n, sat_mul(N, sat_mul(4 * (H + 2 * Hkv), dh)));
-  n = sat_add(n, sat_mul(sat_mul(batch, H), sat_mul(T, T)));
+  if (naive) n = sat_add(n, w);
   return sat_mul(n, 4);  // float32 training; float64 test runs stay far below any cap
 }
 
@@ -151,29 +155,41 @@ void init_params(const ModelConfig& c, std::uint64_t seed, T* params) {
 
 namespace {
 
-// (N, heads*dh) with N = B*t rows -> (B*heads, t, dh).
+// Rows of (N, ld) with N = B*t, columns [0, heads*dh) of each row -> (B*heads, t, dh).
 template <class T>
-void split(const T* in, std::size_t batch, std::size_t t, std::size_t heads, std::size_t dh,
-           T* out) {
+void split(const T* in, std::size_t ld, std::size_t batch, std::size_t t, std::size_t heads,
+           std::size_t dh, T* out) {
   for (std::size_t b = 0; b < batch; ++b)
     for (std::size_t h = 0; h < heads; ++h)
       for (std::size_t i = 0; i < t; ++i)
-        std::copy_n(in + ((b * t + i) * heads + h) * dh, dh, out + ((b * heads + h) * t + i) * dh);
+        std::copy_n(in + (b * t + i) * ld + h * dh, dh, out + ((b * heads + h) * t + i) * dh);
 }
 
-// (B*heads, t, dh) -> (N, heads*dh); heads with ablate[h] set become zero.
+// (B*heads, t, dh) -> columns [0, heads*dh) of (N, ld) rows; heads with ablate[h] set become 0.
 template <class T>
 void merge(const T* in, std::size_t batch, std::size_t t, std::size_t heads, std::size_t dh,
-           const std::uint8_t* ablate, T* out) {
+           const std::uint8_t* ablate, T* out, std::size_t ld) {
   for (std::size_t b = 0; b < batch; ++b)
     for (std::size_t h = 0; h < heads; ++h)
       for (std::size_t i = 0; i < t; ++i) {
-        T* dst = out + ((b * t + i) * heads + h) * dh;
+        T* dst = out + (b * t + i) * ld + h * dh;
         if (ablate && ablate[h])
           std::fill_n(dst, dh, T(0));
         else
           std::copy_n(in + ((b * heads + h) * t + i) * dh, dh, dst);
       }
+}
+
+// W_QKV = [W_Q | W_K | W_V]: (D, w3) row by row, so one product projects all three.
+template <class T>
+void pack_qkv(const T* wq, const T* wk, const T* wv, std::size_t D, std::size_t wq_w,
+              std::size_t wkv_w, T* out) {
+  const std::size_t w3 = wq_w + 2 * wkv_w;
+  for (std::size_t r = 0; r < D; ++r) {
+    std::copy_n(wq + r * wq_w, wq_w, out + r * w3);
+    std::copy_n(wk + r * wkv_w, wkv_w, out + r * w3 + wq_w);
+    std::copy_n(wv + r * wkv_w, wkv_w, out + r * w3 + wq_w + wkv_w);
+  }
 }
 
 std::uint64_t layer_seed(std::uint64_t seed, std::size_t layer) {
@@ -237,21 +253,22 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     }
 
   // Pass 2: layers. Project, split into (B*H, t, d_h), attend, merge, project out.
-  ws->q.resize(N * wq_w);
-  ws->k.resize(N * wkv_w);
-  ws->v.resize(N * wkv_w);
+  const std::size_t w3 = wq_w + 2 * wkv_w;
+  ws->qkv.resize(N * w3);
+  ws->wqkv.resize(L);
   for (std::size_t l = 0; l < L; ++l) {
     const auto& W = P.layer[l];
     const T* x = ws->x[l].data();
-    gemm(Trans::kNN, N, wq_w, D, x, D, params + W.wq, wq_w, T(0), ws->q.data(), wq_w, &ws->pack);
-    gemm(Trans::kNN, N, wkv_w, D, x, D, params + W.wk, wkv_w, T(0), ws->k.data(), wkv_w, &ws->pack);
-    gemm(Trans::kNN, N, wkv_w, D, x, D, params + W.wv, wkv_w, T(0), ws->v.data(), wkv_w, &ws->pack);
+    // q | k | v = x W_QKV in one product (N, w3), then each part into head layout.
+    ws->wqkv[l].resize(D * w3);
+    pack_qkv(params + W.wq, params + W.wk, params + W.wv, D, wq_w, wkv_w, ws->wqkv[l].data());
+    gemm(Trans::kNN, N, w3, D, x, D, ws->wqkv[l].data(), w3, T(0), ws->qkv.data(), w3, &ws->pack);
     ws->qh[l].resize(N * wq_w);
     ws->kh[l].resize(N * wkv_w);
     ws->vh[l].resize(N * wkv_w);
-    split(ws->q.data(), batch, t, H, dh, ws->qh[l].data());
-    split(ws->k.data(), batch, t, Hkv, dh, ws->kh[l].data());
-    split(ws->v.data(), batch, t, Hkv, dh, ws->vh[l].data());
+    split(ws->qkv.data(), w3, batch, t, H, dh, ws->qh[l].data());
+    split(ws->qkv.data() + wq_w, w3, batch, t, Hkv, dh, ws->kh[l].data());
+    split(ws->qkv.data() + wq_w + wkv_w, w3, batch, t, Hkv, dh, ws->vh[l].data());
     ao.dropout_seed = layer_seed(ro.dropout_seed, l);
     Status st = tiled ? attention_tiled(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
                                         ws->vh[l].data(), N * wkv_w, ao, &ws->att[l])
@@ -260,7 +277,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     if (!st.ok()) return st;
     ws->z[l].resize(N * wq_w);
     merge(ws->att[l].output.data(), batch, t, H, dh, ro.ablate ? ro.ablate + l * H : nullptr,
-          ws->z[l].data());
+          ws->z[l].data(), wq_w);
     std::copy(ws->x[l].begin(), ws->x[l].end(), ws->x[l + 1].begin());
     gemm(Trans::kNN, N, D, wq_w, ws->z[l].data(), wq_w, params + W.wo, D, T(1), ws->x[l + 1].data(),
          D, &ws->pack);
@@ -378,31 +395,33 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     gemm(Trans::kNT, N, wq_w, D, ws->dx.data(), D, params + W.wo, D, T(0), ws->dz.data(), wq_w,
          &ws->pack);
     const std::uint8_t* abl = ro.ablate ? ro.ablate + l * H : nullptr;
-    // dO in head layout (reuses q as scratch), ablated heads zero.
-    ws->q.resize(N * wq_w);
-    split(ws->dz.data(), batch, t, H, dh, ws->q.data());
+    // dO in head layout, ablated heads zero.
+    ws->dout.resize(N * wq_w);
+    split(ws->dz.data(), wq_w, batch, t, H, dh, ws->dout.data());
     if (abl)
       for (std::size_t b = 0; b < batch; ++b)
         for (std::size_t h = 0; h < H; ++h)
-          if (abl[h]) std::fill_n(ws->q.data() + (b * H + h) * t * dh, t * dh, T(0));
+          if (abl[h]) std::fill_n(ws->dout.data() + (b * H + h) * t * dh, t * dh, T(0));
     ao.dropout_seed = layer_seed(ro.dropout_seed, l);
     Status st =
         attention_backward(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                           ws->vh[l].data(), N * wkv_w, ws->q.data(), N * wq_w, ao,
+                           ws->vh[l].data(), N * wkv_w, ws->dout.data(), N * wq_w, ao,
                            tiled ? Kernel::kTiled : Kernel::kNaive, &ws->att[l], &ws->grads);
     if (!st.ok()) return st;
-    // Back to (N, width) rows.
-    merge(ws->grads.dq.data(), batch, t, H, dh, nullptr, ws->q.data());
-    merge(ws->grads.dk.data(), batch, t, Hkv, dh, nullptr, ws->k.data());
-    merge(ws->grads.dv.data(), batch, t, Hkv, dh, nullptr, ws->v.data());
-    gemm(Trans::kTN, D, wq_w, N, x, D, ws->q.data(), wq_w, T(0), grads + W.wq, wq_w, &ws->pack);
-    gemm(Trans::kTN, D, wkv_w, N, x, D, ws->k.data(), wkv_w, T(0), grads + W.wk, wkv_w, &ws->pack);
-    gemm(Trans::kTN, D, wkv_w, N, x, D, ws->v.data(), wkv_w, T(0), grads + W.wv, wkv_w, &ws->pack);
-    gemm(Trans::kNT, N, D, wq_w, ws->q.data(), wq_w, params + W.wq, wq_w, T(1), ws->dx.data(), D,
-         &ws->pack);
-    gemm(Trans::kNT, N, D, wkv_w, ws->k.data(), wkv_w, params + W.wk, wkv_w, T(1), ws->dx.data(), D,
-         &ws->pack);
-    gemm(Trans::kNT, N, D, wkv_w, ws->v.data(), wkv_w, params + W.wv, wkv_w, T(1), ws->dx.data(), D,
+    // dq | dk | dv as (N, w3) rows; dW_QKV = x^T dqkv, cut back into W_Q, W_K, W_V;
+    // dx += dqkv W_QKV^T.
+    merge(ws->grads.dq.data(), batch, t, H, dh, nullptr, ws->qkv.data(), w3);
+    merge(ws->grads.dk.data(), batch, t, Hkv, dh, nullptr, ws->qkv.data() + wq_w, w3);
+    merge(ws->grads.dv.data(), batch, t, Hkv, dh, nullptr, ws->qkv.data() + wq_w + wkv_w, w3);
+    ws->dw.resize(D * w3);
+    gemm(Trans::kTN, D, w3, N, x, D, ws->qkv.data(), w3, T(0), ws->dw.data(), w3, &ws->pack);
+    for (std::size_t r = 0; r < D; ++r) {
+      const T* src = ws->dw.data() + r * w3;
+      std::copy_n(src, wq_w, grads + W.wq + r * wq_w);
+      std::copy_n(src + wq_w, wkv_w, grads + W.wk + r * wkv_w);
+      std::copy_n(src + wq_w + wkv_w, wkv_w, grads + W.wv + r * wkv_w);
+    }
+    gemm(Trans::kNT, N, D, w3, ws->qkv.data(), w3, ws->wqkv[l].data(), w3, T(1), ws->dx.data(), D,
          &ws->pack);
   }
 

@@ -30,7 +30,7 @@ std::size_t simd_backward_scratch_floats(std::size_t dk, std::size_t dv) {
 
 bool tiled_backward_simd(const float*, const float*, const float*, const float*,
                          const AttentionOptions&, float, const AttentionResult<float>&,
-                         AttentionGrads<float>*) {
+                         AttentionGrads<float>*, bool) {
   return false;
 }
 
@@ -493,6 +493,19 @@ const std::size_t* group_limits(const TileRows& t, std::size_t rows, std::size_t
   return g->j;
 }
 
+// Inverted dropout on a key-major tile (J keys x `rows` rows, stride kW), in place:
+// x[jj][r] *= keep(r, j0 + jj) / (1 - p), the keep decision of attn/dropout.hpp from each
+// row's prefix drow[r]. Scalar per cell: the hash is 64-bit integer work.
+void dropout_tile(float* x, std::size_t J, std::size_t rows, std::size_t j0,
+                  const std::uint64_t* drow, double p, float keep_scale) {
+  for (std::size_t jj = 0; jj < J; ++jj) {
+    float* xr = x + jj * kW;
+    for (std::size_t r = 0; r < rows; ++r) {
+      xr[r] = dropout_keep_row(drow[r], j0 + jj, p) ? xr[r] * keep_scale : 0.f;
+    }
+  }
+}
+
 inline bool has_pointwise(const MaskSpec& m) {
   return m.key_padding || m.mask;
 }
@@ -548,8 +561,6 @@ bool finite_max_abs(const float* p, std::size_t n, float* out) {
 bool simd_eligible(const float* q, const float* k, const float* v, const AttentionOptions& o,
                    float scale) {
   const Shape& s = o.shape;
-  // Dropout runs in the scalar kernels (the SIMD ones have no per-cell keep test yet).
-  if (o.dropout > 0) return false;
   float mq, mk, mv;
   if (!finite_max_abs(q, s.heads * s.tq * s.dk, &mq) ||
       !finite_max_abs(k, s.kv_heads * s.tk * s.dk, &mk) ||
@@ -560,7 +571,7 @@ bool simd_eligible(const float* q, const float* k, const float* v, const Attenti
   const double limit = 1e30;
   return double(scale) * mq <= limit &&
          double(scale) * double(s.dk) * double(mq) * double(mk) <= limit &&
-         double(s.tk) * double(mv) <= limit;
+         double(s.tk) * double(mv) / (1 - o.dropout) <= limit;
 }
 
 bool naive_kernel_simd(const float* q, const float* k, const float* v, const AttentionOptions& o,
@@ -625,7 +636,8 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
         if (n_allowed == 0) {
           ++out->diag.fully_masked_rows;
           fully_masked_row(o.fill, vg, s.tk, s.dv, w, y, out->lse.data() + row,
-                           out->entropy.data() + row);
+                           out->entropy.data() + row, o.dropout,
+                           o.dropout > 0 ? dropout_row(o.dropout_seed, h, i) : 0);
           if (o.fill == MaskFill::kNegInf) ++out->diag.nan_rows;
           continue;
         }
@@ -636,7 +648,24 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
         out->lse.data()[row] = m * m_to_nat + std::log(l);
         out->entropy.data()[row] = std::log(l) - kLn2 * t * inv;
       }
-      // 3. output = weights . V over the union of each row pair's key ranges.
+      // 3. output = weights . V over the union of each row pair's key ranges. With dropout
+      //    the stored weights stay the softmax's: the kept ones, times 1/(1-p), are added
+      //    key by key instead (attn/dropout.hpp decides which).
+      if (o.dropout > 0) {
+        const float keep_scale = static_cast<float>(1 / (1 - o.dropout));
+        for (std::size_t r = 0; r < rows; ++r) {
+          if (done[r]) continue;
+          const std::uint64_t drow = dropout_row(o.dropout_seed, h, i0 + r);
+          const float* w = w0 + r * s.tk;
+          float* y = out->output.data() + (row0 + r) * s.dv;
+          for (std::size_t j = tr.lo[r]; j < tr.hi[r]; ++j) {
+            if (w[j] != 0.f && dropout_keep_row(drow, j, o.dropout)) {
+              axpy(w[j] * keep_scale, vg + j * s.dv, y, s.dv);
+            }
+          }
+        }
+        continue;
+      }
       for (std::size_t r = 0; r < rows;) {
         if (done[r]) {
           ++r;
@@ -666,6 +695,9 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
   alignas(16) float m[kW], l[kW], t[kW], alpha[kW];
   alignas(16) std::int32_t lo32[kW], hi32[kW];
   std::size_t allowed[kW];
+  std::uint64_t drow[kW];
+  const double p = o.dropout;
+  const float keep_scale = static_cast<float>(1 / (1 - p));
   out->diag = {};
   for (std::size_t h = 0; h < s.heads; ++h) {
     const std::size_t g = h / group;
@@ -684,6 +716,7 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
         lo32[r] = r < rows ? static_cast<std::int32_t>(tr.lo[r]) : 0;
         hi32[r] = r < rows ? static_cast<std::int32_t>(tr.hi[r]) : 0;
         allowed[r] = r < rows ? allowed_count(o.mask, i0 + r, s.tq, s.tk) : 0;
+        drow[r] = p > 0 ? dropout_row(o.dropout_seed, h, i0 + r) : 0;
       }
       const GroupLimits all = no_limits();
       GroupLimits lim;
@@ -716,6 +749,9 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
           }
         }
         online_softmax(sc.data(), J, quads, m, l, t, alpha);
+        // Dropout thins e = 2^(s - m) only where it multiplies V: l and t, summed above,
+        // stay the softmax's.
+        if (p > 0) dropout_tile(sc.data(), J, rows, j0, drow, p, keep_scale);
         // y = alpha * y + P . V_tile, two rows at a time, over the keys the pair may see.
         for (std::size_t r = 0; r < rows; r += 2) {
           const bool pair = r + 1 < rows;
@@ -724,8 +760,8 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
           const std::size_t ja = std::max(a, j0), jb = std::min(b, j0 + J);
           if (ja >= jb) continue;  // nothing new, and alpha is 1
           float* y = yt + r * s.dv;
-          const float* p = sc.data() + (ja - j0) * kW + r;
-          accumulate_pv(p, pair ? p + 1 : nullptr, kW, vg + ja * s.dv, jb - ja, s.dv, alpha[r],
+          const float* pw = sc.data() + (ja - j0) * kW + r;
+          accumulate_pv(pw, pair ? pw + 1 : nullptr, kW, vg + ja * s.dv, jb - ja, s.dv, alpha[r],
                         pair ? alpha[r + 1] : 1.f, y, pair ? y + s.dv : nullptr);
         }
       }
@@ -737,7 +773,7 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
         if (allowed[r] == 0) {
           ++out->diag.fully_masked_rows;
           fully_masked_row<float>(o.fill, vg, s.tk, s.dv, nullptr, y, out->lse.data() + row,
-                                  out->entropy.data() + row);
+                                  out->entropy.data() + row, p, drow[r]);
           if (o.fill == MaskFill::kNegInf) ++out->diag.nan_rows;
           continue;
         }
@@ -757,8 +793,10 @@ constexpr std::size_t kBT = 32;
 
 bool tiled_backward_simd(const float* q, const float* k, const float* v, const float* d_out,
                          const AttentionOptions& o, float scale, const AttentionResult<float>& fwd,
-                         AttentionGrads<float>* g) {
-  if (!simd_eligible(q, k, v, o, scale)) return false;  // also refuses dropout > 0
+                         AttentionGrads<float>* g, bool from_weights) {
+  if (!simd_eligible(q, k, v, o, scale)) return false;
+  // The naive forward's weights are the undropped P, which is what the backward needs.
+  if (from_weights && fwd.weights.size() != o.shape.heads * o.shape.tq * o.shape.tk) return false;
   const Shape& s = o.shape;
   float mdo, mv;
   if (!finite_max_abs(d_out, s.heads * s.tq * s.dv, &mdo)) return false;
@@ -776,6 +814,11 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
   // Zero-initialised: score_tile leaves keys past a row group's limit as they were, and
   // those entries must stay finite (P is 0 there, so dS = 0 * (dP - D) = 0).
   std::vector<float> qt(s.dk * kW), dot_t(s.dv * kW), pt(kW * kW), dpt(kW * kW);
+  // With dropout: the kept-and-rescaled mask M (keep / (1 - p) or 0) and Pd = P * M.
+  const double p = o.dropout;
+  const float keep_scale = static_cast<float>(1 / (1 - p));
+  std::vector<float> mt(p > 0 ? kW * kW : 0), pdt(p > 0 ? kW * kW : 0);
+  std::uint64_t drow[kW];
   alignas(16) float lse2[kW], dsum[kW];
   alignas(16) std::int32_t lo32[kW], hi32[kW];
   const GroupLimits all = no_limits();
@@ -802,15 +845,19 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
       TileRows tr = tile_rows(o.mask, i0, rows, s.tq, s.tk);
       bool any_full = false;
       for (std::size_t r = 0; r < kW; ++r) {
-        lse2[r] = 0.f, dsum[r] = 0.f, lo32[r] = 0, hi32[r] = 0;
+        lse2[r] = 0.f, dsum[r] = 0.f, lo32[r] = 0, hi32[r] = 0, drow[r] = 0;
         if (r >= rows) continue;  // past the tile: empty range, always masked
         const std::size_t row = row0 + r;
+        if (p > 0) drow[r] = dropout_row(o.dropout_seed, h, i0 + r);
         if (allowed_count(o.mask, i0 + r, s.tq, s.tk) == 0) {
           any_full = true;
           tr.lo[r] = tr.hi[r] = 0;
           const float w = fully_masked_weight<float>(o.fill, s.tk);
           if (w != 0.f) {
-            for (std::size_t j = 0; j < s.tk; ++j) axpy(w, dotile + r * s.dv, dvg + j * s.dv, s.dv);
+            for (std::size_t j = 0; j < s.tk; ++j) {
+              const float kj = p <= 0 ? 1.f : dropout_keep_row(drow[r], j, p) ? keep_scale : 0.f;
+              axpy(w * kj, dotile + r * s.dv, dvg + j * s.dv, s.dv);
+            }
           }
           continue;
         }
@@ -824,11 +871,23 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
         const std::size_t J = std::min(kBT, s.tk - j0);
         const bool masked = any_full || pointwise || tr.lo_max > j0 || tr.hi_min < j0 + J;
         const std::size_t* jl = masked ? group_limits(tr, rows, j0, &lim) : all.j;
-        // 2. Scores of the tile (base 2), forbidden cells -inf, then P = 2^(S - lse):
-        //    the forward's lse already holds each row's maximum and sum, so no running
-        //    maximum is needed and P is the exact normalised softmax.
-        score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups, jl, pt.data());
-        if (masked) {
+        // 2. P for the tile, key-major. From the naive forward's weights: a transposed copy
+        //    (forbidden cells are exact zeros there; fully masked rows are zeroed, pass 1
+        //    took care of them). Else the scores (base 2), forbidden cells -inf, then
+        //    P = 2^(S - lse): the forward's lse already holds each row's maximum and sum,
+        //    so no running maximum is needed and P is the exact normalised softmax.
+        if (from_weights) {
+          const float* w0 = fwd.weights.data() + row0 * s.tk + j0;
+          for (std::size_t r = 0; r < kW; ++r) {
+            const bool live = r < rows && hi32[r] > lo32[r];
+            for (std::size_t jj = 0; jj < J; ++jj) {
+              pt[jj * kW + r] = live ? w0[r * s.tk + jj] : 0.f;
+            }
+          }
+        } else {
+          score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups, jl, pt.data());
+        }
+        if (masked && !from_weights) {
           for (std::size_t jj = 0; jj < J; ++jj) {
             const v128_t jv = wasm_i32x4_splat(static_cast<std::int32_t>(j0 + jj));
             float* sr = pt.data() + jj * kW;
@@ -847,20 +906,33 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
             }
           }
         }
-        for (std::size_t jj = 0; jj < J; ++jj) {
+        for (std::size_t jj = 0; jj < J && !from_weights; ++jj) {
           float* sr = pt.data() + jj * kW;
           for (std::size_t x = 0; x < quads; ++x) {
             st(sr + 4 * x, vexp2(sub(ld(sr + 4 * x), ld(lse2 + 4 * x))));
           }
         }
         // 3. dP = dO V^T for the tile: the score micro-kernel with dO^t in place of Qt.
+        //    With dropout, the mask M and Pd = P * M (the P the forward multiplied V by), and
+        //    dP (of the undropped P) = M * dO V^T.
         score_tile(dot_t.data(), s.dv, vg + j0 * s.dv, J, groups, jl, dpt.data());
-        // 4. dV_j += sum_r P_rj dO_r: a P row (one key, rows contiguous) times dO rows.
+        const float* pv = pt.data();
+        if (p > 0) {
+          std::fill(mt.begin(), mt.end(), 1.f);
+          dropout_tile(mt.data(), J, rows, j0, drow, p, keep_scale);
+          for (std::size_t x = 0; x < J * kW; x += 4) {
+            const v128_t mm = ld(mt.data() + x);
+            st(pdt.data() + x, mul(ld(pt.data() + x), mm));
+            st(dpt.data() + x, mul(ld(dpt.data() + x), mm));
+          }
+          pv = pdt.data();
+        }
+        // 4. dV_j += sum_r Pd_rj dO_r: a P row (one key, rows contiguous) times dO rows.
         for (std::size_t jj = 0; jj < J; jj += 2) {
           const bool two = jj + 1 < J;
           float* y = dvg + (j0 + jj) * s.dv;
-          accumulate_pv(pt.data() + jj * kW, two ? pt.data() + (jj + 1) * kW : nullptr, 1, dotile,
-                        rows, s.dv, 1.f, 1.f, y, two ? y + s.dv : nullptr);
+          accumulate_pv(pv + jj * kW, two ? pv + (jj + 1) * kW : nullptr, 1, dotile, rows, s.dv,
+                        1.f, 1.f, y, two ? y + s.dv : nullptr);
         }
         // 5. dS = scale * P * (dP - D) in place of dP (softmax's Jacobian, row by row).
         for (std::size_t jj = 0; jj < J; ++jj) {
@@ -885,8 +957,8 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
           const std::size_t ja = std::max(a, j0), jb = std::min(b, j0 + J);
           if (ja >= jb) continue;
           float* y = dqtile + r * s.dk;
-          const float* p = dpt.data() + (ja - j0) * kW + r;
-          accumulate_pv(p, pair ? p + 1 : nullptr, kW, kg + ja * s.dk, jb - ja, s.dk, 1.f, 1.f, y,
+          const float* ds = dpt.data() + (ja - j0) * kW + r;
+          accumulate_pv(ds, pair ? ds + 1 : nullptr, kW, kg + ja * s.dk, jb - ja, s.dk, 1.f, 1.f, y,
                         pair ? y + s.dk : nullptr);
         }
       }

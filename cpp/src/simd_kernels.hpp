@@ -54,11 +54,14 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
 // tile, Q and dO are transposed once; per key tile, S = Q K^T and dP = dO V^T come from
 // score_tile (key-major), P = 2^(S log2 e - lse log2 e) and dS = scale P (dP - D) are
 // vertical (four query rows per vector), and dV += P^T dO, dK += dS^T Q, dQ += dS K use
-// accumulate_pv. Eligible like the forward (finite, no overflow possible, no dropout) plus
+// accumulate_pv; dropout through a per-tile keep mask (attn/dropout.hpp). Eligible like the
+// forward (finite, no overflow possible) plus
 // a finite, bounded dO and a finite lse on every row with an allowed key; false otherwise.
+// from_weights (the naive backward): P is copied from fwd.weights (the undropped softmax)
+// instead of recomputed from Q, K and lse, which saves the S = Q K^T pass.
 bool tiled_backward_simd(const float* q, const float* k, const float* v, const float* d_out,
                          const AttentionOptions& o, float scale, const AttentionResult<float>& fwd,
-                         AttentionGrads<float>* g);
+                         AttentionGrads<float>* g, bool from_weights);
 
 // Floats of scratch the SIMD backward allocates (Qt, dO^t, P and dS tiles).
 std::size_t simd_backward_scratch_floats(std::size_t dk, std::size_t dv);

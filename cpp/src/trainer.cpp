@@ -1,5 +1,7 @@
 #include "attn/trainer.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
 
@@ -277,6 +279,47 @@ Status Trainer::generate(const std::vector<std::int32_t>& prompt, std::size_t n,
       if (!st.ok()) return st;
     }
   }
+  return Status::Ok();
+}
+
+Status Trainer::profile(std::size_t reps, double ms[3]) {
+  if (reps < 1 || reps > 10000) return Status::Invalid("reps", "reps must be in 1..10000");
+  using clock = std::chrono::steady_clock;
+  auto since = [](clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  };
+  sample_task(c_.task, &train_rng_, c_.batch, c_.model.seq_len, c_.model.vocab,
+              batch_tokens_.data(), batch_mask_.data());
+  std::vector<double> f, fb, o;
+  RunOptions ro;
+  ro.training = true;
+  ro.ablate = ablate_.data();
+  for (std::size_t i = 0; i < reps; ++i) {
+    double loss = 0;
+    auto t0 = clock::now();
+    Status st = forward_backward(c_.model, params_->data(), batch_tokens_.data(),
+                                 batch_mask_.data(), c_.batch, c_.model.seq_len, ro, &ws_,
+                                 static_cast<float*>(nullptr), &loss, nullptr);
+    if (!st.ok()) return st;
+    f.push_back(since(t0));
+    t0 = clock::now();
+    st = forward_backward(c_.model, params_->data(), batch_tokens_.data(), batch_mask_.data(),
+                          c_.batch, c_.model.seq_len, ro, &ws_, grads_.data(), &loss, nullptr);
+    if (!st.ok()) return st;
+    fb.push_back(since(t0));
+    t0 = clock::now();
+    clip_grad_norm(grads_.data(), grads_.size(), c_.opt.clip);
+    adamw_step(c_.opt, params_->data(), grads_.data(), grads_.size(), &opt_);
+    o.push_back(since(t0));
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+  };
+  ms[0] = median(f);
+  ms[1] = median(fb);
+  ms[2] = median(o);
   return Status::Ok();
 }
 

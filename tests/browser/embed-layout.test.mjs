@@ -76,9 +76,9 @@ for (const [name, kind, what] of FORMS) {
         doc = page;
       } else {
         await page.goto(`${host.url}/${name}.html`);
-        await page.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('iframe'), null, { timeout: 15000 });
-        doc = page.frames().find((f) => f.url().includes('embed=1'));
-        assert.ok(doc, 'the element made an embed frame');
+        const iframe = await page.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('iframe'), null, { timeout: 15000 });
+        doc = await iframe.asElement().contentFrame();
+        await doc.waitForURL(/embed=1/, { timeout: 15000 }); // a lazy frame may not have started yet
       }
       await doc.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout: 15000 });
       await doc.waitForTimeout(150); // one resize-observer pass

@@ -23,8 +23,7 @@ attn::Status backward(const std::vector<T>& q, const std::vector<T>& k, const st
                       const std::vector<T>& dout, const AttentionOptions& o, Kernel kernel,
                       AttentionGrads<T>* g) {
   return attn::attention_backward(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(),
-                                  dout.data(), dout.size(), o, kernel,
-                                  static_cast<const AttentionResult<T>*>(nullptr), g);
+                                  dout.data(), dout.size(), o, kernel, g);
 }
 
 // L = sum(output * dO) from the naive float64 forward.
@@ -255,6 +254,13 @@ TEST_CASE("backward - bad arguments are errors that name the field", "[backward]
   CHECK(attn::attention_backward(buf.data(), 8, buf.data(), 8, buf.data(), 8, buf.data(), 8, other,
                                  Kernel::kTiled, &tiled_fwd, &g)
             .field == "forward");
+  // heads*tq*dv overflowing size_t (q, k, v themselves addressable): refused, not wrapped.
+  AttentionOptions wide;
+  const std::size_t big = std::size_t{1} << (sizeof(std::size_t) * 4 + 4);  // big^2 overflows
+  wide.shape = {1, 1, big, 1, 1, big};
+  CHECK(attn::attention_backward(buf.data(), big, buf.data(), 1, buf.data(), big, buf.data(), 0,
+                                 wide, Kernel::kTiled, &g)
+            .field == "memory");
   // The memory cap: checked against the backward's estimate, before any allocation.
   AttentionOptions capped = o;
   capped.memory_cap = attn::estimate_backward_bytes(o.shape, sizeof(float), Kernel::kNaive) - 1;
@@ -272,4 +278,72 @@ TEST_CASE("backward - tiled working memory does not grow with T", "[backward][me
   CHECK(attn::estimate_backward_bytes(huge, 4, Kernel::kNaive) >
         std::size_t{8} * 16384 * 16384 * 4);
   CHECK(attn::estimate_backward_bytes(huge, 4, Kernel::kTiled) < std::size_t{512} << 20);
+}
+
+TEST_CASE(
+    "backward - float32 (SIMD128 kernels in wasm) equals float64 for odd sizes, options, dropout",
+    "[backward][simd][property]") {
+  // Shapes off the vector width and across the 64-row / 32-key tiles, every other one with
+  // dropout; the wasm build takes the SIMD kernels for both (naive: P from the stored
+  // weights) and float64 always runs the scalar code.
+  std::mt19937 gen(31337);
+  const std::size_t ts[] = {1, 3, 17, 63, 64, 65, 97, 130};
+  const std::size_t dks[] = {1, 5, 16, 33, 64};
+  double worst = 0;
+  int trial = 0;
+  for (std::size_t t : ts) {
+    for (std::size_t dk : dks) {
+      for (int variant = 0; variant < 3; ++variant, ++trial) {
+        const std::size_t tk = variant == 2 ? t + 7 : t;
+        backward_case::Config c;
+        c.opts.shape = {2, variant == 1 ? 1u : 2u, t, tk, dk, 1 + (dk * 3 + t) % 67};
+        const Shape& s = c.opts.shape;
+        c.opts.mask.causal = variant != 1;
+        c.opts.mask.window = variant == 1 ? 9 : 0;
+        if (variant == 2) {
+          c.padding.assign(tk, 1);
+          for (std::size_t j = 2; j < tk; j += 5) c.padding[j] = 0;
+          c.opts.mask.key_padding = c.padding.data();
+        }
+        if (variant == 1) {  // a custom mask with one fully masked row (policy weights)
+          c.mask.assign(t * tk, 1);
+          std::fill(c.mask.begin() + (t / 2) * tk, c.mask.begin() + (t / 2 + 1) * tk, 0);
+          c.opts.mask.mask = c.mask.data();
+        }
+        c.opts.fill = static_cast<attn::MaskFill>(trial % 3);
+        if (c.opts.fill == attn::MaskFill::kNegInf) c.opts.fill = attn::MaskFill::kFinite;
+        if (trial % 2) c.opts.dropout = 0.25, c.opts.dropout_seed = trial;  // SIMD dropout paths
+        auto in = testing_inputs::make_qkv<double>(s, gen);
+        const auto dout = testing_inputs::normal<double>(s.heads * s.tq * s.dv, gen);
+        // Round the inputs to float32 first so both runs see the same numbers.
+        auto f32 = [](const std::vector<double>& x) {
+          return std::vector<float>(x.begin(), x.end());
+        };
+        auto f64 = [](const std::vector<float>& x) {
+          return std::vector<double>(x.begin(), x.end());
+        };
+        const auto q = f32(in.q), k = f32(in.k), v = f32(in.v), d = f32(dout);
+        INFO("T=" << t << " tk=" << tk << " dk=" << dk << " variant=" << variant);
+        for (Kernel kernel : {Kernel::kNaive, Kernel::kTiled}) {
+          AttentionGrads<float> a;
+          AttentionGrads<double> b;
+          REQUIRE(backward(q, k, v, d, c.opts, kernel, &a).ok());
+          REQUIRE(backward(f64(q), f64(k), f64(v), f64(d), c.opts, kernel, &b).ok());
+          CHECK(fixtures::max_abs_diff(a.forward.output.data(), b.forward.output.data(),
+                                       a.forward.output.size()) <= 1e-5);
+          for (auto [x, y] : {std::pair{a.dq.data(), b.dq.data()},
+                              {a.dk.data(), b.dk.data()},
+                              {a.dv.data(), b.dv.data()}}) {
+            const std::size_t n = x == a.dq.data()   ? a.dq.size()
+                                  : x == a.dk.data() ? a.dk.size()
+                                                     : a.dv.size();
+            const double delta = fixtures::max_abs_diff(x, y, n);
+            CHECK(delta <= 1e-4);
+            worst = std::max(worst, delta);
+          }
+        }
+      }
+    }
+  }
+  WARN("backward f32 vs f64 over " << trial << " odd shapes x 2 kernels: max|delta| " << worst);
 }

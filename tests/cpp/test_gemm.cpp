@@ -35,7 +35,7 @@ TEST_CASE("gemm - NN, TN and NT match a float64 reference, with tails and accumu
   for (auto t : {attn::Trans::kNN, attn::Trans::kTN, attn::Trans::kNT})
     for (std::size_t m : dims)
       for (std::size_t n : dims)
-        for (std::size_t k : {std::size_t{1}, std::size_t{7}, std::size_t{64}}) {
+        for (std::size_t k : {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{300}}) {
           std::vector<float> a(m * k), b(k * n), c(m * n), c0(m * n);
           for (auto& x : a) x = nd(gen);
           for (auto& x : b) x = nd(gen);
@@ -64,9 +64,9 @@ TEST_CASE("gemm - the SIMD path is bit-identical to the scalar loop (fixed summa
   std::mt19937 gen(11);
   std::normal_distribution<float> nd(0.0f, 1.0f);
   for (auto t : {attn::Trans::kNN, attn::Trans::kTN, attn::Trans::kNT})
-    for (std::size_t m : {1, 4, 9, 64})
-      for (std::size_t n : {3, 8, 12, 33})
-        for (std::size_t k : {1, 5, 64}) {
+    for (std::size_t m : {1, 4, 9, 64})  // k = 300, 600: past the 256-deep k blocks
+      for (std::size_t n : {3, 8, 12, 33, 72})
+        for (std::size_t k : {1, 5, 64, 300, 600}) {
           std::vector<float> a(m * k), b(k * n), c1(m * n), c2(m * n), scratch;
           for (auto& x : a) x = nd(gen);
           for (auto& x : b) x = nd(gen);

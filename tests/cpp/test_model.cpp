@@ -14,9 +14,9 @@ namespace {
 template <class T>
 double loss_grads(const ModelConfig& c, const std::vector<T>& p,
                   const std::vector<std::int32_t>& tok, const std::vector<std::uint8_t>& mask,
-                  std::size_t batch, std::vector<T>* g) {
+                  std::size_t batch, std::vector<T>* g,
+                  const attn::tr::RunOptions& ro = attn::tr::RunOptions{}) {
   attn::tr::Workspace<T> ws;
-  attn::tr::RunOptions ro;
   double loss = 0;
   if (g) g->assign(p.size(), T(0));
   const attn::Status st =
@@ -110,6 +110,43 @@ TEST_CASE("model - float64 gradients agree with central finite differences",
     }
     WARN("finite differences variant " << variant << ": max |delta| " << worst);
   }
+}
+
+TEST_CASE("model - with dropout (mask fixed by its seed) gradients agree with finite differences",
+          "[model][finite-diff][dropout]") {
+  ModelConfig c;
+  c.vocab = 7;
+  c.seq_len = 5;
+  c.layers = 2;
+  c.heads = 2;
+  c.kv_heads = 1;
+  c.d_model = 6;
+  c.init_std = 0.6;
+  c.dropout = 0.3;
+  std::vector<double> p(attn::tr::param_layout(c).total);
+  attn::tr::init_params(c, 77, p.data());
+  std::vector<std::int32_t> tok = {1, 4, 2, 1, 4, 0, 3, 6, 5, 3};
+  std::vector<std::uint8_t> mask(10, 1);
+  attn::tr::RunOptions ro;
+  ro.training = true;
+  ro.dropout_seed = 1234;
+  std::vector<double> g, g0;
+  const double l1 = loss_grads(c, p, tok, mask, 2, &g, ro);
+  const double l0 = loss_grads(c, p, tok, mask, 2, &g0);
+  CHECK(l1 != l0);  // some weights were dropped
+  double worst = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double h = 1e-5, keep = p[i];
+    p[i] = keep + h;
+    const double lp = loss_grads<double>(c, p, tok, mask, 2, nullptr, ro);
+    p[i] = keep - h;
+    const double lm = loss_grads<double>(c, p, tok, mask, 2, nullptr, ro);
+    p[i] = keep;
+    const double fd = (lp - lm) / (2 * h);
+    worst = std::max(worst, std::abs(fd - g[i]));
+    REQUIRE(std::abs(fd - g[i]) <= 1e-7 + 1e-6 * std::abs(fd));
+  }
+  WARN("finite differences with dropout 0.3: max |delta| " << worst);
 }
 
 TEST_CASE("model - initialisation is deterministic and uses the documented scale",

@@ -208,3 +208,31 @@ TEST_CASE("trainer - trainOn on sampleBatch, weights round trip, ablation, gener
   CHECK(hs.previous_token.size() == 4);
   CHECK(hs.k_composition.size() == 4);
 }
+
+TEST_CASE(
+    "trainer - long sequences with the tiled kernel: training fits, weight-keeping calls hit "
+    "the cap cleanly",
+    "[trainer][errors]") {
+  TrainerConfig c;
+  c.task = attn::tr::Task::kRandom;
+  c.model.vocab = 16;
+  c.model.seq_len = 8192;
+  c.model.d_model = 32;
+  c.model.heads = 8;
+  c.model.kv_heads = 8;
+  c.model.kernel = attn::Kernel::kTiled;
+  c.batch = 1;
+  std::unique_ptr<Trainer> t;
+  REQUIRE(Trainer::create(c, nullptr, &t).ok());
+  attn::tr::HeadScores hs;
+  const attn::Status st = t->head_scores(&hs);  // 2 x 8 x 8192^2 floats of weights
+  CHECK(st.field == "memory");
+  CHECK(st.code == attn::StatusCode::kResourceExhausted);
+  std::vector<float> w, lg;
+  CHECK(t->attention(std::vector<std::int32_t>(8192, 1), &w, &lg).field == "memory");
+  c.model.kernel = attn::Kernel::kNaive;  // the naive kernel keeps them while training
+  std::unique_ptr<Trainer> u;
+  CHECK(Trainer::create(c, nullptr, &u).field == "memory");
+  // The tiled trainer still works on shorter inputs.
+  CHECK(t->attention({1, 2, 3}, &w, &lg).ok());
+}

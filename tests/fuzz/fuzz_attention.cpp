@@ -9,7 +9,10 @@
 //     one fails, and the bytes the core allocates never exceed the memory cap;
 //   - valid results: weight rows sum to 1 (or are the policy's fully-masked row), forbidden
 //     weights are exactly 0, diagnostics count what the output holds, and the naive and tiled
-//     kernels agree wherever both are finite.
+//     kernels agree wherever both are finite;
+//   - attention_backward (both kernels, dropout, a given or recomputed forward): the same
+//     validation and memory rules, gradients of the right sizes, and on ordinary inputs
+//     finite gradients on which the naive and tiled kernels agree.
 // Any violated check prints the reason and aborts, which libFuzzer records as a crash.
 #include <fuzzer/FuzzedDataProvider.h>
 #include <malloc.h>
@@ -24,9 +27,11 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/backward.hpp"
 #include "attn/examples.hpp"
 #include "attn/mask.hpp"
 #include "attn/multihead.hpp"
@@ -802,11 +807,166 @@ void fuzz_softmax(FuzzedDataProvider& p) {
   }
 }
 
+double pick_dropout(FuzzedDataProvider& p) {
+  switch (p.ConsumeIntegralInRange<int>(0, 11)) {
+    case 0:
+      return 1.0;
+    case 1:
+      return -0.25;
+    case 2:
+      return std::numeric_limits<double>::quiet_NaN();
+    case 3:
+      return std::numeric_limits<double>::infinity();
+    case 4:
+      return std::nextafter(1.0, 0.0);  // valid: almost everything dropped, huge 1/(1-p)
+    case 5:
+    case 6:
+    case 7:
+      return 0.0;
+    default:
+      return p.ConsumeFloatingPointInRange<double>(0.0, 0.9);
+  }
+}
+
+bool ordinary(const std::vector<float>& a, float limit) {
+  for (float x : a)
+    if (!(std::abs(x) <= limit)) return false;
+  return true;
+}
+
+void fuzz_backward(FuzzedDataProvider& p) {
+  attn::AttentionOptions o;
+  attn::Shape& s = o.shape;
+  s.heads = pick_dim(p, 4);
+  s.kv_heads = p.ConsumeBool() ? s.heads : pick_dim(p, 4);
+  s.tq = pick_dim(p, 70);
+  s.tk = p.ConsumeBool() ? s.tq : pick_dim(p, 70);
+  s.dk = pick_dim(p, 12);
+  s.dv = p.ConsumeBool() ? s.dk : pick_dim(p, 12);
+  o.mask.causal = p.ConsumeBool();
+  o.mask.window = p.ConsumeBool() ? 0 : p.ConsumeIntegralInRange<std::size_t>(0, 80);
+  o.scale = pick_scale(p);
+  o.fill = pick_fill(p);
+  o.dropout = pick_dropout(p);
+  o.dropout_seed = p.ConsumeIntegral<std::uint64_t>();
+  o.memory_cap = std::size_t{1} << p.ConsumeIntegralInRange<int>(8, 20);
+  const attn::Kernel kernel = p.ConsumeBool() ? attn::Kernel::kTiled : attn::Kernel::kNaive;
+  auto prod = [](std::initializer_list<std::size_t> f) {
+    std::size_t r = 1;
+    for (std::size_t x : f)
+      if (__builtin_mul_overflow(r, x, &r)) return std::numeric_limits<std::size_t>::max();
+    return r;
+  };
+  const std::size_t nq = prod({s.heads, s.tq, s.dk}), nk = prod({s.kv_heads, s.tk, s.dk}),
+                    nv = prod({s.kv_heads, s.tk, s.dv}), nd = prod({s.heads, s.tq, s.dv}),
+                    nm = prod({s.tq, s.tk});
+  bool eq, ek, ev, ed;
+  const std::size_t lq = claimed_len(p, nq, &eq), lk = claimed_len(p, nk, &ek),
+                    lv = claimed_len(p, nv, &ev), ld = claimed_len(p, nd, &ed);
+  std::vector<std::uint8_t> pad, mask;
+  if (p.ConsumeIntegralInRange<int>(0, 2) == 0 && s.tk <= kMaxAlloc) {
+    pad.resize(s.tk);
+    for (auto& b : pad) b = p.ConsumeIntegralInRange<int>(0, 3) != 0;
+    o.mask.key_padding = pad.data();
+  }
+  if (p.ConsumeIntegralInRange<int>(0, 3) == 0 && nm <= kMaxAlloc) {
+    mask.resize(nm);
+    std::uint32_t x = p.ConsumeIntegral<std::uint32_t>() | 1u;
+    for (auto& b : mask) b = ((x = x * 1103515245u + 12345u) >> 24) < 200;
+    o.mask.mask = mask.data();
+  }
+  g_call = "backward H=" + std::to_string(s.heads) + " Hkv=" + std::to_string(s.kv_heads) +
+           " tq=" + std::to_string(s.tq) + " tk=" + std::to_string(s.tk) +
+           " dk=" + std::to_string(s.dk) + " dv=" + std::to_string(s.dv) +
+           " causal=" + std::to_string(o.mask.causal) + " window=" + std::to_string(o.mask.window) +
+           " fill=" + attn::mask_fill_name(o.fill) + " dropout=" + num(o.dropout) +
+           " kernel=" + (kernel == attn::Kernel::kTiled ? "tiled" : "naive") +
+           " cap=" + std::to_string(o.memory_cap) + " lens=" + std::to_string(lq) + "," +
+           std::to_string(lk) + "," + std::to_string(lv) + "," + std::to_string(ld) +
+           " pad=" + std::to_string(!pad.empty()) + " mask=" + std::to_string(!mask.empty());
+  const bool dims_ok =
+      s.heads && s.kv_heads && s.tq && s.tk && s.dk && s.dv && s.heads % s.kv_heads == 0;
+  const bool valid = dims_ok && eq && ek && ev && ed && scale_valid(o.scale) &&
+                     std::isfinite(o.dropout) && o.dropout >= 0 && o.dropout < 1;
+  attn::AttentionGrads<float> g;
+  const attn::AttentionResult<float>* none = nullptr;
+  const bool backable = nq <= kMaxAlloc && nk <= kMaxAlloc && nv <= kMaxAlloc && nd <= kMaxAlloc;
+  if (!backable) {
+    std::vector<float> dummy(4, 0.f);
+    PeakScope ps;
+    const attn::Status st =
+        attn::attention_backward(dummy.data(), lq, dummy.data(), lk, dummy.data(), lv, dummy.data(),
+                                 ld, o, kernel, none, &g);
+    check_error(st);
+    CHECK(ps.used() <= kSlack, std::to_string(ps.used()));
+    return;
+  }
+  if (double(s.heads) * s.tq * s.tk * (s.dk + s.dv) > 2e6) return;  // legal but slow
+  const std::vector<float> q = make_values(p, nq + 2), k = make_values(p, nk + 2),
+                           v = make_values(p, nv + 2), d = make_values(p, nd + 2);
+  attn::Status st;
+  {
+    PeakScope ps;
+    st = attn::attention_backward(q.data(), lq, k.data(), lk, v.data(), lv, d.data(), ld, o, kernel,
+                                  none, &g);
+    if (st.ok())
+      CHECK(ps.used() <= o.memory_cap + kSlack, "backward used " + std::to_string(ps.used()));
+    if (!st.ok())
+      CHECK(ps.used() <= kSlack, "refused backward allocated " + std::to_string(ps.used()));
+  }
+  if (!st.ok()) {
+    check_error(st);
+    if (valid)
+      CHECK(st.code == attn::StatusCode::kResourceExhausted && st.field == "memory", st.message);
+    return;
+  }
+  CHECK(valid);
+  CHECK(g.dq.size() == nq && g.dk.size() == nk && g.dv.size() == nv);
+  CHECK(g.forward.output.size() == nd);
+  // The other kernel, given its own forward result, on the same inputs.
+  const attn::Kernel other =
+      kernel == attn::Kernel::kTiled ? attn::Kernel::kNaive : attn::Kernel::kTiled;
+  attn::AttentionResult<float> f;
+  const attn::Status fs =
+      other == attn::Kernel::kTiled
+          ? attn::attention_tiled(q.data(), lq, k.data(), lk, v.data(), lv, o, &f)
+          : attn::attention(q.data(), lq, k.data(), lk, v.data(), lv, o, &f);
+  if (!fs.ok()) {
+    check_error(fs);
+    return;
+  }
+  attn::AttentionGrads<float> h;
+  const attn::Status hs = attn::attention_backward(q.data(), lq, k.data(), lk, v.data(), lv,
+                                                   d.data(), ld, o, other, &f, &h);
+  if (!hs.ok()) {
+    check_error(hs);
+    CHECK(hs.code == attn::StatusCode::kResourceExhausted, hs.message);
+    return;
+  }
+  CHECK(h.forward.output.size() == 0);  // a given forward is left alone
+  // Ordinary inputs: every gradient finite (no neg_inf dead row) and the kernels agree.
+  const bool dead_row = o.fill == attn::MaskFill::kNegInf && g.forward.diag.fully_masked_rows > 0;
+  if (dead_row || !ordinary(q, 16) || !ordinary(k, 16) || !ordinary(v, 16) || !ordinary(d, 16) ||
+      o.dropout > 0.95) {
+    return;
+  }
+  for (auto [a, b, n] : {std::tuple{g.dq.data(), h.dq.data(), nq},
+                         {g.dk.data(), h.dk.data(), nk},
+                         {g.dv.data(), h.dv.data(), nv}}) {
+    double top = 0, diff = 0;
+    for (std::size_t x = 0; x < n; ++x) {
+      CHECK(std::isfinite(a[x]) && std::isfinite(b[x]), "non-finite gradient on ordinary inputs");
+      top = std::max(top, std::abs(double(a[x])));
+      diff = std::max(diff, std::abs(double(a[x]) - b[x]));
+    }
+    CHECK(diff <= 1e-3 * (1 + top), "kernels disagree by " + num(diff) + " (max " + num(top) + ")");
+  }
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider p(data, size);
-  switch (p.ConsumeIntegralInRange<int>(0, 9)) {
+  switch (p.ConsumeIntegralInRange<int>(0, 10)) {
     case 0:
     case 1:
     case 2:
@@ -823,6 +983,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     case 8:
       fuzz_examples(p);
+      break;
+    case 10:
+      fuzz_backward(p);
       break;
     default:
       fuzz_softmax(p);

@@ -1,4 +1,5 @@
-// Soak test of the wasm module: 10 000 random calls, valid and hostile, through one instance.
+// Soak test of the wasm module: 10 000 random calls, valid and hostile, through one instance
+// (attention, attentionBackward with dropout, multi-head, examples, the entropy study).
 //
 // Every call either returns a result that passes the checks below or throws an Error naming a
 // field; nothing may abort the instance. Every 250 calls a fixed reference call must give the
@@ -115,7 +116,7 @@ const HOSTILE_NUMS = [NaN, -1, 0, 1.5, 1e10, 2 ** 53, Infinity, -Infinity, '4', 
 function hostileCall(core, r) {
   const base = { heads: 1, tq: 2, tk: 2, dk: 2, dv: 2 };
   const q = new Float32Array(4), k = new Float32Array(4), v = new Float32Array(4);
-  const kind = r.int(0, 11);
+  const kind = r.int(0, 12);
   if (process.env.SOAK_TRACE) console.log('hostile kind', kind);
   switch (kind) {
     case 0: { // a numeric field replaced by garbage
@@ -153,6 +154,15 @@ function hostileCall(core, r) {
     case 10: // entropy study out of range or over its work budget
       return () => core.entropyStudy(r.pick([{ dks: [] }, { dks: [0] }, { dks: [8193] }, { dks: Array(17).fill(16) }, { dks: 'abc' }, { keys: 0 }, { queries: 1e9 },
         { dks: Array(16).fill(8192), keys: 4096, queries: 100000 }, { dks: [NaN] }, { seed: -5 }, 5]));
+    case 11: { // attentionBackward: hostile dOut, dropout, dropoutSeed or a backward over the cap
+      const d = new Float32Array(4);
+      const variant = r.int(0, 3);
+      if (variant === 0) return () => core.attentionBackward(q, k, v, r.pick([new Float32Array(3), new Float64Array(4), [0, 0, 0, 0], null, 'dO']), base);
+      if (variant === 1) return () => core.attentionBackward(q, k, v, d, { ...base, dropout: r.pick([1, -0.1, NaN, Infinity, '0.5', null, 1 + 1e-9]) });
+      if (variant === 2) return () => core.attentionBackward(q, k, v, d, { ...base, dropoutSeed: r.pick([-1, 0.5, 2 ** 53, NaN, 'x', 5n]) });
+      const T = 20000;
+      return () => core.attentionBackward(new Float32Array(T), new Float32Array(T), new Float32Array(T), new Float32Array(T), { heads: 1, tq: T, tk: T, dk: 1, dv: 1 });
+    }
     default: // over the memory cap: a naive request whose weights alone are gigabytes
       return () => {
         const T = r.pick([20000, 40000]);
@@ -178,6 +188,12 @@ test('soak: 10 000 random valid and hostile calls leave the module correct and i
   const refRun = (kernel) => core.attention(...refIn, { ...refOpts, kernel });
   const ref = refRun('naive'), refTiled = refRun('tiled');
   const refBits = [bits(ref.output), bits(ref.weights), bits(refTiled.output)];
+  const refDout = values(R, 2 * 9 * 3, false);
+  const refBwd = (kernel) => {
+    const g = core.attentionBackward(...refIn, refDout, { ...refOpts, kernel, dropout: 0.2, dropoutSeed: 99 });
+    return [bits(g.dq), bits(g.dk), bits(g.dv)];
+  };
+  const refBwdBits = [...refBwd('naive'), ...refBwd('tiled')];
   const heapStart = heap();
 
   const checkFixtures = () => {
@@ -196,7 +212,7 @@ test('soak: 10 000 random valid and hostile calls leave the module correct and i
   checkFixtures();
 
   const r = rng(20240601);
-  const counts = { valid: 0, refused: 0, hostile: 0, mha: 0, example: 0, study: 0 };
+  const counts = { valid: 0, refused: 0, hostile: 0, mha: 0, example: 0, study: 0, backward: 0 };
   let heapHalf = 0;
   const t0 = Date.now();
   for (let n = 0; n < CALLS; n++) {
@@ -223,7 +239,34 @@ test('soak: 10 000 random valid and hostile calls leave the module correct and i
       const o = { heads: ex.heads, tq: ex.t, tk: ex.t, dv: ex.dv, causal: ex.causal, window: 0, keyPadding: null, mask: null, maskFill: 'neg_inf' };
       checkAttention(o, res);
       counts.example++;
-    } else if (kind < 0.64) {
+    } else if (kind < 0.70) { // attentionBackward, both kernels, with dropout half the time
+      const o = randomAttentionOpts(r);
+      const plain = r.bool(0.6); // no special values: then every gradient is checked
+      if (plain && o.maskFill === 'neg_inf') o.maskFill = 'finite';
+      const p = r.bool() ? r.pick([0.1, 0.5, 0.9]) : 0;
+      const seed = r.int(0, 2 ** 32 - 1);
+      const q = values(r, o.heads * o.tq * o.dk, !plain), k = values(r, o.kvHeads * o.tk * o.dk, !plain);
+      const v = values(r, o.kvHeads * o.tk * o.dv, !plain), d = values(r, o.heads * o.tq * o.dv, !plain);
+      const opts = { ...o, dropout: p, dropoutSeed: seed };
+      const a = core.attentionBackward(q, k, v, d, { ...opts, kernel: 'naive' });
+      const b = core.attentionBackward(q, k, v, d, { ...opts, kernel: 'tiled' });
+      for (const [name, len] of [['dq', o.heads * o.tq * o.dk], ['dk', o.kvHeads * o.tk * o.dk], ['dv', o.kvHeads * o.tk * o.dv], ['output', o.heads * o.tq * o.dv], ['lse', o.heads * o.tq]]) {
+        assert.equal(a[name].length, len, `${where} naive ${name}`);
+        assert.equal(b[name].length, len, `${where} tiled ${name}`);
+      }
+      if (plain) {
+        for (const name of ['dq', 'dk', 'dv']) {
+          let top = 0, diff = 0;
+          for (let i = 0; i < a[name].length; i++) {
+            assert.ok(Number.isFinite(a[name][i]) && Number.isFinite(b[name][i]), `${where} ${name}[${i}] not finite`);
+            top = Math.max(top, Math.abs(a[name][i]));
+            diff = Math.max(diff, Math.abs(a[name][i] - b[name][i]));
+          }
+          assert.ok(diff <= 1e-3 * (1 + top), `${where} ${name}: naive and tiled differ by ${diff}`);
+        }
+      }
+      counts.backward++;
+    } else if (kind < 0.72) {
       const s = core.entropyStudy({ dks: [r.int(1, 64), r.int(1, 256)], keys: r.int(1, 32), queries: r.int(1, 40), seed: r.int(0, 1000) });
       assert.ok(s.scaled.every((e) => e >= 0 && e <= s.ceiling + 1e-9), where);
       counts.study++;
@@ -251,6 +294,7 @@ test('soak: 10 000 random valid and hostile calls leave the module correct and i
     if (n % 250 === 249) {
       const a = refRun('naive'), b = refRun('tiled');
       assert.deepEqual([bits(a.output), bits(a.weights), bits(b.output)], refBits, `reference call changed after ${where}`);
+      assert.deepEqual([...refBwd('naive'), ...refBwd('tiled')], refBwdBits, `reference backward changed after ${where}`);
     }
     if (n % 1000 === 999) checkFixtures();
     if (n === Math.floor(CALLS / 2)) heapHalf = heap();

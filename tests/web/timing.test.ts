@@ -1,23 +1,21 @@
 import { describe, it, expect } from 'vitest';
-import { decodeHash, encodeState } from '../../web/src/codec';
-import { defaultState, type State } from '../../web/src/state';
-import { PRESETS, presetState } from '../../web/src/presets';
+import { decodeHash, encodeState } from '../../web/src/app/codec';
+import { defaultState, type State, withLinkFields } from '../../web/src/app/state';
+import { PRESETS, presetState } from '../../web/src/app/presets';
 import {
-  batchSize, checkBudget, fitExponent, kernelsOf, plannedCalls, predictedCoreBytes, scoreMatrixBytes, stats, sweepTs,
-  tiledScratchBytes, tiledWorkingSet, formatBytes, CORE_MEMORY_CAP, TIME_BUDGET_MS,
-} from '../../web/src/timing-model';
+  batchSize, checkBudget, fitExponent, kernelsOf, plannedCalls, stats, sweepTs,
+} from '../../web/src/timing/model';
 
 const roundTrip = (s: State) => decodeHash(encodeState(s));
 
 describe('timing lab: URL fields', () => {
-  it('the defaults are the plain sweep 64 → 4096 and stay out of the link', () => {
+  it('the timing defaults stay out of the link', () => {
     const d = defaultState();
-    expect([d.tstart, d.tend, d.tdm, d.tdk, d.th, d.tker, d.tcausal, d.tmode, d.tw]).toEqual([64, 4096, 512, 64, 1, 'both', false, 'qkv', 1]);
-    expect(encodeState({ ...d, view: 'timing' })).toBe('#v=1&view=timing');
-    expect(decodeHash('#v=1&view=timing')).toEqual({ state: { ...d, view: 'timing' }, notices: [] });
+    expect(encodeState(withLinkFields(d, { view: 'timing' }))).toBe('#v=1&view=timing');
+    expect(decodeHash('#v=1&view=timing')).toEqual({ state: withLinkFields(d, { view: 'timing' }), notices: [] });
   });
 
-  const variants: [string, Partial<State>][] = [
+  const variants: [string, Record<string, unknown>][] = [
     ['tstart', { tstart: 8 }],
     ['tend', { tend: 16384 }],
     ['tstart = tend', { tstart: 512, tend: 512 }],
@@ -33,7 +31,7 @@ describe('timing lab: URL fields', () => {
   ];
   for (const [name, patch] of variants) {
     it(`round-trips ${name}`, () => {
-      const s = { ...defaultState(), view: 'timing', ...patch };
+      const s = withLinkFields(defaultState(), { view: 'timing', ...patch });
       const enc = encodeState(s);
       expect(enc).not.toBe('#v=1&view=timing');
       expect(roundTrip(s)).toEqual({ state: s, notices: [] });
@@ -41,15 +39,15 @@ describe('timing lab: URL fields', () => {
   }
 
   it('writes readable keys', () => {
-    const s: State = { ...defaultState(), view: 'timing', tstart: 256, tend: 2048, tdm: 512, tdk: 64, th: 2, tker: 'naive', tcausal: true, tmode: 'proj' };
+    const s: State = withLinkFields(defaultState(), { view: 'timing', tstart: 256, tend: 2048, tdm: 512, tdk: 64, th: 2, tker: 'naive', tcausal: true, tmode: 'proj' });
     expect(encodeState(s)).toBe('#v=1&view=timing&tstart=256&tend=2048&th=2&tker=naive&tcausal=1&tmode=proj');
   });
 
   it('the lesson preset is lesson 2’s loop: X of width 512 → d_k 64, T = 256 … 2048, causal', () => {
     const p = PRESETS.find((x) => x.id === 'timing-lesson')!;
     const s = presetState(p);
-    expect([s.view, s.tmode, s.tdm, s.tdk, s.th, s.tstart, s.tend, s.tcausal]).toEqual(['timing', 'proj', 512, 64, 1, 256, 2048, true]);
-    expect(PRESETS.find((x) => x.id === 'timing')!.state).toEqual({ view: 'timing' });
+    expect([s.page.view, s.timing.input, s.timing.dModel, s.timing.dK, s.timing.heads, s.timing.firstT, s.timing.lastT, s.timing.causal]).toEqual(['timing', 'proj', 512, 64, 1, 256, 2048, true]);
+    expect(PRESETS.find((x) => x.id === 'timing')!.state).toEqual({ page: { view: 'timing' } });
   });
 });
 
@@ -57,45 +55,45 @@ describe('timing lab: hostile links are corrected', () => {
   const dec = (h: string) => decodeHash(h);
   it('non-powers of two go to the nearest power of two', () => {
     const d = dec('#v=1&view=timing&tstart=100&tend=2500');
-    expect(d.state.tstart).toBe(128);
-    expect(d.state.tend).toBe(2048);
+    expect(d.state.timing.firstT).toBe(128);
+    expect(d.state.timing.lastT).toBe(2048);
     expect(d.notices.join(' ')).toMatch(/first T: 100 is not a power of two/);
   });
   it('out-of-range values are clamped with notices', () => {
     const d = dec('#v=1&tstart=1&tend=1e12&tdm=0&tdk=99999&th=-3');
-    expect([d.state.tstart, d.state.tend, d.state.tdm, d.state.tdk, d.state.th]).toEqual([8, 16384, 1, 1024, 1]);
+    expect([d.state.timing.firstT, d.state.timing.lastT, d.state.timing.dModel, d.state.timing.dK, d.state.timing.heads]).toEqual([8, 16384, 1, 1024, 1]);
     expect(d.notices.length).toBeGreaterThanOrEqual(5);
   });
   it('an end below the start becomes the start', () => {
     const d = dec('#v=1&tstart=1024&tend=64');
-    expect([d.state.tstart, d.state.tend]).toEqual([1024, 1024]);
+    expect([d.state.timing.firstT, d.state.timing.lastT]).toEqual([1024, 1024]);
     expect(d.notices.join(' ')).toMatch(/last T/);
   });
   it('a start above the default end moves the default end with it', () => {
-    expect(dec('#v=1&tstart=8192').state.tend).toBe(8192);
+    expect(dec('#v=1&tstart=8192').state.timing.lastT).toBe(8192);
   });
   it('NaN, Infinity, hex and fractions', () => {
     const d = dec('#v=1&tstart=NaN&tend=Infinity&tdm=0x10&tdk=2.5&th=1.4');
-    expect([d.state.tstart, d.state.tend, d.state.tdm, d.state.tdk, d.state.th]).toEqual([64, 4096, 512, 3, 1]);
+    expect([d.state.timing.firstT, d.state.timing.lastT, d.state.timing.dModel, d.state.timing.dK, d.state.timing.heads]).toEqual([64, 4096, 512, 3, 1]);
     expect(d.notices.some((n) => /tdk|d_k/.test(n))).toBe(true);
   });
   it('unknown kernels, inputs and causal values', () => {
     const d = dec('#v=1&tker=%3Cscript%3Ealert(1)%3C%2Fscript%3E&tmode=gpu&tcausal=maybe');
-    expect([d.state.tker, d.state.tmode, d.state.tcausal]).toEqual(['both', 'qkv', false]);
+    expect([d.state.timing.kernels, d.state.timing.input, d.state.timing.causal]).toEqual(['both', 'qkv', false]);
     expect(d.notices).toHaveLength(3);
     expect(d.notices.every((n) => n.length < 200)).toBe(true);
   });
   it('workers other than 1, 2 or 4 fall back to 1 with a notice', () => {
     for (const v of ['3', '0', '-2', '8', '2.5', 'NaN', '1e9', 'two']) {
       const d = dec(`#v=1&view=timing&tw=${v}`);
-      expect(d.state.tw, v).toBe(1);
+      expect(d.state.timing.workers, v).toBe(1);
       expect(d.notices.length, v).toBe(1);
     }
-    expect(dec('#v=1&tw=4').state.tw).toBe(4);
-    expect(encodeState({ ...defaultState(), view: 'timing', tw: 2 })).toBe('#v=1&view=timing&tw=2');
+    expect(dec('#v=1&tw=4').state.timing.workers).toBe(4);
+    expect(encodeState(withLinkFields(defaultState(), { view: 'timing', tw: 2 }))).toBe('#v=1&view=timing&tw=2');
   });
   it('duplicate timing keys keep the first value', () => {
-    expect(dec('#v=1&th=2&th=8').state.th).toBe(2);
+    expect(dec('#v=1&th=2&th=8').state.timing.heads).toBe(2);
   });
 });
 
@@ -119,27 +117,13 @@ describe('timing lab: model', () => {
     expect(fitExponent([{ t: 64, ms: 1 }])).toBeNull();
     expect(fitExponent(pts.map((p) => ({ t: p.t, ms: p.ms * 1e-6 })))).toBeNull();
   });
-  it('memory: H·T²·4 for the naive weights, a constant tile for the tiled kernel', () => {
-    expect(scoreMatrixBytes(1, 4096)).toBe(64 * 2 ** 20);
-    // attn::tiled_workspace_bytes: max(scalar tile state, SIMD tile state with a d_k × 64 Qᵀ tile).
-    expect(tiledScratchBytes(1)).toBe(Math.max((64 * 64 + 3 * 64) * 4 + 2 * 64 * 8, (64 * 1 + 64 * 64 + 6 * 64) * 4 + 4 * 64 * 8));
-    expect(tiledScratchBytes(64)).toBe((64 * 64 + 64 * 64 + 6 * 64) * 4 + 4 * 64 * 8);
-    expect(tiledWorkingSet(1, 2048, 64) * 2).toBeCloseTo(tiledWorkingSet(1, 4096, 64), -5);
-    expect(formatBytes(64 * 2 ** 20)).toBe('64 MiB');
-  });
-  it('skips a naive point over the core cap before calling, not the tiled one', () => {
-    const p = { heads: 8, dk: 64, dModel: 512, mode: 'qkv' as const };
-    expect(predictedCoreBytes(p, 4096, 'naive')).toBeGreaterThan(CORE_MEMORY_CAP);
-    expect(checkBudget(p, 'naive', 4096, null)).toMatchObject({ kind: 'memory', t: 4096 });
-    expect(checkBudget(p, 'tiled', 4096, null)).toBeNull();
-    expect(checkBudget({ ...p, heads: 1 }, 'naive', 4096, null)).toBeNull();
-  });
-  it('skips a point the ×4 rule predicts over the time budget', () => {
-    const p = { heads: 1, dk: 64, dModel: 512, mode: 'qkv' as const };
+  // The memory figures come from the core: tests/web/core-ui.test.ts.
+  it('skips a point over the cap, and one the ×4 rule predicts over the time budget', () => {
+    expect(checkBudget(101, 100, 4096, null)).toMatchObject({ kind: 'memory', t: 4096, bytes: 101, cap: 100 });
+    expect(checkBudget(100, 100, 4096, null)).toBeNull();
     // 2 s at T = 2048 → 8 s per call at 4096, 4 calls ≥ 15 s.
-    expect(checkBudget(p, 'tiled', 4096, { t: 2048, ms: 2000 })).toMatchObject({ kind: 'time', t: 4096 });
-    expect(checkBudget(p, 'tiled', 4096, { t: 2048, ms: 100 })).toBeNull();
-    expect(TIME_BUDGET_MS).toBeGreaterThan(0);
+    expect(checkBudget(0, 100, 4096, { t: 2048, ms: 2000 }, 15_000)).toMatchObject({ kind: 'time', t: 4096 });
+    expect(checkBudget(0, 100, 4096, { t: 2048, ms: 100 }, 15_000)).toBeNull();
   });
   it('plans more, batched samples for fast points', () => {
     expect(plannedCalls(1).repeats).toBeGreaterThan(plannedCalls(5000).repeats);

@@ -2,8 +2,9 @@
 //
 // Cached mode keeps each layer's K and V, (H_kv, seq_len, d_h) row-major per layer; a new
 // token is embedded at position t, projected once, its k and v appended, and its query
-// attends over the t+1 cached keys (T_q = 1, bottom-right causal, one attn::attention call
-// per K/V head with its H/H_kv query heads): O(t) work per token.
+// attends over the t+1 cached keys (T_q = 1: bottom-right causal allows all of them; a
+// single-row softmax(scale q K^T) V per query head, since the core's kernels work on blocks
+// of 16+ query rows): O(t) work per token.
 // Recompute mode runs the full causal forward over the whole prefix each step (O(t^2)),
 // the reference the cache must reproduce.
 #pragma once

@@ -90,13 +90,14 @@ struct RunOptions {
 template <class T>
 struct Workspace {
   std::size_t batch = 0, t = 0;
-  std::vector<std::vector<T>> x;             // L+1 residual streams (N, D)
-  std::vector<std::vector<T>> qh, kh, vh;    // per layer (B*H, T, d_h), (B*H_kv, T, d_h) x2
-  std::vector<std::vector<T>> z;             // per layer (N, H*d_h) merged head outputs
-  std::vector<AttentionResult<T>> att;       // per layer attention forward
-  std::vector<T> xhat, rstd, y, logits;      // final LayerNorm and unembedding
-  std::vector<T> q, k, v;                    // scratch (N, width) before the head split
-  std::vector<T> dx, dz, dlogits, dy, pack;  // backward scratch
+  std::vector<std::vector<T>> x;           // L+1 residual streams (N, D)
+  std::vector<std::vector<T>> qh, kh, vh;  // per layer (B*H, T, d_h), (B*H_kv, T, d_h) x2
+  std::vector<std::vector<T>> z;           // per layer (N, H*d_h) merged head outputs
+  std::vector<AttentionResult<T>> att;     // per layer attention forward
+  std::vector<T> xhat, rstd, y, logits;    // final LayerNorm and unembedding
+  std::vector<std::vector<T>> wqkv;        // per layer [W_Q | W_K | W_V] packed (D, w3)
+  std::vector<T> qkv;                      // (N, w3): q | k | v, then dq | dk | dv in the backward
+  std::vector<T> dx, dz, dout, dw, dlogits, dy, pack;  // backward scratch
   AttentionGrads<T> grads;
 };
 

@@ -78,6 +78,11 @@ class Trainer {
   Status generate(const std::vector<std::int32_t>& prompt, std::size_t n, bool cache,
                   double temperature, std::uint64_t seed, std::vector<std::int32_t>* out);
 
+  // Benchmark helper: `reps` steps on one fixed training batch, timing separately the
+  // forward pass (loss only), forward + backward, and the optimiser (clip + AdamW); the
+  // medians in ms go to ms[0..2]. The weights move as in training.
+  Status profile(std::size_t reps, double ms[3]);
+
   const TrainerConfig& config() const { return c_; }
   const ParamLayout& layout() const { return layout_; }
   const std::vector<float>& params() const { return *params_; }

@@ -1,0 +1,73 @@
+// Training-step and decoding timings of the attn_train wasm module under Node (bench/run.mjs).
+//
+//   node --no-liftoff bench/train_bench.mjs --mode train --dmodel 64,32 --reps 40
+//     one JSON line per d_model: median ms of forward, backward (forward+backward - forward)
+//     and optimizer (clip + AdamW) over `reps` steps on one fixed batch after warm-up,
+//     config A otherwise (vocab 32, T 32, 2 layers, 2 heads, batch 32, naive kernel).
+//   node --no-liftoff bench/train_bench.mjs --mode decode --T 256,512,1024,2048,4096
+//     one JSON line: per-token ms with and without the KV cache at each length T for a random
+//     d_model 256, 8-head, 2-layer model (seqLen = max T, tiled kernel for the recompute
+//     forward), timed over a few appends after prefilling T - k tokens.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const arg = (name, def) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : def;
+};
+const { default: createAttnTrain } = await import(path.join(root, 'build/wasm/attn_train.mjs'));
+const lib = await createAttnTrain({ wasmBinary: fs.readFileSync(path.join(root, 'build/wasm/attn_train.wasm')) });
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+const mode = arg('mode', 'train');
+if (mode === 'train') {
+  const reps = +arg('reps', '40');
+  const batch = +arg('batch', '32');
+  for (const dModel of arg('dmodel', '64,32').split(',').map(Number)) {
+    const tr = lib.createTrainer({ dModel, batch, seed: 0 });
+    tr.profile(10); // warm-up: Node tiers the wasm up only for calls that start later
+    const p = tr.profile(reps);
+    tr.delete();
+    console.log(JSON.stringify({ impl: 'wasm', dModel, batch, forward: p.forward,
+      backward: p.forwardBackward - p.forward, optimizer: p.optimizer,
+      step: p.forwardBackward + p.optimizer }));
+  }
+} else {
+  const Ts = arg('T', '256,512,1024,2048,4096').split(',').map(Number);
+  const maxT = Math.max(...Ts);
+  const tr = lib.createTrainer({ task: 'random', vocab: 64, seqLen: maxT, layers: 2, heads: 8, dModel: 256,
+    batch: 1, kernel: 'tiled', seed: 1 });
+  const toks = Int32Array.from({ length: maxT }, (_, i) => (i * 7919) % 64);
+  const out = { impl: 'wasm-decode', dModel: 256, heads: 8, layers: 2, T: Ts, cached: [], recompute: [], cacheBytes: [] };
+  // Warm-up of both paths.
+  for (const cache of [true, false]) {
+    const d = tr.decoder({ cache });
+    for (let i = 0; i < 64; i++) d.append(toks[i]);
+    d.delete();
+  }
+  for (const T of Ts) {
+    for (const cache of [true, false]) {
+      const k = cache ? 8 : (T >= 2048 ? 2 : 4);
+      const d = tr.decoder({ cache });
+      d.prefill(toks.subarray(0, T - k));
+      const ms = [];
+      let bytes = 0;
+      for (let i = T - k; i < T; i++) {
+        const t0 = performance.now();
+        bytes = d.append(toks[i]).cacheBytes;
+        ms.push(performance.now() - t0);
+      }
+      d.delete();
+      (cache ? out.cached : out.recompute).push(median(ms));
+      if (cache) out.cacheBytes.push(bytes);
+    }
+  }
+  tr.delete();
+  console.log(JSON.stringify(out));
+}

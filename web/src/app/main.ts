@@ -1,0 +1,5 @@
+// Entry of the page (index.html): the styles, then the app.
+import '../ui/styles.css';
+import { start } from './page';
+
+start();

@@ -1,0 +1,358 @@
+// The page: owns the state, keeps it in the URL hash, asks the Worker to compute, renders the
+// current view, and wires sharing, embedding and export. Text from the URL only ever reaches the
+// page through textContent. start() is called once, by app/main.ts.
+import { decodeHash, encodeState } from './codec';
+import { computeKey, normalizeState, statesEqual, withPatch, FILL_LABEL, type Patch, type State } from './state';
+import { ComputeClient, type ComputeOutcome } from '../core/worker-client';
+import type { AttentionResult } from '../core/protocol';
+import { createControls } from './controls';
+import { VIEW_FACTORIES } from './views';
+import type { View, ViewContext, BaseViewContext } from '../ui/view';
+import { createCheckPanel } from './check';
+import { el, clear, fmt } from '../ui/dom';
+import { parseEmbed, startResizeMessages, type Section } from '../embed/embed';
+import { openEmbedDialog } from '../embed/dialog';
+import { pageHeader, presetGallery, pageFooter } from './layout';
+import { exportJson, exportWeightsCsv, exportOutputCsv, download, heatmapPng } from './export';
+
+/** startupMs: the part of the first figure spent starting the Worker and the wasm core (0 later). */
+interface Timing { t: number; heads: number; computeMs: number; totalMs: number; startupMs: number }
+declare global {
+  interface Window { __attentionPlayground?: { timings: Timing[]; state: () => State; ready: () => boolean } }
+}
+
+export function start(): void {
+  document.getElementById('boot-fallback')?.remove(); // the file:// message (index.html)
+  const cfg = parseEmbed(location.search);
+  const initial = decodeHash(location.hash);
+  let state: State = initial.state;
+  let shown: { state: State; result: AttentionResult } | null = null;
+  let startedUp = false;
+  const timings: Timing[] = [];
+  const html = document.documentElement;
+  html.dataset.status = 'loading';
+  if (cfg.embed) html.classList.add('embed');
+
+  // ---------- layout ----------
+  const app = document.getElementById('app')!;
+  const noticeList = el('ul');
+  const notices = el('div', { class: 'notice', role: 'status', 'data-testid': 'notices', hidden: true },
+    el('div', { class: 'notice-head' }, el('strong', { text: 'Some settings were corrected' }), el('button', { type: 'button', class: 'link-btn', text: 'Dismiss', 'aria-label': 'Dismiss the notice' })),
+    noticeList);
+  notices.querySelector('button')!.addEventListener('click', () => (notices.hidden = true));
+  const errorBanner = el('div', { class: 'banner error', role: 'alert', 'data-testid': 'error-banner', hidden: true });
+  const nanBanner = el('div', { class: 'banner nan', role: 'status', 'data-testid': 'nan-banner', hidden: true });
+  const live = el('div', { class: 'sr-only', 'aria-live': 'polite' });
+  const status = el('span', { class: 'status', 'aria-live': 'polite' });
+
+  const copyLink = el('button', { type: 'button', class: 'btn primary', 'data-testid': 'copy-link', text: 'Copy link' });
+  const copyEmbed = el('button', { type: 'button', class: 'btn', 'data-testid': 'copy-embed', text: 'Embed…' });
+  const header = pageHeader(copyLink, copyEmbed, status);
+
+  const embedPanel = el('dialog', { class: 'embed-dialog', 'aria-labelledby': 'embed-title' });
+
+  const controls = createControls((p) => setState(p, 'control'));
+  const aside = el('aside', { class: 'controls', 'data-section': 'controls', 'aria-label': 'Controls' }, controls.root);
+
+  const tabs = el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Views', 'data-section': 'tabs' });
+  const viewHost = el('div', { class: 'view-host', id: 'main-stage', role: 'tabpanel', tabindex: '-1' });
+  const pngSelect = el('select', { 'aria-label': 'Heatmap to save as PNG' });
+  const exportBar = el('div', { class: 'export', 'data-section': 'export' },
+    el('span', { class: 'export-title', text: 'Export' }),
+    btn('JSON', 'export-json', () => shown && download('attention.json', exportJson(shown.result, shown.state), 'application/json')),
+    btn('CSV weights', 'export-csv-weights', () => shown && download('attention-weights.csv', exportWeightsCsv(shown.result), 'text/csv')),
+    btn('CSV output', 'export-csv-output', () => shown && download('attention-output.csv', exportOutputCsv(shown.result), 'text/csv')),
+    el('span', { class: 'png-group' }, pngSelect, btn('PNG', 'export-png', () => void savePng())));
+  const stageHead = el('div', { class: 'stage-head' }, tabs, exportBar);
+  const checkPanel = createCheckPanel(() => client);
+  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, errorBanner, nanBanner, viewHost, checkPanel.root);
+
+  const gallery = presetGallery();
+  const footer = pageFooter();
+
+  // A preset card is a share link: following it changes the state (hashchange); then bring the view
+  // into sight, or the page seems to do nothing while it stays scrolled at the gallery. The scroll
+  // waits for the new picture (its height moves the stage; a smooth scroll started earlier stopped
+  // short of it).
+  let revealPending = false;
+  function reveal(): void {
+    revealPending = false;
+    const reduce = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    stage.scrollIntoView({ block: 'start', behavior: reduce ? 'auto' : 'smooth' });
+    viewHost.focus({ preventScroll: true });
+    if (!reduce) {
+      // A redraw during the animation (the views re-render on resize) can stop a smooth scroll
+      // short of its target: when it ends, finish the last stretch at once.
+      window.addEventListener('scrollend', () => {
+        if (Math.abs(stage.getBoundingClientRect().top) > 2) stage.scrollIntoView({ block: 'start', behavior: 'auto' });
+      }, { once: true });
+    }
+  }
+  for (const a of gallery.querySelectorAll<HTMLAnchorElement>('a[data-preset]')) {
+    a.addEventListener('click', (e) => {
+      if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return; // new tab/window
+      if (a.href === location.href) reveal(); // the same link again: no hashchange will come
+      else revealPending = true;
+    });
+  }
+
+  app.append(header, notices, el('main', { class: 'layout' }, aside, stage), gallery, footer, live, embedPanel);
+  applySections(cfg.hidden);
+
+  function btn(text: string, testid: string, on: () => void): HTMLButtonElement {
+    const b = el('button', { type: 'button', class: 'btn small', 'data-testid': testid, text });
+    b.addEventListener('click', on);
+    return b;
+  }
+
+  function applySections(hidden: Set<Section>): void {
+    for (const node of document.querySelectorAll<HTMLElement>('[data-section]')) {
+      node.hidden = hidden.has(node.dataset.section as Section);
+    }
+    const groups = ['tokens', 'model', 'mask', 'scale'] as Section[];
+    aside.hidden = hidden.has('controls') || groups.every((g) => hidden.has(g));
+    html.classList.toggle('no-controls', aside.hidden);
+  }
+
+  // ---------- views ----------
+  const views = new Map<string, View>();
+  const tabButtons = VIEW_FACTORIES.map((f, i) => {
+    const b = el('button', { type: 'button', role: 'tab', id: `tab-${f.id}`, 'data-view': f.id, text: f.label, tabindex: '-1' });
+    b.addEventListener('click', () => setState({ page: { view: f.id } }, 'control'));
+    b.addEventListener('keydown', (e) => {
+      const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+      if (!d) return;
+      e.preventDefault();
+      const next = VIEW_FACTORIES[(i + d + VIEW_FACTORIES.length) % VIEW_FACTORIES.length];
+      setState({ page: { view: next.id } }, 'control');
+      document.getElementById(`tab-${next.id}`)?.focus();
+    });
+    tabs.append(b);
+    return b;
+  });
+
+  function currentView(): View {
+    let v = views.get(state.page.view);
+    if (!v) {
+      const f = VIEW_FACTORIES.find((x) => x.id === state.page.view) ?? VIEW_FACTORIES[0];
+      v = f.create();
+      views.set(f.id, v);
+    }
+    return v;
+  }
+
+  function renderView(): void {
+    for (const b of tabButtons) {
+      const on = b.dataset.view === state.page.view;
+      b.setAttribute('aria-selected', on ? 'true' : 'false');
+      b.tabIndex = on ? 0 : -1;
+    }
+    viewHost.setAttribute('aria-labelledby', `tab-${state.page.view}`);
+    const v = currentView();
+    if (viewHost.firstElementChild !== v.root) {
+      clear(viewHost);
+      viewHost.append(v.root);
+    }
+    // A view that needs no attention result (the timing lab) renders at once, without the heatmap
+    // chrome (model controls, export, NaN banner).
+    const needsResult = VIEW_FACTORIES.find((f) => f.id === v.id)?.needsResult ?? true;
+    html.classList.toggle('static-view', !needsResult);
+    checkPanel.root.hidden = !needsResult || !shown;
+    if (!needsResult) {
+      viewHost.querySelector('.placeholder')?.remove();
+      const base: BaseViewContext = { state, announce: (t) => (live.textContent = t), client, width: Math.max(280, viewHost.clientWidth || 320), update: (p) => setState(p, 'control') };
+      (v.render as (c: BaseViewContext) => void).call(v, base);
+      return;
+    }
+    if (!shown) {
+      if (!viewHost.querySelector('.placeholder')) viewHost.prepend(el('p', { class: 'placeholder muted', text: 'Loading the WebAssembly core…' }));
+      return;
+    }
+    viewHost.querySelector('.placeholder')?.remove();
+    const r = shown.result;
+    // Head and view come from the live state; everything else from the state that was computed.
+    const s: State = { ...shown.state, page: { head: Math.min(state.page.head, r.heads - 1), view: state.page.view } };
+    // The mask as the core applies it (core.allowedMask, computed in the Worker).
+    const forbidden = r.allowed.map((a) => 1 - a);
+    const ctx: ViewContext = {
+      state: s,
+      result: r,
+      forbidden,
+      selectHead: (h) => setState({ page: { head: h } }, 'control'),
+      announce: (t) => (live.textContent = t),
+      client,
+      width: Math.max(280, viewHost.clientWidth || 320),
+      update: (p) => setState(p, 'control'),
+    };
+    v.render(ctx);
+    const keep = pngSelect.value;
+    clear(pngSelect);
+    for (const { name } of v.heatmaps()) pngSelect.append(el('option', { value: name, text: name }));
+    // Keep the user's pick across redraws; in the Heads view start at the zoomed head.
+    const preferred = [keep, `head-${s.page.head + 1}-weights`].find((n) => [...pngSelect.options].some((o) => o.value === n));
+    if (preferred) pngSelect.value = preferred;
+    pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
+    renderNanBanner(r, s);
+  }
+
+  function renderNanBanner(r: AttentionResult, s: State): void {
+    const counts = r.nanRowsPerHead; // the core's count
+    const total = counts.reduce((a, b) => a + b, 0);
+    nanBanner.hidden = total === 0;
+    if (total === 0) return;
+    const rows = counts[0];
+    const per = counts.every((c) => c === rows) ? `${rows} of ${r.t} rows in every head` : counts.map((c, h) => `head ${h + 1}: ${c}`).join(', ');
+    nanBanner.textContent = '';
+    nanBanner.append(
+      el('strong', { text: `NaN rows: ${per}. ` }),
+      el('span', { text: `Every key in those rows is masked and the fill is ${FILL_LABEL[s.model.fill].split(' ')[0]}, so the softmax computes exp(−∞ − (−∞)) = NaN. Try the −1e9 fill (uniform rows) or the zero-row fill.` }),
+    );
+  }
+
+  async function savePng(): Promise<void> {
+    const v = currentView();
+    const item = v.heatmaps().find((h) => h.name === pngSelect.value);
+    const d = item?.heatmap.current;
+    if (!item || !d) return;
+    const blob = await heatmapPng(item.heatmap.dataCanvas, d, `Attention Playground — ${item.name}`);
+    if (blob) download(`${item.name}.png`, blob);
+  }
+
+  // ---------- state ----------
+  // The table's `compute` column says which fields rerun the Worker.
+  function needsCompute(a: State, b: State): boolean {
+    return computeKey(a) !== computeKey(b);
+  }
+
+  function showNotices(list: string[]): void {
+    if (list.length === 0) return;
+    clear(noticeList);
+    for (const n of list.slice(0, 20)) noticeList.append(el('li', { text: n }));
+    if (list.length > 20) noticeList.append(el('li', { text: `… and ${list.length - 20} more` }));
+    notices.hidden = false;
+  }
+
+  function setState(patch: Patch, origin: 'control' | 'hash'): void {
+    const prev = state;
+    const merged = withPatch(state, patch);
+    const { state: next, notices: n } = normalizeState(merged);
+    if (origin === 'control') showNotices(n);
+    state = next;
+    if (origin === 'control') {
+      const hash = encodeState(state);
+      if (hash !== location.hash && !(hash === '#v=1' && location.hash === '')) history.replaceState(history.state, '', hash);
+    }
+    controls.update(state);
+    if (needsCompute(prev, state) || !shown) request();
+    else renderView();
+  }
+
+  function request(): void {
+    html.dataset.status = 'busy';
+    client.request(state);
+  }
+
+  function onOutcome(o: ComputeOutcome): void {
+    if (o.result) {
+      shown = { state: o.state, result: o.result };
+      errorBanner.hidden = true;
+      const drawStart = performance.now();
+      renderView();
+      checkPanel.show(o.result.check, o.state, o.result);
+      if (o.latest && revealPending) reveal();
+      if (o.latest) {
+        const end = performance.now();
+        const totalMs = end - o.requestedAt;
+        // The first figure also pays for starting the Worker and loading the wasm core; report
+        // that apart, or it reads as the cost of the computation.
+        const first = !startedUp;
+        startedUp = true;
+        const startupMs = first ? Math.max(0, drawStart - o.requestedAt - o.result.computeMs - (o.result.check?.ms ?? 0)) : 0;
+        try {
+          performance.measure('attention-playground:recompute+redraw', { start: o.requestedAt, end });
+        } catch { /* older browsers */ }
+        timings.push({ t: o.result.t, heads: o.result.heads, computeMs: o.result.computeMs, totalMs, startupMs });
+        if (timings.length > 200) timings.shift();
+        const what = `T = ${o.result.t}, ${o.result.heads} head${o.result.heads > 1 ? 's' : ''}`;
+        const work = `compute ${fmt(o.result.computeMs, 1)} ms, drawn in ${fmt(totalMs - startupMs, 1)} ms`;
+        status.textContent = first ? `${what}: ${work} · start-up ${fmt(startupMs, 0)} ms (Worker + wasm, once)` : `${what}: ${work}`;
+        status.title = 'compute: time inside the wasm core; drawn in: from the change to the new picture (compute included)';
+      }
+    } else if (o.error) {
+      errorBanner.hidden = false;
+      errorBanner.textContent = '';
+      errorBanner.append(
+        el('strong', { text: o.error.fatal ? 'The compute core is unavailable. ' : 'The core refused these settings. ' }),
+        el('span', { text: `${o.error.message}${o.error.field ? ` (field: ${o.error.field})` : ''}. ${shown ? 'Showing the last good result.' : ''}` }),
+      );
+      if (!shown) renderView();
+    }
+    if (o.latest && !client.busy) html.dataset.status = o.result ? 'ready' : 'error';
+  }
+
+  // ---------- sharing ----------
+  function flash(text: string): void {
+    status.textContent = text;
+  }
+
+  async function copyText(text: string, what: string): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(text);
+      flash(`${what} copied`);
+    } catch {
+      window.prompt(`Copy the ${what.toLowerCase()}:`, text);
+    }
+  }
+
+  function shareUrl(): string {
+    const u = new URL(location.href);
+    u.search = '';
+    u.hash = encodeState(state);
+    return u.toString();
+  }
+
+  copyLink.addEventListener('click', () => void copyText(shareUrl(), 'Link'));
+  copyEmbed.addEventListener('click', () => openEmbedDialog(embedPanel, encodeState(state), (text, what) => void copyText(text, what)));
+
+  // The skip link moves focus to the views; it must never reach the hash (the URL codec would read
+  // "#main-stage" as a setting and reset the state).
+  document.querySelector<HTMLAnchorElement>('a.skip')?.addEventListener('click', (e) => {
+    e.preventDefault();
+    viewHost.focus({ preventScroll: true });
+    viewHost.scrollIntoView({ block: 'start', behavior: 'auto' });
+  });
+
+  window.addEventListener('hashchange', () => {
+    // A fragment that names an element on the page (not a share link) is an in-page jump: keep the
+    // state and put its hash back.
+    if (/^#[\w-]+$/.test(location.hash) && document.getElementById(location.hash.slice(1))) {
+      history.replaceState(history.state, '', encodeState(state));
+      return;
+    }
+    const d = decodeHash(location.hash);
+    if (statesEqual(d.state, state)) {
+      showNotices(d.notices); // a link that changes nothing may still have had parts ignored
+      if (revealPending) reveal();
+      return;
+    }
+    showNotices(d.notices);
+    notices.hidden = d.notices.length === 0;
+    setState(d.state, 'hash');
+    if (revealPending && !client.busy) reveal(); // nothing to compute: the view is already drawn
+  });
+
+  // ---------- start ----------
+  const client = new ComputeClient(onOutcome);
+  window.__attentionPlayground = { timings, state: () => state, ready: () => html.dataset.status === 'ready' };
+  showNotices(initial.notices);
+  controls.update(state);
+  renderView();
+  request();
+
+  let resizeRaf = 0;
+  new ResizeObserver(() => {
+    cancelAnimationFrame(resizeRaf);
+    resizeRaf = requestAnimationFrame(() => shown && renderView());
+  }).observe(viewHost);
+  if (cfg.embed) startResizeMessages(cfg.frameId);
+}

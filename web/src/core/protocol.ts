@@ -1,0 +1,81 @@
+// Messages between the page and the compute Worker. Plain data; typed arrays are transferred.
+import type { State } from '../app/state';
+import type { CoreCheck } from './attn-core';
+import type { MemoryParams, MemoryTable } from '../timing/model';
+
+export interface ComputeRequest {
+  kind: 'compute';
+  id: number;
+  state: State;
+}
+export interface StudyRequest {
+  kind: 'study';
+  id: number;
+}
+/** The Check for a state too large to check with every computation. */
+export interface CheckRequest {
+  kind: 'check';
+  id: number;
+  state: State;
+}
+/** The core's memory figures for the Timing lab (its view has no core of its own). */
+export interface MemoryRequest {
+  kind: 'memory';
+  id: number;
+  params: MemoryParams;
+}
+export type WorkerRequest = ComputeRequest | StudyRequest | CheckRequest | MemoryRequest;
+
+/** What the core says about one state: float32 SIMD vs float64 scalar, tiled vs naive. */
+export interface CheckResult extends CoreCheck {
+  /** Milliseconds the check took in the worker. */
+  ms: number;
+  t: number;
+  heads: number;
+  dk: number;
+}
+
+export interface AttentionResult {
+  tokens: string[];
+  t: number;
+  heads: number;
+  kvHeads: number;
+  dModel: number;
+  dk: number;
+  dv: number;
+  scale: number;
+  /** (H, T, T) */
+  weights: Float32Array;
+  /** (H, T, T) scaled scores before the mask, or null. */
+  scores: Float32Array | null;
+  /** (H, T) nats */
+  entropy: Float32Array;
+  /** (H, T, d_v) */
+  headOutputs: Float32Array;
+  /** (T, H*d_v) */
+  merged: Float32Array;
+  /** (T, d_model) */
+  output: Float32Array;
+  /** (T, T) 1 = allowed: core.allowedMask for the state's mask (the same for every head). */
+  allowed: Uint8Array;
+  /** Per head, rows whose weights came out NaN (the core's count). */
+  nanRowsPerHead: number[];
+  /** The Check, when the state is small enough to check with every computation (else null). */
+  check: CheckResult | null;
+  /** Milliseconds inside the worker (example + attention; the check is timed on its own). */
+  computeMs: number;
+}
+
+export interface StudyResult {
+  dk: number[];
+  scaled: number[];
+  unscaled: number[];
+  ceiling: number;
+}
+
+export type WorkerResponse =
+  | { kind: 'compute'; id: number; ok: true; result: AttentionResult }
+  | { kind: 'study'; id: number; ok: true; study: StudyResult }
+  | { kind: 'check'; id: number; ok: true; check: CheckResult }
+  | { kind: 'memory'; id: number; ok: true; memory: MemoryTable }
+  | { kind: WorkerRequest['kind']; id: number; ok: false; error: { message: string; field: string | null; fatal: boolean } };

@@ -1,0 +1,92 @@
+// Talks to the compute Worker. Requests are coalesced: while one computation runs, only the
+// latest pending request is kept, so dragging a slider never queues stale work.
+import type { State } from '../app/state';
+import type { AttentionResult, CheckResult, StudyResult, WorkerResponse } from './protocol';
+import type { MemoryParams, MemoryTable } from '../timing/model';
+
+export interface ComputeOutcome {
+  state: State;
+  /** performance.now() when the request was made (for recompute+redraw timing). */
+  requestedAt: number;
+  result?: AttentionResult;
+  error?: { message: string; field: string | null; fatal: boolean };
+  /** True when no newer request is waiting. */
+  latest: boolean;
+}
+
+export class ComputeClient {
+  private worker: Worker;
+  private nextId = 1;
+  private inflight: { id: number; state: State; requestedAt: number } | null = null;
+  private pending: { state: State; requestedAt: number } | null = null;
+  /** Side requests (study, check, memory): answered in order, outside the coalesced computations. */
+  private waiters = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
+
+  constructor(private onOutcome: (o: ComputeOutcome) => void) {
+    this.worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'attention-core' });
+    this.worker.onmessage = (e: MessageEvent<WorkerResponse>) => this.onMessage(e.data);
+    this.worker.onerror = (e) => {
+      const inflight = this.inflight;
+      this.inflight = null;
+      if (inflight) this.onOutcome({ state: inflight.state, requestedAt: inflight.requestedAt, error: { message: `The compute worker failed: ${e.message || 'unknown error'}`, field: null, fatal: true }, latest: !this.pending });
+      this.pump();
+    };
+  }
+
+  get busy(): boolean {
+    return this.inflight !== null || this.pending !== null;
+  }
+
+  request(state: State): void {
+    this.pending = { state, requestedAt: performance.now() };
+    this.pump();
+  }
+
+  study(): Promise<StudyResult> {
+    return this.ask({ kind: 'study' });
+  }
+
+  /** core.check for a state (the result carries it already when the state is small). */
+  check(state: State): Promise<CheckResult> {
+    return this.ask({ kind: 'check', state });
+  }
+
+  /** The core's memory estimates for the Timing lab. */
+  memory(params: MemoryParams): Promise<MemoryTable> {
+    return this.ask({ kind: 'memory', params });
+  }
+
+  private ask<T>(req: { kind: 'study' } | { kind: 'check'; state: State } | { kind: 'memory'; params: MemoryParams }): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiters.set(id, { resolve: resolve as (v: never) => void, reject });
+      this.worker.postMessage({ ...req, id });
+    });
+  }
+
+  private pump(): void {
+    if (this.inflight || !this.pending) return;
+    const id = this.nextId++;
+    this.inflight = { id, ...this.pending };
+    this.pending = null;
+    this.worker.postMessage({ kind: 'compute', id, state: this.inflight.state });
+  }
+
+  private onMessage(m: WorkerResponse): void {
+    if (m.kind !== 'compute') {
+      const w = this.waiters.get(m.id);
+      this.waiters.delete(m.id);
+      if (!w) return;
+      if (!m.ok) w.reject(Object.assign(new Error(m.error.message), { field: m.error.field }));
+      else w.resolve((m.kind === 'study' ? m.study : m.kind === 'check' ? m.check : m.memory) as never);
+      return;
+    }
+    const inflight = this.inflight;
+    if (!inflight || inflight.id !== m.id) return;
+    this.inflight = null;
+    const latest = this.pending === null;
+    if (m.ok) this.onOutcome({ state: inflight.state, requestedAt: inflight.requestedAt, result: m.result, latest });
+    else this.onOutcome({ state: inflight.state, requestedAt: inflight.requestedAt, error: m.error, latest });
+    this.pump();
+  }
+}

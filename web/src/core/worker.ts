@@ -1,0 +1,63 @@
+// The compute Worker: loads the wasm core once and answers compute / study requests.
+// Errors from the core (bad input) come back as data; the page keeps its last good view.
+/// <reference lib="webworker" />
+import { loadCore, type AttnCore } from './load';
+import { checkAttention, computeAttention } from './compute';
+import { memoryTable } from '../timing/model';
+import type { WorkerRequest, WorkerResponse, StudyResult } from './protocol';
+
+let corePromise: Promise<AttnCore> | null = null;
+let study: StudyResult | null = null;
+
+function sharedCore(): Promise<AttnCore> {
+  if (!corePromise) {
+    corePromise = loadCore();
+    corePromise.catch(() => {
+      corePromise = null;
+    });
+  }
+  return corePromise;
+}
+
+function post(msg: WorkerResponse, transfer: Transferable[] = []): void {
+  (self as unknown as DedicatedWorkerGlobalScope).postMessage(msg, transfer);
+}
+
+self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
+  const req = e.data;
+  let core: AttnCore;
+  try {
+    core = await sharedCore();
+  } catch (err) {
+    post({ kind: req.kind, id: req.id, ok: false, error: { message: `The WebAssembly core could not be loaded: ${String((err as Error)?.message ?? err)}`, field: null, fatal: true } });
+    return;
+  }
+  try {
+    if (req.kind === 'study') {
+      if (!study) {
+        const r = core.entropyStudy({ dks: [1, 4, 16, 64, 256, 1024], keys: 16, queries: 1000, seed: 0 });
+        study = { dk: Array.from(r.dk), scaled: Array.from(r.scaled), unscaled: Array.from(r.unscaled), ceiling: r.ceiling };
+      }
+      post({ kind: 'study', id: req.id, ok: true, study });
+      return;
+    }
+    if (req.kind === 'check') {
+      post({ kind: 'check', id: req.id, ok: true, check: checkAttention(core, req.state) });
+      return;
+    }
+    if (req.kind === 'memory') {
+      post({ kind: 'memory', id: req.id, ok: true, memory: memoryTable(core, req.params) });
+      return;
+    }
+    const result = computeAttention(core, req.state);
+    const transfer = [result.weights, result.entropy, result.headOutputs, result.merged, result.output, result.scores, result.allowed]
+      .filter((a): a is Float32Array | Uint8Array => a !== null)
+      .map((a) => a.buffer as ArrayBuffer);
+    post({ kind: 'compute', id: req.id, ok: true, result }, transfer);
+  } catch (err) {
+    const e2 = err as Error & { field?: string };
+    const isCoreError = e2 && (e2.name === 'AttnError' || typeof e2.field === 'string');
+    if (!isCoreError) corePromise = null; // an unexpected failure: start a fresh instance next time
+    post({ kind: req.kind, id: req.id, ok: false, error: { message: String(e2?.message ?? err), field: e2?.field ?? null, fatal: false } });
+  }
+};

@@ -1,0 +1,115 @@
+// Heads view: a grid of every head's weights plus the selected head, zoomed, with token labels,
+// hover/keyboard readout, a legend and a screen-reader table fallback.
+import { Heatmap } from '../ui/heatmap';
+import { el, clear, fmt, tokenRef } from '../ui/dom';
+import { legend } from '../ui/legend';
+import type { View, ViewContext, ViewFactory } from '../ui/view';
+import { headSlice, describeWeight, kvHeadOf } from './util';
+
+class HeadsView implements View {
+  readonly id = 'heads';
+  readonly root: HTMLElement;
+  private grid = el('div', { class: 'head-grid', role: 'list', 'aria-label': 'All heads (select one to zoom)' });
+  private thumbs: { box: HTMLElement; hm: Heatmap; cap: HTMLElement }[] = [];
+  private zoom: Heatmap;
+  private zoomTitle = el('h3', { class: 'zoom-title' });
+  private readout = el('p', { class: 'readout', 'aria-live': 'polite', 'data-testid': 'readout' });
+  private tableBox = el('details', { class: 'sr-table' });
+  private tableBody = el('div');
+  private ctx: ViewContext | null = null;
+
+  constructor() {
+    this.zoom = new Heatmap({
+      label: 'Selected head attention weights',
+      maxSize: 560,
+      minCell: 0.5,
+      maxCell: 44,
+      showLabels: true,
+      interactive: true,
+      axisTitles: ['keys →', 'queries ↓'],
+      describe: (i, j, v, f) => (this.ctx ? describeWeight(this.ctx.result.tokens, i, j, v, f) : ''),
+      onCell: (text) => {
+        this.readout.textContent = text;
+      },
+    });
+    this.tableBox.append(el('summary', { text: 'Weights as a table (for screen readers and exact values)' }), this.tableBody);
+    this.tableBox.addEventListener('toggle', () => this.ctx && this.renderTable(this.ctx));
+    this.readout.textContent = 'Point at a cell, or focus the heatmap and use the arrow keys, to read a weight.';
+    this.root = el(
+      'div',
+      { class: 'view-heads' },
+      el('section', { class: 'zoom-panel' }, this.zoomTitle, this.zoom.root, this.readout, el('div', { class: 'legend-row' }, legend())),
+      el('section', { class: 'grid-panel' }, el('h3', { class: 'panel-title', text: 'All heads' }), this.grid, this.tableBox),
+    );
+  }
+
+  heatmaps() {
+    // One entry per head (the zoomed head is one of them, not a second "head-N-weights"); the
+    // thumbnails carry the token labels in their data, so every PNG is labelled.
+    return this.thumbs.map((t, i) => ({ name: `head-${i + 1}-weights`, heatmap: t.hm }));
+  }
+
+  render(ctx: ViewContext): void {
+    this.ctx = ctx;
+    const { result: r, state: s } = ctx;
+    const T = r.t;
+    const H = r.heads;
+    const sel = Math.min(s.page.head, H - 1);
+    const narrow = ctx.width < 760; // matches the @container (max-width: 759px) rule in styles.css
+    // Thumbnails
+    while (this.thumbs.length > H) this.thumbs.pop()!.box.remove();
+    while (this.thumbs.length < H) {
+      const idx = this.thumbs.length;
+      const hm = new Heatmap({ label: `Head ${idx + 1}`, maxSize: 120, minCell: 0.25, maxCell: 16, onActivate: () => this.ctx?.selectHead(idx) });
+      const cap = el('span', { class: 'thumb-cap' });
+      const box = el('div', { class: 'thumb', role: 'listitem' }, hm.root, cap);
+      this.grid.append(box);
+      this.thumbs.push({ box, hm, cap });
+    }
+    const thumbSize = narrow ? Math.max(64, Math.min(110, (ctx.width - 40) / Math.min(H, 4) - 16)) : H > 4 ? 104 : 132;
+    this.thumbs.forEach((t, h) => {
+      t.hm.setMaxSize(thumbSize);
+      t.hm.update({ rows: T, cols: T, values: headSlice(r.weights, h, T * T), forbidden: ctx.forbidden, lo: 0, hi: 1, rowLabels: r.tokens, colLabels: r.tokens });
+      t.box.classList.toggle('selected', h === sel);
+      t.hm.setLabel(`Head ${h + 1}${h === sel ? ' (selected)' : ''}. Press Enter to zoom.`);
+      const kv = r.kvHeads !== r.heads ? ` · K/V ${kvHeadOf(h, r.heads, r.kvHeads) + 1}` : '';
+      t.cap.textContent = `Head ${h + 1}${kv}`;
+    });
+    // Zoomed head
+    const labelW = Math.min(140, 24 + 8 * Math.max(...r.tokens.map((t) => Array.from(t).length)));
+    const avail = narrow ? ctx.width - labelW - 16 : Math.min(620, ctx.width - 360 - labelW);
+    this.zoom.setMaxSize(Math.max(160, avail));
+    this.zoomTitle.textContent = `Head ${sel + 1} of ${H} — attention weights`;
+    this.zoom.setLabel(`Head ${sel + 1} attention weights, ${T} queries by ${T} keys`);
+    this.zoom.update({ rows: T, cols: T, values: headSlice(r.weights, sel, T * T), forbidden: ctx.forbidden, lo: 0, hi: 1, rowLabels: r.tokens, colLabels: r.tokens });
+    if (this.tableBox.open) this.renderTable(ctx);
+  }
+
+  private renderTable(ctx: ViewContext): void {
+    clear(this.tableBody);
+    if (!this.tableBox.open) return;
+    const r = ctx.result;
+    const T = r.t;
+    const h = Math.min(ctx.state.page.head, r.heads - 1);
+    if (T > 64) {
+      this.tableBody.append(el('p', { text: `The table is shown for up to 64 tokens (this sequence has ${T}). Use the JSON or CSV export for the full matrix.` }));
+      return;
+    }
+    const w = headSlice(r.weights, h, T * T);
+    const table = el('table', { class: 'weights-table' });
+    table.append(el('caption', { text: `Head ${h + 1} attention weights: rows are queries, columns are keys` }));
+    const head = el('tr', {}, el('th', { scope: 'col', text: 'query \\ key' }));
+    for (let j = 0; j < T; j++) head.append(el('th', { scope: 'col', text: tokenRef(r.tokens, j) }));
+    table.append(el('thead', {}, head));
+    const body = el('tbody');
+    for (let i = 0; i < T; i++) {
+      const tr = el('tr', {}, el('th', { scope: 'row', text: tokenRef(r.tokens, i) }));
+      for (let j = 0; j < T; j++) tr.append(el('td', { text: ctx.forbidden[i * T + j] ? `${fmt(w[i * T + j])} (masked)` : fmt(w[i * T + j]) }));
+      body.append(tr);
+    }
+    table.append(body);
+    this.tableBody.append(table);
+  }
+}
+
+export const headsView: ViewFactory = { id: 'heads', label: 'Heads', needsResult: true, create: () => new HeadsView() };

@@ -1,0 +1,100 @@
+// Mask effect view: for the selected head, scores without the mask, the mask, and the weights
+// with the mask, each row's sum shown so "still sums to one" is visible.
+import { Heatmap } from '../ui/heatmap';
+import { el, clear, fmt, tokenRef } from '../ui/dom';
+import { legend } from '../ui/legend';
+import type { View, ViewContext, ViewFactory } from '../ui/view';
+import { headSlice, describeWeight, rowSums } from './util';
+
+class MaskView implements View {
+  readonly id = 'mask';
+  readonly root: HTMLElement;
+  private ctx: ViewContext | null = null;
+  private readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+  private scores: Heatmap;
+  private mask: Heatmap;
+  private weights: Heatmap;
+  private sums = el('div', { class: 'row-sums', 'aria-label': 'Row sums of the weights' });
+  private title = el('h3', { class: 'panel-title' });
+  private scoreLegend = el('div', { class: 'legend-row' });
+
+  constructor() {
+    const mk = (label: string, describe: (i: number, j: number, v: number, f: boolean) => string) =>
+      new Heatmap({ label, maxSize: 300, minCell: 0.5, maxCell: 28, showLabels: true, interactive: true, describe, onCell: (t) => (this.readout.textContent = t) });
+    const toks = () => this.ctx?.result.tokens ?? [];
+    this.scores = mk('Scores before the mask', (i, j, v) => `score of query ${tokenRef(toks(), i)} → key ${tokenRef(toks(), j)}: ${fmt(v)} (scaled, before the mask)`);
+    this.mask = mk('The mask', (i, j, _v, f) => `query ${tokenRef(toks(), i)} → key ${tokenRef(toks(), j)}: ${f ? 'forbidden' : 'allowed'}`);
+    this.weights = mk('Weights with the mask', (i, j, v, f) => describeWeight(toks(), i, j, v, f));
+    const panel = (title: string, sub: string, hm: Heatmap, extra?: HTMLElement) =>
+      el('figure', { class: 'mask-panel' }, el('figcaption', {}, el('strong', { text: title }), el('span', { class: 'muted', text: sub })), el('div', { class: 'mask-fig' }, hm.root, extra ?? null));
+    this.readout.textContent = 'Point at or focus a cell to read it.';
+    this.root = el(
+      'div',
+      { class: 'view-mask' },
+      this.title,
+      el(
+        'div',
+        { class: 'mask-row' },
+        panel('1 · Scores', 'QKᵀ · scale, no mask', this.scores),
+        el('div', { class: 'op', 'aria-hidden': 'true', text: '+' }),
+        panel('2 · Mask', 'yellow = allowed, grey (hatched) = forbidden', this.mask),
+        el('div', { class: 'op', 'aria-hidden': 'true', text: '→' }),
+        panel('3 · Weights', 'softmax per row, with the mask', this.weights, this.sums),
+      ),
+      this.readout,
+      el('div', { class: 'legend-pair' }, this.scoreLegend, legend({ title: 'weight' })),
+    );
+  }
+
+  heatmaps() {
+    return [
+      { name: 'scores-unmasked', heatmap: this.scores },
+      { name: 'mask', heatmap: this.mask },
+      { name: 'weights-masked', heatmap: this.weights },
+    ];
+  }
+
+  render(ctx: ViewContext): void {
+    this.ctx = ctx;
+    const r = ctx.result;
+    const T = r.t;
+    const h = Math.min(ctx.state.page.head, r.heads - 1);
+    this.title.textContent = `Head ${h + 1}: what the mask does (scale ${fmt(r.scale, 4)})`;
+    const size = ctx.width < 700 ? ctx.width - 110 : Math.max(160, (ctx.width - 120) / 3 - 80);
+    for (const hm of [this.scores, this.mask, this.weights]) hm.setMaxSize(size);
+    const scores = r.scores ? headSlice(r.scores, h, T * T) : new Float32Array(T * T).fill(NaN);
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const v of scores) {
+      if (Number.isFinite(v)) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+    }
+    if (!Number.isFinite(lo)) [lo, hi] = [0, 1];
+    const labels = { rowLabels: r.tokens, colLabels: r.tokens };
+    this.scores.update({ rows: T, cols: T, values: scores, forbidden: null, lo, hi, ...labels });
+    // Allowed = 1 (yellow), forbidden = 0, which the heatmap paints grey at every size (and
+    // hatches when the cells are large enough).
+    const allowed = Float32Array.from(ctx.forbidden, (f) => (f ? 0 : 1));
+    this.mask.update({ rows: T, cols: T, values: allowed, forbidden: ctx.forbidden, lo: 0, hi: 1, ...labels });
+    const w = headSlice(r.weights, h, T * T);
+    this.weights.update({ rows: T, cols: T, values: w, forbidden: ctx.forbidden, lo: 0, hi: 1, ...labels });
+    clear(this.scoreLegend);
+    this.scoreLegend.append(legend({ lo, hi, title: 'score', masked: false, nan: false }));
+    // Row sums, aligned with the weight rows.
+    clear(this.sums);
+    const cell = this.weights.dataCanvas.getBoundingClientRect().height / T || size / T;
+    const sums = rowSums(w, T);
+    this.sums.style.setProperty('--cell', `${cell}px`);
+    const every = Math.max(1, Math.ceil(14 / cell));
+    this.sums.append(el('span', { class: 'sum-head', text: 'Σ row' }));
+    sums.forEach((s, i) => {
+      const span = el('span', { class: 'sum' + (Number.isNaN(s) ? ' is-nan' : Math.abs(s - 1) < 1e-3 ? ' is-one' : ' is-off'), text: i % every === 0 ? (Number.isNaN(s) ? 'NaN' : fmt(s, 3)) : '' });
+      span.style.height = `${cell}px`;
+      this.sums.append(span);
+    });
+  }
+}
+
+export const maskView: ViewFactory = { id: 'mask', label: 'Mask effect', needsResult: true, create: () => new MaskView() };

@@ -1,0 +1,83 @@
+// Output view: per-head outputs A·V, the merged heads, and the output after W_o, as heatmaps.
+import { Heatmap } from '../ui/heatmap';
+import { el, clear, fmt, tokenRef } from '../ui/dom';
+import { legend } from '../ui/legend';
+import type { View, ViewContext, ViewFactory } from '../ui/view';
+import { headSlice } from './util';
+
+class OutputView implements View {
+  readonly id = 'output';
+  readonly root: HTMLElement;
+  private ctx: ViewContext | null = null;
+  private heads = el('div', { class: 'out-heads' });
+  private headMaps: Heatmap[] = [];
+  private merged: Heatmap;
+  private output: Heatmap;
+  private readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+  private legendBox = el('div', { class: 'legend-row' });
+
+  constructor() {
+    this.merged = this.mk('Merged heads (T × H·d_v)', 'merged');
+    this.output = this.mk('Output after W_o (T × d_model)', 'output');
+    this.readout.textContent = 'Point at or focus a cell to read it.';
+    this.root = el(
+      'div',
+      { class: 'view-output' },
+      el('p', { class: 'muted', text: 'Each row is a weighted average of value vectors. Columns are feature dimensions; colour runs over the symmetric range shown in the legend.' }),
+      this.legendBox,
+      el('h3', { class: 'panel-title', text: 'Per head: A · V (T × d_v)' }),
+      this.heads,
+      el('div', { class: 'out-final' }, el('figure', {}, el('figcaption', { text: 'Merged heads (concatenated)' }), this.merged.root), el('figure', {}, el('figcaption', { text: 'Output = merged · W_o' }), this.output.root)),
+      this.readout,
+    );
+  }
+
+  private mk(label: string, what: string): Heatmap {
+    return new Heatmap({
+      label,
+      maxSize: 260,
+      minCell: 2,
+      maxCell: 22,
+      showLabels: true,
+      interactive: true,
+      axisTitles: ['dims →', 'tokens ↓'],
+      describe: (i, j, v) => `${what}: token ${tokenRef(this.ctx?.result.tokens ?? [], i)}, dim ${j}: ${fmt(v)}`,
+      onCell: (t) => (this.readout.textContent = t),
+    });
+  }
+
+  heatmaps() {
+    return [...this.headMaps.map((hm, i) => ({ name: `head-${i + 1}-output`, heatmap: hm })), { name: 'merged', heatmap: this.merged }, { name: 'output', heatmap: this.output }];
+  }
+
+  render(ctx: ViewContext): void {
+    this.ctx = ctx;
+    const r = ctx.result;
+    const T = r.t;
+    let m = 0;
+    for (const a of [r.headOutputs, r.merged, r.output]) for (const v of a) if (Number.isFinite(v)) m = Math.max(m, Math.abs(v));
+    if (m === 0) m = 1;
+    clear(this.legendBox);
+    this.legendBox.append(legend({ lo: -m, hi: m, title: 'value', masked: false }));
+    while (this.headMaps.length > r.heads) this.headMaps.pop()!.root.parentElement?.remove();
+    while (this.headMaps.length < r.heads) {
+      const i = this.headMaps.length;
+      const hm = this.mk(`Head ${i + 1} output`, `head ${i + 1} output`);
+      this.headMaps.push(hm);
+      this.heads.append(el('figure', {}, el('figcaption', { text: `Head ${i + 1}` }), hm.root));
+    }
+    const rowLabels = r.tokens;
+    const dims = (n: number) => Array.from({ length: n }, (_, i) => String(i));
+    const size = Math.min(240, ctx.width - 120);
+    this.headMaps.forEach((hm, h) => {
+      hm.setMaxSize(Math.min(size, 14 * Math.max(T, r.dv)));
+      hm.update({ rows: T, cols: r.dv, values: headSlice(r.headOutputs, h, T * r.dv), lo: -m, hi: m, rowLabels, colLabels: dims(r.dv) });
+    });
+    this.merged.setMaxSize(Math.min(ctx.width - 120, 420));
+    this.merged.update({ rows: T, cols: r.heads * r.dv, values: r.merged, lo: -m, hi: m, rowLabels, colLabels: dims(r.heads * r.dv) });
+    this.output.setMaxSize(Math.min(ctx.width - 120, 420));
+    this.output.update({ rows: T, cols: r.dModel, values: r.output, lo: -m, hi: m, rowLabels, colLabels: dims(r.dModel) });
+  }
+}
+
+export const outputView: ViewFactory = { id: 'output', label: 'Output', needsResult: true, create: () => new OutputView() };

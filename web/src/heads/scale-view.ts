@@ -1,0 +1,145 @@
+// Scale view: lesson 1's entropy study (mean softmax entropy vs d_k, scaled and unscaled, with
+// the ln 16 ceiling) as an SVG chart, plus the live entropy of the current rows.
+import { el, clear, fmt, tokenRef } from '../ui/dom';
+import type { StudyResult } from '../core/protocol';
+import type { View, ViewContext, ViewFactory } from '../ui/view';
+
+const SVG = 'http://www.w3.org/2000/svg';
+function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+class ScaleView implements View {
+  readonly id = 'scale';
+  readonly root: HTMLElement;
+  private chart = el('div', { class: 'study-chart' });
+  private studyTable = el('table', { class: 'study-table' });
+  private live = el('div', { class: 'live-entropy' });
+  private liveTitle = el('h3', { class: 'panel-title' });
+  private initNote = el('p', { class: 'init-note', 'data-testid': 'init-note' });
+  private study: StudyResult | null = null;
+  private studyError: string | null = null;
+  private requested = false;
+  private ctx: ViewContext | null = null;
+
+  constructor() {
+    this.root = el(
+      'div',
+      { class: 'view-scale' },
+      el(
+        'section',
+        { class: 'study' },
+        el('h3', { class: 'panel-title', text: 'Why divide by √d_k: mean softmax entropy of 16 random keys' }),
+        el('p', { class: 'muted', text: '1000 Gaussian queries against 16 Gaussian keys per d_k, computed by the wasm core. Without the scale the rows collapse towards one-hot (entropy → 0) as d_k grows; with it they stay near a soft average.' }),
+        this.chart,
+        this.studyTable,
+      ),
+      el('section', { class: 'live' }, this.liveTitle, this.initNote, el('p', { class: 'muted', text: 'Entropy of each row of the selected head, against its ceiling ln(number of allowed keys). A short bar means a peaked, nearly one-hot row.' }), this.live),
+    );
+  }
+
+  heatmaps() {
+    return [];
+  }
+
+  render(ctx: ViewContext): void {
+    this.ctx = ctx;
+    if (!this.requested) {
+      this.requested = true;
+      ctx.client.study().then(
+        (st) => {
+          this.study = st;
+          this.drawStudy();
+        },
+        (err: Error) => {
+          this.studyError = err.message;
+          this.drawStudy();
+        },
+      );
+    }
+    this.drawStudy();
+    this.drawLive(ctx);
+  }
+
+  private drawStudy(): void {
+    clear(this.chart);
+    clear(this.studyTable);
+    if (!this.study) {
+      this.chart.append(el('p', { class: 'muted', text: this.studyError ? `The study could not run: ${this.studyError}` : 'Computing the study…' }));
+      return;
+    }
+    const st = this.study;
+    const W = 560, H = 300, L = 56, R = 150, Tp = 16, B = 44;
+    const x = (dk: number) => L + ((Math.log2(dk) - Math.log2(st.dk[0])) / Math.max(1e-9, Math.log2(st.dk[st.dk.length - 1]) - Math.log2(st.dk[0]))) * (W - L - R);
+    const ymax = Math.ceil(st.ceiling * 2) / 2;
+    const y = (v: number) => Tp + (1 - v / ymax) * (H - Tp - B);
+    const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Line chart: mean entropy with scaling stays near ${fmt(st.scaled[st.scaled.length - 1], 2)} nats at d_k ${st.dk[st.dk.length - 1]}; without scaling it falls to ${fmt(st.unscaled[st.unscaled.length - 1], 2)} nats. Ceiling ln 16 = ${fmt(st.ceiling, 2)}.` });
+    for (let v = 0; v <= ymax + 1e-9; v += 0.5) {
+      svg.append(s('line', { x1: L, x2: W - R, y1: y(v), y2: y(v), class: 'grid' }));
+      svg.append(s('text', { x: L - 8, y: y(v) + 4, class: 'tick', 'text-anchor': 'end' }, v.toFixed(1)));
+    }
+    for (const dk of st.dk) svg.append(s('text', { x: x(dk), y: H - B + 18, class: 'tick', 'text-anchor': 'middle' }, String(dk)));
+    svg.append(s('text', { x: (L + W - R) / 2, y: H - 6, class: 'axis', 'text-anchor': 'middle' }, 'd_k (log scale)'));
+    svg.append(s('text', { x: 14, y: (Tp + H - B) / 2, class: 'axis', 'text-anchor': 'middle', transform: `rotate(-90 14 ${(Tp + H - B) / 2})` }, 'mean entropy (nats)'));
+    svg.append(s('line', { x1: L, x2: W - R, y1: y(st.ceiling), y2: y(st.ceiling), class: 'ceiling' }));
+    svg.append(s('text', { x: W - R + 6, y: y(st.ceiling) + 4, class: 'series-label ceiling-label' }, `ln 16 = ${fmt(st.ceiling, 2)}`));
+    const series = (vals: number[], cls: string, label: string) => {
+      const pts = vals.map((v, i) => `${x(st.dk[i])},${y(v)}`).join(' ');
+      svg.append(s('polyline', { points: pts, class: `series ${cls}` }));
+      vals.forEach((v, i) => svg.append(s('circle', { cx: x(st.dk[i]), cy: y(v), r: 4, class: `dot ${cls}` })));
+      const last = vals[vals.length - 1];
+      svg.append(s('text', { x: W - R + 6, y: y(last) + 4, class: `series-label ${cls}` }, label));
+    };
+    series(st.scaled, 's-scaled', 'with 1/√d_k');
+    series(st.unscaled, 's-unscaled', 'without');
+    this.chart.append(svg);
+    this.studyTable.append(el('caption', { text: 'Mean entropy (nats) per d_k' }));
+    const hr = el('tr', {}, el('th', { scope: 'col', text: 'd_k' }), el('th', { scope: 'col', text: 'with 1/√d_k' }), el('th', { scope: 'col', text: 'without' }));
+    this.studyTable.append(el('thead', {}, hr));
+    const tb = el('tbody');
+    st.dk.forEach((dk, i) => tb.append(el('tr', {}, el('th', { scope: 'row', text: String(dk) }), el('td', { text: fmt(st.scaled[i], 3) }), el('td', { text: fmt(st.unscaled[i], 3) }))));
+    this.studyTable.append(tb);
+  }
+
+  private drawLive(ctx: ViewContext): void {
+    const r = ctx.result;
+    const T = r.t;
+    const h = Math.min(ctx.state.page.head, r.heads - 1);
+    const scaleText = ctx.state.model.scale === 'sqrt' ? `1/√${r.dk} = ${fmt(r.scale, 4)}` : ctx.state.model.scale === 'none' ? '1 (no scaling)' : `custom ${fmt(r.scale, 4)}`;
+    this.liveTitle.textContent = `Live: head ${h + 1}, d_k = ${r.dk}, scale ${scaleText}`;
+    // Why the live rows can disagree with the study: its queries and keys have unit variance;
+    // with N(0,1) weights a query entry sums d_model unit-variance products.
+    const s = ctx.state;
+    this.initNote.hidden = s.model.source !== 'random';
+    this.initNote.textContent =
+      s.model.init === 'normal'
+        ? `These weights are N(0, 1) as lesson 2 draws them, so each query and key entry sums d_model = ${s.model.dModel} products and has variance ${s.model.dModel}, not 1 as in the study: the scores are ${fmt(Math.sqrt(s.model.dModel), 3)}× larger even with 1/√d_k and the rows saturate; choose the N(0, 1/d_model) init (Model › Weights init) to match the study.`
+        : `These weights are N(0, 1/d_model), so each query and key entry has variance 1, as in the study, and with 1/√d_k the rows stay soft (lesson 2's N(0, 1) weights would give them variance d_model = ${s.model.dModel}).`;
+    clear(this.live);
+    const list = el('ol', { class: 'entropy-bars', start: 0 });
+    let sum = 0, n = 0;
+    for (let i = 0; i < T; i++) {
+      let allowed = 0;
+      for (let j = 0; j < T; j++) if (!ctx.forbidden[i * T + j]) allowed++;
+      const e = r.entropy[h * T + i];
+      const ceil = allowed > 0 ? Math.log(allowed) : 0;
+      if (Number.isFinite(e)) { sum += e; n++; }
+      const bar = el('span', { class: 'bar' });
+      const frac = ceil > 0 && Number.isFinite(e) ? Math.min(1, e / ceil) : 0;
+      bar.style.width = `${(frac * 100).toFixed(1)}%`;
+      list.append(
+        el('li', {}, el('span', { class: 'ent-tok', text: tokenRef(r.tokens, i) }), el('span', { class: 'bar-track' }, bar), el('span', { class: 'ent-val', text: `${fmt(e, 2)} / ${fmt(ceil, 2)}` })),
+      );
+      if (i >= 63) {
+        list.append(el('li', { class: 'muted', text: `… ${T - 64} more rows` }));
+        break;
+      }
+    }
+    this.live.append(el('p', { class: 'ent-mean', text: `mean entropy ${n ? fmt(sum / n, 3) : 'NaN'} nats over ${n} rows` }), list);
+  }
+}
+
+export const scaleView: ViewFactory = { id: 'scale', label: 'Scale (√d_k)', needsResult: true, create: () => new ScaleView() };
