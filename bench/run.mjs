@@ -53,7 +53,8 @@ function build() {
   if (!fs.existsSync(path.join(root, 'build/native/CMakeCache.txt'))) sh('cmake', ['--preset', 'native']);
   sh('cmake', ['--build', '--preset', 'native', '--target', 'attn_bench']);
   if (!fs.existsSync(path.join(root, 'build/wasm/CMakeCache.txt'))) sh('cmake', ['--preset', 'wasm']);
-  sh('cmake', ['--build', '--preset', 'wasm', '--target', 'attn_bench', 'attn_bench_scalar', 'attn_core_js', 'attn_train_js']);
+  sh('cmake', ['--build', '--preset', 'wasm', '--target', 'attn_bench', 'attn_bench_scalar', 'attn_core_js', 'attn_train_js',
+    'attn_bench_relaxed', 'attn_core_relaxed_js']);
 }
 
 // ---------------------------------------------------------------- jobs
@@ -64,10 +65,31 @@ const denseTs = quick ? [1024, 2048] : [1024, 2048, 4096];
 const rounds = quick ? 3 : 7;
 const list = (a) => a.join(',');
 
+// OpenBLAS (NumPy's and PyTorch's BLAS here) picks its kernels by CPU model. The machine's preset
+// OPENBLAS_CORETYPE=Haswell cost ~1.5x on an AMD EPYC, so it is unset; but OpenBLAS 0.3.21 does not
+// know every CPU, and on one it does not know (an Intel Xeon of family 6 model 207, issue 12) it
+// falls back to its Prescott (SSE3) kernels: sgemm 1024^3 at 5-7 GFLOP/s instead of ~34 with
+// SkylakeX. Then the core is named from the CPU's flags, so the peers are measured at their best.
+function blasCoreOverride() {
+  const e = { ...env, OPENBLAS_NUM_THREADS: '1' };
+  delete e.OPENBLAS_CORETYPE;
+  delete e.OPENBLAS_L2_SIZE;
+  const r = spawnSync(PY, ['bench/numpy_bench.py', '--info', '--T', ''], { cwd: root, env: e, encoding: 'utf8' });
+  let core = '';
+  try { core = JSON.parse(r.stdout.split('\n')[0]).blas.openblas_core ?? ''; } catch { return null; }
+  if (!/^(prescott|core2|nehalem|katmai|coppermine|northwood|banias|atom|unknown)$/i.test(core)) return null;
+  const flags = fs.readFileSync('/proc/cpuinfo', 'utf8');
+  if (/\bavx512_bf16\b/.test(flags)) return 'Cooperlake';
+  if (/\bavx512f\b/.test(flags)) return 'SkylakeX';
+  if (/\bavx2\b/.test(flags)) return 'Haswell';
+  return null;
+}
+const blasCore = blasCoreOverride();
 const numpyEnv = (threads) => {
   const e = { ...env, OPENBLAS_NUM_THREADS: String(threads), OMP_NUM_THREADS: String(threads) };
-  delete e.OPENBLAS_CORETYPE; // these slow OpenBLAS on this CPU (see docs/TOOLCHAIN)
+  delete e.OPENBLAS_CORETYPE; // see blasCoreOverride
   delete e.OPENBLAS_L2_SIZE;
+  if (blasCore) e.OPENBLAS_CORETYPE = blasCore;
   return e;
 };
 const wasmArgs = (file) => ['--no-liftoff', '--no-experimental-fetch', path.join(root, 'build/wasm', file)];
@@ -109,6 +131,14 @@ for (const [impl, file, kernel] of [['wasm-bwd-tiled', 'attn_bench_wasm.js', 'ba
 }
 jobs.push({ impl: 'wasm-peak', threads: 1, peak: true, cmd: NODE,
   args: [...wasmArgs('attn_bench_wasm.js'), '--kernel', 'peak', '--reps', '3'], env });
+// issue 12: the relaxed-SIMD (FMA) driver; Node 20 validates relaxed SIMD only behind a flag.
+const RELAXED = '--experimental-wasm-relaxed-simd';
+const fmaArgs = (...a) => [RELAXED, ...wasmArgs('attn_bench_wasm_relaxed.js'), ...a];
+jobs.push({ impl: 'wasm-tiled-fma', threads: 1, causal: true, cmd: NODE,
+  args: fmaArgs('--kernel', 'tiled', '--T', list(Ts), '--dk', String(DK), '--causal', '1'), env });
+jobs.push({ impl: 'wasm-tiled-fma', threads: 1, causal: false, cmd: NODE,
+  args: fmaArgs('--kernel', 'tiled', '--T', list(denseTs), '--dk', String(DK), '--causal', '0'), env });
+jobs.push({ impl: 'wasm-peak-fma', threads: 1, peak: true, cmd: NODE, args: fmaArgs('--kernel', 'peak', '--reps', '3'), env });
 
 // Training step: wasm (after warm-up, medians inside the driver) vs PyTorch eager, one thread.
 const TRAIN_D = [64, 32];
@@ -125,6 +155,9 @@ const outDir = path.join(root, 'bench/out');
 jobs.push({ impl: 'wasm-api', threads: 1, causal: true, api: true, cmd: NODE,
   args: ['--no-experimental-fetch', path.join(root, 'bench/api_bench.mjs'), '--T', list(apiTs), '--reps', quick ? '3' : '5',
     '--dir', outDir], env });
+jobs.push({ impl: 'wasm-api-fma', threads: 1, causal: true, api: true, cmd: NODE,
+  args: [RELAXED, '--no-experimental-fetch', path.join(root, 'bench/api_bench.mjs'), '--T', list(apiTs), '--reps', quick ? '3' : '5',
+    '--dir', outDir, '--module', 'build/wasm/attn_core_relaxed.mjs'], env });
 const torchEnv = { ...numpyEnv(1) };
 if (peers) {
   for (const impl of ['tfjs-wasm', 'ort-wasm']) {
@@ -157,8 +190,10 @@ const info = JSON.parse(sh(PY, ['bench/numpy_bench.py', '--info', '--T', ''], { 
 meta.numpy = info.numpy;
 meta.blas = info.blas;
 log(`NumPy ${info.numpy} on ${info.blas.openblas_config ?? info.blas.loaded.join(', ')}`);
-log(`BLAS core NumPy used: ${info.blas.openblas_core ?? 'unknown (not OpenBLAS?)'}` +
-    ' (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the NumPy runs)');
+meta.blasCoreOverride = blasCore;
+log(`BLAS core NumPy and PyTorch used: ${info.blas.openblas_core ?? 'unknown (not OpenBLAS?)'}` +
+    (blasCore ? ` (OpenBLAS fell back to a generic core on this CPU: OPENBLAS_CORETYPE=${blasCore} set for the NumPy and PyTorch runs)`
+      : ' (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the NumPy and PyTorch runs)'));
 
 // Shared inputs and float64 references (bench/inputs.mjs), the ONNX graph, the peers' packages.
 {
@@ -181,6 +216,7 @@ const kernelSamples = new Map(); // wasm-api: key -> [kernel ms...]
 const errors = new Map(); // impl|T -> max |output - float64 reference|
 const splitOne = new Map(); // T -> [ms...]: the same harness's unsplit call in one thread
 const peaks = [];
+const peaksFma = [];
 const trainSamples = new Map(); // `${impl}|${dModel}` -> { forward: [], backward: [], optimizer: [], step: [] }
 const keyOf = (impl, T, causal, threads) => `${impl}|${T}|${causal}|${threads}`;
 for (let round = 0; round < rounds; round++) {
@@ -188,7 +224,7 @@ for (let round = 0; round < rounds; round++) {
   process.stdout.write(`round ${round + 1}/${rounds} `);
   for (const job of order) {
     for (const row of runJob(job)) {
-      if (job.peak) peaks.push(row.gflops);
+      if (job.peak) (job.impl === 'wasm-peak-fma' ? peaksFma : peaks).push(row.gflops);
       else if (job.train) {
         const k = `${job.impl}|${row.dModel}`;
         if (!trainSamples.has(k)) trainSamples.set(k, { forward: [], backward: [], optimizer: [], step: [] });
@@ -233,6 +269,9 @@ for (const [k, ms] of samples) {
 const peak = median(peaks);
 rows.push({ impl: 'wasm-peak', T: null, dk: null, heads: null, causal: null, threads: 1, ms: null,
   gflops: +peak.toFixed(2) });
+const peakFma = median(peaksFma);
+rows.push({ impl: 'wasm-peak-fma', T: null, dk: null, heads: null, causal: null, threads: 1, ms: null,
+  gflops: +peakFma.toFixed(2) });
 const get = (impl, T, causal = true, threads = 1) =>
   rows.find((r) => r.impl === impl && r.T === T && r.causal === causal && r.threads === threads);
 
@@ -305,6 +344,17 @@ for (const T of allT) {
       (dense ? `  non-causal wasm-tiled ${fmt(dense.gflops, 6)} (${(100 * dense.gflops / peak).toFixed(0)} % of peak, ${dense.ms} ms)` : ''));
 }
 log(`  wasm-peak (SIMD128 f32 mul+add microbenchmark): ${peak.toFixed(1)} GFLOP/s`);
+log(`  wasm-peak-fma (relaxed SIMD f32x4.relaxed_madd, same chains fused): ${peakFma.toFixed(1)} GFLOP/s ` +
+    `(${(peakFma / peak).toFixed(2)}× the SIMD128 peak)`);
+log('\nRelaxed SIMD (FMA) tiled kernel vs the SIMD128 tiled kernel (bench drivers, in wasm):');
+for (const T of allT) {
+  const a = get('wasm-tiled', T), b = get('wasm-tiled-fma', T);
+  const an = get('wasm-tiled', T, false), bn = get('wasm-tiled-fma', T, false);
+  if (!a || !b) continue;
+  log(`  T=${String(T).padStart(5)}  causal ${fmt(a.ms, 7)} -> ${fmt(b.ms, 7)} ms (${(a.ms / b.ms).toFixed(2)}×)` +
+      (an && bn ? `   non-causal ${fmt(an.ms, 7)} -> ${fmt(bn.ms, 7)} ms (${(an.ms / bn.ms).toFixed(2)}×), ` +
+        `FMA ${bn.gflops} GFLOP/s = ${(100 * bn.gflops / peakFma).toFixed(0)} % of the FMA peak` : ''));
+}
 
 }
 const T = 2048;
@@ -321,6 +371,8 @@ target('wasm-tiled vs numpy-f64', get('numpy-f64', T)?.ms, get('wasm-tiled', T)?
 target('wasm-tiled vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-tiled', T)?.ms, 3);
 target('wasm-simd vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-simd', T)?.ms, 1.5);
 target('non-causal wasm-tiled vs wasm-peak', get('wasm-tiled', T, false)?.gflops, peak, 0.7, '%');
+target('issue 12: wasm-tiled-fma vs wasm-tiled (SIMD128), causal', get('wasm-tiled', T)?.ms, get('wasm-tiled-fma', T)?.ms, 1.4);
+target('issue 12: non-causal wasm-tiled-fma vs the FMA peak', get('wasm-tiled-fma', T, false)?.gflops, peakFma, 0.8, '%');
 
 log('\nAttention backward (dQ, dK, dV of sum(output * dO); the forward runs before the clock), causal, one head,' +
     ` d_k = ${DK}, one thread; GFLOP/s count 4·T²·d_k (the four products over the allowed half):`);
@@ -343,33 +395,36 @@ if (!trainOnly) {
 {
   log(`\nThrough the JS API (core.attention in Node, default tiering, after warm-up; causal, one head, d_k = ${DK}),` +
       (pinCpu >= 0 ? ` every one-thread process pinned to vCPU ${pinCpu}` : ' unpinned') + ':');
-  const api = (T) => get('wasm-api', T);
-  const kern = (T) => { const k = kernelSamples.get(keyOf('wasm-api', T, true, 1)); return k ? median(k) : NaN; };
-  const over = (T) => {
-    const c = samples.get(keyOf('wasm-api', T, true, 1)), k = kernelSamples.get(keyOf('wasm-api', T, true, 1));
+  const kern = (T, impl = 'wasm-api') => { const k = kernelSamples.get(keyOf(impl, T, true, 1)); return k ? median(k) : NaN; };
+  const over = (T, impl = 'wasm-api') => {
+    const c = samples.get(keyOf(impl, T, true, 1)), k = kernelSamples.get(keyOf(impl, T, true, 1));
     return c && k ? median(c.map((x, i) => x - k[i])) : NaN;
   };
-  const cols = ['api ms', 'kernel', 'overhead'];
-  if (peers) cols.push('torch b2b', 'torch int.', 'tfjs-wasm', 'ort-wasm', 'vs b2b', 'vs int.', 'vs tfjs', 'vs ort');
-  log('T'.padStart(6) + cols.map((c) => c.padStart(11)).join(''));
+  const peerImpls = ['torch-b2b', 'torch-interleaved', 'tfjs-wasm', 'ort-wasm'];
   meta.api = [];
-  for (const T of apiTs) {
-    const a = api(T)?.ms, k = kern(T), o = over(T);
-    const p = (impl) => get(impl, T)?.ms;
-    const cells = [fmt(a, 11), fmt(k, 11), (o / k * 100).toFixed(1).padStart(9) + ' %'];
-    const entry = { T, apiMs: a, kernelMs: +k.toFixed(4), overheadMs: +o.toFixed(4), overheadPct: +(100 * o / k).toFixed(1) };
-    if (peers) {
-      for (const impl of ['torch-b2b', 'torch-interleaved', 'tfjs-wasm', 'ort-wasm']) cells.push(fmt(p(impl), 11));
-      for (const impl of ['torch-b2b', 'torch-interleaved', 'tfjs-wasm', 'ort-wasm']) {
-        cells.push((p(impl) && a ? (p(impl) / a).toFixed(2) + '×' : '—').padStart(11));
-        entry[impl] = p(impl);
+  for (const impl of ['wasm-api', 'wasm-api-fma']) {
+    log(impl === 'wasm-api' ? 'SIMD128 build (attn_core):' : 'Relaxed-SIMD build (attn_core_relaxed, what load_core.mjs picks where relaxed SIMD validates):');
+    const cols = ['api ms', 'kernel', 'overhead'];
+    if (peers) cols.push('torch b2b', 'torch int.', 'tfjs-wasm', 'ort-wasm', 'vs b2b', 'vs int.', 'vs tfjs', 'vs ort');
+    log('T'.padStart(6) + cols.map((c) => c.padStart(11)).join(''));
+    for (const T of apiTs) {
+      const a = get(impl, T)?.ms, k = kern(T, impl), o = over(T, impl);
+      const p = (x) => get(x, T)?.ms;
+      const cells = [fmt(a, 11), fmt(k, 11), (o / k * 100).toFixed(1).padStart(9) + ' %'];
+      const entry = { impl, T, apiMs: a, kernelMs: +k.toFixed(4), overheadMs: +o.toFixed(4), overheadPct: +(100 * o / k).toFixed(1) };
+      if (peers) {
+        for (const x of peerImpls) cells.push(fmt(p(x), 11));
+        for (const x of peerImpls) {
+          cells.push((p(x) && a ? (p(x) / a).toFixed(2) + '×' : '—').padStart(11));
+          entry[x] = p(x);
+        }
       }
+      meta.api.push(entry);
+      log(String(T).padStart(6) + cells.join(''));
     }
-    meta.api.push(entry);
-    log(String(T).padStart(6) + cells.join(''));
   }
   log('Max |output − float64 reference| over 33 sampled rows (same input bytes for every implementation):');
-  const errImpls = ['wasm-api', ...(peers ? ['torch-b2b', 'torch-interleaved', 'tfjs-wasm', 'ort-wasm'] : [])];
+  const errImpls = ['wasm-api', 'wasm-api-fma', ...(peers ? ['torch-b2b', 'torch-interleaved', 'tfjs-wasm', 'ort-wasm'] : [])];
   meta.maxAbsError = {};
   for (const impl of errImpls) {
     const e = apiTs.map((T) => errors.get(`${impl}|${T}`));
@@ -383,7 +438,9 @@ if (!trainOnly) {
   log(`  ${(o256 <= 0.1 ? 'PASS' : 'MISS').padEnd(5)} API overhead at T = 256 (copies, checks, fresh result arrays): ` +
       `${(100 * o256).toFixed(1)} % of the kernel (need ≤ 10 %)`);
   if (peers) {
-    for (const T of apiTs) target(`API vs PyTorch one thread back to back at T = ${T}`, get('torch-b2b', T)?.ms, api(T)?.ms, 2);
+    for (const impl of ['wasm-api', 'wasm-api-fma']) {
+      for (const T of apiTs) target(`${impl} vs PyTorch one thread back to back at T = ${T}`, get('torch-b2b', T)?.ms, get(impl, T)?.ms, 2);
+    }
   }
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds build/wasm/attn_core.{mjs,wasm} and build/wasm/attn_train.{mjs,wasm} (configuring the 'wasm' preset on first use).
+# Builds build/wasm/attn_core.{mjs,wasm}, its relaxed-SIMD twin attn_core_relaxed.{mjs,wasm} (issue 12;
+# cpp/bindings/load_core.mjs picks one at load time) and build/wasm/attn_train.{mjs,wasm}
+# (configuring the 'wasm' preset on first use).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export NODE_PATH=/usr/share/nodejs
 [ -f build/wasm/CMakeCache.txt ] || cmake --preset wasm >/dev/null
-cmake --build --preset wasm --target attn_core_js attn_train_js
+cmake --build --preset wasm --target attn_core_js attn_core_relaxed_js attn_train_js
