@@ -51,6 +51,7 @@ describe('URL codec: round trips', () => {
       src: 'random', tokens: ['x', 'y', 'z', 'w'], sharp: 2, seed: 99, init: 'scaled', heads: 6, kv: 3, dm: 24, dk: 7,
       causal: false, win: 2, pad: [1, 3], fill: 'zero', scale: 2.5, view: 'output', head: 5,
       tstart: 256, tend: 2048, tdm: 768, tdk: 128, th: 4, tker: 'tiled', tcausal: true, tmode: 'proj', tw: 2,
+      dseq: 7, dkeep: 3, dstep: 20, dcache: false, dts: 128, dte: 1024,
     };
     expect(roundTrip(s)).toEqual({ state: s, notices: [] });
   });

@@ -11,7 +11,7 @@ import { defaultState, normalizeState, LIMITS, type State, type Scale, type Fill
 
 export const CODEC_VERSION = 1;
 
-const KEYS = ['v', 'src', 'tokens', 'tz', 'sharp', 'seed', 'init', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale', 'view', 'head', 'tstart', 'tend', 'tdm', 'tdk', 'th', 'tker', 'tcausal', 'tmode', 'tw'] as const;
+const KEYS = ['v', 'src', 'tokens', 'tz', 'sharp', 'seed', 'init', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale', 'view', 'head', 'tstart', 'tend', 'tdm', 'tdk', 'th', 'tker', 'tcausal', 'tmode', 'tw', 'dseq', 'dkeep', 'dstep', 'dcache', 'dts', 'dte'] as const;
 type Key = (typeof KEYS)[number];
 
 export interface Decoded {
@@ -62,6 +62,8 @@ export function encodeState(state: State): string {
   if (state.tcausal !== d.tcausal) put('tcausal', state.tcausal ? '1' : '0');
   if (state.tmode !== d.tmode) put('tmode', state.tmode);
   if (state.tw !== d.tw) put('tw', String(state.tw));
+  for (const k of ['dseq', 'dkeep', 'dstep', 'dts', 'dte'] as const) if (state[k] !== d[k]) put(k, String(state[k]));
+  if (state.dcache !== d.dcache) put('dcache', state.dcache ? '1' : '0');
   return '#' + parts.join('&');
 }
 
@@ -188,6 +190,13 @@ export function decodeHash(hashIn: unknown): Decoded {
   num('tdk', 'tdk');
   num('th', 'th');
   num('tw', 'tw');
+  for (const k of ['dseq', 'dkeep', 'dstep', 'dts', 'dte'] as const) num(k, k);
+  const dcache = text('dcache');
+  if (dcache !== null) {
+    if (dcache === '1' || dcache === 'true') raw.dcache = true;
+    else if (dcache === '0' || dcache === 'false') raw.dcache = false;
+    else notices.push(`dcache: “${show(dcache)}” is not 0 or 1; it was ignored`);
+  }
 
   const causal = text('causal');
   if (causal !== null) {

@@ -1,4 +1,5 @@
 // The playground's whole state, its defaults and its limits. Pure: no DOM, no globals.
+import { defaultDecodeState, normalizeDecode, type DecodeState } from '../decode/state';
 
 export type Source = 'induction' | 'random';
 /** Random model only: 'normal' = every weight N(0,1), as lesson 2 draws it; 'scaled' = N(0, 1/d_model). */
@@ -46,6 +47,14 @@ export interface State {
   tmode: TimingInput;
   /** Timing lab: module Workers each timed call is split across (1, 2 or 4; 1 = one wasm instance, the default). */
   tw: number;
+  /** Decode tab (decode/state.ts): probe sequence, prompt tokens of the second copy, step shown
+   *  (0 = end of the prompt), KV cache on, timing T range. */
+  dseq: number;
+  dkeep: number;
+  dstep: number;
+  dcache: boolean;
+  dts: number;
+  dte: number;
 }
 
 export type TimingKernels = 'both' | 'naive' | 'tiled';
@@ -83,7 +92,7 @@ export const LIMITS = {
 export const INDUCTION_HEADS = 2;
 
 /** Every view a link may name. A new view (e.g. the timing lab) adds its id here and in app/views.ts. */
-export const VIEWS = ['heads', 'mask', 'scale', 'output', 'timing'] as const;
+export const VIEWS = ['heads', 'mask', 'scale', 'output', 'timing', 'decode'] as const;
 export const FILLS: readonly Fill[] = ['neg_inf', 'finite', 'zero'];
 export const FILL_LABEL: Record<Fill, string> = {
   neg_inf: '−∞ (fully masked row → NaN)',
@@ -118,7 +127,12 @@ export function defaultState(): State {
     tcausal: false,
     tmode: 'qkv',
     tw: 1,
+    ...decodeFields(defaultDecodeState()),
   };
+}
+
+function decodeFields(d: DecodeState): Pick<State, 'dseq' | 'dkeep' | 'dstep' | 'dcache' | 'dts' | 'dte'> {
+  return { dseq: d.seq, dkeep: d.keep, dstep: d.step, dcache: d.cache, dts: d.tStart, dte: d.tEnd };
 }
 
 export function cloneState(s: State): State {
@@ -271,6 +285,9 @@ export function normalizeState(input: State): { state: State; notices: string[] 
     n.push(`timing: workers “${brief(s.tw)}” is not 1, 2 or 4; using 1`);
     s.tw = d.tw;
   }
+  const dec = normalizeDecode({ seq: s.dseq, keep: s.dkeep, step: s.dstep, cache: s.dcache, tStart: s.dts, tEnd: s.dte });
+  Object.assign(s, decodeFields(dec.state));
+  n.push(...dec.notices);
   return { state: s, notices: n };
 }
 

@@ -5,5 +5,6 @@ import { maskView } from '../heads/mask-view';
 import { scaleView } from '../heads/scale-view';
 import { outputView } from '../heads/output-view';
 import { timingView } from '../timing/timing-view';
+import { decodeView } from '../decode/decode-view';
 
-export const VIEW_FACTORIES: ViewFactory[] = [headsView, maskView, scaleView, outputView, timingView];
+export const VIEW_FACTORIES: ViewFactory[] = [headsView, maskView, scaleView, outputView, timingView, decodeView];
