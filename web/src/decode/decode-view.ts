@@ -58,11 +58,11 @@ class DecodeView implements View {
   private nextSeq = el('button', { type: 'button', class: 'btn small', 'data-testid': 'decode-next-seq', text: 'Another sequence' });
   private keepInput = el('input', { type: 'number', min: DECODE_LIMITS.minKeep, max: DECODE_LIMITS.maxKeep, step: 1, inputmode: 'numeric', 'data-testid': 'decode-keep', 'aria-label': 'Tokens of the second copy in the prompt' });
   private cacheBox = el('input', { type: 'checkbox', 'data-testid': 'decode-cache' });
-  private firstBtn = el('button', { type: 'button', class: 'btn small', 'data-testid': 'decode-first', text: '⏮', 'aria-label': 'First token' });
+  private firstBtn = el('button', { type: 'button', class: 'btn small', 'data-testid': 'decode-first', text: '◀◀', 'aria-label': 'First token' });
   private backBtn = el('button', { type: 'button', class: 'btn small', 'data-testid': 'decode-back', text: '◀ Back', 'aria-label': 'One step back' });
   private stepBtn = el('button', { type: 'button', class: 'btn primary small', 'data-testid': 'decode-step', text: 'Step ▶', 'aria-label': 'Append one token' });
   private playBtn = el('button', { type: 'button', class: 'btn small', 'data-testid': 'decode-play', text: 'Play', 'aria-label': 'Play to the end' });
-  private endBtn = el('button', { type: 'button', class: 'btn small', 'data-testid': 'decode-end', text: '⏭', 'aria-label': 'Last token' });
+  private endBtn = el('button', { type: 'button', class: 'btn small', 'data-testid': 'decode-end', text: '▶▶', 'aria-label': 'Last token' });
   private slider = el('input', { type: 'range', min: 1, max: 32, step: 1, 'data-testid': 'decode-slider', 'aria-label': 'Tokens decoded' });
   private strip = el('ol', { class: 'decode-strip', 'data-testid': 'decode-tokens', 'aria-label': 'The sequence: prompt, then generated tokens' });
   private stepInfo = el('div', { class: 'decode-stepinfo', 'data-testid': 'decode-stepinfo', 'aria-live': 'polite' });
@@ -459,7 +459,7 @@ class DecodeView implements View {
     const ts = sweepTs(sw?.tStart ?? this.ds?.tStart ?? 256, sw?.tEnd ?? this.ds?.tEnd ?? 4096);
     clear(this.chart);
     this.chart.append(logLogChart({
-      ts, testid: 'decode-chart', clipId: 'decode-clip',
+      ts, testid: 'decode-chart', clipId: 'decode-clip', right: 175,
       series: [
         { label: 'recompute', cls: 'k-recompute', marker: 'circle', points: ser('recompute'), fit: fr },
         { label: 'cached', cls: 'k-cached', marker: 'square', points: ser('cached'), fit: fc },

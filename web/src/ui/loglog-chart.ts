@@ -44,6 +44,8 @@ export interface LogLogChartOptions {
   refs?: { slope: number; label: string; series: number }[];
   /** Unique id for the clip path. */
   clipId: string;
+  /** Room for the labels at the right edge, in viewBox units (150 by default). */
+  right?: number;
 }
 
 export function msTick(v: number): string {
@@ -54,7 +56,7 @@ export function msTick(v: number): string {
 
 export function logLogChart(o: LogLogChartOptions): SVGSVGElement {
   const planned = o.ts;
-  const W = 720, H = 400, L = 74, R = 150, Tp = 18, B = 54;
+  const W = 720, H = 400, L = 74, R = o.right ?? 150, Tp = 18, B = 54;
   const xl0 = Math.log2(planned[0]);
   const xl1 = Math.log2(planned[planned.length - 1]);
   const xspan = Math.max(1, xl1 - xl0);
