@@ -28,6 +28,8 @@ export interface ChartSeries {
   marker: 'circle' | 'square';
   points: ChartPoint[];
   fit: Fit | null;
+  /** Vertical offset of the label of a series that stops before the last T (default −8). */
+  labelDy?: number;
 }
 
 export interface LogLogChartOptions {
@@ -102,6 +104,11 @@ export function logLogChart(o: LogLogChartOptions): SVGSVGElement {
     svg.append(g);
     const yr = y(at(t1));
     if (yr >= Tp && yr <= H - B) labels.push({ y: yr, text: ref.label, cls: 'ref-label' });
+    else if (yr < Tp) {
+      // The line leaves the plot at the top: label it where it does.
+      const tTop = p0.t * (10 ** d1 / p0.median) ** (1 / ref.slope);
+      svg.append(s('text', { x: Math.min(x(tTop), W - R) - 6, y: Tp + 14, class: 'series-label ref-label', 'text-anchor': 'end' }, ref.label));
+    }
   }
   for (const se of o.series) {
     const ps = se.points;
@@ -125,7 +132,7 @@ export function logLogChart(o: LogLogChartOptions): SVGSVGElement {
     const last = ps[ps.length - 1];
     const text = fk ? `${se.label}, p = ${fk.exponent.toFixed(2)}` : se.label;
     if (last.t === planned[planned.length - 1]) labels.push({ y: y(last.median), text, cls: se.cls });
-    else svg.append(s('text', { x: x(last.t) + 10, y: y(last.median) - 8, class: `series-label ${se.cls}` }, text));
+    else svg.append(s('text', { x: x(last.t) + 10, y: y(last.median) + (se.labelDy ?? -8), class: `series-label ${se.cls}` }, text));
   }
   labels.sort((a, b) => a.y - b.y);
   for (let i = 1; i < labels.length; i++) labels[i].y = Math.max(labels[i].y, labels[i - 1].y + 18);
