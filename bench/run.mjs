@@ -1,4 +1,13 @@
-// npm run bench [-- --quick]
+// npm run bench [-- --quick] [-- --peers] [-- --cpu N]
+//
+// --peers (issue 12): also tfjs-wasm and onnxruntime-web (pinned in bench/peers/package.json,
+// installed there with npm ci, apart from the app's dependencies) and PyTorch one thread
+// (Debian python3-torch; back to back and interleaved), all on the same input bytes
+// (bench/inputs.mjs -> bench/out/), outputs checked against a float64 reference.
+// --cpu N: the vCPU every one-thread process is pinned to (taskset; default: the last one).
+// On this machine kind the vCPUs differ in speed (issue 12: ~1.45x), and an unpinned process
+// lands on either, which made timings bimodal across processes; pinning makes every
+// implementation run on the same one.
 //
 // Part 2 (issue 9): one training step (forward + backward + AdamW) of the attention-only
 // transformer, config A and d_model 32, batch 32: the attn_train wasm module under Node vs
@@ -20,6 +29,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 // --train-only: only the training-step and decoding part (plus the SIMD peak it reports against).
 const trainOnly = process.argv.includes('--train-only');
+const peers = process.argv.includes('--peers');
+const cpuArg = process.argv.indexOf('--cpu');
+const pinCpu = cpuArg > 0 ? +process.argv[cpuArg + 1] : os.cpus().length - 1;
 const PY = '/usr/bin/python3';
 const NODE = process.execPath;
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
@@ -106,9 +118,30 @@ jobs.push({ impl: 'train-wasm', train: true, cmd: NODE, env,
 jobs.push({ impl: 'train-pytorch', train: true, cmd: PY, env: numpyEnv(1),
   args: ['bench/train_torch.py', '--dmodel', list(TRAIN_D), '--reps', quick ? '20' : '40'] });
 
+// The JS API as the page calls it (issue 12): core.attention through the browser module, Node's
+// default tiering (like a browser), wall clock per call and the kernel's own time inside it.
+const apiTs = quick ? [64, 256, 1024, 2048] : [64, 256, 1024, 2048, 4096];
+const outDir = path.join(root, 'bench/out');
+jobs.push({ impl: 'wasm-api', threads: 1, causal: true, api: true, cmd: NODE,
+  args: ['--no-experimental-fetch', path.join(root, 'bench/api_bench.mjs'), '--T', list(apiTs), '--reps', quick ? '3' : '5',
+    '--dir', outDir], env });
+const torchEnv = { ...numpyEnv(1) };
+if (peers) {
+  for (const impl of ['tfjs-wasm', 'ort-wasm']) {
+    jobs.push({ impl, threads: 1, causal: true, peer: true, cmd: NODE,
+      args: [path.join(root, 'bench/peers/run_peer.mjs'), '--impl', impl, '--T', list(apiTs), '--reps', '3', '--dir', outDir], env });
+  }
+  for (const mode of ['b2b', 'interleaved']) {
+    jobs.push({ impl: `torch-${mode}`, threads: 1, causal: true, peer: true, cmd: PY,
+      args: ['bench/torch_bench.py', '--T', list(apiTs), '--reps', '3', '--mode', mode, '--dir', outDir], env: torchEnv });
+  }
+}
 if (trainOnly) jobs.splice(0, jobs.length, ...jobs.filter((j) => j.train || j.peak));
 
 function runJob(job) {
+  if (job.threads === 1 && pinCpu >= 0) { // one-thread jobs all on the same vCPU (see --cpu)
+    job = { ...job, cmd: 'taskset', args: ['-c', String(pinCpu), job.cmd, ...job.args], pinned: true };
+  }
   const r = spawnSync(job.cmd, job.args, { cwd: root, env: job.env, encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`${job.impl}: ${job.cmd} ${job.args.join(' ')} failed:\n${r.stderr}`);
   return r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
@@ -127,7 +160,25 @@ log(`NumPy ${info.numpy} on ${info.blas.openblas_config ?? info.blas.loaded.join
 log(`BLAS core NumPy used: ${info.blas.openblas_core ?? 'unknown (not OpenBLAS?)'}` +
     ' (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the NumPy runs)');
 
+// Shared inputs and float64 references (bench/inputs.mjs), the ONNX graph, the peers' packages.
+{
+  const { writeCase } = await import('./inputs.mjs');
+  for (const T of apiTs) writeCase(outDir, T, DK);
+  meta.pinnedCpu = pinCpu;
+  if (peers) {
+    if (!fs.existsSync(path.join(root, 'bench/peers/node_modules/onnxruntime-web'))) {
+      log('installing the bench-only peers (npm ci in bench/peers) ...');
+      sh('npm', ['ci', '--no-audit', '--no-fund'], { cwd: path.join(root, 'bench/peers'), stdio: 'inherit' });
+    }
+    const onnx = path.join(outDir, `attention-d${DK}.onnx`);
+    if (!fs.existsSync(onnx)) sh(PY, ['bench/peers/make_onnx.py', onnx, '--dk', String(DK)]);
+    const torchVersion = sh(PY, ['-c', 'import torch; print(torch.__version__)']).trim();
+    meta.peers = { torch: torchVersion, ...JSON.parse(fs.readFileSync(path.join(root, 'bench/peers/package.json'), 'utf8')).dependencies };
+  }
+}
 const samples = new Map(); // key -> [ms...]
+const kernelSamples = new Map(); // wasm-api: key -> [kernel ms...]
+const errors = new Map(); // impl|T -> max |output - float64 reference|
 const splitOne = new Map(); // T -> [ms...]: the same harness's unsplit call in one thread
 const peaks = [];
 const trainSamples = new Map(); // `${impl}|${dModel}` -> { forward: [], backward: [], optimizer: [], step: [] }
@@ -147,6 +198,11 @@ for (let round = 0; round < rounds; round++) {
         const k = keyOf(job.impl, row.T, job.causal, job.threads);
         if (!samples.has(k)) samples.set(k, []);
         samples.get(k).push(...row.ms);
+        if (job.api) kernelSamples.set(k, [...(kernelSamples.get(k) ?? []), ...row.kernelMs]);
+        if (row.maxAbsError !== undefined) {
+          const e = `${job.impl}|${row.T}`;
+          errors.set(e, Math.max(errors.get(e) ?? 0, row.maxAbsError));
+        }
         if (job.split) splitOne.set(row.T, [...(splitOne.get(row.T) ?? []), ...row.ms1]);
       }
     }
@@ -181,12 +237,13 @@ const get = (impl, T, causal = true, threads = 1) =>
   rows.find((r) => r.impl === impl && r.T === T && r.causal === causal && r.threads === threads);
 
 let ws = null;
+let bws = null;
 if (!trainOnly) {
 // Memory: the tiled kernel's working memory and one large multi-head call in the browser module.
 ws = runJob({ impl: 'workspace', cmd: path.join(root, 'build/native/attn_bench'),
   args: ['--kernel', 'workspace', '--T', list([256, 4096, 16384, 65536]), '--dk', String(DK)], env })[0];
 meta.tiledWorkspaceBytes = ws;
-const bws = runJob({ impl: 'backward-workspace', cmd: path.join(root, 'build/native/attn_bench'),
+bws = runJob({ impl: 'backward-workspace', cmd: path.join(root, 'build/native/attn_bench'),
   args: ['--kernel', 'backward-workspace', '--T', list([256, 4096, 16384, 65536]), '--dk', String(DK)], env })[0];
 meta.tiledBackwardWorkspaceBytes = bws;
 if (!quick) {
@@ -282,6 +339,54 @@ target('wasm tiled backward vs PyTorch autograd (T = 2048)', get('torch-bwd', 20
 meta.targets = targets;
 
 if (!trainOnly) {
+// ---------------------------------------------------------------- issue 12: the API and the peers
+{
+  log(`\nThrough the JS API (core.attention in Node, default tiering, after warm-up; causal, one head, d_k = ${DK}),` +
+      (pinCpu >= 0 ? ` every one-thread process pinned to vCPU ${pinCpu}` : ' unpinned') + ':');
+  const api = (T) => get('wasm-api', T);
+  const kern = (T) => { const k = kernelSamples.get(keyOf('wasm-api', T, true, 1)); return k ? median(k) : NaN; };
+  const over = (T) => {
+    const c = samples.get(keyOf('wasm-api', T, true, 1)), k = kernelSamples.get(keyOf('wasm-api', T, true, 1));
+    return c && k ? median(c.map((x, i) => x - k[i])) : NaN;
+  };
+  const cols = ['api ms', 'kernel', 'overhead'];
+  if (peers) cols.push('torch b2b', 'torch int.', 'tfjs-wasm', 'ort-wasm', 'vs b2b', 'vs int.', 'vs tfjs', 'vs ort');
+  log('T'.padStart(6) + cols.map((c) => c.padStart(11)).join(''));
+  meta.api = [];
+  for (const T of apiTs) {
+    const a = api(T)?.ms, k = kern(T), o = over(T);
+    const p = (impl) => get(impl, T)?.ms;
+    const cells = [fmt(a, 11), fmt(k, 11), (o / k * 100).toFixed(1).padStart(9) + ' %'];
+    const entry = { T, apiMs: a, kernelMs: +k.toFixed(4), overheadMs: +o.toFixed(4), overheadPct: +(100 * o / k).toFixed(1) };
+    if (peers) {
+      for (const impl of ['torch-b2b', 'torch-interleaved', 'tfjs-wasm', 'ort-wasm']) cells.push(fmt(p(impl), 11));
+      for (const impl of ['torch-b2b', 'torch-interleaved', 'tfjs-wasm', 'ort-wasm']) {
+        cells.push((p(impl) && a ? (p(impl) / a).toFixed(2) + '×' : '—').padStart(11));
+        entry[impl] = p(impl);
+      }
+    }
+    meta.api.push(entry);
+    log(String(T).padStart(6) + cells.join(''));
+  }
+  log('Max |output − float64 reference| over 33 sampled rows (same input bytes for every implementation):');
+  const errImpls = ['wasm-api', ...(peers ? ['torch-b2b', 'torch-interleaved', 'tfjs-wasm', 'ort-wasm'] : [])];
+  meta.maxAbsError = {};
+  for (const impl of errImpls) {
+    const e = apiTs.map((T) => errors.get(`${impl}|${T}`));
+    meta.maxAbsError[impl] = e;
+    const worst = Math.max(...e.map((x) => x ?? Infinity));
+    log(`  ${(worst <= 1e-5 ? 'PASS' : 'MISS').padEnd(5)} ${impl.padEnd(18)} ${e.map((x) => (x === undefined ? '—' : x.toExponential(1))).join('  ')} (need ≤ 1e-5)`);
+  }
+  log('Issue 12 targets:');
+  const o256 = over(256) / kern(256);
+  targets.push({ name: 'API overhead at T = 256 (fresh result arrays)', measured: +o256.toFixed(3), need: '<= 0.10', pass: o256 <= 0.1 });
+  log(`  ${(o256 <= 0.1 ? 'PASS' : 'MISS').padEnd(5)} API overhead at T = 256 (copies, checks, fresh result arrays): ` +
+      `${(100 * o256).toFixed(1)} % of the kernel (need ≤ 10 %)`);
+  if (peers) {
+    for (const T of apiTs) target(`API vs PyTorch one thread back to back at T = ${T}`, get('torch-b2b', T)?.ms, api(T)?.ms, 2);
+  }
+}
+
 log('\nMemory:');
 const wsMax = Math.max(...ws.bytes);
 log(`  tiled kernel working memory beyond Q, K, V and output (tiled_workspace_bytes, d_k = ${DK}) at T = ` +

@@ -26,12 +26,9 @@ run() {  # run NAME COMMAND...
 
 run "oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_fixtures.py --check
 run "backward oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_backward_fixtures.py --check
-<<<<<<< HEAD
 run "NumPy rng tables and fixture are current" /usr/bin/python3 tests/oracle/gen_numpy_rng.py --check
 run "oracle mask fixture is current" /usr/bin/python3 tests/oracle/gen_masks.py --check
-=======
 run "PyTorch model fixtures are current" /usr/bin/python3 tests/oracle/gen_model_fixtures.py --check
->>>>>>> model
 run "C++ tests, native (ctest)" cmake --workflow --preset native
 run "C++ tests, native ASan + UBSan (ctest)" cmake --workflow --preset native-asan
 run "fuzz smoke (libFuzzer + ASan + UBSan, 55 s)" bash tests/fuzz/smoke.sh

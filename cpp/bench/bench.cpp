@@ -102,7 +102,8 @@ bool run_once(const std::string& kernel, const Inputs& in, const attn::Attention
 }
 
 // Peak multiply-add throughput: 12 independent chains acc = acc * m + c (one multiply
-// and one add per lane per step), m and c read at run time so nothing folds away.
+// and one add per lane per step, fused into one relaxed_madd in the relaxed-SIMD driver),
+// m and c read at run time so nothing folds away.
 double peak_gflops(float m, float c, long steps) {
 #if defined(__wasm_simd128__)
   v128_t a[12];
@@ -110,7 +111,12 @@ double peak_gflops(float m, float c, long steps) {
   const v128_t vm = wasm_f32x4_splat(m), vc = wasm_f32x4_splat(c);
   const double t0 = now_ms();
   for (long s = 0; s < steps; ++s) {
+#ifdef ATTN_RELAXED_SIMD  // fused: a * m + c in one relaxed_madd (see simd_kernels.cpp)
+#define ATTN_STEP(i) \
+  a[i] = (v128_t)__builtin_wasm_fma_f32x4((__f32x4)a[i], (__f32x4)vm, (__f32x4)vc);
+#else
 #define ATTN_STEP(i) a[i] = wasm_f32x4_add(wasm_f32x4_mul(a[i], vm), vc);
+#endif
     ATTN_STEP(0)
     ATTN_STEP(1)
     ATTN_STEP(2)

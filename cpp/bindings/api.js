@@ -148,10 +148,88 @@ class AttnError extends Error {
     return o;
   }
 
-  Module['attention'] = function (q, k, v, opts) {
+  // issue 12: attention in two raw calls. The options go into the session's io block (doubles;
+  // slots as Session::Io in bindings.cpp), the inputs are copied once straight into buffers the
+  // session keeps across calls, and every result is copied once out of the heap. HEAPF64/HEAPF32
+  // are re-read after each call into wasm (memory growth replaces them).
+  var IO = {
+    heads: 0, kvHeads: 1, tq: 2, tk: 3, dk: 4, dv: 5, causal: 6, window: 7, scale: 8, fill: 9,
+    tiled: 10, returnScores: 11, memoryCap: 12, dropout: 13, dropoutSeed: 14, qLen: 15, kLen: 16,
+    vLen: 17, padLen: 18, maskLen: 19, q: 20, k: 21, v: 22, pad: 23, mask: 24, output: 25,
+    outputLen: 26, entropy: 27, rowsLen: 28, lse: 29, weights: 30, weightsLen: 31, scores: 32,
+    scoresLen: 33, fullyMasked: 34, nanRows: 35, infScoreRows: 36, scale2: 37, perHead: 38,
+    perHeadLen: 39, kernelMs: 40,
+  };
+  var FILL = { neg_inf: 0, finite: 1, zero: 2 };
+  var ioIndex = -1;  // io block of the session, in doubles (its address never changes)
+  function rawFail(s) {
+    var e = s.lastError();
+    fail(e.field, e.message, e.code);
+  }
+  function outF32(at, n) {  // the one copy out; null when the result is empty
+    return n > 0 ? HEAPF32.slice(at / 4, at / 4 + n) : null;
+  }
+  // Optional caller-owned arrays to copy output / entropy / lse into instead of allocating
+  // fresh ones (allocating is most of a small call's overhead); checked before any work.
+  function intoArrays(into, o) {
+    if (into === undefined || into === null) return {};
+    if (!isObject(into)) fail('into', 'into must be an object or null');
+    var rows = o.heads * o.tq, lens = { output: rows * o.dv, entropy: rows, lse: rows }, r = {};
+    for (var key in lens) {
+      var a = into[key];
+      if (a === undefined || a === null) continue;
+      if (!(a instanceof Float32Array) || a.length !== lens[key]) {
+        fail('into.' + key, 'into.' + key + ' must be a Float32Array of ' + lens[key] + ' elements');
+      }
+      r[key] = a;
+    }
+    return r;
+  }
+  function outInto(dst, at, n) {
+    if (!dst) return outF32(at, n) || new Float32Array(0);
+    dst.set(HEAPF32.subarray(at / 4, at / 4 + n));
+    return dst;
+  }
+  // Milliseconds the core spent inside the last attention call's kernel (attn::attention or
+  // attention_tiled, timed in wasm): the rest of a call's time is the API's overhead.
+  Module['lastKernelMs'] = function () {
+    return ioIndex < 0 ? NaN : HEAPF64[ioIndex + IO.kernelMs];
+  };
+  Module['attention'] = function (q, k, v, opts, into) {
     var o = attentionOpts(opts);
-    var r = unwrap(getSession().attention(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'), o));
-    return diag(r, { output: copy(r.output) });
+    f32(q, 'q'), f32(k, 'k'), f32(v, 'v');
+    var dst = intoArrays(into, o);
+    var s = getSession();
+    if (ioIndex < 0) ioIndex = s.ioAddress() / 8;
+    var F = HEAPF64, b = ioIndex;
+    F[b + IO.heads] = o.heads, F[b + IO.kvHeads] = o.kvHeads, F[b + IO.tq] = o.tq, F[b + IO.tk] = o.tk;
+    F[b + IO.dk] = o.dk, F[b + IO.dv] = o.dv, F[b + IO.causal] = o.causal ? 1 : 0, F[b + IO.window] = o.window;
+    F[b + IO.scale] = o.scale === null ? NaN : o.scale, F[b + IO.fill] = FILL[o.maskFill];
+    F[b + IO.tiled] = o.kernel === 'tiled' ? 1 : 0, F[b + IO.returnScores] = o.returnScores ? 1 : 0;
+    F[b + IO.memoryCap] = o.memoryCap, F[b + IO.dropout] = o.dropout, F[b + IO.dropoutSeed] = o.dropoutSeed;
+    F[b + IO.qLen] = q.length, F[b + IO.kLen] = k.length, F[b + IO.vLen] = v.length;
+    F[b + IO.padLen] = o.keyPadding ? o.keyPadding.length : -1;
+    F[b + IO.maskLen] = o.mask ? o.mask.length : -1;
+    if (s.prepareAttention() !== 0) rawFail(s);
+    F = HEAPF64;  // prepareAttention may have grown the memory
+    HEAPF32.set(q, F[b + IO.q] / 4);
+    HEAPF32.set(k, F[b + IO.k] / 4);
+    HEAPF32.set(v, F[b + IO.v] / 4);
+    if (o.keyPadding) HEAPU8.set(o.keyPadding, F[b + IO.pad]);
+    if (o.mask) HEAPU8.set(o.mask, F[b + IO.mask]);
+    if (s.runAttention() !== 0) rawFail(s);
+    F = HEAPF64;
+    var rows = F[b + IO.rowsLen], perHead = [];
+    for (var h = 0, at = F[b + IO.perHead] / 8; h < F[b + IO.perHeadLen]; h++) perHead.push(F[at + h]);
+    return {
+      output: outInto(dst.output, F[b + IO.output], F[b + IO.outputLen]),
+      entropy: outInto(dst.entropy, F[b + IO.entropy], rows),
+      lse: outInto(dst.lse, F[b + IO.lse], rows),
+      weights: outF32(F[b + IO.weights], F[b + IO.weightsLen]),
+      scores: outF32(F[b + IO.scores], F[b + IO.scoresLen]),
+      fullyMaskedRows: F[b + IO.fullyMasked], nanRows: F[b + IO.nanRows],
+      infScoreRows: F[b + IO.infScoreRows], nanRowsPerHead: perHead, scale: F[b + IO.scale2],
+    };
   };
 
   // Gradients of sum(output * dOut): { dq, dk, dv, output, lse }, all copies.
@@ -238,6 +316,7 @@ class AttnError extends Error {
     DEFAULT_CAP = c.memoryCap;
     Module['limits'] = {
       memoryCap: c.memoryCap,
+      relaxedSimd: c.relaxedSimd,  // issue 12: fused multiply-adds (attn_core_relaxed)
       tile: { queries: c.tileQueries, keys: c.simd ? c.tileKeysSimd : c.tileKeys, scalarKeys: c.tileKeys,
               simdKeys: c.tileKeysSimd, simd: c.simd },
       check: { unitRoundoff: c.checkUnitRoundoff, f32VsF64Abs: c.checkF32VsF64Abs, tiledVsNaiveAbs: c.checkTiledVsNaiveAbs },

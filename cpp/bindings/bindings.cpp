@@ -4,10 +4,13 @@
 // views that api.js copies at once. Errors come back as {ok: false, field,
 // message}; nothing here throws or aborts.
 #include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
 #include <emscripten/val.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -65,8 +68,10 @@ val diag_into(val r, const attn::AttentionResult<float>& a, double scale) {
   r.set("infScoreRows", static_cast<double>(a.diag.inf_score_rows));
   r.set("scale", scale);
   val per_head = val::array();  // issue 8: NaN rows per query head (sum = nanRows)
-  for (std::size_t n : attn::nan_rows_per_head(a))
-    per_head.call<void>("push", static_cast<double>(n));
+  const std::size_t heads = a.output.shape()[0];  // the counts sum to nanRows: skip the scan at 0
+  const std::vector<std::size_t> counts =
+      a.diag.nan_rows ? attn::nan_rows_per_head(a) : std::vector<std::size_t>(heads, 0);
+  for (std::size_t n : counts) per_head.call<void>("push", static_cast<double>(n));
   r.set("nanRowsPerHead", per_head);
   r.set("weights", a.weights.size() ? view(a.weights.data(), a.weights.size()) : val::null());
   r.set("scores", a.scores.size() ? view(a.scores.data(), a.scores.size()) : val::null());
@@ -76,26 +81,99 @@ val diag_into(val r, const attn::AttentionResult<float>& a, double scale) {
 // One session per module instance: it owns every buffer the calls reuse.
 class Session {
  public:
-  val attention(val q, val k, val v, val o) {
-    attn::AttentionOptions opts;
-    bool tiled = false;
-    attn::Status st = read_attention(o, &opts, &tiled);
-    if (!st.ok()) return error(st);
-    // Validate before copying anything into the heap.
-    st = attn::validate(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
-                        v["length"].as<std::size_t>(), pad_len_, mask_len_, !tiled);
-    if (!st.ok()) return error(st);
-    copy_inputs(q, k, v, o, &opts);
-    st = tiled ? attn::attention_tiled(q_.data(), q_.size(), k_.data(), k_.size(), v_.data(),
-                                       v_.size(), opts, &res_)
-               : attn::attention(q_.data(), q_.size(), k_.data(), k_.size(), v_.data(), v_.size(),
-                                 opts, &res_);
-    if (!st.ok()) return error(st);
-    val r = val::object();
-    r.set("ok", true);
-    r.set("output", view(res_.output.data(), res_.output.size()));
-    return diag_into(r, res_, attn::effective_scale(opts));
+  // ---- issue 12: the attention call without per-field emval traffic or reallocations ----
+  // api.js writes the options into io_ (doubles at the Io:: slots), calls prepareAttention
+  // (validates, then sizes the session's input buffers and writes their addresses into
+  // io_), copies q, k, v and the masks straight into those buffers (the one copy in),
+  // calls runAttention, which leaves the results' addresses and counts in io_, and copies
+  // the results out (the one copy out). Both return 0 or, on an error, 1 with lastError().
+  double ioAddress() const { return static_cast<double>(reinterpret_cast<std::uintptr_t>(io_)); }
+
+  int prepareAttention() {
+    attn::AttentionOptions& opts = fast_;
+    const double* in = io_;
+    opts = attn::AttentionOptions{};
+    opts.shape = {io_size(Io::kHeads), io_size(Io::kKvHeads), io_size(Io::kTq),
+                  io_size(Io::kTk),    io_size(Io::kDk),      io_size(Io::kDv)};
+    opts.mask.causal = in[Io::kCausal] != 0;
+    opts.mask.window = io_size(Io::kWindow);
+    if (!std::isnan(in[Io::kScale])) opts.scale = in[Io::kScale];
+    const int fill = static_cast<int>(in[Io::kFill]);
+    opts.fill = fill == 1   ? attn::MaskFill::kFinite
+                : fill == 2 ? attn::MaskFill::kZero
+                            : attn::MaskFill::kNegInf;
+    fast_tiled_ = in[Io::kTiled] != 0;
+    opts.return_scores = in[Io::kReturnScores] != 0;
+    opts.memory_cap = io_size(Io::kMemoryCap);
+    opts.dropout = in[Io::kDropout];
+    opts.dropout_seed = static_cast<std::uint64_t>(in[Io::kDropoutSeed]);
+    const bool has_pad = in[Io::kPadLen] >= 0, has_mask = in[Io::kMaskLen] >= 0;
+    const std::size_t pad_len = has_pad ? io_size(Io::kPadLen) : 0;
+    const std::size_t mask_len = has_mask ? io_size(Io::kMaskLen) : 0;
+    opts.mask.key_padding = has_pad ? &kDummy : nullptr;
+    opts.mask.mask = has_mask ? &kDummy : nullptr;
+    const std::size_t qn = io_size(Io::kQLen), kn = io_size(Io::kKLen), vn = io_size(Io::kVLen);
+    // Validate before touching the heap.
+    attn::Status st = attn::validate(opts, qn, kn, vn, pad_len, mask_len, !fast_tiled_);
+    if (st.ok() && !(fq_.reserve(qn * 4) && fk_.reserve(kn * 4) && fv_.reserve(vn * 4) &&
+                     fpad_.reserve(pad_len) && fmask_.reserve(mask_len))) {
+      st = attn::Status::Exhausted("memory", "the wasm heap cannot hold the inputs");
+    }
+    if (!st.ok()) return set_error(st);
+    fast_lens_[0] = qn, fast_lens_[1] = kn, fast_lens_[2] = vn;
+    io_[Io::kQ] = address(fq_.data), io_[Io::kK] = address(fk_.data);
+    io_[Io::kV] = address(fv_.data), io_[Io::kPad] = address(fpad_.data);
+    io_[Io::kMask] = address(fmask_.data);
+    opts.mask.key_padding = has_pad ? fpad_.data : nullptr;
+    opts.mask.mask = has_mask ? fmask_.data : nullptr;
+    fast_ready_ = true;
+    return 0;
   }
+
+  int runAttention() {
+    if (!fast_ready_) {
+      return set_error(attn::Status::Invalid("opts", "runAttention without prepareAttention"));
+    }
+    fast_ready_ = false;
+    const attn::AttentionOptions& opts = fast_;
+    const float *q = reinterpret_cast<const float*>(fq_.data),
+                *k = reinterpret_cast<const float*>(fk_.data),
+                *v = reinterpret_cast<const float*>(fv_.data);
+    const double t0 = emscripten_get_now();
+    const attn::Status st = fast_tiled_ ? attn::attention_tiled(q, fast_lens_[0], k, fast_lens_[1],
+                                                                v, fast_lens_[2], opts, &res_)
+                                        : attn::attention(q, fast_lens_[0], k, fast_lens_[1], v,
+                                                          fast_lens_[2], opts, &res_);
+    io_[Io::kKernelMs] = emscripten_get_now() - t0;  // core.lastKernelMs(): the bench's split
+    if (!st.ok()) return set_error(st);
+    io_[Io::kOutput] = address(res_.output.data());
+    io_[Io::kOutputLen] = static_cast<double>(res_.output.size());
+    io_[Io::kEntropy] = address(res_.entropy.data());
+    io_[Io::kRowsLen] = static_cast<double>(res_.entropy.size());
+    io_[Io::kLse] = address(res_.lse.data());
+    io_[Io::kWeights] = address(res_.weights.data());
+    io_[Io::kWeightsLen] = static_cast<double>(res_.weights.size());
+    io_[Io::kScores] = address(res_.scores.data());
+    io_[Io::kScoresLen] = static_cast<double>(res_.scores.size());
+    io_[Io::kFullyMasked] = static_cast<double>(res_.diag.fully_masked_rows);
+    io_[Io::kNanRows] = static_cast<double>(res_.diag.nan_rows);
+    io_[Io::kInfScoreRows] = static_cast<double>(res_.diag.inf_score_rows);
+    io_[Io::kEffScale] = attn::effective_scale(opts);
+    // issue 8: NaN rows per query head (they sum to nanRows: no scan when that is 0).
+    per_head_.assign(opts.shape.heads, 0.0);
+    if (res_.diag.nan_rows) {
+      const std::vector<std::size_t> per_head = attn::nan_rows_per_head(res_);
+      for (std::size_t h = 0; h < per_head.size(); ++h)
+        per_head_[h] = static_cast<double>(per_head[h]);
+    }
+    io_[Io::kPerHead] = address(per_head_.data());
+    io_[Io::kPerHeadLen] = static_cast<double>(per_head_.size());
+    return 0;
+  }
+
+  // {ok: false, field, message, code} of the last failed prepareAttention / runAttention.
+  val lastError() const { return error(last_error_); }
+  // ---- end issue 12 ----
 
   // Gradients of sum(output * dOut) with respect to q, k and v (attn/backward.hpp).
   val attentionBackward(val q, val k, val v, val d_out, val o) {
@@ -416,6 +494,92 @@ class Session {
     opts->mask.mask = has_mask ? mask_.data() : nullptr;
   }
 
+  // issue 12: slots of io_, shared with api.js (keep the two lists in step).
+  struct Io {
+    enum : int {
+      // in: options, normalised by api.js
+      kHeads,
+      kKvHeads,
+      kTq,
+      kTk,
+      kDk,
+      kDv,
+      kCausal,
+      kWindow,
+      kScale /* NaN: 1/sqrt(dk) */,
+      kFill /* 0 neg_inf, 1 finite, 2 zero */,
+      kTiled,
+      kReturnScores,
+      kMemoryCap,
+      kDropout,
+      kDropoutSeed,
+      kQLen,
+      kKLen,
+      kVLen,
+      kPadLen /* -1: none */,
+      kMaskLen /* -1: none */,
+      // out of prepareAttention: where api.js copies the inputs
+      kQ,
+      kK,
+      kV,
+      kPad,
+      kMask,
+      // out of runAttention: the results (address, length) and diagnostics
+      kOutput,
+      kOutputLen,
+      kEntropy,
+      kRowsLen /* entropy and lse */,
+      kLse,
+      kWeights,
+      kWeightsLen,
+      kScores,
+      kScoresLen,
+      kFullyMasked,
+      kNanRows,
+      kInfScoreRows,
+      kEffScale,
+      kPerHead,
+      kPerHeadLen,
+      kKernelMs,
+      kCount
+    };
+  };
+  // A buffer that only grows and never zero-fills (every byte is overwritten by the copy
+  // in); 64-byte aligned so the kernels' 16-byte loads never split a cache line.
+  struct Buffer {
+    std::uint8_t* data = nullptr;
+    std::size_t cap = 0;
+    bool reserve(std::size_t bytes) {
+      if (bytes <= cap) return true;
+      const std::size_t rounded = (bytes + 63) & ~std::size_t(63);
+      if (rounded < bytes) return false;
+      void* p = std::aligned_alloc(64, rounded);
+      if (!p) return false;
+      std::free(data);
+      data = static_cast<std::uint8_t*>(p), cap = rounded;
+      return true;
+    }
+    Buffer() = default;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer() { std::free(data); }
+  };
+  static double address(const void* p) {
+    return static_cast<double>(reinterpret_cast<std::uintptr_t>(p));
+  }
+  std::size_t io_size(int slot) const { return static_cast<std::size_t>(io_[slot]); }
+  int set_error(const attn::Status& st) {
+    last_error_ = st;
+    return 1;
+  }
+  double io_[Io::kCount] = {};
+  Buffer fq_, fk_, fv_, fpad_, fmask_;
+  attn::AttentionOptions fast_;
+  std::size_t fast_lens_[3] = {0, 0, 0};
+  bool fast_tiled_ = false, fast_ready_ = false;
+  std::vector<double> per_head_;
+  attn::Status last_error_;
+
   static inline const std::uint8_t kDummy = 1;  // non-null marker for validate()
   std::size_t pad_len_ = 0, mask_len_ = 0;
   std::vector<float> dout_;
@@ -444,6 +608,11 @@ val coreConstants() {
   r.set("tileKeys", static_cast<double>(attn::kTileK));
   r.set("tileKeysSimd", static_cast<double>(attn::kTileKSimd));
   r.set("simd", attn::simd_kernels_built());
+#ifdef ATTN_RELAXED_SIMD  // issue 12: the attn_core_relaxed build (fused multiply-adds)
+  r.set("relaxedSimd", true);
+#else
+  r.set("relaxedSimd", false);
+#endif
   r.set("checkUnitRoundoff", attn::kCheckUnitRoundoff);
   r.set("checkF32VsF64Abs", attn::kCheckF32VsF64Abs);
   r.set("checkTiledVsNaiveAbs", attn::kCheckTiledVsNaiveAbs);
@@ -455,7 +624,10 @@ val coreConstants() {
 EMSCRIPTEN_BINDINGS(attn_core) {
   emscripten::class_<Session>("Session")
       .constructor<>()
-      .function("attention", &Session::attention)
+      .function("ioAddress", &Session::ioAddress)  // issue 12
+      .function("prepareAttention", &Session::prepareAttention)
+      .function("runAttention", &Session::runAttention)
+      .function("lastError", &Session::lastError)
       .function("attentionBackward", &Session::attentionBackward)
       .function("multiHeadAttention", &Session::multiHeadAttention)
       .function("example", &Session::example)

@@ -197,7 +197,7 @@ class AttnError extends Error {
     return this._h;
   };
   Decoder.prototype.append = function (token) {
-    if (typeof token !== 'number' || !Number.isInteger(token)) fail('token', 'token must be an integer (got ' + String(token) + ')');
+    if (typeof token !== 'number' || !Number.isInteger(token) || Math.abs(token) > MAX_DIM) fail('token', 'token must be an integer (got ' + String(token) + ')');
     var r = unwrap(this._live().append(token));
     return { logits: copy(r.logits), weights: copy(r.weights), cacheBytes: r.cacheBytes };
   };
@@ -277,8 +277,8 @@ class AttnError extends Error {
     unwrap(this._live().setLearningRate(lr));
   };
   Trainer.prototype.setAblation = function (layer, head, on) {
-    if (!Number.isInteger(layer) || layer < 0) fail('layer', 'layer must be a non-negative integer');
-    if (!Number.isInteger(head) || head < 0) fail('head', 'head must be a non-negative integer');
+    if (!Number.isInteger(layer) || layer < 0 || layer > MAX_DIM) fail('layer', 'layer must be a non-negative integer');
+    if (!Number.isInteger(head) || head < 0 || head > MAX_DIM) fail('head', 'head must be a non-negative integer');
     if (typeof on !== 'boolean') fail('on', 'on must be true or false');
     unwrap(this._live().setAblation(layer, head, on));
   };
@@ -292,7 +292,7 @@ class AttnError extends Error {
     if (opts === undefined || opts === null) opts = {};
     if (!isObject(opts)) fail('opts', 'opts must be an object');
     var p = int32s(prompt, 'prompt');
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) fail('n', 'n must be a non-negative integer');
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_DIM) fail('n', 'n must be a non-negative integer');
     var temperature = numField(opts, 'temperature', 0);
     if (temperature < 0) fail('temperature', 'temperature must be >= 0');
     var r = unwrap(this._live().generate(p, n, boolField(opts, 'cache', true), temperature, seedValue(opts.seed, 'seed')));

@@ -36,6 +36,7 @@ std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem, Kernel ker
   std::size_t n = 0;
   n = sat_add(n, sat_mul(sat_mul(s.heads, s.tq), s.dk));                    // dq
   n = sat_add(n, sat_mul(sat_mul(s.kv_heads, s.tk), sat_add(s.dk, s.dv)));  // dk, dv
+  n = sat_add(n, sat_mul(sat_mul(s.heads, s.tq), s.dv));  // dO copy (the bindings make one)
   n = sat_mul(n, elem);
   // The forward pass, in case the caller did not pass one (its outputs and scratch).
   n = sat_add(n, estimate_bytes(s, elem, naive, false));
@@ -146,10 +147,16 @@ Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::s
   unlimited.memory_cap = static_cast<std::size_t>(-1);
   Status st = validate(unlimited, q_len, k_len, v_len, padding_len, mask_len, naive, elem_size);
   if (!st.ok()) return st;
-  if (d_out_len != s.heads * s.tq * s.dv) {  // no overflow: validate bounded q's product
-    return Status::Invalid(
-        "dOut", "dOut has " + std::to_string(d_out_len) +
-                    " values but heads*tq*dv = " + std::to_string(s.heads * s.tq * s.dv));
+  std::size_t nd;
+  if (!detail::checked_product({s.heads, s.tq, s.dv}, &nd)) {
+    return Status::Exhausted("memory",
+                             "dOut (heads*tq*dv values) needs more memory than can be "
+                             "addressed, over the cap of " +
+                                 mib(opts.memory_cap));
+  }
+  if (d_out_len != nd) {
+    return Status::Invalid("dOut", "dOut has " + std::to_string(d_out_len) +
+                                       " values but heads*tq*dv = " + std::to_string(nd));
   }
   const std::size_t need = estimate_backward_bytes(s, elem_size, kernel);
   if (need > opts.memory_cap) {

@@ -75,6 +75,20 @@ inline v128_t sub(v128_t a, v128_t b) {
 inline v128_t mul(v128_t a, v128_t b) {
   return wasm_f32x4_mul(a, b);
 }
+// a * b + c for the forward micro-kernels' accumulations (issue 12). SIMD128: a multiply and
+// an add, bit-identical to add(c, mul(a, b)). ATTN_RELAXED_SIMD (the attn_core_relaxed build
+// only, never training): one fused relaxed_madd. LLVM 14 knows it only under the proposal's
+// prototype opcode; cpp/tools/patch_relaxed.mjs rewrites that after linking, and the
+// operands here are already in relaxed_madd's stack order (a, b, c).
+#ifdef ATTN_RELAXED_SIMD
+inline v128_t madd(v128_t a, v128_t b, v128_t c) {
+  return (v128_t)__builtin_wasm_fma_f32x4((__f32x4)a, (__f32x4)b, (__f32x4)c);
+}
+#else
+inline v128_t madd(v128_t a, v128_t b, v128_t c) {
+  return add(mul(a, b), c);
+}
+#endif
 // pmax/pmin are single x86 instructions; the kernels never see NaN (simd_eligible).
 inline v128_t vmax(v128_t a, v128_t b) {
   return wasm_f32x4_pmax(a, b);
@@ -191,14 +205,14 @@ void score_tile_impl(const float* qt, std::size_t dk, const float* kt, std::size
       for (; x0 != k1; ++x0, ++x1, qc += kW) {
         const v128_t q0 = ld(qc), q1 = ld(qc + 4), q2 = ld(qc + 8), q3 = ld(qc + 12);
         const v128_t x = bcast(x0), y = DK ? bcast(x0 + DK) : bcast(x1);
-        a0 = add(a0, mul(q0, x));
-        a1 = add(a1, mul(q1, x));
-        a2 = add(a2, mul(q2, x));
-        a3 = add(a3, mul(q3, x));
-        b0 = add(b0, mul(q0, y));
-        b1 = add(b1, mul(q1, y));
-        b2 = add(b2, mul(q2, y));
-        b3 = add(b3, mul(q3, y));
+        a0 = madd(q0, x, a0);
+        a1 = madd(q1, x, a1);
+        a2 = madd(q2, x, a2);
+        a3 = madd(q3, x, a3);
+        b0 = madd(q0, y, b0);
+        b1 = madd(q1, y, b1);
+        b2 = madd(q2, y, b2);
+        b3 = madd(q3, y, b3);
       }
       float* s0 = sc + jj * kW + 16 * g;
       float* s1 = s0 + kW;
@@ -250,14 +264,14 @@ struct GroupLimits {
   do {                                                                                  \
     const v128_t x = bcast(pa), y = bcast(pb);                                          \
     const v128_t v0 = ld(vj), v1 = ld((vj) + 4), v2 = ld((vj) + 8), v3 = ld((vj) + 12); \
-    a0 = add(a0, mul(x, v0));                                                           \
-    a1 = add(a1, mul(x, v1));                                                           \
-    a2 = add(a2, mul(x, v2));                                                           \
-    a3 = add(a3, mul(x, v3));                                                           \
-    b0 = add(b0, mul(y, v0));                                                           \
-    b1 = add(b1, mul(y, v1));                                                           \
-    b2 = add(b2, mul(y, v2));                                                           \
-    b3 = add(b3, mul(y, v3));                                                           \
+    a0 = madd(x, v0, a0);                                                               \
+    a1 = madd(x, v1, a1);                                                               \
+    a2 = madd(x, v2, a2);                                                               \
+    a3 = madd(x, v3, a3);                                                               \
+    b0 = madd(y, v0, b0);                                                               \
+    b1 = madd(y, v1, b1);                                                               \
+    b2 = madd(y, v2, b2);                                                               \
+    b3 = madd(y, v3, b3);                                                               \
   } while (0)
 
 // y0 (and y1 if non-null) = alpha0 * y0 + sum_{j < n} p0[j * PS] * v[j] (same for row 1):
@@ -562,8 +576,7 @@ bool simd_eligible(const float* q, const float* k, const float* v, const Attenti
 
 bool naive_kernel_simd(const float* q, const float* k, const float* v, const AttentionOptions& o,
                        float scale, AttentionResult<float>* out) {
-  // Dropout in the naive kernel runs in the scalar code (the stored weights stay undropped).
-  if (o.dropout > 0 || !simd_eligible(q, k, v, o, scale)) return false;
+  if (!simd_eligible(q, k, v, o, scale)) return false;
   const Shape& s = o.shape;
   const std::size_t group = s.heads / s.kv_heads;
   const bool pointwise = has_pointwise(o.mask);
@@ -623,7 +636,8 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
         if (n_allowed == 0) {
           ++out->diag.fully_masked_rows;
           fully_masked_row(o.fill, vg, s.tk, s.dv, w, y, out->lse.data() + row,
-                           out->entropy.data() + row);
+                           out->entropy.data() + row, o.dropout,
+                           o.dropout > 0 ? dropout_row(o.dropout_seed, h, i) : 0);
           if (o.fill == MaskFill::kNegInf) ++out->diag.nan_rows;
           continue;
         }
@@ -634,7 +648,24 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
         out->lse.data()[row] = m * m_to_nat + std::log(l);
         out->entropy.data()[row] = std::log(l) - kLn2 * t * inv;
       }
-      // 3. output = weights . V over the union of each row pair's key ranges.
+      // 3. output = weights . V over the union of each row pair's key ranges. With dropout
+      //    the stored weights stay the softmax's: the kept ones, times 1/(1-p), are added
+      //    key by key instead (attn/dropout.hpp decides which).
+      if (o.dropout > 0) {
+        const float keep_scale = static_cast<float>(1 / (1 - o.dropout));
+        for (std::size_t r = 0; r < rows; ++r) {
+          if (done[r]) continue;
+          const std::uint64_t drow = dropout_row(o.dropout_seed, h, i0 + r);
+          const float* w = w0 + r * s.tk;
+          float* y = out->output.data() + (row0 + r) * s.dv;
+          for (std::size_t j = tr.lo[r]; j < tr.hi[r]; ++j) {
+            if (w[j] != 0.f && dropout_keep_row(drow, j, o.dropout)) {
+              axpy(w[j] * keep_scale, vg + j * s.dv, y, s.dv);
+            }
+          }
+        }
+        continue;
+      }
       for (std::size_t r = 0; r < rows;) {
         if (done[r]) {
           ++r;
@@ -764,11 +795,8 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
                          const AttentionOptions& o, float scale, const AttentionResult<float>& fwd,
                          AttentionGrads<float>* g, bool from_weights) {
   if (!simd_eligible(q, k, v, o, scale)) return false;
-  // The naive forward's weights are undropped; with dropout its backward runs in scalar code.
-  if (from_weights &&
-      (o.dropout > 0 || fwd.weights.size() != o.shape.heads * o.shape.tq * o.shape.tk)) {
-    return false;
-  }
+  // The naive forward's weights are the undropped P, which is what the backward needs.
+  if (from_weights && fwd.weights.size() != o.shape.heads * o.shape.tq * o.shape.tk) return false;
   const Shape& s = o.shape;
   float mdo, mv;
   if (!finite_max_abs(d_out, s.heads * s.tq * s.dv, &mdo)) return false;

@@ -57,8 +57,8 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
 // accumulate_pv; dropout through a per-tile keep mask (attn/dropout.hpp). Eligible like the
 // forward (finite, no overflow possible) plus
 // a finite, bounded dO and a finite lse on every row with an allowed key; false otherwise.
-// from_weights (the naive backward): P is copied from fwd.weights instead of recomputed
-// from Q, K and lse, which saves the S = Q K^T pass.
+// from_weights (the naive backward): P is copied from fwd.weights (the undropped softmax)
+// instead of recomputed from Q, K and lse, which saves the S = Q K^T pass.
 bool tiled_backward_simd(const float* q, const float* k, const float* v, const float* d_out,
                          const AttentionOptions& o, float scale, const AttentionResult<float>& fwd,
                          AttentionGrads<float>* g, bool from_weights);

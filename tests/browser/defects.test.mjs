@@ -29,7 +29,7 @@ test('A.2 the skip link moves focus to the views and leaves the state alone', as
   assert.equal(await page.evaluate(() => location.hash), hash);
   assert.equal(await page.getByTestId('notices').isHidden(), true, 'a notice appeared');
   const st = await page.evaluate(() => window.__attentionPlayground.state());
-  assert.deepEqual([st.src, st.heads, st.kv, st.view, st.tokens.join(' ')], ['random', 4, 2, 'mask', 'a b c d']);
+  assert.deepEqual([st.model.source, st.model.heads, st.model.kvHeads, st.page.view, st.model.tokens.join(' ')], ['random', 4, 2, 'mask', 'a b c d']);
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'main-stage');
   // The next Tab goes on into the views, not back to the header.
   await page.keyboard.press('Tab');
@@ -48,7 +48,7 @@ test('A.3 the token box can be emptied and a new sentence typed', async () => {
   assert.equal(await box.inputValue(), '', 'the box was refilled');
   assert.equal(await page.getByTestId('tokens-empty').isVisible(), true, 'no hint for the empty box');
   await page.keyboard.type('I saw a dog', { delay: 20 });
-  await page.waitForFunction(() => window.__attentionPlayground.state().tokens.join(' ') === 'I saw a dog', null, { timeout: 5000 });
+  await page.waitForFunction(() => window.__attentionPlayground.state().model.tokens.join(' ') === 'I saw a dog', null, { timeout: 5000 });
   await waitReady(page);
   assert.equal(await box.inputValue(), 'I saw a dog');
   assert.equal(await page.getByTestId('tokens-empty').isHidden(), true);
@@ -57,7 +57,7 @@ test('A.3 the token box can be emptied and a new sentence typed', async () => {
   await page.locator('.stage').click({ position: { x: 5, y: 5 } });
   await page.waitForTimeout(200);
   assert.equal(await box.inputValue(), '');
-  assert.equal(await page.evaluate(() => window.__attentionPlayground.state().tokens.join(' ')), 'I saw a dog');
+  assert.equal(await page.evaluate(() => window.__attentionPlayground.state().model.tokens.join(' ')), 'I saw a dog');
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -94,7 +94,7 @@ test('A.4 the mask panel keeps forbidden cells distinct at T = 64 (causal + padd
   // The −1e9 fill gives a fully masked row real (uniform) weight: at T = 64 those forbidden cells
   // are still told apart from the allowed cells of other rows.
   await page.evaluate(() => { location.hash = '#v=1&src=random&tokens=' + Array.from({ length: 64 }, (_, i) => 't' + i).join('+') + '&causal=0&pad=' + Array.from({ length: 64 }, (_, i) => i).join(',') + '&fill=finite&view=mask'; });
-  await page.waitForFunction(() => window.__attentionPlayground.state().fill === 'finite');
+  await page.waitForFunction(() => window.__attentionPlayground.state().model.fill === 'finite');
   await waitReady(page);
   const w = await page.evaluate(cellColour, ['.view-mask .mask-panel .hm-frame', 2, [[5, 5], [30, 60]]]);
   // viridis(1/64) is a dark purple (≈ 70, 5, 90); the veiled cell must not look like it.
@@ -145,7 +145,7 @@ test('A.6 clicking a preset brings the view into sight (at once with reduced mot
     const before = await page.evaluate(() => document.querySelector('.stage').getBoundingClientRect().top);
     assert.ok(before < 0, 'the stage was still on screen before the click');
     await card.click();
-    await page.waitForFunction(() => window.__attentionPlayground.state().src === 'random');
+    await page.waitForFunction(() => window.__attentionPlayground.state().model.source === 'random');
     if (reducedMotion === 'reduce') await page.waitForTimeout(150);
     else await page.waitForFunction(() => Math.abs(document.querySelector('.stage').getBoundingClientRect().top) < 4, null, { timeout: 10000 });
     // In sight: the stage's top edge at the top of the window (a smooth scroll once stopped 54 px
@@ -169,7 +169,7 @@ test('A.7 the random weights offer N(0,1) or N(0,1/d_model), and the Scale view 
   assert.equal(await note.isVisible(), true);
   assert.match(await note.textContent(), /variance 128/);
   await page.getByTestId('init').selectOption('scaled');
-  await page.waitForFunction(() => window.__attentionPlayground.state().init === 'scaled');
+  await page.waitForFunction(() => window.__attentionPlayground.state().model.init === 'scaled');
   await waitReady(page);
   await page.waitForFunction(() => /init=scaled/.test(location.hash));
   // N(0, 1/d_model): unit-variance q, k as in the study; with the scale the rows stay soft
@@ -339,12 +339,12 @@ test('A.11e the embed snippet opens at its first line', async () => {
 test('A.11f a 10 000-token link is cut to 256 with a notice, like pasted text', async () => {
   const long = Array.from({ length: 10000 }, (_, i) => `w${i}`);
   const { page, context, errors } = await open('/#v=1&tokens=' + long.join('+'));
-  const st = await page.evaluate(() => window.__attentionPlayground.state().tokens);
+  const st = await page.evaluate(() => window.__attentionPlayground.state().model.tokens);
   assert.deepEqual(st, long.slice(0, 256));
   assert.match(await page.getByTestId('notices').textContent(), /10000 tokens is more than the limit of 256; kept the first 256/);
   // pasted: the same notice wording
   await page.getByTestId('tokens').fill(Array.from({ length: 4096 }, (_, i) => `p${i}`).join(' '));
-  await page.waitForFunction(() => window.__attentionPlayground.state().tokens[0] === 'p0');
+  await page.waitForFunction(() => window.__attentionPlayground.state().model.tokens[0] === 'p0');
   assert.match(await page.getByTestId('notices').textContent(), /4096 tokens is more than the limit of 256; kept the first 256/);
   assert.deepEqual(errors, []);
   await context.close();

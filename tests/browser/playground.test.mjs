@@ -168,7 +168,7 @@ test('hashchange: following a gallery link updates the view without a reload', a
   const { page, context } = await open('/');
   await page.evaluate(() => (window.__marker = 1));
   await page.locator('a[data-preset="lesson2"]').click();
-  await page.waitForFunction(() => window.__attentionPlayground.state().tokens.length === 6);
+  await page.waitForFunction(() => window.__attentionPlayground.state().model.tokens.length === 6);
   await waitReady(page);
   assert.equal(await page.evaluate(() => window.__marker), 1);
   assert.deepEqual(await page.locator('.zoom-panel canvas.hm-data').evaluate((c) => [c.width, c.height]), [6, 6]);

@@ -255,6 +255,13 @@ TEST_CASE("backward - bad arguments are errors that name the field", "[backward]
   CHECK(attn::attention_backward(buf.data(), 8, buf.data(), 8, buf.data(), 8, buf.data(), 8, other,
                                  Kernel::kTiled, &tiled_fwd, &g)
             .field == "forward");
+  // heads*tq*dv overflowing size_t (q, k, v themselves addressable): refused, not wrapped.
+  AttentionOptions wide;
+  wide.shape = {1, 1, std::size_t{1} << 40, 1, 1, std::size_t{1} << 30};
+  CHECK(attn::attention_backward(buf.data(), std::size_t{1} << 40, buf.data(), 1, buf.data(),
+                                 std::size_t{1} << 30, buf.data(), 0, wide, Kernel::kTiled,
+                                 static_cast<const AttentionResult<float>*>(nullptr), &g)
+            .field == "memory");
   // The memory cap: checked against the backward's estimate, before any allocation.
   AttentionOptions capped = o;
   capped.memory_cap = attn::estimate_backward_bytes(o.shape, sizeof(float), Kernel::kNaive) - 1;
@@ -274,10 +281,12 @@ TEST_CASE("backward - tiled working memory does not grow with T", "[backward][me
   CHECK(attn::estimate_backward_bytes(huge, 4, Kernel::kTiled) < std::size_t{512} << 20);
 }
 
-TEST_CASE("backward - float32 (SIMD128 kernels in wasm) equals float64 for odd sizes and options",
-          "[backward][simd][property]") {
-  // Shapes off the vector width and across the 64-row / 32-key tiles; no dropout, so the
-  // wasm build takes the SIMD kernels for both kernels (naive: P from the stored weights).
+TEST_CASE(
+    "backward - float32 (SIMD128 kernels in wasm) equals float64 for odd sizes, options, dropout",
+    "[backward][simd][property]") {
+  // Shapes off the vector width and across the 64-row / 32-key tiles, every other one with
+  // dropout; the wasm build takes the SIMD kernels for both (naive: P from the stored
+  // weights) and float64 always runs the scalar code.
   std::mt19937 gen(31337);
   const std::size_t ts[] = {1, 3, 17, 63, 64, 65, 97, 130};
   const std::size_t dks[] = {1, 5, 16, 33, 64};
@@ -299,6 +308,7 @@ TEST_CASE("backward - float32 (SIMD128 kernels in wasm) equals float64 for odd s
         }
         c.opts.fill = static_cast<attn::MaskFill>(trial % 3);
         if (c.opts.fill == attn::MaskFill::kNegInf) c.opts.fill = attn::MaskFill::kFinite;
+        if (trial % 2) c.opts.dropout = 0.25, c.opts.dropout_seed = trial;  // SIMD dropout paths
         auto in = testing_inputs::make_qkv<double>(s, gen);
         const auto dout = testing_inputs::normal<double>(s.heads * s.tq * s.dv, gen);
         // Round the inputs to float32 first so both runs see the same numbers.
@@ -315,6 +325,8 @@ TEST_CASE("backward - float32 (SIMD128 kernels in wasm) equals float64 for odd s
           AttentionGrads<double> b;
           REQUIRE(backward(q, k, v, d, c.opts, kernel, &a).ok());
           REQUIRE(backward(f64(q), f64(k), f64(v), f64(d), c.opts, kernel, &b).ok());
+          CHECK(fixtures::max_abs_diff(a.forward.output.data(), b.forward.output.data(),
+                                       a.forward.output.size()) <= 1e-5);
           for (auto [x, y] : {std::pair{a.dq.data(), b.dq.data()},
                               {a.dk.data(), b.dk.data()},
                               {a.dv.data(), b.dv.data()}}) {

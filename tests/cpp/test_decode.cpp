@@ -51,6 +51,10 @@ TEST_CASE("decode - cached and recomputed steps equal the full causal forward at
                                        static_cast<double*>(nullptr), nullptr)
                 .ok());
     const std::size_t T = c.seq_len, V = c.vocab, H = c.heads;
+    // float32: the cached step (single-row softmax) and the full forward's kernels round
+    // differently; logits of size M carry errors of a few ulps of M.
+    double mag = 1;
+    for (std::size_t i = 0; i < T * V; ++i) mag = std::max(mag, std::abs(double(ws.logits[i])));
     for (bool cache : {true, false}) {
       attn::tr::Decoder dec(c, params, cache, {});
       double worst = 0;
@@ -66,7 +70,7 @@ TEST_CASE("decode - cached and recomputed steps equal the full causal forward at
                 worst, fixtures::max_abs_diff(w.data() + (l * H + h) * (i + 1),
                                               ws.att[l].weights.data() + (h * T + i) * T, i + 1));
       }
-      CHECK(worst <= 2e-5);
+      CHECK(worst <= 2e-5 * mag);
       CHECK(dec.cache_bytes() == (cache ? 2 * c.layers * c.kv_heads * T * (c.d_model / H) * 4 : 0));
       WARN("decode variant " << v << (cache ? " cached" : " recompute")
                              << ": max |delta| vs full forward " << worst);
@@ -74,7 +78,7 @@ TEST_CASE("decode - cached and recomputed steps equal the full causal forward at
       CHECK(dec.append(0, &logits, &w).field == "token");
       dec.reset();
       REQUIRE(dec.append(tok[0], &logits, &w).ok());
-      CHECK(fixtures::max_abs_diff(logits.data(), ws.logits.data(), V) <= 2e-5);
+      CHECK(fixtures::max_abs_diff(logits.data(), ws.logits.data(), V) <= 2e-5 * mag);
     }
   }
 }

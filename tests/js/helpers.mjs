@@ -6,8 +6,11 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const MJS = path.join(ROOT, 'build', 'wasm', 'attn_core.mjs');
-export const WASM = path.join(ROOT, 'build', 'wasm', 'attn_core.wasm');
+// ATTN_CORE=relaxed: the same suites against the relaxed-SIMD build (issue 12; Node needs
+// --experimental-wasm-relaxed-simd, see relaxed.test.mjs).
+const CORE_NAME = process.env.ATTN_CORE === 'relaxed' ? 'attn_core_relaxed' : 'attn_core';
+export const MJS = path.join(ROOT, 'build', 'wasm', `${CORE_NAME}.mjs`);
+export const WASM = path.join(ROOT, 'build', 'wasm', `${CORE_NAME}.wasm`);
 
 // float32 machine epsilon / 2: the unit roundoff of one float32 operation.
 export const U32 = 2 ** -24;

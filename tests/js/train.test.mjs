@@ -223,7 +223,9 @@ test('bad method arguments throw naming the field; the trainer keeps working', a
     [() => tr.generate([1], 12), 'n'], [() => tr.generate([], 1), 'prompt'], [() => tr.generate([99], 1), 'prompt'],
     [() => tr.generate([1], 1, { temperature: -1 }), 'temperature'], [() => tr.generate([1], 1, { seed: -2 }), 'seed'],
     [() => tr.decoder({ cache: 'yes' }), 'cache'], [() => tr.decoder().append(16), 'token'],
-    [() => tr.decoder().append(1.5), 'token'],
+    [() => tr.decoder().append(1.5), 'token'], [() => tr.decoder().append(1e300), 'token'],
+    [() => tr.setAblation(1e300, 0, true), 'layer'], [() => tr.setAblation(0, 2 ** 40, true), 'head'],
+    [() => tr.generate([1], 1e300), 'n'], [() => tr.train(1e300), 'n'],
   ];
   for (const [fn, field] of cases) throwsField(lib, fn, field, fn.toString());
   assert.equal(tr.train(2).loss.length, 2);

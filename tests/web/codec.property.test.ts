@@ -4,7 +4,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { decodeHash, encodeState } from '../../web/src/app/codec';
-import { defaultState, normalizeState, LIMITS, type State } from '../../web/src/app/state';
+import { defaultState, normalizeState, rows, LIMITS, type State, withLinkFields } from '../../web/src/app/state';
 
 const RUNS = 400;
 
@@ -15,9 +15,8 @@ function expectValid(s: State) {
   expect(n.state).toEqual(s);
 }
 
-// Field names the codec knows (taken from what it writes), plus a few it does not.
-const nonDefault: State = { ...defaultState(), src: 'random', tokens: ['a'], sharp: 3, seed: 5, heads: 4, kv: 2, dm: 16, dk: 8, causal: false, win: 1, pad: [0], fill: 'zero', scale: 'none', view: 'mask', head: 1 };
-const KNOWN = encodeState(nonDefault).slice(1).split('&').map((p) => p.split('=')[0]).concat(['tz']);
+// Every key the state table knows (so a new tab's rows are fuzzed too), plus a few it does not.
+const KNOWN = ['v', ...rows().flatMap(([, , f]) => [f.key, ...(f.kind.aliases ?? [])])];
 const keyArb = fc.oneof(fc.constantFrom(...KNOWN), fc.constantFrom('V', 'constructor', '__proto__', 'toString', 'tokens ', '%76', ''), fc.string({ maxLength: 6 }));
 
 // Values that break parsers: numbers in every spelling, percent-encoding errors, markup.
@@ -36,7 +35,8 @@ const hashArb = fc.oneof(
   fc.tuple(fc.constantFrom('', '#', '#v=1&', 'v=1&', '#v=2&', '#v=&'), fc.array(pairArb, { maxLength: 12 })).map(([p, a]) => p + a.join('&')),
 );
 
-describe('URL codec: properties', () => {
+// Generous timeout: these are not timed tests, and the machine may be busy.
+describe('URL codec: properties', { timeout: 30_000 }, () => {
   it('every string decodes, without throwing, to a valid state; notices are short strings', () => {
     fc.assert(
       fc.property(hashArb, (h) => {
@@ -85,6 +85,8 @@ describe('URL codec: properties', () => {
       tokens: fc.array(tokenArb, { minLength: 1, maxLength: 300 }),
       sharp: anyNum,
       seed: fc.oneof(fc.integer({ min: 0, max: LIMITS.maxSeed }), anyNum),
+      init: fc.constantFrom('normal', 'scaled', 'nope'),
+      gen: fc.constantFrom('splitmix', 'numpy', 'nope'),
       heads: anyNum,
       kv: anyNum,
       dm: anyNum,
@@ -96,9 +98,17 @@ describe('URL codec: properties', () => {
       scale: fc.oneof(fc.constantFrom('sqrt', 'none'), fc.double({ min: 0, max: LIMITS.maxScale, noNaN: true }) /* 0…minScale is clamped up */),
       view: fc.constantFrom('heads', 'mask', 'scale', 'output', 'timing', 'nope'),
       head: anyNum,
+      tstart: anyNum,
+      tend: anyNum,
+      tdm: anyNum,
+      th: anyNum,
+      tker: fc.constantFrom('both', 'naive', 'tiled', 'nope'),
+      tcausal: fc.boolean(),
+      tmode: fc.constantFrom('qkv', 'proj', 'nope'),
       tw: anyNum,
     })
-    .map((patch) => normalizeState({ ...defaultState(), ...(patch as Partial<State>) } as State).state);
+    // By link key, as the URL names them; normalizeState brings every value into range.
+    .map((patch) => normalizeState(withLinkFields(defaultState(), patch)).state);
 
   it('normalizeState is idempotent (its output is valid)', () => {
     fc.assert(fc.property(stateArb, (s) => expectValid(s)), { numRuns: RUNS });

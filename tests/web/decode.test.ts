@@ -3,9 +3,8 @@
 // normalisation and their URL round trip.
 import { describe, it, expect } from 'vitest';
 import { copyPrompt, expectedAt, stepFlops, cacheBytesFormula, kvVariants, totalMs, timingRows, exportCsv } from '../../web/src/decode/model';
-import { normalizeDecode, defaultDecodeState } from '../../web/src/decode/state';
 import { decodeHash, encodeState } from '../../web/src/app/codec';
-import { defaultState } from '../../web/src/app/state';
+import { defaultState, normalizeState } from '../../web/src/app/state';
 import { stats } from '../../web/src/timing/model';
 
 describe('copyPrompt', () => {
@@ -65,29 +64,29 @@ describe('FLOPs and bytes', () => {
   });
 });
 
-describe('decode settings', () => {
-  it('defaults are clean', () => {
-    expect(normalizeDecode(defaultDecodeState())).toEqual({ state: defaultDecodeState(), notices: [] });
+describe('decode settings (state.decode rows)', () => {
+  it('defaults', () => {
+    expect(defaultState().decode).toEqual({ seq: 0, keep: 2, step: 0, cache: true, tStart: 256, tEnd: 4096 });
+    expect(normalizeState(defaultState()).notices).toEqual([]);
   });
   it('bad values are corrected with a notice', () => {
-    const r = normalizeDecode({ seq: -3, keep: 99, step: 1.5, cache: 'x' as unknown as boolean, tStart: 300, tEnd: 64 });
-    expect(r.state.seq).toBe(0);
-    expect(r.state.keep).toBe(8);
-    expect(r.state.step).toBe(2);
-    expect(r.state.cache).toBe(true);
-    expect(r.state.tStart).toBe(256);
-    expect(r.state.tEnd).toBe(512);
-    expect(r.notices.length).toBeGreaterThanOrEqual(6);
+    const r = normalizeState({ ...defaultState(), decode: { seq: -3, keep: 99, step: 1.5, cache: 'x' as unknown as boolean, tStart: 300, tEnd: 64 } });
+    expect(r.state.decode).toEqual({ seq: 0, keep: 8, step: 2, cache: true, tStart: 256, tEnd: 512 });
+    expect(r.notices.filter((n) => n.startsWith('decode:')).length).toBeGreaterThanOrEqual(6);
   });
   it('round-trips through the URL and corrects a hostile link', () => {
-    const s = { ...defaultState(), view: 'decode', dseq: 12, dkeep: 3, dstep: 17, dcache: false, dts: 128, dte: 2048 };
+    const s = defaultState();
+    s.page.view = 'decode';
+    s.decode = { seq: 12, keep: 3, step: 17, cache: false, tStart: 128, tEnd: 2048 };
     const h = encodeState(s);
     expect(h).toContain('view=decode');
+    for (const k of ['dseq=12', 'dkeep=3', 'dstep=17', 'dcache=0', 'dts=128', 'dte=2048']) expect(h).toContain(k);
     expect(decodeHash(h)).toEqual({ state: s, notices: [] });
     const bad = decodeHash('#v=1&view=decode&dkeep=0&dts=100000&dcache=maybe');
-    expect(bad.state.dkeep).toBe(1);
-    expect(bad.state.dts).toBe(2048);
-    expect(bad.state.dte).toBe(4096);
+    expect(bad.state.decode.keep).toBe(1);
+    expect(bad.state.decode.tStart).toBe(2048);
+    expect(bad.state.decode.tEnd).toBe(4096);
+    expect(bad.state.decode.cache).toBe(true);
     expect(bad.notices.length).toBeGreaterThanOrEqual(3);
   });
 });

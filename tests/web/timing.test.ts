@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { decodeHash, encodeState } from '../../web/src/app/codec';
-import { defaultState, type State } from '../../web/src/app/state';
+import { defaultState, type State, withLinkFields } from '../../web/src/app/state';
 import { PRESETS, presetState } from '../../web/src/app/presets';
 import {
   batchSize, checkBudget, fitExponent, kernelsOf, plannedCalls, predictedCoreBytes, scoreMatrixBytes, stats, sweepTs,
@@ -12,12 +12,12 @@ const roundTrip = (s: State) => decodeHash(encodeState(s));
 describe('timing lab: URL fields', () => {
   it('the defaults are the plain sweep 64 → 4096 and stay out of the link', () => {
     const d = defaultState();
-    expect([d.tstart, d.tend, d.tdm, d.tdk, d.th, d.tker, d.tcausal, d.tmode, d.tw]).toEqual([64, 4096, 512, 64, 1, 'both', false, 'qkv', 1]);
-    expect(encodeState({ ...d, view: 'timing' })).toBe('#v=1&view=timing');
-    expect(decodeHash('#v=1&view=timing')).toEqual({ state: { ...d, view: 'timing' }, notices: [] });
+    expect([d.timing.firstT, d.timing.lastT, d.timing.dModel, d.timing.dK, d.timing.heads, d.timing.kernels, d.timing.causal, d.timing.input, d.timing.workers]).toEqual([64, 4096, 512, 64, 1, 'both', false, 'qkv', 1]);
+    expect(encodeState(withLinkFields(d, { view: 'timing' }))).toBe('#v=1&view=timing');
+    expect(decodeHash('#v=1&view=timing')).toEqual({ state: withLinkFields(d, { view: 'timing' }), notices: [] });
   });
 
-  const variants: [string, Partial<State>][] = [
+  const variants: [string, Record<string, unknown>][] = [
     ['tstart', { tstart: 8 }],
     ['tend', { tend: 16384 }],
     ['tstart = tend', { tstart: 512, tend: 512 }],
@@ -33,7 +33,7 @@ describe('timing lab: URL fields', () => {
   ];
   for (const [name, patch] of variants) {
     it(`round-trips ${name}`, () => {
-      const s = { ...defaultState(), view: 'timing', ...patch };
+      const s = withLinkFields(defaultState(), { view: 'timing', ...patch });
       const enc = encodeState(s);
       expect(enc).not.toBe('#v=1&view=timing');
       expect(roundTrip(s)).toEqual({ state: s, notices: [] });
@@ -41,15 +41,15 @@ describe('timing lab: URL fields', () => {
   }
 
   it('writes readable keys', () => {
-    const s: State = { ...defaultState(), view: 'timing', tstart: 256, tend: 2048, tdm: 512, tdk: 64, th: 2, tker: 'naive', tcausal: true, tmode: 'proj' };
+    const s: State = withLinkFields(defaultState(), { view: 'timing', tstart: 256, tend: 2048, tdm: 512, tdk: 64, th: 2, tker: 'naive', tcausal: true, tmode: 'proj' });
     expect(encodeState(s)).toBe('#v=1&view=timing&tstart=256&tend=2048&th=2&tker=naive&tcausal=1&tmode=proj');
   });
 
   it('the lesson preset is lesson 2’s loop: X of width 512 → d_k 64, T = 256 … 2048, causal', () => {
     const p = PRESETS.find((x) => x.id === 'timing-lesson')!;
     const s = presetState(p);
-    expect([s.view, s.tmode, s.tdm, s.tdk, s.th, s.tstart, s.tend, s.tcausal]).toEqual(['timing', 'proj', 512, 64, 1, 256, 2048, true]);
-    expect(PRESETS.find((x) => x.id === 'timing')!.state).toEqual({ view: 'timing' });
+    expect([s.page.view, s.timing.input, s.timing.dModel, s.timing.dK, s.timing.heads, s.timing.firstT, s.timing.lastT, s.timing.causal]).toEqual(['timing', 'proj', 512, 64, 1, 256, 2048, true]);
+    expect(PRESETS.find((x) => x.id === 'timing')!.state).toEqual({ page: { view: 'timing' } });
   });
 });
 
@@ -57,45 +57,45 @@ describe('timing lab: hostile links are corrected', () => {
   const dec = (h: string) => decodeHash(h);
   it('non-powers of two go to the nearest power of two', () => {
     const d = dec('#v=1&view=timing&tstart=100&tend=2500');
-    expect(d.state.tstart).toBe(128);
-    expect(d.state.tend).toBe(2048);
+    expect(d.state.timing.firstT).toBe(128);
+    expect(d.state.timing.lastT).toBe(2048);
     expect(d.notices.join(' ')).toMatch(/first T: 100 is not a power of two/);
   });
   it('out-of-range values are clamped with notices', () => {
     const d = dec('#v=1&tstart=1&tend=1e12&tdm=0&tdk=99999&th=-3');
-    expect([d.state.tstart, d.state.tend, d.state.tdm, d.state.tdk, d.state.th]).toEqual([8, 16384, 1, 1024, 1]);
+    expect([d.state.timing.firstT, d.state.timing.lastT, d.state.timing.dModel, d.state.timing.dK, d.state.timing.heads]).toEqual([8, 16384, 1, 1024, 1]);
     expect(d.notices.length).toBeGreaterThanOrEqual(5);
   });
   it('an end below the start becomes the start', () => {
     const d = dec('#v=1&tstart=1024&tend=64');
-    expect([d.state.tstart, d.state.tend]).toEqual([1024, 1024]);
+    expect([d.state.timing.firstT, d.state.timing.lastT]).toEqual([1024, 1024]);
     expect(d.notices.join(' ')).toMatch(/last T/);
   });
   it('a start above the default end moves the default end with it', () => {
-    expect(dec('#v=1&tstart=8192').state.tend).toBe(8192);
+    expect(dec('#v=1&tstart=8192').state.timing.lastT).toBe(8192);
   });
   it('NaN, Infinity, hex and fractions', () => {
     const d = dec('#v=1&tstart=NaN&tend=Infinity&tdm=0x10&tdk=2.5&th=1.4');
-    expect([d.state.tstart, d.state.tend, d.state.tdm, d.state.tdk, d.state.th]).toEqual([64, 4096, 512, 3, 1]);
+    expect([d.state.timing.firstT, d.state.timing.lastT, d.state.timing.dModel, d.state.timing.dK, d.state.timing.heads]).toEqual([64, 4096, 512, 3, 1]);
     expect(d.notices.some((n) => /tdk|d_k/.test(n))).toBe(true);
   });
   it('unknown kernels, inputs and causal values', () => {
     const d = dec('#v=1&tker=%3Cscript%3Ealert(1)%3C%2Fscript%3E&tmode=gpu&tcausal=maybe');
-    expect([d.state.tker, d.state.tmode, d.state.tcausal]).toEqual(['both', 'qkv', false]);
+    expect([d.state.timing.kernels, d.state.timing.input, d.state.timing.causal]).toEqual(['both', 'qkv', false]);
     expect(d.notices).toHaveLength(3);
     expect(d.notices.every((n) => n.length < 200)).toBe(true);
   });
   it('workers other than 1, 2 or 4 fall back to 1 with a notice', () => {
     for (const v of ['3', '0', '-2', '8', '2.5', 'NaN', '1e9', 'two']) {
       const d = dec(`#v=1&view=timing&tw=${v}`);
-      expect(d.state.tw, v).toBe(1);
+      expect(d.state.timing.workers, v).toBe(1);
       expect(d.notices.length, v).toBe(1);
     }
-    expect(dec('#v=1&tw=4').state.tw).toBe(4);
-    expect(encodeState({ ...defaultState(), view: 'timing', tw: 2 })).toBe('#v=1&view=timing&tw=2');
+    expect(dec('#v=1&tw=4').state.timing.workers).toBe(4);
+    expect(encodeState(withLinkFields(defaultState(), { view: 'timing', tw: 2 }))).toBe('#v=1&view=timing&tw=2');
   });
   it('duplicate timing keys keep the first value', () => {
-    expect(dec('#v=1&th=2&th=8').state.th).toBe(2);
+    expect(dec('#v=1&th=2&th=8').state.timing.heads).toBe(2);
   });
 });
 

@@ -1,8 +1,8 @@
 // The control panel. Emits patches; the page normalises them (with notices) and re-renders.
 import { el, clear } from '../ui/dom';
-import { FILLS, FILL_LABEL, LIMITS, splitTokens, type State } from './state';
+import { FILLS, FILL_LABEL, LIMITS, splitTokens, type ModelState, type Patch, type State } from './state';
 
-export type Patch = Partial<State>;
+export type { Patch } from './state';
 
 export interface Controls {
   root: HTMLElement;
@@ -21,7 +21,9 @@ function group(section: string, title: string, ...children: HTMLElement[]): HTML
   return el('fieldset', { class: 'group', 'data-section': section }, el('legend', { text: title }), ...children);
 }
 
-export function createControls(onChange: (p: Patch) => void): Controls {
+export function createControls(emit: (p: Patch) => void): Controls {
+  // Every control here edits the model sub-state.
+  const onChange = (m: Partial<ModelState>) => emit({ model: m });
   // Tokens
   const tokens = el('textarea', { rows: 2, spellcheck: 'false', autocomplete: 'off', 'data-testid': 'tokens', 'aria-describedby': 'tok-hint' });
   const chips = el('div', { class: 'chips', role: 'group', 'aria-label': 'Tokens: press one to mark it as padding' });
@@ -41,8 +43,8 @@ export function createControls(onChange: (p: Patch) => void): Controls {
   // Model
   const src = el('select', { 'data-testid': 'source' }, el('option', { value: 'induction', text: 'Lesson 1 hand-built (2 heads)' }), el('option', { value: 'random', text: 'Random, seeded' }));
   const init = el('select', { 'data-testid': 'init' }, el('option', { value: 'normal', text: 'N(0, 1), lesson 2' }), el('option', { value: 'scaled', text: 'N(0, 1/d_model)' }));
-  init.addEventListener('change', () => onChange({ init: init.value as State['init'] }));
-  src.addEventListener('change', () => onChange({ src: src.value as State['src'] }));
+  init.addEventListener('change', () => onChange({ init: init.value as State['model']['init'] }));
+  src.addEventListener('change', () => onChange({ source: src.value as State['model']['source'] }));
   const seed = el('input', { type: 'number', min: 0, max: LIMITS.maxSeed, step: 1, inputmode: 'numeric', 'data-testid': 'seed' });
   const sharp = el('input', { type: 'range', min: 0, max: LIMITS.maxSharp, step: 0.5 });
   const sharpOut = el('output', { class: 'val' });
@@ -51,14 +53,14 @@ export function createControls(onChange: (p: Patch) => void): Controls {
   const kv = el('select', { 'data-testid': 'kv' });
   const dm = el('input', { type: 'number', min: 1, max: LIMITS.maxDModel, step: 1, inputmode: 'numeric' });
   const dk = el('input', { type: 'number', min: 1, max: LIMITS.maxDk, step: 1, inputmode: 'numeric' });
-  const num = (inp: HTMLInputElement, key: keyof State) =>
-    inp.addEventListener('change', () => onChange({ [key]: inp.value.trim() === '' ? NaN : Number(inp.value) } as Patch));
+  const num = (inp: HTMLInputElement, key: 'seed' | 'dModel' | 'dK') =>
+    inp.addEventListener('change', () => onChange({ [key]: inp.value.trim() === '' ? NaN : Number(inp.value) }));
   num(seed, 'seed');
-  num(dm, 'dm');
-  num(dk, 'dk');
-  sharp.addEventListener('input', () => onChange({ sharp: Number(sharp.value) }));
-  heads.addEventListener('input', () => onChange({ heads: Number(heads.value), kv: Number(heads.value) }));
-  kv.addEventListener('change', () => onChange({ kv: Number(kv.value) }));
+  num(dm, 'dModel');
+  num(dk, 'dK');
+  sharp.addEventListener('input', () => onChange({ sharpness: Number(sharp.value) }));
+  heads.addEventListener('input', () => onChange({ heads: Number(heads.value), kvHeads: Number(heads.value) }));
+  kv.addEventListener('change', () => onChange({ kvHeads: Number(kv.value) }));
   const randomOnly = [seed, init, heads, kv, dm, dk];
 
   // Mask
@@ -66,7 +68,7 @@ export function createControls(onChange: (p: Patch) => void): Controls {
   causal.addEventListener('change', () => onChange({ causal: causal.checked }));
   const win = el('input', { type: 'range', min: 0, max: 11, step: 1, 'data-testid': 'window' });
   const winOut = el('output', { class: 'val' });
-  win.addEventListener('input', () => onChange({ win: Number(win.value) }));
+  win.addEventListener('input', () => onChange({ window: Number(win.value) }));
   const fillName = id('fill');
   const fills = FILLS.map((f) => {
     const r = el('input', { type: 'radio', name: fillName, value: f, id: id('fill') });
@@ -74,7 +76,7 @@ export function createControls(onChange: (p: Patch) => void): Controls {
     return r;
   });
   const clearPad = el('button', { type: 'button', class: 'link-btn', text: 'clear padding' });
-  clearPad.addEventListener('click', () => onChange({ pad: [] }));
+  clearPad.addEventListener('click', () => onChange({ padding: [] }));
 
   // Scale
   const scaleName = id('scale');
@@ -112,12 +114,12 @@ export function createControls(onChange: (p: Patch) => void): Controls {
       el('div', { class: 'chip-actions' }, clearPad),
     ),
     group('model', 'Model', field('Weights', src), sharpRow, inline('Seed', seed), inline('Weights init', init), inline('Heads', heads, headsOut), inline('K/V heads', kv), inline('d_model', dm), inline('d_k', dk)),
-    group('mask', 'Mask', el('label', { class: 'check' }, causal, el('span', { text: 'Causal (query i sees keys ≤ i)' })), inline('Sliding window', win, winOut), el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Fill for forbidden scores' }, el('span', { class: 'radios-title', text: 'Fill for forbidden scores' }), ...fills.map((r) => radio(r, FILL_LABEL[r.value as State['fill']])))),
+    group('mask', 'Mask', el('label', { class: 'check' }, causal, el('span', { text: 'Causal (query i sees keys ≤ i)' })), inline('Sliding window', win, winOut), el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Fill for forbidden scores' }, el('span', { class: 'radios-title', text: 'Fill for forbidden scores' }), ...fills.map((r) => radio(r, FILL_LABEL[r.value as State['model']['fill']])))),
     group('scale', 'Scale', el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Score scale' }, radio(scaleModes[0], '1/√d_k (standard)'), radio(scaleModes[1], 'none (delete the √d_k)'), el('div', { class: 'custom-row' }, radio(scaleModes[2], 'custom'), custom))),
   );
 
   function update(s: State): void {
-    const text = s.tokens.join(' ');
+    const text = s.model.tokens.join(' ');
     // While the user holds the box empty, only a change of the tokens from elsewhere (a preset, a
     // link) fills it again.
     if (editingEmpty && text === shownTokens) {
@@ -129,56 +131,56 @@ export function createControls(onChange: (p: Patch) => void): Controls {
       emptyHint.hidden = !editingEmpty;
     }
     shownTokens = text;
-    const key = text + '|' + s.pad.join(',');
+    const key = text + '|' + s.model.padding.join(',');
     if (key !== chipKey) {
       chipKey = key;
       const focusedIdx = chips.contains(document.activeElement) ? Number((document.activeElement as HTMLElement).dataset.pos) : -1;
       clear(chips);
-      s.tokens.forEach((t, i) => {
-        const padded = s.pad.includes(i);
+      s.model.tokens.forEach((t, i) => {
+        const padded = s.model.padding.includes(i);
         const b = el('button', { type: 'button', class: 'chip' + (padded ? ' padded' : ''), 'aria-pressed': padded ? 'true' : 'false', 'data-pos': i, title: padded ? 'padding — press to make it a real token' : 'press to mark as padding' }, el('span', { class: 'chip-pos', text: String(i) }), el('span', { class: 'chip-tok', text: t }));
         b.setAttribute('aria-label', `${t} (${i})${padded ? ', padding' : ''}`);
         b.addEventListener('click', () => {
-          const set = new Set(s.pad);
+          const set = new Set(s.model.padding);
           if (set.has(i)) set.delete(i);
           else set.add(i);
-          onChange({ pad: [...set] });
+          onChange({ padding: [...set] });
         });
         chips.append(b);
         if (i === focusedIdx) queueMicrotask(() => b.focus());
       });
     }
-    clearPad.hidden = s.pad.length === 0;
-    src.value = s.src;
-    const rnd = s.src === 'random';
+    clearPad.hidden = s.model.padding.length === 0;
+    src.value = s.model.source;
+    const rnd = s.model.source === 'random';
     for (const c of randomOnly) (c as HTMLInputElement).disabled = !rnd;
     sharp.disabled = rnd;
     sharpRow.hidden = rnd;
     for (const c of randomOnly) c.closest('.field')!.toggleAttribute('hidden', !rnd);
-    if (document.activeElement !== seed) seed.value = String(s.seed);
-    init.value = s.init;
-    sharp.value = String(s.sharp);
-    sharpOut.textContent = String(s.sharp);
-    heads.value = String(s.heads);
-    headsOut.textContent = String(s.heads);
+    if (document.activeElement !== seed) seed.value = String(s.model.seed);
+    init.value = s.model.init;
+    sharp.value = String(s.model.sharpness);
+    sharpOut.textContent = String(s.model.sharpness);
+    heads.value = String(s.model.heads);
+    headsOut.textContent = String(s.model.heads);
     clear(kv);
-    for (let k = 1; k <= s.heads; k++) {
-      if (s.heads % k !== 0) continue;
-      const label = k === s.heads ? `${k} (MHA)` : k === 1 ? '1 (MQA)' : `${k} (GQA)`;
+    for (let k = 1; k <= s.model.heads; k++) {
+      if (s.model.heads % k !== 0) continue;
+      const label = k === s.model.heads ? `${k} (MHA)` : k === 1 ? '1 (MQA)' : `${k} (GQA)`;
       kv.append(el('option', { value: k, text: label }));
     }
-    kv.value = String(s.kv);
-    if (document.activeElement !== dm) dm.value = String(s.dm);
-    if (document.activeElement !== dk) dk.value = String(s.dk);
-    causal.checked = s.causal;
-    win.max = String(s.tokens.length);
-    win.value = String(s.win);
-    winOut.textContent = s.win === 0 ? 'off' : String(s.win);
-    fills.forEach((r) => (r.checked = r.value === s.fill));
-    const mode = typeof s.scale === 'number' ? 'custom' : s.scale;
+    kv.value = String(s.model.kvHeads);
+    if (document.activeElement !== dm) dm.value = String(s.model.dModel);
+    if (document.activeElement !== dk) dk.value = String(s.model.dK);
+    causal.checked = s.model.causal;
+    win.max = String(s.model.tokens.length);
+    win.value = String(s.model.window);
+    winOut.textContent = s.model.window === 0 ? 'off' : String(s.model.window);
+    fills.forEach((r) => (r.checked = r.value === s.model.fill));
+    const mode = typeof s.model.scale === 'number' ? 'custom' : s.model.scale;
     scaleModes.forEach((r) => (r.checked = r.value === mode));
     custom.disabled = mode !== 'custom';
-    if (typeof s.scale === 'number' && document.activeElement !== custom) custom.value = String(s.scale);
+    if (typeof s.model.scale === 'number' && document.activeElement !== custom) custom.value = String(s.model.scale);
   }
 
   return { root, update };

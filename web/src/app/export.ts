@@ -1,7 +1,7 @@
 // Exports of the current view: JSON ({ tokens, heads: [{ weights }], output, state }), CSV of the
 // weights and of the output, and a labelled PNG of any heatmap. NaN is written as null in JSON.
 import type { AttentionResult } from '../core/protocol';
-import type { State } from './state';
+import { linkFields, type State } from './state';
 import type { HeatmapData } from '../ui/heatmap';
 import { fmt } from '../ui/dom';
 
@@ -32,7 +32,9 @@ export function exportJson(r: AttentionResult, state: State): string {
     merged: rows(r.merged, T, r.heads * r.dv),
     shape: { t: T, heads: r.heads, kvHeads: r.kvHeads, dModel: r.dModel, dk: r.dk, dv: r.dv },
     scale: r.scale,
-    state,
+    // The state by its link keys (flat, as in a #v=1 link), so the export's format does not
+    // depend on how the code groups the fields.
+    state: linkFields(state),
   });
 }
 

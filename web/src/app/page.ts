@@ -2,11 +2,11 @@
 // current view, and wires sharing, embedding and export. Text from the URL only ever reaches the
 // page through textContent. start() is called once, by app/main.ts.
 import { decodeHash, encodeState } from './codec';
-import { normalizeState, statesEqual, FILL_LABEL, type State } from './state';
+import { computeKey, normalizeState, statesEqual, withPatch, FILL_LABEL, type Patch, type State } from './state';
 import { allowedMask } from '../core/mask';
 import { ComputeClient, type ComputeOutcome } from '../core/worker-client';
 import type { AttentionResult } from '../core/protocol';
-import { createControls, type Patch } from './controls';
+import { createControls } from './controls';
 import { VIEW_FACTORIES } from './views';
 import type { View, ViewContext, BaseViewContext } from '../ui/view';
 import { nanRowCount } from '../heads/util';
@@ -118,13 +118,13 @@ export function start(): void {
   const views = new Map<string, View>();
   const tabButtons = VIEW_FACTORIES.map((f, i) => {
     const b = el('button', { type: 'button', role: 'tab', id: `tab-${f.id}`, 'data-view': f.id, text: f.label, tabindex: '-1' });
-    b.addEventListener('click', () => setState({ view: f.id }, 'control'));
+    b.addEventListener('click', () => setState({ page: { view: f.id } }, 'control'));
     b.addEventListener('keydown', (e) => {
       const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
       if (!d) return;
       e.preventDefault();
       const next = VIEW_FACTORIES[(i + d + VIEW_FACTORIES.length) % VIEW_FACTORIES.length];
-      setState({ view: next.id }, 'control');
+      setState({ page: { view: next.id } }, 'control');
       document.getElementById(`tab-${next.id}`)?.focus();
     });
     tabs.append(b);
@@ -132,9 +132,9 @@ export function start(): void {
   });
 
   function currentView(): View {
-    let v = views.get(state.view);
+    let v = views.get(state.page.view);
     if (!v) {
-      const f = VIEW_FACTORIES.find((x) => x.id === state.view) ?? VIEW_FACTORIES[0];
+      const f = VIEW_FACTORIES.find((x) => x.id === state.page.view) ?? VIEW_FACTORIES[0];
       v = f.create();
       views.set(f.id, v);
     }
@@ -143,11 +143,11 @@ export function start(): void {
 
   function renderView(): void {
     for (const b of tabButtons) {
-      const on = b.dataset.view === state.view;
+      const on = b.dataset.view === state.page.view;
       b.setAttribute('aria-selected', on ? 'true' : 'false');
       b.tabIndex = on ? 0 : -1;
     }
-    viewHost.setAttribute('aria-labelledby', `tab-${state.view}`);
+    viewHost.setAttribute('aria-labelledby', `tab-${state.page.view}`);
     const v = currentView();
     if (viewHost.firstElementChild !== v.root) {
       clear(viewHost);
@@ -170,13 +170,13 @@ export function start(): void {
     viewHost.querySelector('.placeholder')?.remove();
     const r = shown.result;
     // Head and view come from the live state; everything else from the state that was computed.
-    const s = { ...shown.state, head: Math.min(state.head, r.heads - 1), view: state.view };
-    const forbidden = allowedMask({ t: r.t, causal: s.causal, window: s.win, pad: s.pad }).map((a) => 1 - a);
+    const s: State = { ...shown.state, page: { head: Math.min(state.page.head, r.heads - 1), view: state.page.view } };
+    const forbidden = allowedMask({ t: r.t, causal: s.model.causal, window: s.model.window, pad: s.model.padding }).map((a) => 1 - a);
     const ctx: ViewContext = {
       state: s,
       result: r,
       forbidden,
-      selectHead: (h) => setState({ head: h }, 'control'),
+      selectHead: (h) => setState({ page: { head: h } }, 'control'),
       announce: (t) => (live.textContent = t),
       client,
       width: Math.max(280, viewHost.clientWidth || 320),
@@ -187,7 +187,7 @@ export function start(): void {
     clear(pngSelect);
     for (const { name } of v.heatmaps()) pngSelect.append(el('option', { value: name, text: name }));
     // Keep the user's pick across redraws; in the Heads view start at the zoomed head.
-    const preferred = [keep, `head-${s.head + 1}-weights`].find((n) => [...pngSelect.options].some((o) => o.value === n));
+    const preferred = [keep, `head-${s.page.head + 1}-weights`].find((n) => [...pngSelect.options].some((o) => o.value === n));
     if (preferred) pngSelect.value = preferred;
     pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
     renderNanBanner(r, s);
@@ -203,7 +203,7 @@ export function start(): void {
     nanBanner.textContent = '';
     nanBanner.append(
       el('strong', { text: `NaN rows: ${per}. ` }),
-      el('span', { text: `Every key in those rows is masked and the fill is ${FILL_LABEL[s.fill].split(' ')[0]}, so the softmax computes exp(−∞ − (−∞)) = NaN. Try the −1e9 fill (uniform rows) or the zero-row fill.` }),
+      el('span', { text: `Every key in those rows is masked and the fill is ${FILL_LABEL[s.model.fill].split(' ')[0]}, so the softmax computes exp(−∞ − (−∞)) = NaN. Try the −1e9 fill (uniform rows) or the zero-row fill.` }),
     );
   }
 
@@ -217,9 +217,9 @@ export function start(): void {
   }
 
   // ---------- state ----------
-  const COMPUTE_KEYS: (keyof State)[] = ['src', 'tokens', 'sharp', 'seed', 'init', 'heads', 'kv', 'dm', 'dk', 'causal', 'win', 'pad', 'fill', 'scale'];
+  // The table's `compute` column says which fields rerun the Worker.
   function needsCompute(a: State, b: State): boolean {
-    return COMPUTE_KEYS.some((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+    return computeKey(a) !== computeKey(b);
   }
 
   function showNotices(list: string[]): void {
@@ -232,7 +232,7 @@ export function start(): void {
 
   function setState(patch: Patch, origin: 'control' | 'hash'): void {
     const prev = state;
-    const merged = { ...state, ...patch } as State;
+    const merged = withPatch(state, patch);
     const { state: next, notices: n } = normalizeState(merged);
     if (origin === 'control') showNotices(n);
     state = next;

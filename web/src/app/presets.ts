@@ -1,7 +1,7 @@
 // The presets gallery: each preset is a partial state; its share link is the encoded state.
 // `figure` states what the lesson says you should see (the browser tests check these).
 import { encodeState } from './codec';
-import { defaultState, normalizeState, type State } from './state';
+import { defaultState, normalizeState, withPatch, type Patch, type State } from './state';
 
 export interface Preset {
   id: string;
@@ -9,17 +9,17 @@ export interface Preset {
   lesson: string;
   blurb: string;
   figure: string;
-  state: Partial<State>;
+  state: Patch;
 }
 
 const PAD4 = ['pad', 'pad', 'pad', 'pad'];
-const padPreset = (fill: State['fill'], id: string, title: string, figure: string): Preset => ({
+const padPreset = (fill: State['model']['fill'], id: string, title: string, figure: string): Preset => ({
   id,
   title,
   lesson: 'Lesson 1 · warning box',
   blurb: 'Every key is padding, so every row is fully masked. The fill policy decides what the softmax returns.',
   figure,
-  state: { src: 'random', tokens: PAD4, heads: 1, kv: 1, dm: 8, dk: 4, causal: false, pad: [0, 1, 2, 3], fill, seed: 0 },
+  state: { model: { source: 'random', tokens: PAD4, heads: 1, kvHeads: 1, dModel: 8, dK: 4, causal: false, padding: [0, 1, 2, 3], fill, seed: 0 } },
 });
 
 export const PRESETS: Preset[] = [
@@ -29,7 +29,7 @@ export const PRESETS: Preset[] = [
     lesson: 'Lesson 1 · toy sequence',
     blurb: 'Head 1 matches the same word, head 2 looks one token back. Read row 8, the second “cat”.',
     figure: 'Row 8 “cat”: head 1 puts 0.47 on both “cat” positions (1 and 8); head 2 puts 0.88 on position 7.',
-    state: { src: 'induction', tokens: 'the cat sat on the mat because the cat was tired'.split(' '), sharp: 14, causal: true },
+    state: { model: { source: 'induction', tokens: 'the cat sat on the mat because the cat was tired'.split(' '), sharpness: 14, causal: true } },
   },
   {
     id: 'lesson2',
@@ -37,7 +37,7 @@ export const PRESETS: Preset[] = [
     lesson: 'Lesson 2 · forty lines of NumPy',
     blurb: 'd_model 8, d_k 4, one head, seeded Gaussian weights: the printed W of lesson 2.',
     figure: 'A lower-triangular 6 × 6 matrix whose every row sums to 1.',
-    state: { src: 'random', tokens: ['t0', 't1', 't2', 't3', 't4', 't5'], seed: 0, heads: 1, kv: 1, dm: 8, dk: 4, causal: true },
+    state: { model: { source: 'random', tokens: ['t0', 't1', 't2', 't3', 't4', 't5'], seed: 0, heads: 1, kvHeads: 1, dModel: 8, dK: 4, causal: true } },
   },
   {
     id: 'no-sqrt',
@@ -45,7 +45,7 @@ export const PRESETS: Preset[] = [
     lesson: 'Lesson 2 · three details',
     blurb: 'd_k = 256 with scale “none”: the logits spread wide and the softmax saturates.',
     figure: 'Almost one-hot rows: nearly every query puts more than 0.99 on a single key.',
-    state: { src: 'random', tokens: 'a b c d e f g h'.split(' '), seed: 1, heads: 1, kv: 1, dm: 16, dk: 256, causal: false, scale: 'none' },
+    state: { model: { source: 'random', tokens: 'a b c d e f g h'.split(' '), seed: 1, heads: 1, kvHeads: 1, dModel: 16, dK: 256, causal: false, scale: 'none' } },
   },
   padPreset('neg_inf', 'pad-neginf', 'All padding · −∞ fill', 'Every row is NaN (exp(−∞ − (−∞))): the banner counts 4 NaN rows.'),
   padPreset('finite', 'pad-finite', 'All padding · −1e9 fill', 'Every row is uniform: 0.25 on each of the 4 keys.'),
@@ -56,7 +56,7 @@ export const PRESETS: Preset[] = [
     lesson: 'Beyond the lessons',
     blurb: 'Causal plus a window of 3: each query sees itself and the two tokens before it.',
     figure: 'A band three cells wide along the diagonal; each row still sums to 1.',
-    state: { src: 'induction', tokens: 'the cat sat on the mat because the cat was tired'.split(' '), causal: true, win: 3 },
+    state: { model: { source: 'induction', tokens: 'the cat sat on the mat because the cat was tired'.split(' '), causal: true, window: 3 } },
   },
   {
     id: 'gqa',
@@ -64,7 +64,7 @@ export const PRESETS: Preset[] = [
     lesson: 'Lesson 1 · what it leaves out',
     blurb: '4 query heads share 2 K/V heads (heads 1–2 and 3–4 read the same keys and values).',
     figure: '4 weight maps from 2 K/V heads; each row sums to 1.',
-    state: { src: 'random', tokens: 'the cat sat on the mat because the cat was tired'.split(' '), seed: 7, heads: 4, kv: 2, dm: 16, dk: 4, causal: true },
+    state: { model: { source: 'random', tokens: 'the cat sat on the mat because the cat was tired'.split(' '), seed: 7, heads: 4, kvHeads: 2, dModel: 16, dK: 4, causal: true } },
   },
   {
     id: 'timing-lesson',
@@ -72,7 +72,7 @@ export const PRESETS: Preset[] = [
     lesson: 'Lesson 2 · now watch the cost',
     blurb: 'X of width 512 projected to d_k = 64 by Wq, Wk, Wv, causal, T = 256 … 2048: the lesson’s for-loop, timed in this browser. Press Run.',
     figure: 'The ratio per doubling climbs toward ×4 as T grows: the projections X·W are linear in T, the T × T scores quadratic.',
-    state: { view: 'timing', tmode: 'proj', tstart: 256, tend: 2048, tdm: 512, tdk: 64, th: 1, tcausal: true, tker: 'both' },
+    state: { page: { view: 'timing' }, timing: { input: 'proj', firstT: 256, lastT: 2048, dModel: 512, dK: 64, heads: 1, causal: true, kernels: 'both' } },
   },
   {
     id: 'timing',
@@ -80,12 +80,12 @@ export const PRESETS: Preset[] = [
     lesson: 'Lesson 2 · FlashAttention',
     blurb: 'Random Q, K, V with d_k = 64, T = 64 … 4096, both kernels. The tiled kernel never builds the T × T matrix.',
     figure: 'Both slopes ≈ 2 (the arithmetic is still quadratic); the naive kernel’s memory quadruples per doubling, the tiled kernel’s only doubles.',
-    state: { view: 'timing' },
+    state: { page: { view: 'timing' } },
   },
 ];
 
 export function presetState(p: Preset): State {
-  return normalizeState({ ...defaultState(), ...p.state }).state;
+  return normalizeState(withPatch(defaultState(), p.state)).state;
 }
 
 export function presetHash(p: Preset): string {

@@ -1,67 +1,114 @@
-// The playground's whole state, its defaults and its limits. Pure: no DOM, no globals.
-import { defaultDecodeState, normalizeDecode, type DecodeState } from '../decode/state';
+// The playground's whole state as ONE TABLE of fields: link key, type (kind), default, limits,
+// and whether the field affects the computation. Pure: no DOM, no globals. The URL codec
+// (app/codec.ts) and normalizeState below walk this table; neither names a field.
+//
+// The state is split into sub-states, one per feature:
+//   state.model   what is computed: tokens, weights, mask, scale (Heads / Mask / Scale / Output views)
+//   state.page    which view is shown and which head is zoomed
+//   state.timing  the Timing lab (its rows live in web/src/timing/state.ts)
+//   state.decode  the Decode tab (its rows live in web/src/decode/state.ts)
+//
+// HOW A NEW TAB ADDS ITS SUB-STATE (e.g. the Train tab, `train`):
+//   1. Create web/src/train/state.ts with
+//        export interface TrainState { steps: number; lr: number; … }   // readable names
+//        export const TRAIN: SubState<TrainState> = { fields: {
+//          steps: { key: 'tsteps', label: 'train: steps', kind: int(1, 10000), default: 200, compute: false },
+//          lr:    { key: 'lr',     label: 'train: learning rate', kind: real(1e-5, 10), default: 0.1, compute: false },
+//        } };
+//      Import kinds from app/fields (int, real, pow2, oneOf, yesNo, positions, or your own Kind),
+//      and only *types* from app/state (so there is no import cycle). Every field of the interface
+//      needs exactly one row (FieldTable makes a missing or extra row a type error).
+//      Link keys must be new (a test checks that keys are unique across the whole table); keep them
+//      short, they are the link format. `compute: true` only if changing the field must rerun the
+//      heatmap Worker (computeKey below); `fallback` if the value used for an invalid field depends
+//      on the state; limits may be functions of the state (rows are normalized in table order,
+//      sub-states in TABLE order, so a limit may read any earlier field). Cross-field rules that
+//      are not a limit go in the sub-state's `fix`.
+//   2. Here: add `train: TrainState` to `State` and `train: TRAIN` to `TABLE` (two lines), and the
+//      tab's view id to VIEWS.
+//   That's all: defaults, link encoding/decoding, notices, normalization and the property tests
+//   (tests/web/codec.property.test.ts) follow from the rows. No branch in the codec. Adding keys
+//   does not change the link version: old links simply lack them and get the defaults. Change
+//   CODEC_VERSION only when an existing key changes meaning, and add the step to MIGRATIONS in
+//   app/codec.ts (tests/web/links.test.ts checks that every v1 link still opens the same view).
+import LZString from 'lz-string';
+import { brief, clampNumber, decodeComponent, int, oneOf, positions, real, yesNo, type Kind } from './fields';
+import { TIMING, TIMING_LIMITS, type TimingState } from '../timing/state';
+import { DECODE, type DecodeState } from '../decode/state';
+
+export { brief } from './fields';
+export type { TimingKernels, TimingInput, TimingState } from '../timing/state';
+export { TIMING_KERNELS, TIMING_INPUTS, TIMING_WORKERS } from '../timing/state';
 
 export type Source = 'induction' | 'random';
 /** Random model only: 'normal' = every weight N(0,1), as lesson 2 draws it; 'scaled' = N(0, 1/d_model). */
 export type WeightInit = 'normal' | 'scaled';
+/** Random model only: the core's generator. 'splitmix' = SplitMix64 + Box–Muller (the default);
+ *  'numpy' = NumPy's default_rng(seed) stream, so lesson 2's X, Wq, Wk, Wv come out bit for bit. */
+export type Generator = 'splitmix' | 'numpy';
 export type Fill = 'neg_inf' | 'finite' | 'zero';
 /** 'sqrt' = 1/sqrt(d_k) (the lesson's default), 'none' = 1 (the "delete the sqrt" experiment), or a custom number. */
 export type Scale = 'sqrt' | 'none' | number;
 
-export interface State {
-  src: Source;
+/** What the heatmap Worker computes. */
+export interface ModelState {
+  source: Source;
   tokens: string[];
   /** Sharpness of the hand-built induction model (lesson 1 uses 14). */
-  sharp: number;
-  /** Seed of the random weights (uint32). */
+  sharpness: number;
+  /** Seed of the random weights. */
   seed: number;
-  /** How the random weights are scaled (the core's example('random', { init })). */
   init: WeightInit;
-  /** Random model only: number of query heads, K/V heads (GQA/MQA), d_model, d_k. */
+  generator: Generator;
+  /** Random model only: query heads, K/V heads (GQA/MQA), d_model, d_k. */
   heads: number;
-  kv: number;
-  dm: number;
-  dk: number;
+  kvHeads: number;
+  dModel: number;
+  dK: number;
   causal: boolean;
   /** Sliding window width; 0 = off. */
-  win: number;
+  window: number;
   /** Key positions marked as padding (sorted, unique, 0-based). */
-  pad: number[];
+  padding: number[];
   fill: Fill;
   scale: Scale;
-  /** Which view (tab) is shown. */
-  view: string;
-  /** The selected (zoomed) head, 0-based. */
-  head: number;
-  /** Timing lab: sweep T from tstart to tend by doubling (powers of two). */
-  tstart: number;
-  tend: number;
-  /** Timing lab: d_model (width of X in the lesson's loop), d_k and heads. */
-  tdm: number;
-  tdk: number;
-  th: number;
-  /** Timing lab: which kernels to time. */
-  tker: TimingKernels;
-  tcausal: boolean;
-  /** Timing lab: 'qkv' = random Q, K, V into core.attention; 'proj' = random X projected by Wq, Wk, Wv (lesson 2's loop). */
-  tmode: TimingInput;
-  /** Timing lab: module Workers each timed call is split across (1, 2 or 4; 1 = one wasm instance, the default). */
-  tw: number;
-  /** Decode tab (decode/state.ts): probe sequence, prompt tokens of the second copy, step shown
-   *  (0 = end of the prompt), KV cache on, timing T range. */
-  dseq: number;
-  dkeep: number;
-  dstep: number;
-  dcache: boolean;
-  dts: number;
-  dte: number;
 }
 
-export type TimingKernels = 'both' | 'naive' | 'tiled';
-export type TimingInput = 'qkv' | 'proj';
-export const TIMING_KERNELS: readonly TimingKernels[] = ['both', 'naive', 'tiled'];
-export const TIMING_INPUTS: readonly TimingInput[] = ['qkv', 'proj'];
-export const TIMING_WORKERS: readonly number[] = [1, 2, 4];
+export interface PageState {
+  /** Which view (tab) is shown. */
+  view: ViewId;
+  /** The selected (zoomed) head, 0-based. */
+  head: number;
+}
+
+/** The whole state: one sub-state per feature. A new tab adds its sub-state here and in TABLE. */
+export interface State {
+  model: ModelState;
+  page: PageState;
+  timing: TimingState;
+  decode: DecodeState;
+}
+
+/** One row of the table: a field of a sub-state. */
+export interface Field<T> {
+  /** Link key (short; part of the link format). */
+  key: string;
+  /** Name in notices. */
+  label: string;
+  kind: Kind<T, State>;
+  default: T;
+  /** Value used when the link's value is unusable, if it depends on the state (else `default`). */
+  fallback?: (s: State) => T;
+  /** Whether changing it must rerun the computation (the heatmap Worker). */
+  compute: boolean;
+}
+/** Exactly one row per field of a sub-state. */
+export type FieldTable<Sub> = { [K in keyof Sub]-?: Field<Sub[K]> };
+export interface SubState<Sub> {
+  fields: FieldTable<Sub>;
+  /** Cross-field rules that are not limits, run after the sub-state's rows. */
+  fix?(s: State, notices: string[]): void;
+}
 
 export const LESSON_SENTENCE = 'the cat sat on the mat because the cat was tired'.split(' ');
 
@@ -79,78 +126,23 @@ export const LIMITS = {
   /** A longer hash is not parsed at all. Generous: a link with thousands of tokens is read and its
    *  token list cut to maxT with a notice, as pasted text is. */
   maxHashLength: 256 * 1024,
-  /** Timing lab: T runs over powers of two in this range. */
-  timingMinT: 8,
-  timingMaxT: 16384,
-  timingMaxDModel: 2048,
-  timingMaxHeads: 16,
   /** Token lists whose plain encoding is longer than this are lz-string compressed. */
   compressAbove: 300,
+  ...TIMING_LIMITS,
 } as const;
 
 /** The induction example is lesson 1's two-head model; its shape is fixed by the core. */
 export const INDUCTION_HEADS = 2;
 
-/** Every view a link may name. A new view (e.g. the timing lab) adds its id here and in app/views.ts. */
+/** Every view a link may name. A new view adds its id here and in app/views.ts. */
 export const VIEWS = ['heads', 'mask', 'scale', 'output', 'timing', 'decode'] as const;
+export type ViewId = (typeof VIEWS)[number];
 export const FILLS: readonly Fill[] = ['neg_inf', 'finite', 'zero'];
 export const FILL_LABEL: Record<Fill, string> = {
   neg_inf: '−∞ (fully masked row → NaN)',
   finite: '−1e9 (fully masked row → uniform)',
   zero: 'zero row (fully masked row → 0)',
 };
-
-export function defaultState(): State {
-  return {
-    src: 'induction',
-    tokens: [...LESSON_SENTENCE],
-    sharp: 14,
-    seed: 0,
-    init: 'normal',
-    heads: 2,
-    kv: 2,
-    dm: 8,
-    dk: 4,
-    causal: true,
-    win: 0,
-    pad: [],
-    fill: 'neg_inf',
-    scale: 'sqrt',
-    view: 'heads',
-    head: 0,
-    tstart: 64,
-    tend: 4096,
-    tdm: 512,
-    tdk: 64,
-    th: 1,
-    tker: 'both',
-    tcausal: false,
-    tmode: 'qkv',
-    tw: 1,
-    ...decodeFields(defaultDecodeState()),
-  };
-}
-
-function decodeFields(d: DecodeState): Pick<State, 'dseq' | 'dkeep' | 'dstep' | 'dcache' | 'dts' | 'dte'> {
-  return { dseq: d.seq, dkeep: d.keep, dstep: d.step, dcache: d.cache, dts: d.tStart, dte: d.tEnd };
-}
-
-export function cloneState(s: State): State {
-  return { ...s, tokens: [...s.tokens], pad: [...s.pad] };
-}
-
-/** Number of query heads the computation will have. */
-export function effectiveHeads(s: State): number {
-  return s.src === 'induction' ? INDUCTION_HEADS : s.heads;
-}
-
-export function effectiveKvHeads(s: State): number {
-  return s.src === 'induction' ? INDUCTION_HEADS : s.kv;
-}
-
-export function statesEqual(a: State, b: State): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
 
 /** Split user text into tokens (whitespace separated). */
 export function splitTokens(text: string): string[] {
@@ -160,179 +152,254 @@ export function splitTokens(text: string): string[] {
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
-/**
- * Bring any state-shaped object into the valid range. Every change is reported as a
- * human-readable notice. Used by the URL decoder and by the controls.
- */
-export function normalizeState(input: State): { state: State; notices: string[] } {
-  const d = defaultState();
-  const n: string[] = [];
-  const s = cloneState(input);
-
-  if (s.src !== 'induction' && s.src !== 'random') {
-    n.push(`weights source “${brief(s.src)}” is unknown; using ${d.src}`);
-    s.src = d.src;
-  }
-
-  // Tokens: strip invisible control characters, cap length and count.
-  let tokens = (Array.isArray(s.tokens) ? s.tokens : []).map((t) => String(t));
-  let stripped = false;
-  let cut = false;
-  tokens = tokens
-    .map((t) => {
-      const c = t.replace(CONTROL, '');
-      if (c !== t) stripped = true;
-      return c;
-    })
-    .flatMap((t) => splitTokens(t))
-    .map((t) => {
-      const chars = Array.from(t);
-      if (chars.length > LIMITS.maxTokenLength) {
+/** Tokens: written `tokens=the+cat` (each token percent-encoded), or `tz=<lz-string>` when long. */
+const tokenKind: Kind<string[], State> = {
+  aliases: ['tz'],
+  same: (a, b) => a.length === b.length && a.every((x, i) => x === b[i]),
+  format(v, key) {
+    const plain = v.map((t) => encodeURIComponent(t)).join('+');
+    return plain.length > LIMITS.compressAbove ? ['tz', LZString.compressToEncodedURIComponent(v.join(' '))] : [key, plain];
+  },
+  // '+' separates tokens; each token was percent-encoded.
+  parse: (raw) => raw.split('+').map((t) => decodeComponent(t, false) ?? '').filter((t) => t !== ''),
+  read(fields, key, notices) {
+    const tz = fields.get('tz');
+    const plain = fields.get(key);
+    if (tz === undefined) return plain === undefined ? undefined : this.parse(plain, key, notices);
+    if (plain !== undefined) notices.push('tokens: both “tokens” and “tz” were given; “tokens” was ignored');
+    let list: string | null = null;
+    try {
+      list = LZString.decompressFromEncodedURIComponent(tz);
+    } catch {
+      list = null;
+    }
+    if (typeof list !== 'string' || list.trim() === '') {
+      notices.push('tokens: the compressed token list is corrupt; using the lesson sentence');
+      return undefined;
+    }
+    return list.split(/\s+/u).filter((t) => t !== '');
+  },
+  normalize(v, c) {
+    // Strip invisible control characters, cap length and count.
+    let stripped = false;
+    let cut = false;
+    let tokens = (Array.isArray(v) ? (v as unknown[]) : [])
+      .map((t) => String(t))
+      .map((t) => {
+        const x = t.replace(CONTROL, '');
+        if (x !== t) stripped = true;
+        return x;
+      })
+      .flatMap((t) => splitTokens(t))
+      .map((t) => {
+        const chars = Array.from(t);
+        if (chars.length <= LIMITS.maxTokenLength) return t;
         cut = true;
         return chars.slice(0, LIMITS.maxTokenLength).join('');
-      }
-      return t;
-    });
-  if (stripped) n.push('tokens: invisible control characters were removed');
-  if (cut) n.push(`tokens: tokens longer than ${LIMITS.maxTokenLength} characters were shortened`);
-  if (tokens.length > LIMITS.maxT) {
-    n.push(`tokens: ${tokens.length} tokens is more than the limit of ${LIMITS.maxT}; kept the first ${LIMITS.maxT}`);
-    tokens = tokens.slice(0, LIMITS.maxT);
-  }
-  if (tokens.length === 0) {
-    n.push('tokens: the token list was empty; using the lesson sentence');
-    tokens = [...LESSON_SENTENCE];
-  }
-  s.tokens = tokens;
-  const T = tokens.length;
-
-  if (s.init !== 'normal' && s.init !== 'scaled') {
-    n.push(`weight init “${brief(s.init)}” is unknown; using N(0,1)`);
-    s.init = d.init;
-  }
-  s.sharp = clampNumber('sharpness', s.sharp, 0, LIMITS.maxSharp, d.sharp, n, false);
-  s.seed = clampNumber('seed', s.seed, 0, LIMITS.maxSeed, d.seed, n, true);
-  s.heads = clampNumber('heads', s.heads, 1, LIMITS.maxHeads, d.heads, n, true);
-  s.kv = clampNumber('K/V heads', s.kv, 1, s.heads, Math.min(d.kv, s.heads), n, true);
-  if (s.heads % s.kv !== 0) {
-    let k = s.kv;
-    while (s.heads % k !== 0) k -= 1;
-    n.push(`K/V heads: ${s.kv} does not divide ${s.heads} heads; using ${k}`);
-    s.kv = k;
-  }
-  s.dm = clampNumber('d_model', s.dm, 1, LIMITS.maxDModel, d.dm, n, true);
-  s.dk = clampNumber('d_k', s.dk, 1, LIMITS.maxDk, d.dk, n, true);
-  if (typeof s.causal !== 'boolean') {
-    n.push('causal: not a yes/no value; using on');
-    s.causal = d.causal;
-  }
-  s.win = clampNumber('window', s.win, 0, T, 0, n, true);
-
-  const padIn = Array.isArray(s.pad) ? s.pad : [];
-  const pad = [...new Set(padIn.filter((p) => Number.isInteger(p) && p >= 0 && p < T))].sort((a, b) => a - b);
-  if (pad.length !== padIn.length || pad.some((p, i) => p !== padIn[i])) {
-    const dropped = padIn.filter((p) => !(Number.isInteger(p) && p >= 0 && p < T));
-    if (dropped.length > 0) n.push(`padding: dropped positions outside 0…${T - 1}: ${dropped.slice(0, 8).join(', ')}${dropped.length > 8 ? ', …' : ''}`);
-  }
-  s.pad = pad;
-
-  if (!FILLS.includes(s.fill)) {
-    n.push(`mask fill “${brief(s.fill)}” is unknown; using −∞`);
-    s.fill = d.fill;
-  }
-  if (s.scale !== 'sqrt' && s.scale !== 'none') {
-    if (typeof s.scale !== 'number' || !Number.isFinite(s.scale)) {
-      n.push('scale: not a number; using 1/√d_k');
-      s.scale = 'sqrt';
-    } else if (s.scale < LIMITS.minScale || s.scale > LIMITS.maxScale) {
-      const c = Math.min(Math.max(s.scale, LIMITS.minScale), LIMITS.maxScale);
-      n.push(`scale: ${s.scale} is outside ${LIMITS.minScale}…${LIMITS.maxScale}; using ${c}`);
-      s.scale = c;
+      });
+    if (stripped) c.notices.push('tokens: invisible control characters were removed');
+    if (cut) c.notices.push(`tokens: tokens longer than ${LIMITS.maxTokenLength} characters were shortened`);
+    if (tokens.length > LIMITS.maxT) {
+      c.notices.push(`tokens: ${tokens.length} tokens is more than the limit of ${LIMITS.maxT}; kept the first ${LIMITS.maxT}`);
+      tokens = tokens.slice(0, LIMITS.maxT);
     }
-  }
-  if (!(VIEWS as readonly string[]).includes(s.view)) {
-    n.push(`view “${brief(s.view)}” is unknown; showing the heads`);
-    s.view = d.view;
-  }
-  const H = effectiveHeads(s);
-  // The page numbers heads from 1 ("Head 2 of 2"), so the notices do too.
-  const headNotes: string[] = [];
-  const head = clampNumber('selected head', s.head, 0, H - 1, 0, headNotes, true);
-  if (headNotes.length > 0) {
-    n.push(typeof s.head === 'number' && Number.isInteger(s.head) ? `selected head: there is no head ${s.head + 1} (heads 1…${H}); showing head ${head + 1}` : `selected head: “${brief(s.head)}” is not a head number; showing head ${head + 1}`);
-  }
-  s.head = head;
-
-  // Timing lab.
-  s.tstart = clampPow2('timing: first T', s.tstart, LIMITS.timingMinT, LIMITS.timingMaxT, d.tstart, n);
-  s.tend = clampPow2('timing: last T', s.tend, s.tstart, LIMITS.timingMaxT, Math.max(d.tend, s.tstart), n);
-  s.tdm = clampNumber('timing: d_model', s.tdm, 1, LIMITS.timingMaxDModel, d.tdm, n, true);
-  s.tdk = clampNumber('timing: d_k', s.tdk, 1, LIMITS.maxDk, d.tdk, n, true);
-  s.th = clampNumber('timing: heads', s.th, 1, LIMITS.timingMaxHeads, d.th, n, true);
-  if (!TIMING_KERNELS.includes(s.tker)) {
-    n.push(`timing: kernels “${brief(s.tker)}” is unknown; timing both`);
-    s.tker = d.tker;
-  }
-  if (typeof s.tcausal !== 'boolean') {
-    n.push('timing: causal is not a yes/no value; using off');
-    s.tcausal = d.tcausal;
-  }
-  if (!TIMING_INPUTS.includes(s.tmode)) {
-    n.push(`timing: input “${brief(s.tmode)}” is unknown; using random Q, K, V`);
-    s.tmode = d.tmode;
-  }
-  if (!TIMING_WORKERS.includes(s.tw)) {
-    n.push(`timing: workers “${brief(s.tw)}” is not 1, 2 or 4; using 1`);
-    s.tw = d.tw;
-  }
-  const dec = normalizeDecode({ seq: s.dseq, keep: s.dkeep, step: s.dstep, cache: s.dcache, tStart: s.dts, tEnd: s.dte });
-  Object.assign(s, decodeFields(dec.state));
-  n.push(...dec.notices);
-  return { state: s, notices: n };
-}
-
-/** A whole number in lo…hi (powers of two) that is itself a power of two; others go to the nearest one. */
-function clampPow2(label: string, v: unknown, lo: number, hi: number, fallback: number, notices: string[]): number {
-  const x = clampNumber(label, v, lo, hi, fallback, notices, true);
-  const p = 2 ** Math.round(Math.log2(x));
-  if (p === x) return x;
-  const c = Math.min(Math.max(p, lo), hi);
-  notices.push(`${label}: ${x} is not a power of two (the sweep doubles T); using ${c}`);
-  return c;
-}
-
-function clampNumber(
-  label: string,
-  v: unknown,
-  lo: number,
-  hi: number,
-  fallback: number,
-  notices: string[],
-  integer: boolean,
-): number {
-  if (typeof v !== 'number' || Number.isNaN(v)) {
-    notices.push(`${label}: “${brief(v)}” is not a number; using ${fallback}`);
-    return fallback;
-  }
-  let x = v;
-  if (integer && !Number.isInteger(x)) {
-    if (!Number.isFinite(x)) {
-      notices.push(`${label}: ${x} is not a whole number; using ${fallback}`);
-      return fallback;
+    if (tokens.length === 0) {
+      c.notices.push('tokens: the token list was empty; using the lesson sentence');
+      tokens = [...LESSON_SENTENCE];
     }
-    x = Math.round(x);
-    notices.push(`${label}: ${v} rounded to ${x}`);
-  }
-  if (x < lo || x > hi) {
-    const c = Math.min(Math.max(x, lo), hi);
-    notices.push(`${label}: ${x} is outside ${lo}…${hi}; using ${c}`);
-    return c;
-  }
-  return x === 0 ? 0 : x; // never -0: it encodes as "0" and would not round-trip
+    return tokens;
+  },
+};
+
+/** Scale: `sqrt`, `none` or a positive number. */
+const scaleKind: Kind<Scale, State> = {
+  same: (a, b) => a === b,
+  format: (v, key) => [key, String(v)],
+  parse(raw, key, notices) {
+    const v = decodeComponent(raw, true);
+    if (v === null) {
+      notices.push(`setting “${key}” is not valid percent-encoding; it was ignored`);
+      return undefined;
+    }
+    if (v === 'sqrt' || v === 'none') return v;
+    const x = Number(/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v.trim()) ? v : NaN);
+    if (Number.isNaN(x)) {
+      notices.push(`scale: “${brief(v)}” is not sqrt, none or a number; using sqrt`);
+      return undefined;
+    }
+    return x;
+  },
+  normalize(v, c) {
+    if (v === 'sqrt' || v === 'none') return v;
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      c.notices.push('scale: not a number; using 1/√d_k');
+      return 'sqrt';
+    }
+    if (v < LIMITS.minScale || v > LIMITS.maxScale) {
+      const x = Math.min(Math.max(v, LIMITS.minScale), LIMITS.maxScale);
+      c.notices.push(`scale: ${v} is outside ${LIMITS.minScale}…${LIMITS.maxScale}; using ${x}`);
+      return x;
+    }
+    return v;
+  },
+};
+
+/** Number of query heads the computation will have. */
+export function effectiveHeads(s: State): number {
+  return s.model.source === 'induction' ? INDUCTION_HEADS : s.model.heads;
+}
+export function effectiveKvHeads(s: State): number {
+  return s.model.source === 'induction' ? INDUCTION_HEADS : s.model.kvHeads;
 }
 
-/** A value shortened for a notice, so hostile input cannot flood the page. */
-export function brief(v: unknown): string {
-  const t = Array.from(String(v));
-  return t.length > 40 ? t.slice(0, 40).join('') + '…' : t.join('');
+/** The zoomed head: 0-based in the state, 1-based in notices ("Head 2 of 2" on the page). */
+const headKind: Kind<number, State> = {
+  ...int<State>(0, (s) => effectiveHeads(s) - 1),
+  normalize(v, c) {
+    const H = effectiveHeads(c.state);
+    const quiet: string[] = [];
+    const head = clampNumber('selected head', v, 0, H - 1, 0, quiet, true);
+    if (quiet.length > 0)
+      c.notices.push(typeof v === 'number' && Number.isInteger(v) ? `selected head: there is no head ${v + 1} (heads 1…${H}); showing head ${head + 1}` : `selected head: “${brief(v)}” is not a head number; showing head ${head + 1}`);
+    return head;
+  },
+};
+
+const T = (s: State) => s.model.tokens.length;
+
+export const MODEL: SubState<ModelState> = {
+  fields: {
+    source: { key: 'src', label: 'weights source', kind: oneOf(['induction', 'random'] as const), default: 'induction', compute: true },
+    tokens: { key: 'tokens', label: 'tokens', kind: tokenKind, default: [...LESSON_SENTENCE], compute: true },
+    sharpness: { key: 'sharp', label: 'sharpness', kind: real(0, LIMITS.maxSharp), default: 14, compute: true },
+    seed: { key: 'seed', label: 'seed', kind: int(0, LIMITS.maxSeed), default: 0, compute: true },
+    init: { key: 'init', label: 'weight init', kind: oneOf(['normal', 'scaled'] as const, (l, v) => `${l} “${v}” is unknown; using N(0,1)`), default: 'normal', compute: true },
+    generator: { key: 'gen', label: 'generator', kind: oneOf(['splitmix', 'numpy'] as const), default: 'splitmix', compute: true },
+    heads: { key: 'heads', label: 'heads', kind: int(1, LIMITS.maxHeads), default: 2, compute: true },
+    kvHeads: { key: 'kv', label: 'K/V heads', kind: int(1, (s) => s.model.heads), default: 2, fallback: (s) => Math.min(2, s.model.heads), compute: true },
+    dModel: { key: 'dm', label: 'd_model', kind: int(1, LIMITS.maxDModel), default: 8, compute: true },
+    dK: { key: 'dk', label: 'd_k', kind: int(1, LIMITS.maxDk), default: 4, compute: true },
+    causal: { key: 'causal', label: 'causal', kind: yesNo(), default: true, compute: true },
+    window: { key: 'win', label: 'window', kind: int(0, T), default: 0, compute: true },
+    padding: { key: 'pad', label: 'padding', kind: positions((s) => T(s) - 1), default: [], compute: true },
+    fill: { key: 'fill', label: 'mask fill', kind: oneOf(FILLS, (l, v) => `${l} “${v}” is unknown; using −∞`), default: 'neg_inf', compute: true },
+    scale: { key: 'scale', label: 'scale', kind: scaleKind, default: 'sqrt', compute: true },
+  },
+  fix(s, notices) {
+    const m = s.model;
+    if (m.heads % m.kvHeads !== 0) {
+      let k = m.kvHeads;
+      while (m.heads % k !== 0) k -= 1;
+      notices.push(`K/V heads: ${m.kvHeads} does not divide ${m.heads} heads; using ${k}`);
+      m.kvHeads = k;
+    }
+  },
+};
+
+export const PAGE: SubState<PageState> = {
+  fields: {
+    view: { key: 'view', label: 'view', kind: oneOf(VIEWS, (l, v) => `${l} “${v}” is unknown; showing the heads`), default: 'heads', compute: false },
+    head: { key: 'head', label: 'selected head', kind: headKind, default: 0, compute: false },
+  },
+};
+
+/** THE table. Order = link order = normalization order. */
+export const TABLE: { [G in keyof State]: SubState<State[G]> } = { model: MODEL, page: PAGE, timing: TIMING, decode: DECODE };
+
+type AnyField = Field<unknown>;
+let ROWS: readonly (readonly [keyof State, string, AnyField])[] | null = null;
+/** Every row as [sub-state, field name, row], in table order. */
+export function rows(): readonly (readonly [keyof State, string, AnyField])[] {
+  if (!ROWS) {
+    const out: [keyof State, string, AnyField][] = [];
+    for (const g of Object.keys(TABLE) as (keyof State)[]) for (const [name, f] of Object.entries(TABLE[g].fields)) out.push([g, name, f as AnyField]);
+    ROWS = out;
+  }
+  return ROWS;
+}
+
+function copy<T>(v: T): T {
+  return Array.isArray(v) ? ([...v] as T) : v;
+}
+
+export function defaultState(): State {
+  const s = {} as Record<string, Record<string, unknown>>;
+  for (const [g, name, f] of rows()) (s[g] ??= {})[name] = copy(f.default);
+  return s as unknown as State;
+}
+
+export function cloneState(s: State): State {
+  const out = {} as Record<string, Record<string, unknown>>;
+  for (const [g, name] of rows()) (out[g] ??= {})[name] = copy((s[g] as unknown as Record<string, unknown>)[name]);
+  return out as unknown as State;
+}
+
+export function statesEqual(a: State, b: State): boolean {
+  return rows().every(([g, name, f]) => f.kind.same(get(a, g, name), get(b, g, name)));
+}
+
+/** A string that changes exactly when a field with `compute: true` changes. */
+export function computeKey(s: State): string {
+  return JSON.stringify(rows().filter(([, , f]) => f.compute).map(([g, n]) => get(s, g, n)));
+}
+
+function get(s: unknown, g: string, name: string): unknown {
+  const sub = (s as Record<string, unknown> | null)?.[g];
+  return sub !== null && typeof sub === 'object' ? (sub as Record<string, unknown>)[name] : undefined;
+}
+
+/** A change to some fields of some sub-states (what controls and views emit). */
+export type Patch = { [G in keyof State]?: Partial<State[G]> };
+
+/** A state-shaped object with any sub-state or field possibly missing or wrong. */
+export type StateDraft = { [G in keyof State]?: { [K in keyof State[G]]?: unknown } };
+
+/**
+ * Bring any state-shaped object into the valid range, row by row in table order (a missing field
+ * takes its default, which is then checked like any value: a default may break a limit that
+ * depends on another field). Every change is reported as a human-readable notice. Used by the URL
+ * decoder, the controls and the presets.
+ */
+export function normalizeState(input: StateDraft | State): { state: State; notices: string[] } {
+  const s = defaultState();
+  const notices: string[] = [];
+  for (const g of Object.keys(TABLE) as (keyof State)[]) {
+    const sub = s[g] as unknown as Record<string, unknown>;
+    for (const [name, row] of Object.entries(TABLE[g].fields)) {
+      const f = row as AnyField;
+      const given = get(input, g, name);
+      const v = given === undefined ? copy(f.default) : given;
+      sub[name] = f.kind.normalize(v, { state: s, label: f.label, fallback: f.fallback ? f.fallback(s) : f.default, notices });
+    }
+    TABLE[g].fix?.(s, notices);
+  }
+  return { state: s, notices };
+}
+
+/** A draft with `patch` laid over `base`, sub-state by sub-state (for presets and controls). */
+export function withPatch(base: State, patch: Patch | StateDraft): StateDraft {
+  const out: Record<string, unknown> = {};
+  for (const g of Object.keys(TABLE)) out[g] = { ...(base as unknown as Record<string, object>)[g], ...((patch as Record<string, object | undefined>)[g] ?? {}) };
+  return out as StateDraft;
+}
+
+/** The state keyed by link keys (flat, e.g. { src, tokens, … }): the shape of v1 links, used by
+ *  the JSON export and the link tests. */
+export function linkFields(s: State): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [g, name, f] of rows()) out[f.key] = copy(get(s, g, name));
+  return out;
+}
+
+/** `base` with fields replaced by link key (e.g. { src: 'random', kv: 1 }); unknown keys throw.
+ *  Not normalized: pass the result through normalizeState if the values may be out of range. */
+export function withLinkFields(base: State, fields: Record<string, unknown>): State {
+  const out = cloneState(base) as unknown as Record<string, Record<string, unknown>>;
+  const byKey = new Map(rows().map(([g, name, f]) => [f.key, [g, name]] as const));
+  for (const [k, v] of Object.entries(fields)) {
+    const at = byKey.get(k);
+    if (!at) throw new Error(`no field has the link key “${k}”`);
+    out[at[0]][at[1]] = v;
+  }
+  return out as unknown as State;
 }

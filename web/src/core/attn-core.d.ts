@@ -96,6 +96,8 @@ export interface CoreRandomOptions {
   tokens?: string[];
   /** 'normal' = every weight N(0,1) as lesson 2 draws it; 'scaled' = N(0, 1/dModel). */
   init?: 'normal' | 'scaled';
+  /** 'splitmix' (default): SplitMix64 + Box–Muller; 'numpy': numpy.random.default_rng(seed), bit for bit. */
+  generator?: 'splitmix' | 'numpy';
 }
 
 /** A lesson's example: tokens, shapes and X, W_q, W_k, W_v, W_o, ready for multiHeadAttention. */

@@ -6,9 +6,9 @@ import type { AttentionResult } from './protocol';
 import type { AttnCore } from './attn-core';
 
 export function scaleValue(s: State): number | null {
-  if (s.scale === 'sqrt') return null;
-  if (s.scale === 'none') return 1;
-  return s.scale;
+  if (s.model.scale === 'sqrt') return null;
+  if (s.model.scale === 'none') return 1;
+  return s.model.scale;
 }
 
 /** Copy anything array-like into a fresh Float32Array (the core promises copies; be safe). */
@@ -18,11 +18,11 @@ function f32(a: ArrayLike<number> | null | undefined): Float32Array {
 
 export function computeAttention(core: AttnCore, s: State): AttentionResult {
   const t0 = performance.now();
-  const T = s.tokens.length;
+  const T = s.model.tokens.length;
   const ex =
-    s.src === 'induction'
-      ? core.example('induction', { tokens: s.tokens, sharpness: s.sharp })
-      : core.example('random', { seed: s.seed, t: T, dModel: s.dm, heads: s.heads, kvHeads: s.kv, dk: s.dk, dv: s.dk, causal: s.causal, tokens: s.tokens, init: s.init });
+    s.model.source === 'induction'
+      ? core.example('induction', { tokens: s.model.tokens, sharpness: s.model.sharpness })
+      : core.example('random', { seed: s.model.seed, t: T, dModel: s.model.dModel, heads: s.model.heads, kvHeads: s.model.kvHeads, dk: s.model.dK, dv: s.model.dK, causal: s.model.causal, tokens: s.model.tokens, init: s.model.init, generator: s.model.generator });
   const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
     t: ex.t,
     dModel: ex.dModel,
@@ -30,11 +30,11 @@ export function computeAttention(core: AttnCore, s: State): AttentionResult {
     kvHeads: ex.kvHeads,
     dk: ex.dk,
     dv: ex.dv,
-    causal: s.causal,
-    window: s.win,
-    keyPadding: keyPadding(ex.t, s.pad),
+    causal: s.model.causal,
+    window: s.model.window,
+    keyPadding: keyPadding(ex.t, s.model.padding),
     scale: scaleValue(s),
-    maskFill: s.fill,
+    maskFill: s.model.fill,
     returnScores: true,
     kernel: 'naive',
   });

@@ -5,6 +5,7 @@
 // view, show, hide, height (initial px).
 import { findPreset, presetState } from '../app/presets';
 import { encodeState, decodeHash } from '../app/codec';
+import type { State } from '../app/state';
 import { RESIZE_MESSAGE, MESSAGE_VERSION } from './embed';
 
 const PAGE = new URL(/* @vite-ignore */ './index.html', import.meta.url);
@@ -40,7 +41,7 @@ class AttentionPlayground extends HTMLElement {
     const hash = this.getAttribute('hash');
     if (hash) state = decodeHash(hash).state;
     const view = this.getAttribute('view');
-    if (view) state = decodeHash(encodeState({ ...state, view })).state;
+    if (view) state = decodeHash(encodeState({ ...state, page: { ...state.page, view: view as State['page']['view'] } })).state;
     const url = new URL(PAGE);
     const q = new URLSearchParams({ embed: '1' });
     for (const k of ['show', 'hide'] as const) {

@@ -54,7 +54,7 @@ class HeadsView implements View {
     const { result: r, state: s } = ctx;
     const T = r.t;
     const H = r.heads;
-    const sel = Math.min(s.head, H - 1);
+    const sel = Math.min(s.page.head, H - 1);
     const narrow = ctx.width < 760; // matches the @container (max-width: 759px) rule in styles.css
     // Thumbnails
     while (this.thumbs.length > H) this.thumbs.pop()!.box.remove();
@@ -90,7 +90,7 @@ class HeadsView implements View {
     if (!this.tableBox.open) return;
     const r = ctx.result;
     const T = r.t;
-    const h = Math.min(ctx.state.head, r.heads - 1);
+    const h = Math.min(ctx.state.page.head, r.heads - 1);
     if (T > 64) {
       this.tableBody.append(el('p', { text: `The table is shown for up to 64 tokens (this sequence has ${T}). Use the JSON or CSV export for the full matrix.` }));
       return;

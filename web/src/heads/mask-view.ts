@@ -58,7 +58,7 @@ class MaskView implements View {
     this.ctx = ctx;
     const r = ctx.result;
     const T = r.t;
-    const h = Math.min(ctx.state.head, r.heads - 1);
+    const h = Math.min(ctx.state.page.head, r.heads - 1);
     this.title.textContent = `Head ${h + 1}: what the mask does (scale ${fmt(r.scale, 4)})`;
     const size = ctx.width < 700 ? ctx.width - 110 : Math.max(160, (ctx.width - 120) / 3 - 80);
     for (const hm of [this.scores, this.mask, this.weights]) hm.setMaxSize(size);

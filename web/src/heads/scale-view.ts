@@ -107,17 +107,17 @@ class ScaleView implements View {
   private drawLive(ctx: ViewContext): void {
     const r = ctx.result;
     const T = r.t;
-    const h = Math.min(ctx.state.head, r.heads - 1);
-    const scaleText = ctx.state.scale === 'sqrt' ? `1/√${r.dk} = ${fmt(r.scale, 4)}` : ctx.state.scale === 'none' ? '1 (no scaling)' : `custom ${fmt(r.scale, 4)}`;
+    const h = Math.min(ctx.state.page.head, r.heads - 1);
+    const scaleText = ctx.state.model.scale === 'sqrt' ? `1/√${r.dk} = ${fmt(r.scale, 4)}` : ctx.state.model.scale === 'none' ? '1 (no scaling)' : `custom ${fmt(r.scale, 4)}`;
     this.liveTitle.textContent = `Live: head ${h + 1}, d_k = ${r.dk}, scale ${scaleText}`;
     // Why the live rows can disagree with the study: its queries and keys have unit variance;
     // with N(0,1) weights a query entry sums d_model unit-variance products.
     const s = ctx.state;
-    this.initNote.hidden = s.src !== 'random';
+    this.initNote.hidden = s.model.source !== 'random';
     this.initNote.textContent =
-      s.init === 'normal'
-        ? `These weights are N(0, 1) as lesson 2 draws them, so each query and key entry sums d_model = ${s.dm} products and has variance ${s.dm}, not 1 as in the study: the scores are ${fmt(Math.sqrt(s.dm), 3)}× larger even with 1/√d_k and the rows saturate; choose the N(0, 1/d_model) init (Model › Weights init) to match the study.`
-        : `These weights are N(0, 1/d_model), so each query and key entry has variance 1, as in the study, and with 1/√d_k the rows stay soft (lesson 2's N(0, 1) weights would give them variance d_model = ${s.dm}).`;
+      s.model.init === 'normal'
+        ? `These weights are N(0, 1) as lesson 2 draws them, so each query and key entry sums d_model = ${s.model.dModel} products and has variance ${s.model.dModel}, not 1 as in the study: the scores are ${fmt(Math.sqrt(s.model.dModel), 3)}× larger even with 1/√d_k and the rows saturate; choose the N(0, 1/d_model) init (Model › Weights init) to match the study.`
+        : `These weights are N(0, 1/d_model), so each query and key entry has variance 1, as in the study, and with 1/√d_k the rows stay soft (lesson 2's N(0, 1) weights would give them variance d_model = ${s.model.dModel}).`;
     clear(this.live);
     const list = el('ol', { class: 'entropy-bars', start: 0 });
     let sum = 0, n = 0;

@@ -4,7 +4,7 @@
 // It needs no attention result (needsResult: false); its settings live in the URL (t* fields).
 import { el, clear } from '../ui/dom';
 import { download } from '../app/export';
-import { LIMITS, TIMING_WORKERS, type State, type TimingKernels, type TimingInput } from '../app/state';
+import { LIMITS, TIMING_WORKERS, type State, type TimingKernels, type TimingInput, type TimingState } from '../app/state';
 import { TimingClient } from './client';
 import type { TimingMessage, TimingPoint } from './protocol';
 import {
@@ -31,7 +31,7 @@ interface Sweep {
 
 export function paramsOf(st: State): SweepParams {
   // The worker split applies to core.attention ('qkv'); the lesson's loop runs in one instance.
-  return { tStart: st.tstart, tEnd: st.tend, dModel: st.tdm, dk: st.tdk, heads: st.th, kernels: kernelsOf(st.tker), causal: st.tcausal, mode: st.tmode, workers: st.tmode === 'qkv' ? st.tw : 1 };
+  return { tStart: st.timing.firstT, tEnd: st.timing.lastT, dModel: st.timing.dModel, dk: st.timing.dK, heads: st.timing.heads, kernels: kernelsOf(st.timing.kernels), causal: st.timing.causal, mode: st.timing.input, workers: st.timing.input === 'qkv' ? st.timing.workers : 1 };
 }
 
 function describe(p: SweepParams): string {
@@ -89,17 +89,17 @@ class TimingView implements View {
       this.tstart.append(el('option', { value: t, text: String(t) }));
       this.tend.append(el('option', { value: t, text: String(t) }));
     }
-    const update = (p: Partial<State>) => this.ctx?.update(p);
-    this.tstart.addEventListener('change', () => update({ tstart: Number(this.tstart.value) }));
-    this.tend.addEventListener('change', () => update({ tend: Number(this.tend.value) }));
-    this.mode.addEventListener('change', () => update({ tmode: this.mode.value as TimingInput }));
-    this.ker.addEventListener('change', () => update({ tker: this.ker.value as TimingKernels }));
-    this.causal.addEventListener('change', () => update({ tcausal: this.causal.checked }));
-    this.workers.addEventListener('change', () => update({ tw: Number(this.workers.value) }));
-    for (const [input, key] of [[this.dm, 'tdm'], [this.dk, 'tdk'], [this.heads, 'th']] as const) {
+    const update = (p: Partial<TimingState>) => this.ctx?.update({ timing: p });
+    this.tstart.addEventListener('change', () => update({ firstT: Number(this.tstart.value) }));
+    this.tend.addEventListener('change', () => update({ lastT: Number(this.tend.value) }));
+    this.mode.addEventListener('change', () => update({ input: this.mode.value as TimingInput }));
+    this.ker.addEventListener('change', () => update({ kernels: this.ker.value as TimingKernels }));
+    this.causal.addEventListener('change', () => update({ causal: this.causal.checked }));
+    this.workers.addEventListener('change', () => update({ workers: Number(this.workers.value) }));
+    for (const [input, key] of [[this.dm, 'dModel'], [this.dk, 'dK'], [this.heads, 'heads']] as const) {
       input.addEventListener('change', () => {
         const v = input.valueAsNumber;
-        update({ [key]: Number.isNaN(v) ? undefined : v } as Partial<State>);
+        update({ [key]: Number.isNaN(v) ? undefined : v });
         if (this.ctx) this.syncControls(this.ctx.state);
       });
     }
@@ -145,32 +145,32 @@ class TimingView implements View {
   }
 
   private syncControls(st: State): void {
-    this.tstart.value = String(st.tstart);
-    this.tend.value = String(st.tend);
-    this.mode.value = st.tmode;
-    this.ker.value = st.tker;
-    this.causal.checked = st.tcausal;
-    this.workers.value = String(st.tw);
-    this.workers.disabled = st.tmode !== 'qkv' || this.phase === 'running';
-    this.workers.title = st.tmode === 'qkv' ? '' : 'The lesson’s loop runs in one instance; the split applies to core.attention';
+    this.tstart.value = String(st.timing.firstT);
+    this.tend.value = String(st.timing.lastT);
+    this.mode.value = st.timing.input;
+    this.ker.value = st.timing.kernels;
+    this.causal.checked = st.timing.causal;
+    this.workers.value = String(st.timing.workers);
+    this.workers.disabled = st.timing.input !== 'qkv' || this.phase === 'running';
+    this.workers.title = st.timing.input === 'qkv' ? '' : 'The lesson’s loop runs in one instance; the split applies to core.attention';
     this.drawWorkersNote(st);
-    if (document.activeElement !== this.dm) this.dm.value = String(st.tdm);
-    if (document.activeElement !== this.dk) this.dk.value = String(st.tdk);
-    if (document.activeElement !== this.heads) this.heads.value = String(st.th);
-    this.dm.disabled = st.tmode !== 'proj' || this.phase === 'running';
-    this.dm.title = st.tmode === 'proj' ? '' : 'Only the lesson’s loop projects X of width d_model';
+    if (document.activeElement !== this.dm) this.dm.value = String(st.timing.dModel);
+    if (document.activeElement !== this.dk) this.dk.value = String(st.timing.dK);
+    if (document.activeElement !== this.heads) this.heads.value = String(st.timing.heads);
+    this.dm.disabled = st.timing.input !== 'proj' || this.phase === 'running';
+    this.dm.title = st.timing.input === 'proj' ? '' : 'Only the lesson’s loop projects X of width d_model';
   }
 
   private drawWorkersNote(st: State): void {
     const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency : NaN;
     const isolated = typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated;
-    const w = st.tmode === 'qkv' ? st.tw : 1;
+    const w = st.timing.input === 'qkv' ? st.timing.workers : 1;
     const how = w === 1
       ? 'Each call runs in one WebAssembly instance (one core).'
-      : `Each call is split across ${w} module Workers, each with its own WebAssembly instance: ${st.th >= w ? 'whole heads per worker' : 'blocks of query rows per worker (causal blocks balanced by area, each given only the keys it can see)'}; the time is the wall clock from posting the parts to merging their results.`;
+      : `Each call is split across ${w} module Workers, each with its own WebAssembly instance: ${st.timing.heads >= w ? 'whole heads per worker' : 'blocks of query rows per worker (causal blocks balanced by area, each given only the keys it can see)'}; the time is the wall clock from posting the parts to merging their results.`;
     this.workersNote.textContent = `This browser: ${Number.isFinite(cores) ? cores : 'unknown'} logical cores (navigator.hardwareConcurrency), crossOriginIsolated = ${isolated}. ${how} `
       + 'The default is 1 because an embedding page cannot count on the COOP/COEP headers that shared-memory threads need; this option needs neither: it copies the inputs to each worker (no SharedArrayBuffer).'
-      + (st.tmode === 'qkv' ? '' : ' (The lesson’s loop always runs in one instance.)');
+      + (st.timing.input === 'qkv' ? '' : ' (The lesson’s loop always runs in one instance.)');
     this.workersNote.dataset.cores = String(cores);
     this.workersNote.dataset.isolated = String(isolated);
   }
@@ -196,8 +196,8 @@ class TimingView implements View {
 
   private setRunning(on: boolean): void {
     for (const c of [this.tstart, this.tend, this.mode, this.dk, this.heads, this.ker, this.causal]) c.disabled = on;
-    this.dm.disabled = on || this.ctx?.state.tmode !== 'proj';
-    this.workers.disabled = on || this.ctx?.state.tmode !== 'qkv';
+    this.dm.disabled = on || this.ctx?.state.timing.input !== 'proj';
+    this.workers.disabled = on || this.ctx?.state.timing.input !== 'qkv';
     this.runBtn.disabled = on;
     this.cancelBtn.disabled = !on;
     this.saveBtn.disabled = on || !this.sweep || this.sweep.points.length === 0;
@@ -334,7 +334,7 @@ class TimingView implements View {
   private drawChart(): void {
     clear(this.chart);
     const sw = this.sweep;
-    const planned = sw ? sweepTs(sw.params.tStart, sw.params.tEnd) : sweepTs(this.ctx?.state.tstart ?? 64, this.ctx?.state.tend ?? 4096);
+    const planned = sw ? sweepTs(sw.params.tStart, sw.params.tEnd) : sweepTs(this.ctx?.state.timing.firstT ?? 64, this.ctx?.state.timing.lastT ?? 4096);
     const f = this.fits();
     const series = (['naive', 'tiled'] as const).map((k) => ({
       label: k, cls: `k-${k}`, marker: k === 'naive' ? 'circle' as const : 'square' as const, labelDy: k === 'naive' ? -8 : 18, fit: f[k] ?? null,
@@ -362,10 +362,10 @@ class TimingView implements View {
     clear(this.memory);
     const sw = this.sweep;
     const st = this.ctx?.state;
-    const heads = sw?.params.heads ?? st?.th ?? 1;
-    const dk = sw?.params.dk ?? st?.tdk ?? 64;
+    const heads = sw?.params.heads ?? st?.timing.heads ?? 1;
+    const dk = sw?.params.dk ?? st?.timing.dK ?? 64;
     const measured = sw?.points.map((p) => p.t) ?? [];
-    const t = measured.length ? Math.max(...measured) : sw?.params.tEnd ?? st?.tend ?? 4096;
+    const t = measured.length ? Math.max(...measured) : sw?.params.tEnd ?? st?.timing.lastT ?? 4096;
     const naive = scoreMatrixBytes(heads, t);
     const tiled = tiledWorkingSet(heads, t, dk);
     const heap = sw?.heapBytes ?? NaN;
@@ -395,7 +395,7 @@ class TimingView implements View {
   private drawTable(): void {
     clear(this.table);
     const sw = this.sweep;
-    const kernels = sw?.params.kernels ?? kernelsOf(this.ctx?.state.tker ?? 'both');
+    const kernels = sw?.params.kernels ?? kernelsOf(this.ctx?.state.timing.kernels ?? 'both');
     const head1 = el('tr', {}, el('th', { scope: 'col', rowspan: 2, text: 'T' }));
     const head2 = el('tr');
     for (const k of kernels) {

@@ -1,7 +1,7 @@
 // The view (tab) system. A view is a self-contained module with a root element and a render
 // function; the page owns state, compute and URL. Add a view (e.g. a timing lab) by writing a
 // module that exports a ViewFactory, listing it in app/views.ts and its id in app/state.ts VIEWS.
-import type { State } from '../app/state';
+import type { Patch, State, ViewId } from '../app/state';
 import type { AttentionResult } from '../core/protocol';
 import type { Heatmap } from './heatmap';
 import type { ComputeClient } from '../core/worker-client';
@@ -15,7 +15,7 @@ export interface BaseViewContext {
   /** Width available to the view, CSS px. */
   width: number;
   /** Change the page's state (normalised, written to the URL). */
-  update(patch: Partial<State>): void;
+  update(patch: Patch): void;
 }
 
 export interface ViewContext extends BaseViewContext {
@@ -26,7 +26,7 @@ export interface ViewContext extends BaseViewContext {
 }
 
 export interface View {
-  readonly id: string;
+  readonly id: ViewId;
   readonly root: HTMLElement;
   render(ctx: ViewContext): void;
   /** Heatmaps a PNG export can offer, by name. */
@@ -34,7 +34,7 @@ export interface View {
 }
 
 export interface ViewFactory {
-  id: string;
+  id: ViewId;
   label: string;
   /** Whether the view needs an attention result to render (a timing lab would not). */
   needsResult: boolean;
