@@ -300,7 +300,7 @@ class DecodeView implements View {
     const st = tj.steps[n - 1];
     // Token strip: the region of every position, what was appended, right or wrong.
     tj.steps.forEach((s, i) => {
-      const region = i < tj.firstCopy ? 'noise' : i < tj.secondCopy ? 'copy1' : 'copy2';
+      const region = tj.firstCopy < 0 || i < tj.firstCopy ? 'noise' : i < tj.secondCopy ? 'copy1' : 'copy2';
       const shown = i < n;
       const right = s.source === 'generated' ? (s.expected === null ? '' : s.token === s.expected ? ' right' : ' wrong') : '';
       const li = el('li', { class: `tok ${region} ${s.source}${shown ? '' : ' future'}${i === n - 1 ? ' now' : ''}${right}`, 'data-t': i, 'data-token': s.token, title: `position ${i}: ${s.source} token ${s.token}${s.expected !== null ? `, the copy expects ${s.expected}` : ''}` },
@@ -318,7 +318,7 @@ class DecodeView implements View {
         `appended ${st.source === 'prompt' ? 'prompt' : 'generated'} token ${st.token} at position ${n - 1}. `,
         el('span', { 'data-testid': 'decode-prediction', 'data-predicted': pred, 'data-expected': expNext ?? '', text: `Prediction for position ${n}: ${pred} (p = ${fmt(st.prob, 2)})` }),
         expNext === null ? (n < tj.steps.length ? ' — the task expects no particular token here.' : ' — the sequence is full.') : `; the copy task expects ${expNext}${copyNote}.`),
-      el('p', { class: 'muted small', text: `Prompt: noise (positions 0–${tj.firstCopy - 1}), s (${tj.firstCopy}–${tj.secondCopy - 1}, ${tj.sLen} tokens), then the first ${tj.promptLen - tj.secondCopy} token${tj.promptLen - tj.secondCopy > 1 ? 's' : ''} of s again; from position ${tj.promptLen} on the model writes. An induction head looks back to the token after the earlier occurrence of the current token, and copies it.` }));
+      tj.firstCopy < 0 ? el('p', { class: 'muted small', text: `This model's task has no copy to find: the first ${tj.promptLen} tokens of a held-out sequence are the prompt, and the model writes the rest.` }) : el('p', { class: 'muted small', text: `Prompt: noise (positions 0–${tj.firstCopy - 1}), s (${tj.firstCopy}–${tj.secondCopy - 1}, ${tj.sLen} tokens), then the first ${tj.promptLen - tj.secondCopy} token${tj.promptLen - tj.secondCopy > 1 ? 's' : ''} of s again; from position ${tj.promptLen} on the model writes. An induction head looks back to the token after the earlier occurrence of the current token, and copies it.` }));
     const gen = tj.steps.filter((s) => s.source === 'generated' && s.expected !== null);
     const copied = gen.filter((s) => s.token === s.expected).length;
     const same = tj.recomputeTokens.every((x, i) => x === tj.steps[i].token);

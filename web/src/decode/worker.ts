@@ -25,6 +25,7 @@ function shapeOf(tr: AttnTrainer): DecodeShape {
 /** Config A of the training module (docs/train-api.md): the induction task's defaults. */
 const DEFAULT_CONFIG = { task: 'induction', seed: 0 };
 const TARGET_ACCURACY = 0.9;
+const MAX_STEPS_SHOWN = 256;
 const MAX_STEPS = 400;
 
 async function setModel(req: Extract<DecodeRequest, { kind: 'model' }>): Promise<void> {
@@ -77,10 +78,13 @@ function trajectory(seq: number, keep: number): Trajectory {
   const B = tr.config.batch;
   while (batches.length <= Math.floor(seq / B)) batches.push(tr.sampleBatch());
   const b = batches[Math.floor(seq / B)];
-  const T = shape.seqLen;
-  const i0 = (seq % B) * T;
-  const toks = b.tokens.subarray(i0, i0 + T);
-  const cp = copyPrompt(toks, b.lossMask.subarray(i0, i0 + T), keep) ?? { tokens: Array.from(toks), promptLen: T >> 1, firstCopy: -1, secondCopy: T, sLen: 0 };
+  const S = shape.seqLen;
+  const i0 = (seq % B) * S;
+  const toks = b.tokens.subarray(i0, i0 + S);
+  // A model of another task (from the Train tab) has no copy to find: its first half is the prompt.
+  const cp = copyPrompt(toks, b.lossMask.subarray(i0, i0 + S), keep) ?? { tokens: Array.from(toks), promptLen: S >> 1, firstCopy: -1, secondCopy: S, sLen: 0 };
+  // Every step keeps its K/V pictures (O(T²) in all): a long model is decoded up to MAX_STEPS.
+  const T = Math.min(S, Math.max(MAX_STEPS_SHOWN, cp.promptLen + 8));
 
   const c = tr.decoder({ cache: true });
   const r = tr.decoder({ cache: false });
@@ -126,7 +130,7 @@ function trajectory(seq: number, keep: number): Trajectory {
     c.delete();
     r.delete();
   }
-  return { seq, shape, tokens: cp.tokens, promptLen: cp.promptLen, firstCopy: cp.firstCopy, secondCopy: cp.secondCopy, sLen: cp.sLen, steps, recomputeTokens, maxAbsDiff: worst, cacheBytes, cachedMs, recomputeMs };
+  return { seq, shape, tokens: cp.tokens.slice(0, T), promptLen: cp.promptLen, firstCopy: cp.firstCopy, secondCopy: cp.secondCopy, sLen: cp.sLen, steps, recomputeTokens, maxAbsDiff: worst, cacheBytes, cachedMs, recomputeMs };
 }
 
 // ---------- timing ----------
@@ -151,18 +155,26 @@ async function timing(p: TimingParams, budgetMs: number): Promise<void> {
 
   const tr = L.createTrainer({ ...base, seqLen, kvHeads: p.heads });
   const toks = Int32Array.from({ length: seqLen }, (_, i) => (i * 7919 + 13) % 64);
-  // Warm-up: short calls until the engine's optimised code has arrived (a call already running is
-  // never upgraded), about a second per mode.
+  // Warm-up: steps until the best time stops improving (the engine's optimised code has arrived;
+  // a call already running is never upgraded), at least 1 s and at most 4 s per mode, at the
+  // sweep's first length so the long-sequence code paths are optimised too.
   post({ kind: 'progress', phase: 'timing', fraction: 0, text: 'Warming up…' });
-  // Steps at the sweep's first length, so the long-sequence code paths are optimised too.
   const tw = Math.min(ts[0], 256);
   for (const cache of [true, false]) {
     const d = tr.decoder({ cache });
     const start = performance.now();
-    while (performance.now() - start < 1000) {
+    let best = Infinity;
+    let calm = 0;
+    while (performance.now() - start < 4000) {
       d.reset();
       d.prefill(toks.subarray(0, tw - 8));
+      const t0 = performance.now();
       for (let i = tw - 8; i < tw; i++) d.append(toks[i]);
+      const ms = performance.now() - t0;
+      if (ms < best * 0.97) calm = 0;
+      else calm++;
+      best = Math.min(best, ms);
+      if (calm >= 8 && performance.now() - start > 1000) break;
     }
     d.delete();
   }
