@@ -374,15 +374,20 @@ class DecodeView implements View {
     const { layers: L, kvHeads: G } = tj.shape;
     const dh = dHead(tj.shape);
     const T = tj.steps.length;
-    const cell = Math.max(3, Math.min(8, Math.floor(((this.ctx?.width ?? 600) - 60) / T)));
+    const cell = Math.max(3, Math.min(8, Math.floor(((this.ctx?.width ?? 600) - 60) / T), Math.floor(180 / dh)));
     this.caches.append(el('h5', { text: cache ? `K and V caches: d_head ${dh} rows × one column per token (outlined: this step’s)` : 'K and V, recomputed: every column again (hatched = waste); only the outlined one is new' }));
-    let lo = 0, hi = 0;
-    for (let l = 0; l < L; l++) for (const a of [st.k[l], st.v[l]]) for (const x of a) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+    // One colour scale for all keys and one for all values (their magnitudes differ).
+    const range = (arrs: Float32Array[]) => {
+      let m = 1e-6;
+      for (const a of arrs) for (const x of a) m = Math.max(m, Math.abs(x));
+      return m;
+    };
+    const kr = range(st.k), vr = range(st.v);
     for (let l = 0; l < L; l++) {
       for (const [name, arr] of [['K', st.k[l]], ['V', st.v[l]]] as const) {
         for (let g = 0; g < G; g++) {
           const c = el('canvas', { class: 'mat', 'data-testid': `decode-${name.toLowerCase()}-${l}-${g}`, 'data-cols': n, role: 'img', 'aria-label': `Layer ${l + 1} ${name} cache${G > 1 ? `, K/V head ${g + 1}` : ''}: ${n} columns of ${dh}` });
-          drawMatrix(c, { rows: dh, cols: T, filled: n, value: (i, j) => arr[(g * n + j) * dh + i], lo, hi, palette: 'div', cell, newCol: n - 1, wasted: cache ? undefined : (_i, j) => j < n - 1 });
+          drawMatrix(c, { rows: dh, cols: T, filled: n, value: (i, j) => arr[(g * n + j) * dh + i], lo: -(name === 'K' ? kr : vr), hi: name === 'K' ? kr : vr, palette: 'div', cell, newCol: n - 1, wasted: cache ? undefined : (_i, j) => j < n - 1 });
           this.caches.append(el('figure', { class: 'decode-kv' }, el('figcaption', { text: `L${l + 1} ${name}${G > 1 ? ` (K/V head ${g + 1})` : ''}` }), c));
         }
       }
