@@ -105,7 +105,7 @@ test('a short timing run reports both exponents, exports them; Cancel stops a lo
   console.log('decode timing 64…256:', JSON.stringify(e.timing), 'exponents', JSON.stringify(e.exponents));
   const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('decode-export-csv').click()]);
   assert.match(await readFile(await csv.path(), 'utf8'), /^section,t_or_T/);
-  await page.screenshot({ path: shot('decode-desktop.png'), fullPage: true });
+  await page.getByTestId('decode-view').screenshot({ path: shot('decode-desktop.png') });
 
   // A long run, cancelled once it is measuring.
   await page.getByTestId('decode-tend').selectOption('4096');
@@ -166,7 +166,9 @@ test('embed mode and a 375 px phone render the tab without sideways scrolling', 
   await decoded(p.page);
   const ov2 = await p.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(ov2 <= 0, `phone page is ${ov2}px wider than the screen`);
-  await p.page.screenshot({ path: shot('decode-phone.png'), fullPage: true });
+  await p.page.getByTestId('decode-tokens').scrollIntoViewIfNeeded();
+  await p.page.evaluate(() => document.querySelector('[data-testid="decode-view"] section').scrollIntoView());
+  await p.page.screenshot({ path: shot('decode-phone.png') });
   assert.deepEqual(p.errors, []);
   await p.context.close();
 });
