@@ -135,11 +135,14 @@ function trajectory(seq: number, keep: number): Trajectory {
 
 // ---------- timing ----------
 const MIN_POINT_MS = 200;
+/** Cached steps: samples per point and appends per sample (the window of appends is centred on T). */
+const CACHED_SAMPLES = 25;
+const CACHED_BATCH = 6;
 
 async function timing(p: TimingParams, budgetMs: number): Promise<void> {
   const L = await lib();
   const ts = sweepTs(p.tStart, p.tEnd);
-  const seqLen = p.tEnd + 64; // the timed appends run from T − 32 to T + 32
+  const seqLen = p.tEnd + 96; // the timed appends run over a window centred on T (cached: T ± 79)
   const base = { task: 'random', vocab: 64, layers: p.layers, heads: p.heads, dModel: p.dModel, batch: 1, kernel: 'tiled', seed: 1 };
 
   // Cache memory of the MHA, GQA and MQA variants at T = tEnd, as the module reports it.
@@ -201,7 +204,7 @@ async function timing(p: TimingParams, budgetMs: number): Promise<void> {
       progress(0, `T = ${t}, ${mode}: filling the prefix`);
       const d = tr.decoder({ cache: mode === 'cached' });
       // Appends run over a window centred on T, so the mean length is T.
-      const window = mode === 'cached' ? 64 : plan.warmup + plan.repeats + 1;
+      const window = mode === 'cached' ? CACHED_SAMPLES * CACHED_BATCH + 8 : plan.warmup + plan.repeats + 1;
       let pos = Math.max(0, t - (window >> 1));
       d.prefill(toks.subarray(0, pos));
       const step = () => d.append(toks[pos++]);
@@ -214,11 +217,12 @@ async function timing(p: TimingParams, budgetMs: number): Promise<void> {
         est = Math.min(est, performance.now() - t0);
       }
       // Cached steps are short: time a few per sample (the browser's clock is coarse).
-      const b = mode === 'cached' ? Math.min(6, batchSize(est, 1)) : 1;
+      const b = mode === 'cached' ? Math.min(CACHED_BATCH, batchSize(est, 1)) : 1;
       const samples: number[] = [];
       let spent = 0;
-      for (let r = 0; (r < plan.repeats || (spent < MIN_POINT_MS && r < 9)) && pos + b <= Math.min(seqLen, t + (window >> 1)); r++) {
-        progress(Math.min(1, (r + 1) / (plan.repeats + 1)), `T = ${t}, ${mode}: repeat ${r + 1}`);
+      const repeats = mode === 'cached' ? CACHED_SAMPLES : plan.repeats;
+      for (let r = 0; (r < repeats || (spent < MIN_POINT_MS && r < 9)) && pos + b <= Math.min(seqLen, t + (window >> 1)); r++) {
+        progress(Math.min(1, (r + 1) / (repeats + 1)), `T = ${t}, ${mode}: repeat ${r + 1}`);
         t0 = performance.now();
         for (let i = 0; i < b; i++) step();
         const ms = (performance.now() - t0) / b;
