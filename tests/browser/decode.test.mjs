@@ -77,7 +77,12 @@ test('stepping through [noise, s, first part of s] reproduces the copy; cached =
   assert.deepEqual(await page.$$eval('[data-testid="decode-tokens"] li', (ls) => ls.map((l) => l.dataset.token)), toks);
   assert.match(await page.getByTestId('decode-heads').textContent(), /Recompute/);
   assert.match(await page.getByTestId('decode-flops').textContent(), /recompute/);
-  await page.screenshot({ path: shot('decode-recompute.png'), fullPage: false });
+  await page.locator('.decode-stepper').screenshot({ path: shot('decode-recompute.png') });
+  // PNG: the step's pictures.
+  const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('decode-export-png').click()]);
+  assert.match(png.suggestedFilename(), /^decode-step-\d+\.png$/);
+  const bytes = await readFile(await png.path());
+  assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
   assert.deepEqual(errors, []);
   await context.close();
 });
