@@ -62,6 +62,12 @@ test('stepping through [noise, s, first part of s] reproduces the copy; cached =
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction((n) => document.querySelector('[data-testid="decode-view"]').dataset.step === String(n), promptLen + 2);
 
+  await page.getByTestId('decode-step').focus();
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction((n) => document.querySelector('[data-testid="decode-view"]').dataset.step === String(n), promptLen + 1);
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((n) => document.querySelector('[data-testid="decode-view"]').dataset.step === String(n), promptLen + 2);
+
   // Export: the steps with the expected tokens; the generated part equals the expected copy.
   const e = await exportJson(page);
   assert.equal(e.steps.length, data.config.model.seqLen);

@@ -120,6 +120,7 @@ class DecodeView implements View {
     const field = (label: string, input: HTMLElement, cls = '') => el('label', { class: `tfield ${cls}` }, el('span', { text: label }), input);
     const stepper = el('section', { class: 'decode-stepper', 'aria-label': 'Step through generation' },
       el('h4', { text: 'Step through generation' }),
+      el('p', { class: 'muted small', text: 'Keys: ← → step, Home / End jump (with a button of the stepper focused).' }),
       el('div', { class: 'decode-modelrow' }, this.modelLine, el('span', { class: 'decode-train' }, this.trainProgress, this.trainCancel), this.useTrained, this.retrain),
       el('div', { class: 'trow', role: 'group', 'aria-label': 'Prompt and mode' },
         field('sequence', this.seqInput), this.nextSeq,
@@ -132,6 +133,16 @@ class DecodeView implements View {
       this.agree,
       this.flops,
       el('div', { class: 'decode-pics' }, this.heads, this.caches));
+    // Keyboard: ← / → step back and forward, Home / End jump, anywhere in the stepper except in
+    // a text field or the slider (which has its own arrow keys).
+    stepper.addEventListener('keydown', (e) => {
+      const t = e.target as HTMLElement;
+      if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement || e.altKey || e.ctrlKey || e.metaKey) return;
+      const to = e.key === 'ArrowRight' ? this.current() + 1 : e.key === 'ArrowLeft' ? this.current() - 1 : e.key === 'Home' ? 1 : e.key === 'End' ? (this.traj?.steps.length ?? 1) : NaN;
+      if (Number.isNaN(to) || !this.traj) return;
+      e.preventDefault();
+      this.goto(to);
+    });
     const cost = el('section', { class: 'decode-cost', 'aria-label': 'Cost as the sequence grows' },
       el('h4', { text: 'Cost as the sequence grows' }),
       el('p', { class: 'muted', text: `A wider random model (d_model ${TIMING_SHAPE.dModel}, ${TIMING_SHAPE.heads} heads, ${TIMING_SHAPE.layers} layers): one decoding step at length T, with the cache (one query row against T cached keys) and without it (the whole prefix again). Warm-up first, then repeats; the median with its min–max spread.` }),
