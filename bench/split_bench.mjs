@@ -49,7 +49,8 @@ if (!isMainThread) {
   const rand = (n) => { const a = new Float32Array(n); for (let i = 0; i < n; i++) a[i] = ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32) - 0.5; return a; };
   const setup = async (T) => {
     const q = rand(T * dk), k = rand(T * dk), v = rand(T * dk);
-    const opts = { heads: 1, tq: T, tk: T, dk, dv: dk, causal: true };
+    // The split follows the core's causal key ranges (attn-split.js never restates the rule).
+    const opts = { heads: 1, tq: T, tk: T, dk, dv: dk, causal: true, ranges: core.keyRanges({ t: T, causal: true }) };
     const plan = planSplit(opts, threads);
     await Promise.all(plan.parts.map((part, i) => {
       const c = partCall(q, k, v, opts, part);

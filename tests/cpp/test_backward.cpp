@@ -23,8 +23,7 @@ attn::Status backward(const std::vector<T>& q, const std::vector<T>& k, const st
                       const std::vector<T>& dout, const AttentionOptions& o, Kernel kernel,
                       AttentionGrads<T>* g) {
   return attn::attention_backward(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(),
-                                  dout.data(), dout.size(), o, kernel,
-                                  static_cast<const AttentionResult<T>*>(nullptr), g);
+                                  dout.data(), dout.size(), o, kernel, g);
 }
 
 // L = sum(output * dO) from the naive float64 forward.
@@ -257,10 +256,10 @@ TEST_CASE("backward - bad arguments are errors that name the field", "[backward]
             .field == "forward");
   // heads*tq*dv overflowing size_t (q, k, v themselves addressable): refused, not wrapped.
   AttentionOptions wide;
-  wide.shape = {1, 1, std::size_t{1} << 40, 1, 1, std::size_t{1} << 30};
-  CHECK(attn::attention_backward(buf.data(), std::size_t{1} << 40, buf.data(), 1, buf.data(),
-                                 std::size_t{1} << 30, buf.data(), 0, wide, Kernel::kTiled,
-                                 static_cast<const AttentionResult<float>*>(nullptr), &g)
+  const std::size_t big = std::size_t{1} << (sizeof(std::size_t) * 4 + 4);  // big^2 overflows
+  wide.shape = {1, 1, big, 1, 1, big};
+  CHECK(attn::attention_backward(buf.data(), big, buf.data(), 1, buf.data(), big, buf.data(), 0,
+                                 wide, Kernel::kTiled, &g)
             .field == "memory");
   // The memory cap: checked against the backward's estimate, before any allocation.
   AttentionOptions capped = o;

@@ -27,7 +27,11 @@ void run(double tol, const char* label) {
     auto cmp = [&](const std::vector<double>& got, const char* key) {
       const auto want = fixtures::vec<double>(c.at(key));
       REQUIRE(got.size() == want.size());
-      const double d = fixtures::max_abs_diff(got.data(), want.data(), want.size());
+      // Relative to the largest expected value: ablation losses are ~3-5 nats, and float32
+      // losses through 3 layers of near-one-hot attention keep ~1e-5 relative accuracy.
+      double mag = 1;
+      for (double x : want) mag = std::max(mag, std::abs(x));
+      const double d = fixtures::max_abs_diff(got.data(), want.data(), want.size()) / mag;
       INFO(key);
       CHECK(d <= tol);
       worst = std::max(worst, d);
@@ -37,14 +41,16 @@ void run(double tol, const char* label) {
     cmp(hs.duplicate_token, "duplicateToken");
     cmp(hs.ablation_loss, "ablationLoss");
     cmp(hs.k_composition, "kComposition");
-    CHECK(std::abs(hs.loss - c.at("loss").get<double>()) <= tol);
+    CHECK(std::abs(hs.loss - c.at("loss").get<double>()) <= tol * std::max(1.0, hs.loss));
     double loss = 0, acc = 0;
     REQUIRE(attn::tr::evaluate_batch(cfg, p.data(), tok.data(), mask.data(), B,
                                      static_cast<const std::uint8_t*>(nullptr), &ws, &loss, &acc)
                 .ok());
     CHECK(acc == Approx(c.at("accuracy").get<double>()).margin(1e-12));
   }
-  WARN(label << ": max |delta| over pattern scores, ablation losses, K-composition " << worst);
+  WARN(label << ": max |delta| / max(1, max |expected|) over pattern scores, ablation losses, "
+                "K-composition: "
+             << worst);
 }
 
 }  // namespace
@@ -52,7 +58,7 @@ void run(double tol, const char* label) {
 TEST_CASE("interp - scores, ablation and K-composition match the PyTorch/NumPy oracle",
           "[interp][oracle]") {
   run<double>(1e-9, "interp float64");
-  run<float>(1e-4, "interp float32");
+  run<float>(5e-5, "interp float32");
 }
 
 TEST_CASE("interp - hand-made patterns score 1 and 0", "[interp]") {

@@ -1,7 +1,9 @@
 // The float32 SIMD kernels (cpp/src/simd_kernels.hpp) against the scalar kernels
 // they replace. Natively the SIMD kernels are not compiled in and the dispatch runs
 // the scalar code on both sides; the wasm build (ctest under Node) is where these
-// comparisons exercise SIMD128.
+// comparisons exercise SIMD128. Every test here is tagged [wasm]: the native builds (native,
+// native-asan) leave them out (CMakeLists.txt: TEST_SPEC ~[wasm]), as they would compare
+// scalar code (and libm exp) with itself.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -85,7 +87,7 @@ double ulps(float y, double r) {
 
 }  // namespace
 
-TEST_CASE("simd - the wasm build compiles the SIMD kernels in", "[simd]") {
+TEST_CASE("simd - the wasm build compiles the SIMD kernels in", "[wasm][simd]") {
 #if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
   CHECK(attn::detail::kSimdKernels);
 #else
@@ -111,7 +113,8 @@ TEST_CASE("simd - the wasm build compiles the SIMD kernels in", "[simd]") {
         attn::detail::kSimdKernels);
 }
 
-TEST_CASE("simd - vectorised exp is within 2 ulp of exp and exact at the edges", "[simd][exp]") {
+TEST_CASE("simd - vectorised exp is within 2 ulp of exp and exact at the edges",
+          "[wasm][simd][exp]") {
   std::vector<float> x;
   for (double t = -110; t <= 90; t += 0.0137) x.push_back(static_cast<float>(t));
   for (float t = -1e-3f; t <= 1e-3f; t += 1.7e-6f) x.push_back(t);
@@ -154,7 +157,7 @@ TEST_CASE("simd - vectorised exp is within 2 ulp of exp and exact at the edges",
 }
 
 TEST_CASE("simd - the kernels' exp2 is within 4e-7 relative of 2^x and exact at the edges",
-          "[simd][exp]") {
+          "[wasm][simd][exp]") {
   std::vector<float> x;
   for (double t = -140; t <= 0; t += 0.00731) x.push_back(static_cast<float>(t));
   for (float t = -1e-3f; t <= 0.f; t += 1.7e-6f) x.push_back(t);
@@ -186,7 +189,7 @@ TEST_CASE("simd - the kernels' exp2 is within 4e-7 relative of 2^x and exact at 
 }
 
 TEST_CASE("simd - naive and tiled equal the scalar kernels for odd sizes and every option",
-          "[simd][property]") {
+          "[wasm][simd][property]") {
   std::mt19937 g(77);
   const std::size_t ts[] = {1, 3, 5, 17, 63, 65, 127, 129};
   const std::size_t dks[] = {1, 3, 5, 33, 64, 65};
@@ -233,7 +236,8 @@ TEST_CASE("simd - naive and tiled equal the scalar kernels for odd sizes and eve
                               << ", weights " << sharp.weights);
 }
 
-TEST_CASE("simd - causal tiles straddling several query tiles and long rows", "[simd][property]") {
+TEST_CASE("simd - causal tiles straddling several query tiles and long rows",
+          "[wasm][simd][property]") {
   std::mt19937 g(123);
   Worst worst;
   for (std::size_t t : {200u, 257u, 511u}) {
@@ -253,7 +257,7 @@ TEST_CASE("simd - causal tiles straddling several query tiles and long rows", "[
 }
 
 TEST_CASE("simd - NaN or Inf inputs and float32 overflow fall back to the scalar semantics",
-          "[simd][nonfinite]") {
+          "[wasm][simd][nonfinite]") {
   std::mt19937 g(9);
   const Shape s{2, 2, 33, 33, 5, 6};
   const float nan = std::numeric_limits<float>::quiet_NaN();

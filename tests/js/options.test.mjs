@@ -139,9 +139,8 @@ test('returnScores: false by default (scores null); true gives the scaled unmask
   checkAgainst(core.attention(...attnInputs(c), attnOpts(c)), c, 'after returnScores with tiled');
 });
 
-test('memoryCap: core.limits.memoryCap is 512 MiB; a lower cap rejects, a higher one accepts', async () => {
+test('memoryCap: a lower cap rejects, a higher one accepts', async () => {
   const core = await loadCore();
-  assert.equal(core.limits.memoryCap, 512 * 1024 * 1024);
   const c = get('basic_h2_t8_dk16');
   checkAgainst(core.attention(...attnInputs(c), attnOpts(c, { memoryCap: 1024 * 1024 * 1024 })), c, 'cap 1 GiB');
   expectFieldError(() => core.attention(...attnInputs(c), attnOpts(c, { memoryCap: 64 })), MEM, 'cap 64 B');

@@ -111,12 +111,12 @@ test('determinism: the same seed gives bit-identical loss histories (also with d
   }
 });
 
-test('lossAndGradients matches the PyTorch oracle (model.json, float32 tolerance 2e-5 relative)', async () => {
+test('lossAndGradients matches the PyTorch oracle with both kernels (model.json, float32 tolerance 2e-5 relative)', async () => {
   const lib = await loadTrain();
   const fx = loadFixture('model.json');
   let worst = 0;
-  for (const c of fx.grad) {
-    const cfg = { ...c.config, task: 'random', batch: c.batch, scale: c.config.scale === null ? 'sqrt' : c.config.scale };
+  for (const c of fx.grad) for (const kernel of ['naive', 'tiled']) {
+    const cfg = { ...c.config, task: 'random', batch: c.batch, kernel, scale: c.config.scale === null ? 'sqrt' : c.config.scale };
     const f = (a) => (a === null ? null : Float32Array.from(a));
     const weights = {
       embed: f(c.params.embed), pos: f(c.params.pos), lnGain: f(c.params.lnGain), lnBias: f(c.params.lnBias),
@@ -136,7 +136,7 @@ test('lossAndGradients matches the PyTorch oracle (model.json, float32 tolerance
       assert.equal(got === null, want === null, `${c.name}: null parts`);
       if (got) d = Math.max(d, maxAbsDiff(got, want) / gmax);
     }
-    assert.ok(d <= 2e-5, `${c.name}: relative max |delta| ${d}`);
+    assert.ok(d <= 2e-5, `${c.name} (${kernel}): relative max |delta| ${d}`);
     worst = Math.max(worst, d);
     tr.delete();
   }

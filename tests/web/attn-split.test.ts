@@ -47,17 +47,23 @@ function diff(a: AttnResultLike, b: AttnResultLike): number {
     }
   }
   expect([b.fullyMaskedRows, b.nanRows, b.infScoreRows]).toEqual([a.fullyMaskedRows, a.nanRows, a.infScoreRows]);
+  expect(Array.from(b.nanRowsPerHead)).toEqual(Array.from(a.nanRowsPerHead));
   expect(b.scale).toBe(a.scale);
   return worst;
 }
 
 const bits: Record<string, number> = {};
 
+/** The core's causal/window key ranges, which the split follows (it never restates the rule). */
+function withRanges(o: SplitOpts): SplitOpts {
+  return { ...o, ranges: core.keyRanges({ tq: o.tq, tk: o.tk, causal: !!o.causal, window: o.window ?? 0 }) };
+}
+
 function check(name: string, o: SplitOpts, ns: number[], by: 'heads' | 'rows', seed = 1, kernels: readonly ('naive' | 'tiled')[] = ['naive', 'tiled']) {
   for (const kernel of kernels) {
     for (const n of ns) {
       it(`${name}, ${kernel}, ${n} parts`, () => {
-        const opts = { dv: o.dk, ...o, kernel };
+        const opts = { dv: o.dk, ...withRanges(o), kernel };
         const { q, k, v } = inputs(opts, seed);
         const one = core.attention(q, k, v, opts);
         const { plan, result } = splitAttention(core, q, k, v, opts, n);
@@ -107,16 +113,20 @@ describe('attn-split: split one call, merge, compare with the single call', () =
 });
 
 describe('attn-split: plans', () => {
+  it('a causal or windowed call without the core\'s ranges is refused, not guessed', () => {
+    expect(() => planSplit({ heads: 1, tq: 8, tk: 8, dk: 4, causal: true }, 2)).toThrow(/keyRanges/);
+    expect(() => planSplit({ heads: 1, tq: 8, tk: 8, dk: 4, window: 2, ranges: new Uint32Array(3) }, 2)).toThrow(/keyRanges/);
+  });
   it('causal rows are balanced by area, not by count: the first block is longer', () => {
-    const b = rowBounds({ heads: 1, tq: 4096, tk: 4096, dk: 64, causal: true }, 2);
+    const b = rowBounds(withRanges({ heads: 1, tq: 4096, tk: 4096, dk: 64, causal: true }), 2);
     expect(b).toEqual([0, 2880, 4096]); // √½·4096 ≈ 2896, rounded to a multiple of 64
-    const b4 = rowBounds({ heads: 1, tq: 4096, tk: 4096, dk: 64, causal: true }, 4);
+    const b4 = rowBounds(withRanges({ heads: 1, tq: 4096, tk: 4096, dk: 64, causal: true }), 4);
     expect(b4.length).toBe(5);
     for (const x of b4) expect(x % 64).toBe(0);
     expect(rowBounds({ heads: 1, tq: 4096, tk: 4096, dk: 64 }, 4)).toEqual([0, 1024, 2048, 3072, 4096]);
   });
   it('causal blocks get only the keys up to their diagonal', () => {
-    const p = planSplit({ heads: 1, tq: 1024, tk: 1024, dk: 64, causal: true }, 2);
+    const p = planSplit(withRanges({ heads: 1, tq: 1024, tk: 1024, dk: 64, causal: true }), 2);
     expect(p.parts.map((x) => [x.rows, x.keys, x.explicitMask])).toEqual([[[0, 704], 704, false], [[704, 1024], 1024, false]]);
   });
   it('never more parts than rows; one part is the call itself', () => {

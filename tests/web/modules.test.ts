@@ -1,6 +1,5 @@
 import { describe, it, expect } from 'vitest';
 import { parseEmbed, embedSnippet, RESIZE_MESSAGE } from '../../web/src/embed/embed';
-import { allowedMask, keyPadding, fullyMaskedRows } from '../../web/src/core/mask';
 import { buildLut, VIRIDIS_LUT, lutIndex } from '../../web/src/ui/colormap';
 
 describe('embed options', () => {
@@ -30,18 +29,6 @@ describe('embed options', () => {
     expect(s).toContain('d.version === 1');
     expect(s).not.toMatch(/src="[^"]*"x"/);
     expect(s).toContain('embed=1');
-  });
-});
-
-describe('mask', () => {
-  it('causal, window and padding combine with AND', () => {
-    const m = allowedMask({ t: 4, causal: true, window: 2, pad: [0] });
-    // rows: query i; allowed keys j <= i, j > i - 2, j != 0
-    expect(Array.from(m)).toEqual([0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1]);
-    expect(fullyMaskedRows(m, 4)).toEqual([0]);
-  });
-  it('key padding marks real tokens with 1', () => {
-    expect(Array.from(keyPadding(3, [1, 7]))).toEqual([1, 0, 1]);
   });
 });
 

@@ -3,16 +3,14 @@ import { decodeHash, encodeState } from '../../web/src/app/codec';
 import { defaultState, type State, withLinkFields } from '../../web/src/app/state';
 import { PRESETS, presetState } from '../../web/src/app/presets';
 import {
-  batchSize, checkBudget, fitExponent, kernelsOf, plannedCalls, predictedCoreBytes, scoreMatrixBytes, stats, sweepTs,
-  tiledScratchBytes, tiledWorkingSet, formatBytes, CORE_MEMORY_CAP, TIME_BUDGET_MS,
+  batchSize, checkBudget, fitExponent, kernelsOf, plannedCalls, stats, sweepTs,
 } from '../../web/src/timing/model';
 
 const roundTrip = (s: State) => decodeHash(encodeState(s));
 
 describe('timing lab: URL fields', () => {
-  it('the defaults are the plain sweep 64 → 4096 and stay out of the link', () => {
+  it('the timing defaults stay out of the link', () => {
     const d = defaultState();
-    expect([d.timing.firstT, d.timing.lastT, d.timing.dModel, d.timing.dK, d.timing.heads, d.timing.kernels, d.timing.causal, d.timing.input, d.timing.workers]).toEqual([64, 4096, 512, 64, 1, 'both', false, 'qkv', 1]);
     expect(encodeState(withLinkFields(d, { view: 'timing' }))).toBe('#v=1&view=timing');
     expect(decodeHash('#v=1&view=timing')).toEqual({ state: withLinkFields(d, { view: 'timing' }), notices: [] });
   });
@@ -119,27 +117,13 @@ describe('timing lab: model', () => {
     expect(fitExponent([{ t: 64, ms: 1 }])).toBeNull();
     expect(fitExponent(pts.map((p) => ({ t: p.t, ms: p.ms * 1e-6 })))).toBeNull();
   });
-  it('memory: H·T²·4 for the naive weights, a constant tile for the tiled kernel', () => {
-    expect(scoreMatrixBytes(1, 4096)).toBe(64 * 2 ** 20);
-    // attn::tiled_workspace_bytes: max(scalar tile state, SIMD tile state with a d_k × 64 Qᵀ tile).
-    expect(tiledScratchBytes(1)).toBe(Math.max((64 * 64 + 3 * 64) * 4 + 2 * 64 * 8, (64 * 1 + 64 * 64 + 6 * 64) * 4 + 4 * 64 * 8));
-    expect(tiledScratchBytes(64)).toBe((64 * 64 + 64 * 64 + 6 * 64) * 4 + 4 * 64 * 8);
-    expect(tiledWorkingSet(1, 2048, 64) * 2).toBeCloseTo(tiledWorkingSet(1, 4096, 64), -5);
-    expect(formatBytes(64 * 2 ** 20)).toBe('64 MiB');
-  });
-  it('skips a naive point over the core cap before calling, not the tiled one', () => {
-    const p = { heads: 8, dk: 64, dModel: 512, mode: 'qkv' as const };
-    expect(predictedCoreBytes(p, 4096, 'naive')).toBeGreaterThan(CORE_MEMORY_CAP);
-    expect(checkBudget(p, 'naive', 4096, null)).toMatchObject({ kind: 'memory', t: 4096 });
-    expect(checkBudget(p, 'tiled', 4096, null)).toBeNull();
-    expect(checkBudget({ ...p, heads: 1 }, 'naive', 4096, null)).toBeNull();
-  });
-  it('skips a point the ×4 rule predicts over the time budget', () => {
-    const p = { heads: 1, dk: 64, dModel: 512, mode: 'qkv' as const };
+  // The memory figures come from the core: tests/web/core-ui.test.ts.
+  it('skips a point over the cap, and one the ×4 rule predicts over the time budget', () => {
+    expect(checkBudget(101, 100, 4096, null)).toMatchObject({ kind: 'memory', t: 4096, bytes: 101, cap: 100 });
+    expect(checkBudget(100, 100, 4096, null)).toBeNull();
     // 2 s at T = 2048 → 8 s per call at 4096, 4 calls ≥ 15 s.
-    expect(checkBudget(p, 'tiled', 4096, { t: 2048, ms: 2000 })).toMatchObject({ kind: 'time', t: 4096 });
-    expect(checkBudget(p, 'tiled', 4096, { t: 2048, ms: 100 })).toBeNull();
-    expect(TIME_BUDGET_MS).toBeGreaterThan(0);
+    expect(checkBudget(0, 100, 4096, { t: 2048, ms: 2000 }, 15_000)).toMatchObject({ kind: 'time', t: 4096 });
+    expect(checkBudget(0, 100, 4096, { t: 2048, ms: 100 }, 15_000)).toBeNull();
   });
   it('plans more, batched samples for fast points', () => {
     expect(plannedCalls(1).repeats).toBeGreaterThan(plannedCalls(5000).repeats);

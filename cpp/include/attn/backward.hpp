@@ -68,4 +68,13 @@ Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t
                           const AttentionOptions& opts, Kernel kernel,
                           const AttentionResult<T>* forward, AttentionGrads<T>* out);
 
+// The same with the forward pass run here (out->forward holds it afterwards).
+template <class T>
+Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
+                          std::size_t v_len, const T* d_out, std::size_t d_out_len,
+                          const AttentionOptions& opts, Kernel kernel, AttentionGrads<T>* out) {
+  return attention_backward(q, q_len, k, k_len, v, v_len, d_out, d_out_len, opts, kernel,
+                            static_cast<const AttentionResult<T>*>(nullptr), out);
+}
+
 }  // namespace attn

@@ -44,6 +44,9 @@ export function createControls(emit: (p: Patch) => void): Controls {
   const src = el('select', { 'data-testid': 'source' }, el('option', { value: 'induction', text: 'Lesson 1 hand-built (2 heads)' }), el('option', { value: 'random', text: 'Random, seeded' }));
   const init = el('select', { 'data-testid': 'init' }, el('option', { value: 'normal', text: 'N(0, 1), lesson 2' }), el('option', { value: 'scaled', text: 'N(0, 1/d_model)' }));
   init.addEventListener('change', () => onChange({ init: init.value as State['model']['init'] }));
+  // The random numbers: the core's SplitMix64 stream, or NumPy's default_rng(seed) (lesson 2's X and W bit for bit).
+  const gen = el('select', { 'data-testid': 'generator', title: 'NumPy: numpy.random.default_rng(seed).normal, in the order X, W_q, W_k, W_v, W_o' }, el('option', { value: 'splitmix', text: 'SplitMix64' }), el('option', { value: 'numpy', text: 'NumPy default_rng' }));
+  gen.addEventListener('change', () => onChange({ generator: gen.value as State['model']['generator'] }));
   src.addEventListener('change', () => onChange({ source: src.value as State['model']['source'] }));
   const seed = el('input', { type: 'number', min: 0, max: LIMITS.maxSeed, step: 1, inputmode: 'numeric', 'data-testid': 'seed' });
   const sharp = el('input', { type: 'range', min: 0, max: LIMITS.maxSharp, step: 0.5 });
@@ -61,7 +64,7 @@ export function createControls(emit: (p: Patch) => void): Controls {
   sharp.addEventListener('input', () => onChange({ sharpness: Number(sharp.value) }));
   heads.addEventListener('input', () => onChange({ heads: Number(heads.value), kvHeads: Number(heads.value) }));
   kv.addEventListener('change', () => onChange({ kvHeads: Number(kv.value) }));
-  const randomOnly = [seed, init, heads, kv, dm, dk];
+  const randomOnly = [seed, gen, init, heads, kv, dm, dk];
 
   // Mask
   const causal = el('input', { type: 'checkbox', 'data-testid': 'causal' });
@@ -113,7 +116,7 @@ export function createControls(emit: (p: Patch) => void): Controls {
       chips,
       el('div', { class: 'chip-actions' }, clearPad),
     ),
-    group('model', 'Model', field('Weights', src), sharpRow, inline('Seed', seed), inline('Weights init', init), inline('Heads', heads, headsOut), inline('K/V heads', kv), inline('d_model', dm), inline('d_k', dk)),
+    group('model', 'Model', field('Weights', src), sharpRow, inline('Seed', seed), inline('Generator', gen), inline('Weights init', init), inline('Heads', heads, headsOut), inline('K/V heads', kv), inline('d_model', dm), inline('d_k', dk)),
     group('mask', 'Mask', el('label', { class: 'check' }, causal, el('span', { text: 'Causal (query i sees keys ≤ i)' })), inline('Sliding window', win, winOut), el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Fill for forbidden scores' }, el('span', { class: 'radios-title', text: 'Fill for forbidden scores' }), ...fills.map((r) => radio(r, FILL_LABEL[r.value as State['model']['fill']])))),
     group('scale', 'Scale', el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Score scale' }, radio(scaleModes[0], '1/√d_k (standard)'), radio(scaleModes[1], 'none (delete the √d_k)'), el('div', { class: 'custom-row' }, radio(scaleModes[2], 'custom'), custom))),
   );
@@ -159,6 +162,7 @@ export function createControls(emit: (p: Patch) => void): Controls {
     for (const c of randomOnly) c.closest('.field')!.toggleAttribute('hidden', !rnd);
     if (document.activeElement !== seed) seed.value = String(s.model.seed);
     init.value = s.model.init;
+    gen.value = s.model.generator;
     sharp.value = String(s.model.sharpness);
     sharpOut.textContent = String(s.model.sharpness);
     heads.value = String(s.model.heads);

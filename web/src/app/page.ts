@@ -3,13 +3,12 @@
 // page through textContent. start() is called once, by app/main.ts.
 import { decodeHash, encodeState } from './codec';
 import { computeKey, normalizeState, statesEqual, withPatch, FILL_LABEL, type Patch, type State } from './state';
-import { allowedMask } from '../core/mask';
 import { ComputeClient, type ComputeOutcome } from '../core/worker-client';
 import type { AttentionResult } from '../core/protocol';
 import { createControls } from './controls';
 import { VIEW_FACTORIES } from './views';
 import type { View, ViewContext, BaseViewContext } from '../ui/view';
-import { nanRowCount } from '../heads/util';
+import { createCheckPanel } from './check';
 import { el, clear, fmt } from '../ui/dom';
 import { parseEmbed, startResizeMessages, type Section } from '../embed/embed';
 import { openEmbedDialog } from '../embed/dialog';
@@ -65,7 +64,8 @@ export function start(): void {
     btn('CSV output', 'export-csv-output', () => shown && download('attention-output.csv', exportOutputCsv(shown.result), 'text/csv')),
     el('span', { class: 'png-group' }, pngSelect, btn('PNG', 'export-png', () => void savePng())));
   const stageHead = el('div', { class: 'stage-head' }, tabs, exportBar);
-  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, errorBanner, nanBanner, viewHost);
+  const checkPanel = createCheckPanel(() => client);
+  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, errorBanner, nanBanner, viewHost, checkPanel.root);
 
   const gallery = presetGallery();
   const footer = pageFooter();
@@ -157,6 +157,7 @@ export function start(): void {
     // chrome (model controls, export, NaN banner).
     const needsResult = VIEW_FACTORIES.find((f) => f.id === v.id)?.needsResult ?? true;
     html.classList.toggle('static-view', !needsResult);
+    checkPanel.root.hidden = !needsResult || !shown;
     if (!needsResult) {
       viewHost.querySelector('.placeholder')?.remove();
       const base: BaseViewContext = { state, announce: (t) => (live.textContent = t), client, width: Math.max(280, viewHost.clientWidth || 320), update: (p) => setState(p, 'control') };
@@ -171,7 +172,8 @@ export function start(): void {
     const r = shown.result;
     // Head and view come from the live state; everything else from the state that was computed.
     const s: State = { ...shown.state, page: { head: Math.min(state.page.head, r.heads - 1), view: state.page.view } };
-    const forbidden = allowedMask({ t: r.t, causal: s.model.causal, window: s.model.window, pad: s.model.padding }).map((a) => 1 - a);
+    // The mask as the core applies it (core.allowedMask, computed in the Worker).
+    const forbidden = r.allowed.map((a) => 1 - a);
     const ctx: ViewContext = {
       state: s,
       result: r,
@@ -194,7 +196,7 @@ export function start(): void {
   }
 
   function renderNanBanner(r: AttentionResult, s: State): void {
-    const counts = nanRowCount(r.weights, r.t, r.heads);
+    const counts = r.nanRowsPerHead; // the core's count
     const total = counts.reduce((a, b) => a + b, 0);
     nanBanner.hidden = total === 0;
     if (total === 0) return;
@@ -256,6 +258,7 @@ export function start(): void {
       errorBanner.hidden = true;
       const drawStart = performance.now();
       renderView();
+      checkPanel.show(o.result.check, o.state, o.result);
       if (o.latest && revealPending) reveal();
       if (o.latest) {
         const end = performance.now();
@@ -264,7 +267,7 @@ export function start(): void {
         // that apart, or it reads as the cost of the computation.
         const first = !startedUp;
         startedUp = true;
-        const startupMs = first ? Math.max(0, drawStart - o.requestedAt - o.result.computeMs) : 0;
+        const startupMs = first ? Math.max(0, drawStart - o.requestedAt - o.result.computeMs - (o.result.check?.ms ?? 0)) : 0;
         try {
           performance.measure('attention-playground:recompute+redraw', { start: o.requestedAt, end });
         } catch { /* older browsers */ }

@@ -35,9 +35,9 @@ export const PRESETS: Preset[] = [
     id: 'lesson2',
     title: 'Random T = 6, causal',
     lesson: 'Lesson 2 · forty lines of NumPy',
-    blurb: 'd_model 8, d_k 4, one head, seeded Gaussian weights: the printed W of lesson 2.',
+    blurb: 'd_model 8, d_k 4, one head, NumPy’s default_rng(0) weights: X, W_q, W_k, W_v and the printed W of lesson 2, bit for bit.',
     figure: 'A lower-triangular 6 × 6 matrix whose every row sums to 1.',
-    state: { model: { source: 'random', tokens: ['t0', 't1', 't2', 't3', 't4', 't5'], seed: 0, heads: 1, kvHeads: 1, dModel: 8, dK: 4, causal: true } },
+    state: { model: { source: 'random', generator: 'numpy', tokens: ['t0', 't1', 't2', 't3', 't4', 't5'], seed: 0, heads: 1, kvHeads: 1, dModel: 8, dK: 4, causal: true } },
   },
   {
     id: 'no-sqrt',

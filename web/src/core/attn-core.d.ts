@@ -12,7 +12,7 @@ export interface CoreCommonOptions {
   causal?: boolean;
   /** Sliding window width; 0 = off. */
   window?: number;
-  /** (T_k) 1 = padding (masked for every query). */
+  /** (T_k) 1 = real token, 0 = padding (masked for every query). */
   keyPadding?: Uint8Array | null;
   /** (T_q, T_k) 1 = allowed; ANDed with the other masks. */
   mask?: Uint8Array | null;
@@ -50,6 +50,8 @@ export interface CoreAttentionResult {
   fullyMaskedRows: number;
   nanRows: number;
   infScoreRows: number;
+  /** Per query head: rows that came out NaN (sums to nanRows). */
+  nanRowsPerHead: number[];
   scale: number;
 }
 
@@ -132,7 +134,54 @@ export interface AttnCore {
   entropyStudy(opts?: { dks?: number[]; keys?: number; queries?: number; seed?: number }): CoreEntropyStudy;
   /** Current size of the module's wasm memory in bytes (it only grows). */
   heapBytes(): number;
-  limits: { memoryCap: number };
+  /** The core's own constants, read once when the module starts. */
+  limits: CoreLimits;
+  /** (T_q, T_k) 1 = query i may attend to key j: the mask every kernel applies (any head). */
+  allowedMask(opts: CoreMaskOptions): Uint8Array;
+  /** (2·T_q) per query row the key range [lo, hi) that causal + window allow. */
+  keyRanges(opts: { t?: number; tq?: number; tk?: number; causal?: boolean; window?: number }): Uint32Array;
+  /** Bytes of the tiled kernel's scratch; independent of T. */
+  tiledScratchBytes(dk: number): number;
+  /** Bytes an attention call with these shapes counts against its cap (Infinity on overflow). */
+  estimateBytes(opts: CoreShapeOptions, kernel?: Kernel): number;
+  /** Bytes multiHeadAttention counts against its cap. */
+  estimateMultiHeadBytes(opts: { t: number; dModel: number; heads: number; kvHeads?: number; dk?: number; dv?: number; returnScores?: boolean; kernel?: Kernel }, kernel?: Kernel): number;
+  /** float32 (SIMD) vs float64 scalar, and tiled vs naive, on the same inputs (~10 naive calls). */
+  check(q: Float32Array, k: Float32Array, v: Float32Array, opts: CoreAttentionOptions): CoreCheck;
+}
+
+export interface CoreLimits {
+  /** Default working-memory cap, bytes. */
+  memoryCap: number;
+  tile: { queries: number; keys: number; scalarKeys: number; simdKeys: number; simd: boolean };
+  check: { unitRoundoff: number; f32VsF64Abs: number; tiledVsNaiveAbs: number };
+}
+
+export interface CoreShapeOptions {
+  heads: number;
+  kvHeads?: number;
+  tq: number;
+  tk: number;
+  dk: number;
+  dv?: number;
+  returnScores?: boolean;
+  kernel?: Kernel;
+}
+
+export interface CoreMaskOptions extends Pick<CoreCommonOptions, 'causal' | 'window' | 'keyPadding' | 'mask' | 'memoryCap'> {
+  /** Square T_q = T_k = t, or give tq and tk. */
+  t?: number;
+  tq?: number;
+  tk?: number;
+}
+
+export interface CoreCheck {
+  f32VsF64: { maxAbs: number; tolerance: number };
+  tiledVsNaive: { maxAbs: number; tolerance: number };
+  maxAbsScore: number;
+  maxAbsV: number;
+  simd: boolean;
+  pass: boolean;
 }
 
 export interface CoreModuleOptions {

@@ -1,14 +1,15 @@
 // Turns a State into calls on the wasm core (docs/js-api.md). Runs inside the Worker.
 import type { State } from '../app/state';
 import { keyPadding } from './mask';
-import type { AttentionResult } from './protocol';
+import type { AttentionResult, CheckResult } from './protocol';
 
-import type { AttnCore } from './attn-core';
+import type { AttnCore, CoreMhaResult } from './attn-core';
 
 export function scaleValue(s: State): number | null {
-  if (s.model.scale === 'sqrt') return null;
-  if (s.model.scale === 'none') return 1;
-  return s.model.scale;
+  const scale = s.model.scale;
+  if (scale === 'sqrt') return null;
+  if (scale === 'none') return 1;
+  return scale;
 }
 
 /** Copy anything array-like into a fresh Float32Array (the core promises copies; be safe). */
@@ -16,13 +17,29 @@ function f32(a: ArrayLike<number> | null | undefined): Float32Array {
   return a ? Float32Array.from(a as ArrayLike<number>) : new Float32Array(0);
 }
 
-export function computeAttention(core: AttnCore, s: State): AttentionResult {
-  const t0 = performance.now();
-  const T = s.model.tokens.length;
-  const ex =
-    s.model.source === 'induction'
-      ? core.example('induction', { tokens: s.model.tokens, sharpness: s.model.sharpness })
-      : core.example('random', { seed: s.model.seed, t: T, dModel: s.model.dModel, heads: s.model.heads, kvHeads: s.model.kvHeads, dk: s.model.dK, dv: s.model.dK, causal: s.model.causal, tokens: s.model.tokens, init: s.model.init, generator: s.model.generator });
+/** core.check runs about ten naive calls (float32, float64, tiled); the page runs it with every
+ *  computation while H·T²·(d_k + d_v) stays under this, and on request above it. */
+export const CHECK_AUTO_WORK = 1 << 23;
+
+export function checkWork(heads: number, t: number, dk: number): number {
+  return heads * t * t * 2 * dk;
+}
+
+function maskOpts(s: State, t: number) {
+  return { causal: s.model.causal, window: s.model.window, keyPadding: keyPadding(t, s.model.padding) };
+}
+
+/** The state's example: tokens, X and the weights (lesson 1's model, or seeded random weights). */
+export function exampleOf(core: AttnCore, s: State) {
+  const m = s.model;
+  return m.source === 'induction'
+    ? core.example('induction', { tokens: m.tokens, sharpness: m.sharpness })
+    : core.example('random', { seed: m.seed, t: m.tokens.length, dModel: m.dModel, heads: m.heads, kvHeads: m.kvHeads, dk: m.dK, dv: m.dK, causal: m.causal, tokens: m.tokens, init: m.init, generator: m.generator });
+}
+
+function project(core: AttnCore, s: State) {
+  const m = s.model;
+  const ex = exampleOf(core, s);
   const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
     t: ex.t,
     dModel: ex.dModel,
@@ -30,14 +47,32 @@ export function computeAttention(core: AttnCore, s: State): AttentionResult {
     kvHeads: ex.kvHeads,
     dk: ex.dk,
     dv: ex.dv,
-    causal: s.model.causal,
-    window: s.model.window,
-    keyPadding: keyPadding(ex.t, s.model.padding),
+    ...maskOpts(s, ex.t),
     scale: scaleValue(s),
-    maskFill: s.model.fill,
+    maskFill: m.fill,
     returnScores: true,
     kernel: 'naive',
   });
+  return { ex, r };
+}
+
+/** core.check on the state's own projected Q, K, V (the heads' attention, before W_o). */
+function runCheck(core: AttnCore, s: State, ex: { t: number; heads: number; kvHeads: number; dk: number; dv: number }, r: CoreMhaResult): CheckResult {
+  const t0 = performance.now();
+  const c = core.check(r.q, r.k, r.v, {
+    heads: ex.heads, kvHeads: ex.kvHeads, tq: ex.t, tk: ex.t, dk: ex.dk, dv: ex.dv,
+    ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: s.model.fill,
+  });
+  return { ...c, ms: performance.now() - t0, t: ex.t, heads: ex.heads, dk: ex.dk };
+}
+
+export function computeAttention(core: AttnCore, s: State): AttentionResult {
+  const t0 = performance.now();
+  const { ex, r } = project(core, s);
+  const computeMs = performance.now() - t0;
+  // The mask every kernel applies, from the core (the page draws forbidden cells from it).
+  const allowed = core.allowedMask({ t: ex.t, ...maskOpts(s, ex.t) });
+  const check = checkWork(ex.heads, ex.t, ex.dk) <= CHECK_AUTO_WORK ? runCheck(core, s, ex, r) : null;
   return {
     tokens: [...ex.tokens],
     t: ex.t,
@@ -53,6 +88,15 @@ export function computeAttention(core: AttnCore, s: State): AttentionResult {
     headOutputs: f32(r.headOutputs),
     merged: f32(r.merged),
     output: f32(r.output),
-    computeMs: performance.now() - t0,
+    allowed,
+    nanRowsPerHead: Array.from(r.nanRowsPerHead),
+    check,
+    computeMs,
   };
+}
+
+/** The Check on request (for states above CHECK_AUTO_WORK). */
+export function checkAttention(core: AttnCore, s: State): CheckResult {
+  const { ex, r } = project(core, s);
+  return runCheck(core, s, ex, r);
 }

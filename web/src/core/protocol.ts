@@ -1,5 +1,7 @@
 // Messages between the page and the compute Worker. Plain data; typed arrays are transferred.
 import type { State } from '../app/state';
+import type { CoreCheck } from './attn-core';
+import type { MemoryParams, MemoryTable } from '../timing/model';
 
 export interface ComputeRequest {
   kind: 'compute';
@@ -10,7 +12,28 @@ export interface StudyRequest {
   kind: 'study';
   id: number;
 }
-export type WorkerRequest = ComputeRequest | StudyRequest;
+/** The Check for a state too large to check with every computation. */
+export interface CheckRequest {
+  kind: 'check';
+  id: number;
+  state: State;
+}
+/** The core's memory figures for the Timing lab (its view has no core of its own). */
+export interface MemoryRequest {
+  kind: 'memory';
+  id: number;
+  params: MemoryParams;
+}
+export type WorkerRequest = ComputeRequest | StudyRequest | CheckRequest | MemoryRequest;
+
+/** What the core says about one state: float32 SIMD vs float64 scalar, tiled vs naive. */
+export interface CheckResult extends CoreCheck {
+  /** Milliseconds the check took in the worker. */
+  ms: number;
+  t: number;
+  heads: number;
+  dk: number;
+}
 
 export interface AttentionResult {
   tokens: string[];
@@ -33,7 +56,13 @@ export interface AttentionResult {
   merged: Float32Array;
   /** (T, d_model) */
   output: Float32Array;
-  /** Milliseconds inside the worker (example + attention). */
+  /** (T, T) 1 = allowed: core.allowedMask for the state's mask (the same for every head). */
+  allowed: Uint8Array;
+  /** Per head, rows whose weights came out NaN (the core's count). */
+  nanRowsPerHead: number[];
+  /** The Check, when the state is small enough to check with every computation (else null). */
+  check: CheckResult | null;
+  /** Milliseconds inside the worker (example + attention; the check is timed on its own). */
   computeMs: number;
 }
 
@@ -47,4 +76,6 @@ export interface StudyResult {
 export type WorkerResponse =
   | { kind: 'compute'; id: number; ok: true; result: AttentionResult }
   | { kind: 'study'; id: number; ok: true; study: StudyResult }
-  | { kind: 'compute' | 'study'; id: number; ok: false; error: { message: string; field: string | null; fatal: boolean } };
+  | { kind: 'check'; id: number; ok: true; check: CheckResult }
+  | { kind: 'memory'; id: number; ok: true; memory: MemoryTable }
+  | { kind: WorkerRequest['kind']; id: number; ok: false; error: { message: string; field: string | null; fatal: boolean } };

@@ -1,7 +1,8 @@
 // Talks to the compute Worker. Requests are coalesced: while one computation runs, only the
 // latest pending request is kept, so dragging a slider never queues stale work.
 import type { State } from '../app/state';
-import type { AttentionResult, StudyResult, WorkerResponse } from './protocol';
+import type { AttentionResult, CheckResult, StudyResult, WorkerResponse } from './protocol';
+import type { MemoryParams, MemoryTable } from '../timing/model';
 
 export interface ComputeOutcome {
   state: State;
@@ -18,7 +19,8 @@ export class ComputeClient {
   private nextId = 1;
   private inflight: { id: number; state: State; requestedAt: number } | null = null;
   private pending: { state: State; requestedAt: number } | null = null;
-  private studyWaiters = new Map<number, (s: StudyResult | null, err?: string) => void>();
+  /** Side requests (study, check, memory): answered in order, outside the coalesced computations. */
+  private waiters = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
 
   constructor(private onOutcome: (o: ComputeOutcome) => void) {
     this.worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'attention-core' });
@@ -41,10 +43,24 @@ export class ComputeClient {
   }
 
   study(): Promise<StudyResult> {
+    return this.ask({ kind: 'study' });
+  }
+
+  /** core.check for a state (the result carries it already when the state is small). */
+  check(state: State): Promise<CheckResult> {
+    return this.ask({ kind: 'check', state });
+  }
+
+  /** The core's memory estimates for the Timing lab. */
+  memory(params: MemoryParams): Promise<MemoryTable> {
+    return this.ask({ kind: 'memory', params });
+  }
+
+  private ask<T>(req: { kind: 'study' } | { kind: 'check'; state: State } | { kind: 'memory'; params: MemoryParams }): Promise<T> {
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.studyWaiters.set(id, (s, err) => (s ? resolve(s) : reject(new Error(err))));
-      this.worker.postMessage({ kind: 'study', id });
+    return new Promise<T>((resolve, reject) => {
+      this.waiters.set(id, { resolve: resolve as (v: never) => void, reject });
+      this.worker.postMessage({ ...req, id });
     });
   }
 
@@ -57,10 +73,12 @@ export class ComputeClient {
   }
 
   private onMessage(m: WorkerResponse): void {
-    if (m.kind === 'study') {
-      const w = this.studyWaiters.get(m.id);
-      this.studyWaiters.delete(m.id);
-      if (w) m.ok ? w(m.study) : w(null, m.error.message);
+    if (m.kind !== 'compute') {
+      const w = this.waiters.get(m.id);
+      this.waiters.delete(m.id);
+      if (!w) return;
+      if (!m.ok) w.reject(Object.assign(new Error(m.error.message), { field: m.error.field }));
+      else w.resolve((m.kind === 'study' ? m.study : m.kind === 'check' ? m.check : m.memory) as never);
       return;
     }
     const inflight = this.inflight;

@@ -2,7 +2,8 @@
 // Errors from the core (bad input) come back as data; the page keeps its last good view.
 /// <reference lib="webworker" />
 import { loadCore, type AttnCore } from './load';
-import { computeAttention } from './compute';
+import { checkAttention, computeAttention } from './compute';
+import { memoryTable } from '../timing/model';
 import type { WorkerRequest, WorkerResponse, StudyResult } from './protocol';
 
 let corePromise: Promise<AttnCore> | null = null;
@@ -40,10 +41,18 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
       post({ kind: 'study', id: req.id, ok: true, study });
       return;
     }
+    if (req.kind === 'check') {
+      post({ kind: 'check', id: req.id, ok: true, check: checkAttention(core, req.state) });
+      return;
+    }
+    if (req.kind === 'memory') {
+      post({ kind: 'memory', id: req.id, ok: true, memory: memoryTable(core, req.params) });
+      return;
+    }
     const result = computeAttention(core, req.state);
-    const transfer = [result.weights, result.entropy, result.headOutputs, result.merged, result.output, result.scores]
-      .filter((a): a is Float32Array => a !== null)
-      .map((a) => a.buffer);
+    const transfer = [result.weights, result.entropy, result.headOutputs, result.merged, result.output, result.scores, result.allowed]
+      .filter((a): a is Float32Array | Uint8Array => a !== null)
+      .map((a) => a.buffer as ArrayBuffer);
     post({ kind: 'compute', id: req.id, ok: true, result }, transfer);
   } catch (err) {
     const e2 = err as Error & { field?: string };

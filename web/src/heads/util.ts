@@ -25,21 +25,3 @@ export function rowSums(w: Float32Array, t: number): number[] {
   }
   return out;
 }
-
-export function nanRowCount(w: Float32Array, t: number, heads: number): number[] {
-  const counts: number[] = [];
-  for (let h = 0; h < heads; h++) {
-    let c = 0;
-    for (let i = 0; i < t; i++) {
-      const base = (h * t + i) * t;
-      for (let j = 0; j < t; j++) {
-        if (Number.isNaN(w[base + j])) {
-          c++;
-          break;
-        }
-      }
-    }
-    counts.push(c);
-  }
-  return counts;
-}

@@ -23,10 +23,14 @@
 //    where T_q allows.
 // Inputs are copied (compact arrays, ready to post to a Worker); nothing is shared, so this works
 // without SharedArrayBuffer and without cross-origin isolation.
+// The causal/window rule is the core's: a call with causal or a window passes `ranges`, the
+// result of core.keyRanges({ tq, tk, causal, window }) for the full call (the key range [lo, hi)
+// of every query row), and this file never restates the rule.
 
 /**
- * The options of the call to split: core.attention's, with kvHeads defaulting to heads and dv to dk.
- * @typedef {Omit<import('../core/attn-core').CoreAttentionOptions, 'dv'> & { dv?: number }} SplitOpts
+ * The options of the call to split: core.attention's, with kvHeads defaulting to heads and dv to dk,
+ * plus `ranges` = core.keyRanges({ tq, tk, causal, window }) (needed when causal or window > 0).
+ * @typedef {Omit<import('../core/attn-core').CoreAttentionOptions, 'dv'> & { dv?: number, ranges?: Uint32Array | null }} SplitOpts
  */
 /** What core.attention returns; each part returns one and mergeParts builds one.
  * @typedef {import('../core/attn-core').CoreAttentionResult} AttnResultLike */
@@ -34,7 +38,8 @@
  * SplitOpts with every default filled in.
  * @typedef {import('../core/attn-core').CoreAttentionOptions & {
  *   kvHeads: number, causal: boolean, window: number, keyPadding: Uint8Array | null,
- *   mask: Uint8Array | null, maskFill: import('../core/attn-core').MaskFill, returnScores: boolean }} FullOpts
+ *   mask: Uint8Array | null, maskFill: import('../core/attn-core').MaskFill, returnScores: boolean,
+ *   ranges: Uint32Array | null }} FullOpts
  */
 /**
  * One part of a split call.
@@ -64,22 +69,24 @@ export function normalizeOpts(opts) {
     mask: opts.mask ?? null,
     maskFill: opts.maskFill ?? 'neg_inf',
     returnScores: !!opts.returnScores,
+    ranges: opts.ranges ?? null,
   };
   for (const f of /** @type {const} */ (['heads', 'kvHeads', 'tq', 'tk', 'dk', 'dv'])) {
     if (!Number.isInteger(o[f]) || o[f] < 1) throw new Error(`attn-split: ${f} must be a positive integer`);
   }
   if (o.heads % o.kvHeads !== 0) throw new Error('attn-split: heads must be a multiple of kvHeads');
+  if ((o.causal || o.window > 0) && (!o.ranges || o.ranges.length !== 2 * o.tq)) {
+    throw new Error('attn-split: with causal or a window, pass ranges = core.keyRanges({ tq, tk, causal, window })');
+  }
   return o;
 }
 
-/** Keys query row i may see under the causal/window rule (ignoring padding and custom masks).
+/** Keys query row i may see under the causal/window rule (the core's ranges; padding and
+ *  custom masks ignored).
  * @param {FullOpts} o
  * @param {number} i */
 function visibleKeys(o, i) {
-  const off = o.tk - o.tq;
-  const hi = o.causal ? Math.min(o.tk, Math.max(0, i + off + 1)) : o.tk; // keys [lo, hi)
-  const lo = o.window > 0 ? Math.max(0, i + off - o.window + 1) : 0;
-  return Math.max(0, hi - lo);
+  return o.ranges ? o.ranges[2 * i + 1] - o.ranges[2 * i] : o.tk;
 }
 
 /** Split [0, n) into k contiguous counts as equal as possible.
@@ -161,15 +168,17 @@ export function planSplit(opts, n, { align = 64 } = {}) {
     return { by: 'heads', parts };
   }
   const b = rowBounds(o, n, align);
-  const off = o.tk - o.tq;
   // Truncating keys keeps the rule exact unless a row could be fully masked under 'finite' (its
   // uniform weights span all T_k keys) or every key's score is wanted.
-  const mayBeFullyMasked = (/** @type {number} */ i0) => o.keyPadding !== null || o.mask !== null || i0 + off < 0;
+  const ranges = o.ranges;
+  const mayBeFullyMasked = (/** @type {number} */ i0) => o.keyPadding !== null || o.mask !== null || (ranges !== null && ranges[2 * i0 + 1] <= ranges[2 * i0]);
   for (let p = 0; p + 1 < b.length; p++) {
     const i0 = b[p], i1 = b[p + 1];
-    const truncate = o.causal && !o.returnScores && i1 + off >= 1 && (o.maskFill !== 'finite' || !mayBeFullyMasked(i0));
+    // With causal, the block's last row sees the most keys: keep keys [0, its hi).
+    const keys = o.causal && ranges ? ranges[2 * (i1 - 1) + 1] : o.tk;
+    const truncate = o.causal && !o.returnScores && keys >= 1 && (o.maskFill !== 'finite' || !mayBeFullyMasked(i0));
     const explicitMask = !truncate && (o.causal || o.window > 0) && i1 !== o.tq;
-    parts.push({ ...whole, rows: [i0, i1], keys: truncate ? i1 + off : o.tk, explicitMask });
+    parts.push({ ...whole, rows: [i0, i1], keys: truncate ? keys : o.tk, explicitMask });
   }
   return { by: 'rows', parts };
 }
@@ -199,14 +208,12 @@ export function partCall(q, k, v, opts, part) {
   let mask = null;
   if (part.explicitMask || o.mask) {
     mask = new Uint8Array(tq * tk);
-    const off = o.tk - o.tq;
     for (let i = i0; i < i1; i++) {
+      // The core's range for row i (explicitMask implies causal or a window, so ranges exist).
+      const lo = part.explicitMask && o.ranges ? o.ranges[2 * i] : 0;
+      const hi = part.explicitMask && o.ranges ? o.ranges[2 * i + 1] : tk;
       for (let j = 0; j < tk; j++) {
-        let ok = o.mask ? o.mask[i * o.tk + j] !== 0 : true;
-        if (part.explicitMask) {
-          if (o.causal && j > i + off) ok = false;
-          if (o.window > 0 && j <= i + off - o.window) ok = false;
-        }
+        const ok = (o.mask ? o.mask[i * o.tk + j] !== 0 : true) && j >= lo && j < hi;
         mask[(i - i0) * tk + j] = ok ? 1 : 0;
       }
     }
@@ -218,6 +225,7 @@ export function partCall(q, k, v, opts, part) {
     window: part.explicitMask ? 0 : o.window,
     keyPadding: o.keyPadding ? Uint8Array.from(o.keyPadding.subarray(0, tk)) : null,
     mask,
+    ranges: null, // a part is one core call: the core applies its own flags
   };
   return { q: pq, k: pk, v: pv, opts: popts };
 }
@@ -242,6 +250,8 @@ export function mergeParts(opts, plan, results) {
     fullyMaskedRows: 0,
     nanRows: 0,
     infScoreRows: 0,
+    /** @type {number[]} */
+    nanRowsPerHead: new Array(H).fill(0),
     scale: first.scale,
   };
   plan.parts.forEach((part, p) => {
@@ -270,6 +280,7 @@ export function mergeParts(opts, plan, results) {
     out.fullyMaskedRows += r.fullyMaskedRows;
     out.nanRows += r.nanRows;
     out.infScoreRows += r.infScoreRows;
+    for (let h = h0; h < h1; h++) out.nanRowsPerHead[h] += r.nanRowsPerHead[h - h0];
   });
   return out;
 }

@@ -1,6 +1,8 @@
 // The timing lab's arithmetic: which T a sweep visits, the statistics of repeated timings, the
 // least-squares exponent of t ∝ T^p, and the memory and time predictions that stop a sweep before
-// it asks too much. Pure (no DOM, no Worker), unit-tested in tests/web/timing.test.ts.
+// it asks too much. Pure (no DOM, no Worker), unit-tested in tests/web/timing.test.ts; the memory
+// figures are asked of a core passed in (tests/web/timing-core.test.ts).
+import type { AttnCore } from '../core/attn-core';
 
 export type TimingKernel = 'naive' | 'tiled';
 export type KernelChoice = 'both' | TimingKernel;
@@ -20,16 +22,10 @@ export interface SweepParams {
   workers?: number;
 }
 
-/** Bytes of one f32. */
-export const F32 = 4;
-/** The core's default working-memory cap (core.limits.memoryCap). */
-export const CORE_MEMORY_CAP = 512 * 1024 * 1024;
 /** A point is skipped when its predicted cost (warm-up + repeats) is above this. */
 export const TIME_BUDGET_MS = 15_000;
 /** Only points at or above this median enter the fit (timer resolution and fixed costs flatten smaller ones). */
 export const FIT_FLOOR_MS = 0.5;
-/** The tiled kernel's tile (attn::kTileQ = attn::kTileK in cpp/include/attn/tiled.hpp). */
-export const TILE = 64;
 
 export function kernelsOf(c: KernelChoice): TimingKernel[] {
   return c === 'both' ? ['naive', 'tiled'] : [c];
@@ -42,46 +38,37 @@ export function sweepTs(start: number, end: number): number[] {
   return out;
 }
 
-/** Bytes of the naive kernel's weight (score) matrix: H·T²·4. */
-export function scoreMatrixBytes(heads: number, t: number): number {
-  return heads * t * t * F32;
+// Memory: every figure comes from the core (core.estimateBytes, core.estimateMultiHeadBytes,
+// core.tiledScratchBytes, core.limits), computed where a core is (the timing Worker, or the
+// compute Worker for the view before a sweep), never re-derived here.
+export type MemoryParams = Pick<SweepParams, 'heads' | 'dk' | 'dModel' | 'mode'> & { ts: number[] };
+export interface MemoryTable {
+  /** core.limits.memoryCap */
+  cap: number;
+  /** core.tiledScratchBytes(d_k): the tiled kernel's constant scratch. */
+  tiledScratch: number;
+  /** core.limits.tile.keys: the key tile the tiled kernel uses in this build. */
+  tileKeys: number;
+  /** Per T: the bytes the core counts against its cap for one call of each kernel. */
+  rows: { t: number; naive: number; tiled: number }[];
 }
 
-/**
- * attn::tiled_workspace_bytes (cpp/src/tiled.cpp): the larger of the scalar kernel's scratch (a
- * 64×64 score tile, m, l, t per row, two size_t per row) and the SIMD kernel's (a transposed
- * d_k×64 query tile, the score tile, six floats and four size_t per row). Independent of T.
- */
-export function tiledScratchBytes(dk = 64): number {
-  const scalar = (TILE * TILE + 3 * TILE) * F32 + 2 * TILE * 8;
-  const simd = (TILE * dk + TILE * TILE + 6 * TILE) * F32 + 4 * TILE * 8;
-  return Math.max(scalar, simd);
+type Estimator = Pick<AttnCore, 'estimateBytes' | 'estimateMultiHeadBytes'>;
+
+/** What the core will count against its cap for one timed call: core.attention's estimate
+ *  ('qkv'), or core.multiHeadAttention's ('proj'). Used to skip a point before calling. */
+export function coreBytes(core: Estimator, p: Pick<SweepParams, 'heads' | 'dk' | 'dModel' | 'mode'>, t: number, kernel: TimingKernel): number {
+  if (p.mode === 'proj') return core.estimateMultiHeadBytes({ t, dModel: p.dModel, heads: p.heads, dk: p.dk, dv: p.dk }, kernel);
+  return core.estimateBytes({ heads: p.heads, tq: t, tk: t, dk: p.dk, dv: p.dk }, kernel);
 }
 
-/** Inputs (Q, K, V) and outputs (output, entropy, lse) of one attention call, in bytes. */
-export function ioBytes(heads: number, t: number, dk: number, dv = dk): number {
-  const rows = heads * t;
-  return (rows * dk * 2 + rows * dv + rows * dv + rows * 2) * F32;
-}
-
-/** The tiled kernel's working set: inputs + output + constant scratch. Linear in T. */
-export function tiledWorkingSet(heads: number, t: number, dk: number): number {
-  return ioBytes(heads, t, dk) + tiledScratchBytes(dk);
-}
-
-/**
- * What the core will count against its cap for one call (attn::estimate_bytes), plus the
- * projections' inputs and outputs in 'proj' mode. Used to skip a point before calling.
- */
-export function predictedCoreBytes(p: Pick<SweepParams, 'heads' | 'dk' | 'dModel' | 'mode'>, t: number, kernel: TimingKernel): number {
-  let n = ioBytes(p.heads, t, p.dk);
-  n += kernel === 'naive' ? scoreMatrixBytes(p.heads, t) + t * F32 : tiledScratchBytes(p.dk);
-  if (p.mode === 'proj') {
-    // X, the four weight matrices, Q/K/V projections, merged heads and the output.
-    const hd = p.heads * p.dk;
-    n += (t * p.dModel * 2 + p.dModel * hd * 4 + t * hd * 4) * F32;
-  }
-  return n;
+export function memoryTable(core: Estimator & Pick<AttnCore, 'limits' | 'tiledScratchBytes'>, p: MemoryParams): MemoryTable {
+  return {
+    cap: core.limits.memoryCap,
+    tiledScratch: core.tiledScratchBytes(p.dk),
+    tileKeys: core.limits.tile.keys,
+    rows: p.ts.map((t) => ({ t, naive: coreBytes(core, p, t, 'naive'), tiled: coreBytes(core, p, t, 'tiled') })),
+  };
 }
 
 export interface Stats {
@@ -157,16 +144,15 @@ export type Skip =
   | { kind: 'memory'; t: number; bytes: number; cap: number }
   | { kind: 'time'; t: number; predictedMs: number; budgetMs: number };
 
-/** Should the point at T for this kernel be skipped (and the kernel's sweep end)? */
+/** Should the point at T be skipped (and the kernel's sweep end)? `bytes`: coreBytes for the
+ *  point; `cap`: core.limits.memoryCap. */
 export function checkBudget(
-  p: Pick<SweepParams, 'heads' | 'dk' | 'dModel' | 'mode'>,
-  kernel: TimingKernel,
+  bytes: number,
+  cap: number,
   t: number,
   prev: { t: number; ms: number } | null,
   budgetMs = TIME_BUDGET_MS,
-  cap = CORE_MEMORY_CAP,
 ): Skip | null {
-  const bytes = predictedCoreBytes(p, t, kernel);
   if (bytes > cap) return { kind: 'memory', t, bytes, cap };
   if (prev && Number.isFinite(prev.ms)) {
     const call = predictQuadratic(prev.ms, prev.t, t);

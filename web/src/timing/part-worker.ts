@@ -40,7 +40,7 @@ const onRequest = async (e: MessageEvent<PartRequest>) => {
     const r = c.attention(part.q, part.k, part.v, { ...part.opts, kernel: m.kernel });
     const result: AttnResultLike = {
       output: r.output, weights: r.weights, entropy: r.entropy, lse: r.lse,
-      fullyMaskedRows: r.fullyMaskedRows, nanRows: r.nanRows, infScoreRows: r.infScoreRows, scale: r.scale,
+      fullyMaskedRows: r.fullyMaskedRows, nanRows: r.nanRows, infScoreRows: r.infScoreRows, nanRowsPerHead: Array.from(r.nanRowsPerHead), scale: r.scale,
     };
     const transfer = [r.output.buffer, r.entropy.buffer, r.lse.buffer, ...(r.weights ? [r.weights.buffer] : [])] as ArrayBuffer[];
     channel.postMessage({ kind: 'result', id: m.id, result } satisfies PartReply, transfer);

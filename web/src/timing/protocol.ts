@@ -19,12 +19,18 @@ export interface TimingPoint {
   /** Calls per timed sample (small T is timed in batches; each sample is batch time / batch). */
   batch: number;
   warmup: number;
-  /** The timing Worker's wasm heap after this point, bytes (it only grows). */
+  /** The wasm memory of the instance that runs only this kernel, after this point, bytes (it only
+   *  grows: the kernel's peak so far). With workers > 1 the calls run in the part Workers, and
+   *  this is the coordinating instance only. */
   heapBytes: number;
+  /** heapBytes minus that instance's memory when it had started (before any call). */
+  heapGrowth: number;
+  /** What the core counts against its cap for one call (core.estimateBytes or estimateMultiHeadBytes). */
+  estimateBytes: number;
 }
 
 export type TimingMessage =
-  | { kind: 'ready'; heapBytes: number; warmupMs: number }
+  | { kind: 'ready'; heapBytes: number; heapStart: Partial<Record<TimingKernel, number>>; cap: number; tiledScratch: number; warmupMs: number }
   | { kind: 'progress'; fraction: number; t: number; kernel: TimingKernel; text: string }
   | { kind: 'point'; point: TimingPoint }
   | { kind: 'skip'; kernel: TimingKernel; skip: Skip }

@@ -8,8 +8,8 @@ import { LIMITS, TIMING_WORKERS, type State, type TimingKernels, type TimingInpu
 import { TimingClient } from './client';
 import type { TimingMessage, TimingPoint } from './protocol';
 import {
-  FIT_FLOOR_MS, TIME_BUDGET_MS, fitExponent, formatBytes, formatMs, kernelsOf, scoreMatrixBytes, skipText, sweepTs,
-  tiledScratchBytes, tiledWorkingSet, type Fit, type SweepParams, type TimingKernel,
+  FIT_FLOOR_MS, TIME_BUDGET_MS, fitExponent, formatBytes, formatMs, kernelsOf, skipText, sweepTs,
+  type Fit, type MemoryTable, type SweepParams, type TimingKernel,
 } from './model';
 import type { BaseViewContext, View, ViewFactory } from '../ui/view';
 import { logLogChart } from '../ui/loglog-chart';
@@ -358,37 +358,72 @@ class TimingView implements View {
     return `Log–log chart of time per call against T${parts.length ? ': ' + parts.join(', ') : ''}; a dashed line shows ×4 per doubling (slope 2).`;
   }
 
+  /** The core's estimates for the memory panel before and during a sweep (asked of the compute
+   *  Worker, which has a core; this view has none). Keyed by the shape they were asked for. */
+  private memTable: { key: string; table: MemoryTable } | null = null;
+  private memAsked = '';
+
+  private coreEstimates(p: Pick<SweepParams, 'heads' | 'dk' | 'dModel' | 'mode'>, t: number): { naive: number; tiled: number; tiledScratch: number } | null {
+    const key = JSON.stringify([p.heads, p.dk, p.dModel, p.mode, t]);
+    if (this.memTable?.key === key) {
+      const r = this.memTable.table.rows[0];
+      return { naive: r.naive, tiled: r.tiled, tiledScratch: this.memTable.table.tiledScratch };
+    }
+    if (this.memAsked !== key && this.ctx) {
+      this.memAsked = key;
+      this.ctx.client.memory({ heads: p.heads, dk: p.dk, dModel: p.dModel, mode: p.mode, ts: [t] }).then((table) => {
+        this.memTable = { key, table };
+        if (this.memAsked === key) this.drawMemory();
+      }, () => { /* the compute worker reports its own failures */ });
+    }
+    return null;
+  }
+
   private drawMemory(): void {
     clear(this.memory);
     const sw = this.sweep;
     const st = this.ctx?.state;
-    const heads = sw?.params.heads ?? st?.timing.heads ?? 1;
-    const dk = sw?.params.dk ?? st?.timing.dK ?? 64;
-    const measured = sw?.points.map((p) => p.t) ?? [];
-    const t = measured.length ? Math.max(...measured) : sw?.params.tEnd ?? st?.timing.lastT ?? 4096;
-    const naive = scoreMatrixBytes(heads, t);
-    const tiled = tiledWorkingSet(heads, t, dk);
-    const heap = sw?.heapBytes ?? NaN;
-    const max = Math.max(naive, tiled, Number.isFinite(heap) ? heap : 0);
-    const bar = (label: string, bytes: number, cls: string, note: string) => {
-      const b = el('span', { class: `mbar ${cls}` });
-      b.style.width = `${Math.max(0.4, (bytes / max) * 100).toFixed(2)}%`;
-      return el('div', { class: 'mrow' },
-        el('div', { class: 'mlabel' }, el('span', { text: label }), el('strong', { text: formatBytes(bytes) })),
+    const p = sw?.params ?? (st ? paramsOf(st) : null);
+    if (!p) return;
+    const measured = sw?.points.map((x) => x.t) ?? [];
+    const t = measured.length ? Math.max(...measured) : p.tEnd;
+    const est = this.coreEstimates(p, t);
+    const last = (k: TimingKernel) => this.pointsOf(k).filter((x) => x.t <= t).at(-1) ?? null;
+    const split = (p.workers ?? 1) > 1;
+    const rows: { label: string; bytes: number; cls: string; note: string; id: string }[] = [];
+    for (const k of ['naive', 'tiled'] as const) {
+      const e = est?.[k] ?? NaN;
+      const stopped = sw?.stops.has(k) && t >= sw.stops.get(k)!.t;
+      rows.push({
+        label: `${k}: the core’s estimate`, bytes: e, cls: `k-${k}`, id: `mem-${k}-estimate`,
+        note: (k === 'naive'
+          ? `what the core counts against its cap: the ${p.heads} × ${t}² weights plus Q, K, V and the outputs — quadruples per doubling`
+          : `what the core counts: Q, K, V, the outputs and ${est ? formatBytes(est.tiledScratch) : '…'} of tile scratch at any T — doubles per doubling`)
+          + (stopped ? ` (the ${k} kernel stopped before this T)` : ''),
+      });
+      const pt = last(k);
+      if (pt && !split) {
+        rows.push({
+          label: `${k}: measured`, bytes: pt.heapBytes, cls: `k-${k} measured`, id: `mem-${k}-measured`,
+          note: `the WebAssembly memory of the instance that ran only the ${k} kernel, after T = ${pt.t}: ${pt.heapGrowth > 0 ? `it grew by ${formatBytes(pt.heapGrowth)}` : 'it never had to grow'} from the ${formatBytes(pt.heapBytes - pt.heapGrowth)} it started with (memory grows in 64 KiB pages and never shrinks, so this is the peak so far, allocator slack and the copied inputs included)`,
+        });
+      }
+    }
+    const max = Math.max(...rows.map((r) => (Number.isFinite(r.bytes) ? r.bytes : 0)), 1);
+    const bar = (r: (typeof rows)[number]) => {
+      const b = el('span', { class: `mbar ${r.cls}` });
+      b.style.width = `${Math.max(0.4, ((Number.isFinite(r.bytes) ? r.bytes : 0) / max) * 100).toFixed(2)}%`;
+      return el('div', { class: 'mrow', 'data-testid': r.id, 'data-bytes': String(r.bytes) },
+        el('div', { class: 'mlabel' }, el('span', { text: r.label }), el('strong', { text: formatBytes(r.bytes) })),
         el('div', { class: 'mtrack' }, b),
-        el('div', { class: 'mnote muted', text: note }));
+        el('div', { class: 'mnote muted', text: r.note }));
     };
     this.memory.append(
-      el('h4', { text: `Memory at T = ${t}${measured.length ? '' : ' (predicted)'}` }),
-      bar('naive: weight matrix H·T²·4', naive, 'k-naive', sw?.stops.has('naive') && t >= sw.stops.get('naive')!.t
-        ? `${heads} × ${t}² × 4 bytes — would be needed; the naive kernel stopped before this T`
-        : `${heads} × ${t}² × 4 bytes — quadruples per doubling`),
-      bar('tiled: working set', tiled, 'k-tiled', `Q, K, V and the output, plus ${formatBytes(tiledScratchBytes(dk))} of tile scratch at any T — doubles per doubling`),
-      Number.isFinite(heap)
-        ? bar('measured wasm heap', heap, 'heap', (sw?.params.workers ?? 1) > 1
-          ? 'the coordinating worker’s WebAssembly memory only; each part worker has its own instance and heap'
-          : 'this sweep’s WebAssembly memory (it grows, never shrinks), naive and tiled together')
-        : el('p', { class: 'muted small', text: 'The measured wasm heap appears when a sweep runs.' }),
+      el('h4', { text: `Memory at T = ${t}${measured.length ? '' : ' (the core’s estimate; measured figures appear when a sweep runs)'}` }),
+      ...rows.map(bar),
+      split
+        ? el('p', { class: 'muted small', text: 'With several workers each call runs in the part Workers’ own instances, so no per-kernel memory is measured here.' })
+        : el('p', { class: 'muted small', text: 'Each kernel runs in its own WebAssembly instance in the timing Worker, so its memory is measured apart from the other’s.' }),
     );
   }
 
@@ -403,13 +438,13 @@ class TimingView implements View {
       head2.append(el('th', { scope: 'col', text: 'median, min – max' }), el('th', { scope: 'col', text: '× prev. T' }));
     }
     // Memory columns carry class "mem": a phone hides them (the memory panel above has the figures).
-    head1.append(el('th', { scope: 'col', rowspan: 2, class: 'mem', text: 'score matrix H·T²·4' }), el('th', { scope: 'col', rowspan: 2, class: 'mem', text: 'tiled working set' }), el('th', { scope: 'col', rowspan: 2, class: 'mem', text: 'wasm heap' }));
+    for (const k of kernels) head1.append(el('th', { scope: 'col', rowspan: 2, class: 'mem', text: `${k} memory: core estimate · its instance’s heap` }));
     this.table.append(el('caption', { text: 'Time per call (median of the repeats, after warm-up) for each T' }), el('thead', {}, head1, head2));
     const tb = el('tbody');
     const ts = [...new Set((sw?.points ?? []).map((p) => p.t))].sort((a, b) => a - b);
     for (const t of ts) {
       const tr = el('tr', { 'data-testid': 'timing-row', 'data-t': t }, el('th', { scope: 'row', text: String(t) }));
-      let heap = NaN;
+      const mem: HTMLElement[] = [];
       for (const k of kernels) {
         const ps = this.pointsOf(k);
         const i = ps.findIndex((p) => p.t === t);
@@ -417,9 +452,11 @@ class TimingView implements View {
         if (!p) {
           const stop = sw!.stops.get(k);
           tr.append(el('td', { colspan: 2, class: 'muted stopped', text: stop && t >= stop.t ? stop.why : '—' }));
+          mem.push(el('td', { class: 'num muted mem', text: '—' }));
           continue;
         }
-        heap = p.heapBytes;
+        const split = (sw!.params.workers ?? 1) > 1;
+        mem.push(el('td', { class: 'num mem', 'data-mem-kernel': k, 'data-estimate': String(p.estimateBytes), 'data-measured': String(p.heapBytes), text: `${formatBytes(p.estimateBytes)} · ${split ? 'n/a' : formatBytes(p.heapBytes)}` }));
         const prev = ps[i - 1];
         const ratio = prev && prev.t * 2 === t ? p.stats.median / prev.stats.median : NaN;
         tr.append(
@@ -429,11 +466,10 @@ class TimingView implements View {
           el('td', { class: 'num ratio', text: Number.isFinite(ratio) ? `×${ratio.toFixed(1)}` : '' }),
         );
       }
-      const p = sw!.params;
-      tr.append(el('td', { class: 'num mem', text: formatBytes(scoreMatrixBytes(p.heads, t)) }), el('td', { class: 'num mem', text: formatBytes(tiledWorkingSet(p.heads, t, p.dk)) }), el('td', { class: 'num muted mem', text: formatBytes(heap) }));
+      tr.append(...mem);
       tb.append(tr);
     }
-    if (ts.length === 0) tb.append(el('tr', {}, el('td', { colspan: 4 + kernels.length * 2, class: 'muted', text: 'No measurements yet.' })));
+    if (ts.length === 0) tb.append(el('tr', {}, el('td', { colspan: 1 + kernels.length * 3, class: 'muted', text: 'No measurements yet.' })));
     this.table.append(tb);
   }
 

@@ -1,11 +1,15 @@
-// The timing lab's own Worker: a separate wasm instance, so a sweep never delays the heatmaps'
-// compute Worker. It runs one sweep per instance; the page cancels by terminating it.
+// The timing lab's own Worker: separate wasm instances, so a sweep never delays the heatmaps'
+// compute Worker. It runs one sweep per Worker; the page cancels by terminating it.
+// Each kernel runs in its own wasm instance, so the memory each one needed is measured, not
+// inferred: a WebAssembly memory only grows, and the instance that ran only the naive kernel
+// grew by what the naive kernel needed (its peak so far, in 64 KiB pages, allocator slack and
+// the copied inputs included), likewise for the tiled one.
 /// <reference lib="webworker" />
 import { loadCore, type AttnCore } from '../core/load';
 import type { TimingMessage, TimingRunRequest } from './protocol';
 import { mergeParts, partCall, planSplit, type AttnResultLike, type FullOpts } from './attn-split.js';
 import type { PartReply, PartRequest } from './part-worker';
-import { batchSize, checkBudget, plannedCalls, predictQuadratic, stats, sweepTs, type SweepParams, type TimingKernel } from './model';
+import { batchSize, checkBudget, coreBytes, plannedCalls, predictQuadratic, stats, sweepTs, type SweepParams, type TimingKernel } from './model';
 
 
 const MIN_POINT_MS = 250;
@@ -84,25 +88,32 @@ class PartPool {
   }
 }
 
-/** Random inputs for one T, generated once and shared by both kernels and all repeats. */
-function makeInputs(core: AttnCore, p: SweepParams, t: number, pool: PartPool | null): Inputs {
+type Cores = Partial<Record<TimingKernel, AttnCore>>;
+
+/** Random inputs for one T, generated once and shared by both kernels and all repeats; each
+ *  kernel calls its own instance. */
+function makeInputs(cores: Cores, p: SweepParams, t: number, pool: PartPool | null): Inputs {
   const { heads: h, dk, dModel } = p;
   if (p.mode === 'qkv') {
     const q = rand(h * t * dk), k = rand(h * t * dk), v = rand(h * t * dk);
     const opts = { heads: h, tq: t, tk: t, dk, dv: dk, causal: p.causal };
     if (pool) {
+      const any = (cores.naive ?? cores.tiled)!;
+      // The split follows the core's causal rule (attn-split.js never restates it).
+      const ranges = p.causal ? any.keyRanges({ t, causal: true }) : null;
+      const sopts = { ...opts, ranges };
       // Split across the part Workers (by heads when H ≥ workers, else by query rows); the timed
       // call posts to each, waits for every part and merges them into the single call's layout.
-      const plan = planSplit(opts, p.workers ?? 1);
-      pool.load(plan.parts.map((part) => partCall(q, k, v, opts, part)));
-      return { call: async (kernel) => void mergeParts(opts, plan, await pool.call(kernel, plan.parts.length)) };
+      const plan = planSplit(sopts, p.workers ?? 1);
+      pool.load(plan.parts.map((part) => partCall(q, k, v, sopts, part)));
+      return { call: async (kernel) => void mergeParts(sopts, plan, await pool.call(kernel, plan.parts.length)) };
     }
-    return { call: (kernel) => void core.attention(q, k, v, { ...opts, kernel }) };
+    return { call: (kernel) => void cores[kernel]!.attention(q, k, v, { ...opts, kernel }) };
   }
   const hd = h * dk;
   const w = 1 / Math.sqrt(dModel);
   const x = rand(t * dModel), wq = rand(dModel * hd, w), wk = rand(dModel * hd, w), wv = rand(dModel * hd, w), wo = rand(hd * dModel, w);
-  return { call: (kernel) => void core.multiHeadAttention(x, wq, wk, wv, wo, { t, dModel, heads: h, dk, dv: dk, causal: p.causal, kernel }) };
+  return { call: (kernel) => void cores[kernel]!.multiHeadAttention(x, wq, wk, wv, wo, { t, dModel, heads: h, dk, dv: dk, causal: p.causal, kernel }) };
 }
 
 async function timeOnce(inp: Inputs, kernel: TimingKernel, n: number): Promise<number> {
@@ -115,8 +126,15 @@ async function timeOnce(inp: Inputs, kernel: TimingKernel, n: number): Promise<n
 }
 
 async function run(req: TimingRunRequest): Promise<void> {
-  const core = await loadCore();
   const p = req.params;
+  const cores: Cores = {};
+  const heapStart: Partial<Record<TimingKernel, number>> = {};
+  for (const kernel of p.kernels) {
+    const c = await loadCore();
+    cores[kernel] = c;
+    heapStart[kernel] = heap(c);
+  }
+  const core = (cores.naive ?? cores.tiled)!;
   const ts = sweepTs(p.tStart, p.tEnd);
   const pool = p.mode === 'qkv' && (p.workers ?? 1) > 1 && req.ports?.length ? new PartPool(req.ports) : null;
 
@@ -124,7 +142,7 @@ async function run(req: TimingRunRequest): Promise<void> {
   // (a call that is already running is never upgraded).
   const w0 = performance.now();
   const tw = Math.min(128, ts[0]);
-  const warm = makeInputs(core, p, tw, pool);
+  const warm = makeInputs(cores, p, tw, pool);
   for (const kernel of p.kernels) {
     // Batches of ~10 ms until the best per-call time stops improving (the optimised code has
     // arrived), at least 0.3 s and at most 2 s per kernel.
@@ -140,7 +158,7 @@ async function run(req: TimingRunRequest): Promise<void> {
       if (calm >= 8 && performance.now() - start > 1000) break;
     }
   }
-  post({ kind: 'ready', heapBytes: heap(core), warmupMs: performance.now() - w0 });
+  post({ kind: 'ready', heapBytes: heap(core), heapStart, cap: core.limits.memoryCap, tiledScratch: core.tiledScratchBytes(p.dk), warmupMs: performance.now() - w0 });
 
   // Progress is weighted by T² (the cost of a point), so the bar moves like the clock.
   const weight = (t: number) => t * t * p.kernels.length;
@@ -153,14 +171,14 @@ async function run(req: TimingRunRequest): Promise<void> {
     const active: TimingKernel[] = [];
     for (const kernel of p.kernels) {
       if (stopped.has(kernel)) continue;
-      const skip = checkBudget(p, kernel, t, prev.get(kernel) ?? null, req.budgetMs);
+      const skip = checkBudget(coreBytes(core, p, t, kernel), core.limits.memoryCap, t, prev.get(kernel) ?? null, req.budgetMs);
       if (skip) {
         stopped.add(kernel);
         post({ kind: 'skip', kernel, skip });
       } else active.push(kernel);
     }
     if (active.length === 0) break;
-    const inputs = makeInputs(core, p, t, pool);
+    const inputs = makeInputs(cores, p, t, pool);
     for (const kernel of active) {
       const share = weight(t) / p.kernels.length;
       const progress = (frac: number, text: string) => post({ kind: 'progress', fraction: (doneWeight + share * frac) / total, t, kernel, text });
@@ -185,7 +203,8 @@ async function run(req: TimingRunRequest): Promise<void> {
         }
         const st = stats(samples);
         prev.set(kernel, { t, ms: st.median });
-        post({ kind: 'point', point: { t, kernel, samples, stats: st, batch, warmup: plan.warmup, heapBytes: heap(core) } });
+        const kernelHeap = heap(cores[kernel]!);
+        post({ kind: 'point', point: { t, kernel, samples, stats: st, batch, warmup: plan.warmup, heapBytes: kernelHeap, heapGrowth: kernelHeap - heapStart[kernel]!, estimateBytes: coreBytes(core, p, t, kernel) } });
       } catch (err) {
         const e = err as Error & { field?: string };
         stopped.add(kernel);

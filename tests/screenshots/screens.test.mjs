@@ -1,11 +1,12 @@
-// Screenshots for people to look at (screenshots/*.png) and the recompute+redraw timing for
+// The screenshot generator (not part of the default browser run: `npm run screenshots`):
+// screenshots for people to look at (screenshots/*.png) and the recompute+redraw timing for
 // T = 16, 64, 256 with 4 heads, read from the page's performance measures. No timed assertions:
 // the numbers are printed (and written to screenshots/timing.json) for the report.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { watch, waitReady, SHOTS, servedBrowser } from './helpers.mjs';
+import { watch, waitReady, SHOTS, servedBrowser } from '../browser/helpers.mjs';
 
 const env = servedBrowser();
 
