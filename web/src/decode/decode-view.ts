@@ -120,13 +120,14 @@ class DecodeView implements View {
     const field = (label: string, input: HTMLElement, cls = '') => el('label', { class: `tfield ${cls}` }, el('span', { text: label }), input);
     const stepper = el('section', { class: 'decode-stepper', 'aria-label': 'Step through generation' },
       el('h4', { text: 'Step through generation' }),
-      el('p', { class: 'muted small', text: 'Keys: ← → step, Home / End jump (with a button of the stepper focused).' }),
+
       el('div', { class: 'decode-modelrow' }, this.modelLine, el('span', { class: 'decode-train' }, this.trainProgress, this.trainCancel), this.useTrained, this.retrain),
       el('div', { class: 'trow', role: 'group', 'aria-label': 'Prompt and mode' },
         field('sequence', this.seqInput), this.nextSeq,
         field('prompt keeps', this.keepInput),
         el('label', { class: 'tfield check' }, this.cacheBox, el('span', { text: 'KV cache on' }))),
       el('div', { class: 'trow decode-nav', role: 'group', 'aria-label': 'Steps' }, this.firstBtn, this.backBtn, this.stepBtn, this.playBtn, this.endBtn, this.slider),
+      el('p', { class: 'muted small decode-keys', text: 'Keys: ← → step, Home / End jump (with a stepper button focused).' }),
       this.stepError,
       this.strip,
       this.stepInfo,
@@ -575,7 +576,8 @@ class DecodeView implements View {
         steppingModel: tj?.cacheBytes ?? null,
         T,
         variants: kvVariants(TIMING_SHAPE.heads).map((v) => ({ name: v.name, kvHeads: v.kvHeads, formula: cacheBytesFormula(TIMING_SHAPE, v.kvHeads, T), reported: this.sweep?.memory?.rows.find((r) => r.name === v.name)?.bytes ?? null })),
-        heapBytes: this.sweep?.memory ? this.sweep.memory.heapBytes : null,
+        // The timing Worker's heap: after the MHA/GQA/MQA decoders, and after the sweep when it finished.
+        heapBytes: this.sweep?.memory ? Math.max(this.sweep.memory.heapBytes, Number.isFinite(this.sweep.heapBytes) ? this.sweep.heapBytes : 0) : null,
       },
     };
   }
