@@ -474,7 +474,7 @@ class DecodeView implements View {
       head.append(el('span', { class: `fit-k k-${mode}`, 'data-testid': `decode-exponent-${mode}`, 'data-value': f ? f.exponent.toFixed(3) : '' },
         el('span', { class: 'sw-line', 'aria-hidden': 'true' }), `${label} `, el('strong', { text: f ? `p = ${f.exponent.toFixed(2)}` : 'p = —' })));
     }
-    this.fit.append(head, el('p', { class: 'muted small', text: 'Least-squares fit of log time against log T over the medians. With the cache a step reads T keys: p ≈ 1. Without it a step recomputes the T × T causal attention: p ≈ 2 (the projections, linear in T, pull it below 2 at small T).' }));
+    this.fit.append(head, el('p', { class: 'muted small', text: 'Least-squares fit of log time against log T over the medians. With the cache a step reads T keys: p ≈ 1 — but a step also has a fixed cost (the q, k, v and output projections, 4·d_model² multiply-adds per layer, and the logits) that dominates at small T and pulls the fit below 1; the “× prev. T” column shows the growth per doubling approaching ×2. Without the cache a step recomputes the T × T causal attention: p → 2 (the projections, linear in T, pull it below 2 at small T).' }));
     const ser = (mode: DecodeMode) => pts.filter((p) => p.mode === mode).map((p) => ({ t: p.t, median: p.stats.median, min: p.stats.min, max: p.stats.max, title: `${mode}, T = ${p.t}: median ${formatMs(p.stats.median)} (min ${formatMs(p.stats.min)}, max ${formatMs(p.stats.max)}, ${p.stats.n} samples)` }));
     const ts = sweepTs(sw?.tStart ?? this.ds?.tStart ?? 256, sw?.tEnd ?? this.ds?.tEnd ?? 4096);
     clear(this.chart);
@@ -509,7 +509,7 @@ class DecodeView implements View {
   private drawTable(pts: DecodePoint[]): void {
     clear(this.table);
     this.table.append(el('caption', { text: 'Time of one decoding step (median of the repeats, after warm-up; min – max below)' }),
-      el('thead', {}, el('tr', {}, ...['T', 'with the cache', 'recompute', 'recompute ÷ cached'].map((t) => el('th', { scope: 'col', text: t })))));
+      el('thead', {}, el('tr', {}, ...['T', 'with the cache', '× prev. T', 'recompute', '× prev. T', 'recompute ÷ cached'].map((t) => el('th', { scope: 'col', text: t })))));
     const tb = el('tbody');
     const rows = timingRows(pts);
     for (const r of rows) {
@@ -517,10 +517,14 @@ class DecodeView implements View {
         const p = pts.find((q) => q.t === r.T && q.mode === mode);
         return p ? el('td', { class: 'num', 'data-mode': mode, 'data-ms': p.stats.median.toFixed(4) }, el('span', { class: 'med', text: formatMs(p.stats.median) }), el('span', { class: 'spread', text: `${formatMs(p.stats.min)} – ${formatMs(p.stats.max)}` })) : el('td', { class: 'muted', text: '—' });
       };
-      tb.append(el('tr', { 'data-testid': 'decode-row', 'data-t': r.T }, el('th', { scope: 'row', text: String(r.T) }), cell('cached'), cell('recompute'),
+      // Growth per doubling of T: ×2 is linear, ×4 quadratic.
+      const prev = rows.find((q) => q.T * 2 === r.T);
+      const ratio = (a: number | null | undefined, b: number | null | undefined) => el('td', { class: 'num ratio', text: a && b ? `×${fmt(a / b, 1)}` : '' });
+      tb.append(el('tr', { 'data-testid': 'decode-row', 'data-t': r.T }, el('th', { scope: 'row', text: String(r.T) }),
+        cell('cached'), ratio(r.cachedMs, prev?.cachedMs), cell('recompute'), ratio(r.recomputeMs, prev?.recomputeMs),
         el('td', { class: 'num ratio', text: r.cachedMs && r.recomputeMs ? `×${fmt(r.recomputeMs / r.cachedMs, 0)}` : '' })));
     }
-    if (rows.length === 0) tb.append(el('tr', {}, el('td', { colspan: 4, class: 'muted', text: 'No measurements yet.' })));
+    if (rows.length === 0) tb.append(el('tr', {}, el('td', { colspan: 6, class: 'muted', text: 'No measurements yet.' })));
     this.table.append(tb);
   }
 
