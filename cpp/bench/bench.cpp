@@ -120,9 +120,8 @@ double peak_gflops(float m, float c, long steps) {
     ATTN_STEP(0)
     ATTN_STEP(1)
     ATTN_STEP(2)
-    ATTN_STEP(3)
-    ATTN_STEP(4) ATTN_STEP(5) ATTN_STEP(6) ATTN_STEP(7) ATTN_STEP(8) ATTN_STEP(9) ATTN_STEP(10)
-        ATTN_STEP(11)
+    ATTN_STEP(3) ATTN_STEP(4) ATTN_STEP(5) ATTN_STEP(6) ATTN_STEP(7) ATTN_STEP(8) ATTN_STEP(9)
+        ATTN_STEP(10) ATTN_STEP(11)
 #undef ATTN_STEP
   }
   const double ms = now_ms() - t0;

@@ -305,6 +305,11 @@ TEST_CASE(
           for (std::size_t j = 2; j < tk; j += 5) c.padding[j] = 0;
           c.opts.mask.key_padding = c.padding.data();
         }
+        if (variant == 1) {  // a custom mask with one fully masked row (policy weights)
+          c.mask.assign(t * tk, 1);
+          std::fill(c.mask.begin() + (t / 2) * tk, c.mask.begin() + (t / 2 + 1) * tk, 0);
+          c.opts.mask.mask = c.mask.data();
+        }
         c.opts.fill = static_cast<attn::MaskFill>(trial % 3);
         if (c.opts.fill == attn::MaskFill::kNegInf) c.opts.fill = attn::MaskFill::kFinite;
         if (trial % 2) c.opts.dropout = 0.25, c.opts.dropout_seed = trial;  // SIMD dropout paths

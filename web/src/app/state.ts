@@ -10,6 +10,8 @@
 //
 // HOW A NEW TAB ADDS ITS SUB-STATE (e.g. the Train tab, `train`):
 //   1. Create web/src/train/state.ts with
+//        import { int, real } from '../app/fields';
+//        import type { SubState } from '../app/state';
 //        export interface TrainState { steps: number; lr: number; … }   // readable names
 //        export const TRAIN: SubState<TrainState> = { fields: {
 //          steps: { key: 'tsteps', label: 'train: steps', kind: int(1, 10000), default: 200, compute: false },
@@ -26,6 +28,9 @@
 //      are not a limit go in the sub-state's `fix`.
 //   2. Here: add `train: TrainState` to `State` and `train: TRAIN` to `TABLE` (two lines), and the
 //      tab's view id to VIEWS.
+//   3. In the tab's view: read `ctx.state.train.steps`; change it with
+//      `ctx.update({ train: { steps: 300 } })` (a Patch: the page merges, normalizes with notices,
+//      writes the link). Tests may build states by link key: withLinkFields(defaultState(), { tsteps: 5 }).
 //   That's all: defaults, link encoding/decoding, notices, normalization and the property tests
 //   (tests/web/codec.property.test.ts) follow from the rows. No branch in the codec. Adding keys
 //   does not change the link version: old links simply lack them and get the defaults. Change
@@ -34,6 +39,8 @@
 import LZString from 'lz-string';
 import { brief, clampNumber, decodeComponent, int, oneOf, positions, real, yesNo, type Kind } from './fields';
 import { TIMING, TIMING_LIMITS, type TimingState } from '../timing/state';
+import { TRAIN } from '../train/state';
+import type { TrainState } from '../train/config';
 import { DECODE, type DecodeState } from '../decode/state';
 
 export { brief } from './fields';
@@ -86,6 +93,7 @@ export interface State {
   model: ModelState;
   page: PageState;
   timing: TimingState;
+  train: TrainState;
   decode: DecodeState;
 }
 
@@ -135,7 +143,7 @@ export const LIMITS = {
 export const INDUCTION_HEADS = 2;
 
 /** Every view a link may name. A new view adds its id here and in app/views.ts. */
-export const VIEWS = ['heads', 'mask', 'scale', 'output', 'timing', 'decode'] as const;
+export const VIEWS = ['heads', 'mask', 'scale', 'output', 'timing', 'train', 'decode'] as const;
 export type ViewId = (typeof VIEWS)[number];
 export const FILLS: readonly Fill[] = ['neg_inf', 'finite', 'zero'];
 export const FILL_LABEL: Record<Fill, string> = {
@@ -304,7 +312,7 @@ export const PAGE: SubState<PageState> = {
 };
 
 /** THE table. Order = link order = normalization order. */
-export const TABLE: { [G in keyof State]: SubState<State[G]> } = { model: MODEL, page: PAGE, timing: TIMING, decode: DECODE };
+export const TABLE: { [G in keyof State]: SubState<State[G]> } = { model: MODEL, page: PAGE, timing: TIMING, train: TRAIN, decode: DECODE };
 
 type AnyField = Field<unknown>;
 let ROWS: readonly (readonly [keyof State, string, AnyField])[] | null = null;

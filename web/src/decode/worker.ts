@@ -2,7 +2,7 @@
 // for stepping (it holds the model) and starts a fresh one per timing run; Cancel terminates the
 // Worker, which stops even a call running inside wasm.
 /// <reference lib="webworker" />
-import { loadTrain, type AttnTrain, type AttnTrainer } from './load';
+import { loadTrain, type AttnTrainLib, type AttnTrainer } from './load';
 import type { DecodeMessage, DecodeRequest, StepData, TimingParams, Trajectory } from './protocol';
 import { copyPrompt, kvVariants, type DecodeMode, type DecodeShape } from './model';
 import { batchSize, plannedCalls, stats, sweepTs } from '../timing/model';
@@ -11,7 +11,7 @@ function post(m: DecodeMessage, transfer: Transferable[] = []): void {
   (self as unknown as DedicatedWorkerGlobalScope).postMessage(m, transfer);
 }
 
-let libP: Promise<AttnTrain> | null = null;
+let libP: Promise<AttnTrainLib> | null = null;
 const lib = () => (libP ??= loadTrain());
 
 let trainer: AttnTrainer | null = null;
@@ -19,7 +19,7 @@ let batches: { tokens: Int32Array; lossMask: Uint8Array }[] = [];
 
 function shapeOf(tr: AttnTrainer): DecodeShape {
   const c = tr.config;
-  return { layers: c.layers, heads: c.heads, kvHeads: c.kvHeads, dModel: c.dModel, vocab: c.vocab, seqLen: c.seqLen };
+  return { layers: Number(c.layers), heads: Number(c.heads), kvHeads: Number(c.kvHeads), dModel: Number(c.dModel), vocab: Number(c.vocab), seqLen: Number(c.seqLen) };
 }
 
 /** Config A of the training module (docs/train-api.md): the induction task's defaults. */
@@ -75,7 +75,7 @@ function trajectory(seq: number, keep: number): Trajectory {
   const tr = trainer;
   if (!tr) throw Object.assign(new Error('no model yet'), { field: 'model' });
   const shape = shapeOf(tr);
-  const B = tr.config.batch;
+  const B = Number(tr.config.batch);
   while (batches.length <= Math.floor(seq / B)) batches.push(tr.sampleBatch());
   const b = batches[Math.floor(seq / B)];
   const S = shape.seqLen;

@@ -1,4 +1,5 @@
-// Gives the generated training module's default export the types of decode/attn-train.d.ts.
+// The training module (build/wasm/attn_train.mjs) is generated and untyped; this gives its
+// default export the types of train/attn-train.d.ts.
 declare module '*/build/wasm/attn_train.mjs' {
   const createAttnTrain: import('./attn-train').CreateAttnTrain;
   export default createAttnTrain;

@@ -1,5 +1,6 @@
-// Types of the parts of the training module (build/wasm/attn_train.mjs, docs/train-api.md) the
-// Decode tab uses. The generated glue is untyped; this shim types its default export.
+// Types of the training module's JS surface (docs/train-api.md), the parts the Train and Decode
+// tabs use.
+/** tr.decoder({ cache }) (the Decode tab). */
 export interface AttnTrainDecoder {
   append(token: number): { logits: Float32Array; weights: Float32Array; cacheBytes: number };
   prefill(tokens: ArrayLike<number>): void;
@@ -9,22 +10,27 @@ export interface AttnTrainDecoder {
   readonly length: number;
   delete(): void;
 }
-
 export interface AttnTrainer {
   train(n: number): { step: number; loss: Float32Array; gradNorm: Float32Array; finite: boolean };
   evaluate(): { loss: number; accuracy: number };
+  headScores(): {
+    previousToken: Float32Array; induction: Float32Array; duplicateToken: Float32Array;
+    ablationLoss: Float32Array; kComposition: Float32Array; loss: number;
+  };
+  attention(tokens: Int32Array): { weights: Float32Array; logits: Float32Array };
   sampleBatch(): { tokens: Int32Array; lossMask: Uint8Array };
+  weights(): Record<string, unknown>;
+  setLearningRate(lr: number): void;
+  setAblation(layer: number, head: number, on: boolean): void;
   decoder(opts?: { cache?: boolean }): AttnTrainDecoder;
   generate(prompt: ArrayLike<number>, n: number, opts?: { cache?: boolean; temperature?: number; seed?: number }): { tokens: Int32Array };
-  weights(): Record<string, unknown>;
-  readonly config: Record<string, unknown> & { vocab: number; seqLen: number; layers: number; heads: number; kvHeads: number; dModel: number; batch: number };
   readonly step: number;
+  readonly config: Record<string, unknown>;
   delete(): void;
 }
-
-export interface AttnTrain {
+export interface AttnTrainLib {
   createTrainer(config: Record<string, unknown>): AttnTrainer;
+  /** Bytes of the instance's WebAssembly memory. */
   heapBytes(): number;
 }
-
-export type CreateAttnTrain = (opts?: { locateFile?: (path: string) => string; wasmBinary?: ArrayBuffer }) => Promise<AttnTrain>;
+export type CreateAttnTrain = (opts?: { locateFile?: (p: string) => string; wasmBinary?: ArrayBuffer }) => Promise<AttnTrainLib>;

@@ -1,0 +1,67 @@
+// The Train tab's presets: each is a TrainState patch; its card is a share link (the page encodes
+// the state). `figure` says what you should see.
+import { defaultTrainState, type TrainState } from './config';
+
+export interface TrainPreset {
+  id: string;
+  title: string;
+  blurb: string;
+  figure: string;
+  train: Partial<TrainState>;
+}
+
+export const TRAIN_PRESETS: TrainPreset[] = [
+  {
+    id: 'train-induction',
+    title: 'Induction heads form (2 layers)',
+    blurb: 'Two attention-only layers, two heads each, on [noise, s, s]. Press play.',
+    figure: 'The loss sits on a shelf, then drops: a layer-0 head looks one token back, a layer-1 head looks just after the earlier copy.',
+    train: { until: 400 },
+  },
+  {
+    id: 'train-one-layer',
+    title: 'One layer cannot',
+    blurb: 'The same task with a single layer: no head can read what the previous token was.',
+    figure: 'The loss stays on the shelf and accuracy stays low: induction needs two heads composed across layers.',
+    train: { layers: 1, until: 400 },
+  },
+  {
+    id: 'train-positional',
+    title: 'The positional shortcut',
+    blurb: 'Fixed offset [s, s]: the copy is always n tokens back, so position alone finds it.',
+    figure: 'Accuracy rises with one layer and no previous-token head: the model learns what the data lets it cheat with.',
+    train: { task: 'induction-fixed', layers: 1, until: 400 },
+  },
+  {
+    id: 'train-noscale-small',
+    title: 'Without √d_k, small init',
+    blurb: 'Scale 1 instead of 1/√d_k, with weights ~ N(0, 0.05²).',
+    figure: 'It still learns (seed 0: accuracy 0.9 at step ~165 against ~135 with the scale): small weights keep the scores small, so scores √d_k ≈ 5.7× larger do not saturate the softmax.',
+    train: { scale: 'none', initStd: 0.05, until: 400 },
+  },
+  {
+    id: 'train-noscale-large',
+    title: 'Without √d_k, large d_k and unit-variance init',
+    blurb: 'Scale 1, d_model 128 (d_k 64 per head), weights ~ N(0, 1): scores with variance in the thousands.',
+    figure: 'Softmax saturates: every row is one-hot from step 0 (mean entropy ≈ 0.00 nats against 2.55 with the defaults), the loss starts near 6·10⁵ and accuracy stays near chance.',
+    train: { scale: 'none', dModel: 128, initStd: 1, until: 50 },
+  },
+  {
+    id: 'train-dropout',
+    title: 'Dropout on the weights',
+    blurb: 'Inverted dropout (p = 0.2) on the attention weights while training.',
+    figure: 'Induction still forms, later and noisier: the circuit has to survive random holes in its attention.',
+    train: { dropout: 0.2, until: 600 },
+  },
+  {
+    id: 'train-gqa',
+    title: 'GQA',
+    blurb: 'Four query heads sharing two K/V heads (grouped-query attention).',
+    figure: 'Induction forms with half the K/V parameters; heads that share K/V can still attend differently through their queries.',
+    train: { heads: 4, kvHeads: 2, until: 400 },
+  },
+];
+
+export function presetTrain(p: TrainPreset): TrainState {
+  return { ...defaultTrainState(), ...p.train };
+}

@@ -1,0 +1,62 @@
+// Messages between the Train tab and its own module Worker (train/worker.ts). Plain data.
+
+export interface HeadScores {
+  step: number;
+  /** index l·H + h */
+  previousToken: Float32Array;
+  induction: Float32Array;
+  duplicateToken: Float32Array;
+  /** held-out loss with that head zeroed */
+  ablationLoss: Float32Array;
+  /** (L−1)·H·H, index (l·H + h1)·H + h2 */
+  kComposition: Float32Array;
+  /** held-out loss with the current ablations only */
+  loss: number;
+}
+
+export interface Snapshot {
+  scores: HeadScores;
+  /** attention on the probe sequence: L·H·T·T */
+  attention: Float32Array;
+}
+
+export type TrainRequest =
+  | { kind: 'init'; config: Record<string, unknown>; evalEvery: number; snapEvery: number }
+  /** run: steps = how many (Step 1 / Step 10), or null = until paused or a stop condition */
+  | { kind: 'run'; steps: number | null; until: number; untilAcc: number; speed: number }
+  | { kind: 'pause' }
+  | { kind: 'lr'; lr: number }
+  | { kind: 'speed'; speed: number }
+  | { kind: 'stop'; until: number; untilAcc: number }
+  | { kind: 'ablate'; layer: number; head: number; on: boolean }
+  | { kind: 'weights'; id: number }
+  /** draw the attention on these tokens from now on (null = the held-out probe) */
+  | { kind: 'probe'; tokens: number[] | null };
+
+export type StopReason = 'paused' | 'steps' | 'until' | 'accuracy' | 'diverged';
+
+export type TrainMessage =
+  | { kind: 'ready'; step: number; probe: Int32Array; probeMask: Uint8Array; snapshot: Snapshot; evalLoss: number; evalAccuracy: number; config: Record<string, unknown>; startMs: number }
+  | { kind: 'refused'; message: string; field: string | null }
+  | {
+      kind: 'progress';
+      /** step of losses[0] (1-based: the loss of step s is the loss of the batch that step s trained on) */
+      firstStep: number;
+      losses: Float32Array;
+      gradNorms: Float32Array;
+      evals: { step: number; loss: number; accuracy: number }[];
+      /** head scores taken at the fixed steps (multiples of snapEvery) inside this chunk */
+      scores: HeadScores[];
+      /** what to draw now: the latest fixed-step scores while running, the current step at a stop */
+      snapshot: Snapshot | null;
+      step: number;
+      /** ms inside tr.train() for these steps (GFLOP/s) and wall ms since the last progress (steps/s) */
+      trainMs: number;
+      wallMs: number;
+    }
+  | { kind: 'stopped'; reason: StopReason; step: number; message?: string }
+  | { kind: 'ablated'; snapshot: Snapshot; evalLoss: number; evalAccuracy: number }
+  | { kind: 'weights'; id: number; weights: Record<string, unknown>; step: number; config: Record<string, unknown> }
+  | { kind: 'probe'; probe: Int32Array; probeMask: Uint8Array; snapshot: Snapshot }
+  | { kind: 'probeRefused'; message: string }
+  | { kind: 'fatal'; message: string };

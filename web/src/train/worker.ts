@@ -1,0 +1,232 @@
+// The Train tab's own module Worker: one attn_train instance, one trainer at a time. It trains in
+// time-budgeted chunks (never one message per step), evaluates the fixed held-out batch every
+// `evalEvery` steps and takes head scores every `snapEvery` steps (both at fixed steps, so a
+// replayed run reports the same history), and yields between chunks so Pause, a new learning
+// rate or an ablation are taken at once. The page starts a new Worker to reset.
+/// <reference lib="webworker" />
+import createAttnTrain from '../../../build/wasm/attn_train.mjs';
+import type { AttnTrainLib, AttnTrainer } from './attn-train';
+import wasmUrl from '../../../build/wasm/attn_train.wasm?url';
+import type { HeadScores, Snapshot, StopReason, TrainMessage, TrainRequest } from './protocol';
+
+/** Work per chunk before the Worker yields (and posts one progress message). */
+const CHUNK_MS = 40;
+
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+function post(m: TrainMessage, transfer: Transferable[] = []): void {
+  scope.postMessage(m, transfer);
+}
+
+let lib: AttnTrainLib | null = null;
+let tr: AttnTrainer | null = null;
+let probe = new Int32Array(0);
+let heldOut = { tokens: new Int32Array(0), mask: new Uint8Array(0) };
+let evalEvery = 5;
+let snapEvery = 10;
+let running = false;
+let token = 0;
+let until = 0;
+let untilAcc = 0;
+let speed = 0;
+let stepsLeft: number | null = null;
+
+function scoresNow(t: AttnTrainer): HeadScores {
+  const s = t.headScores();
+  return { step: t.step, previousToken: s.previousToken, induction: s.induction, duplicateToken: s.duplicateToken, ablationLoss: s.ablationLoss, kComposition: s.kComposition, loss: s.loss };
+}
+
+function snapshot(t: AttnTrainer, scores?: HeadScores): Snapshot {
+  return { scores: scores ?? scoresNow(t), attention: t.attention(probe).weights };
+}
+
+const tick = (ms: number) => new Promise<void>((r) => {
+  if (ms > 0) setTimeout(r, ms);
+  else {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => r();
+    ch.port2.postMessage(0);
+  }
+});
+
+async function loop(my: number): Promise<void> {
+  const t = tr!;
+  const runStart = performance.now();
+  const stepAtStart = t.step;
+  let per = 1; // steps per train() call, adapted to the time budget
+  let lastPost = performance.now();
+  while (running && my === token) {
+    const losses: number[] = [];
+    const norms: number[] = [];
+    const evals: { step: number; loss: number; accuracy: number }[] = [];
+    const scores: HeadScores[] = [];
+    const firstStep = t.step + 1;
+    let trainMs = 0;
+    let stop: StopReason | null = null;
+    let badLoss = NaN;
+    let wait = 0;
+    const chunkStart = performance.now();
+    while (performance.now() - chunkStart < CHUNK_MS) {
+      let n = evalEvery - (t.step % evalEvery);
+      n = Math.min(n, per);
+      if (stepsLeft !== null) n = Math.min(n, stepsLeft);
+      if (until > 0) n = Math.min(n, until - t.step);
+      if (speed > 0) {
+        const due = Math.floor(((performance.now() - runStart) / 1000) * speed) + 1 - (t.step - stepAtStart);
+        if (due <= 0) {
+          wait = Math.max(1, Math.ceil(1000 / speed) - 1);
+          break;
+        }
+        n = Math.min(n, due);
+      }
+      if (n <= 0) {
+        stop = until > 0 && t.step >= until ? 'until' : 'steps';
+        break;
+      }
+      const t0 = performance.now();
+      const r = t.train(n);
+      const dt = performance.now() - t0;
+      trainMs += dt;
+      // A non-finite step is reported as the last entry and not applied: keep it out of the
+      // history (which holds applied steps only), so training can go on after a lower rate.
+      const applied = r.finite ? r.loss.length : r.loss.length - 1;
+      for (let i = 0; i < applied; i++) {
+        losses.push(r.loss[i]);
+        norms.push(r.gradNorm[i]);
+      }
+      if (!r.finite) {
+        stop = 'diverged';
+        badLoss = r.loss[r.loss.length - 1];
+        break;
+      }
+      if (stepsLeft !== null) stepsLeft -= n;
+      // aim each call at a quarter of the chunk
+      per = Math.max(1, Math.min(64, Math.floor((CHUNK_MS / 4) / Math.max(0.01, dt / n))));
+      if (t.step % evalEvery === 0) {
+        const e = t.evaluate();
+        evals.push({ step: t.step, loss: e.loss, accuracy: e.accuracy });
+        if (untilAcc > 0 && e.accuracy >= untilAcc) stop = 'accuracy';
+      }
+      if (t.step % snapEvery === 0) scores.push(scoresNow(t));
+      if (!stop && until > 0 && t.step >= until) stop = 'until';
+      if (!stop && stepsLeft !== null && stepsLeft <= 0) stop = 'steps';
+      if (stop) break;
+    }
+    const now = performance.now();
+    const last = scores.length > 0 ? scores[scores.length - 1] : null;
+    // The picture: at a stop, the current step; while running, the latest fixed-step scores.
+    const snap = stop ? snapshot(t, last && last.step === t.step ? last : undefined) : last ? snapshot(t, last) : null;
+    post({
+      kind: 'progress', firstStep, losses: Float32Array.from(losses), gradNorms: Float32Array.from(norms), evals,
+      scores, snapshot: snap, step: t.step, trainMs, wallMs: now - lastPost,
+    });
+    lastPost = now;
+    if (stop) {
+      running = false;
+      const msg = stop === 'diverged' ? `The loss or the gradient became non-finite at step ${t.step + 1} (loss ${badLoss}); that step was not applied. The weights of step ${t.step} are kept.` : undefined;
+      post({ kind: 'stopped', reason: stop, step: t.step, message: msg });
+      return;
+    }
+    await tick(wait);
+  }
+}
+
+function pause(): void {
+  if (!running || !tr) return;
+  running = false;
+  token++;
+  const t = tr;
+  const e = t.evaluate();
+  post({ kind: 'progress', firstStep: t.step + 1, losses: new Float32Array(0), gradNorms: new Float32Array(0), evals: [], scores: [], snapshot: snapshot(t), step: t.step, trainMs: 0, wallMs: 0 });
+  post({ kind: 'stopped', reason: 'paused', step: t.step, message: `held-out loss ${e.loss.toFixed(3)}` });
+}
+
+function errorOf(e: unknown): { message: string; field: string | null } {
+  const err = e as { message?: string; field?: string };
+  return { message: err?.message ?? String(e), field: err?.field ?? null };
+}
+
+async function handle(m: TrainRequest): Promise<void> {
+  switch (m.kind) {
+    case 'init': {
+      const t0 = performance.now();
+      try {
+        if (!lib) lib = await createAttnTrain({ locateFile: () => wasmUrl });
+      } catch (e) {
+        post({ kind: 'fatal', message: `The training module failed to load: ${errorOf(e).message}` });
+        return;
+      }
+      try {
+        tr?.delete();
+        tr = null;
+        const t = lib!.createTrainer(m.config);
+        tr = t;
+        evalEvery = m.evalEvery;
+        snapEvery = m.snapEvery;
+        const b = t.sampleBatch();
+        const T = b.tokens.length / (t.config.batch as number);
+        probe = b.tokens.slice(0, T);
+        const probeMask = b.lossMask.slice(0, T);
+        heldOut = { tokens: probe, mask: probeMask };
+        const e = t.evaluate();
+        post({ kind: 'ready', step: t.step, probe, probeMask, snapshot: snapshot(t), evalLoss: e.loss, evalAccuracy: e.accuracy, config: { ...t.config }, startMs: performance.now() - t0 });
+      } catch (e) {
+        post({ kind: 'refused', ...errorOf(e) });
+      }
+      return;
+    }
+    case 'run':
+      if (!tr || running) return;
+      until = m.until;
+      untilAcc = m.untilAcc;
+      speed = m.speed;
+      stepsLeft = m.steps;
+      running = true;
+      void loop(++token);
+      return;
+    case 'pause':
+      pause();
+      return;
+    case 'lr':
+      try {
+        tr?.setLearningRate(m.lr);
+      } catch (e) {
+        post({ kind: 'refused', ...errorOf(e) });
+      }
+      return;
+    case 'speed':
+      speed = m.speed;
+      return;
+    case 'stop':
+      until = m.until;
+      untilAcc = m.untilAcc;
+      return;
+    case 'ablate': {
+      if (!tr) return;
+      tr.setAblation(m.layer, m.head, m.on);
+      const e = tr.evaluate();
+      post({ kind: 'ablated', snapshot: snapshot(tr), evalLoss: e.loss, evalAccuracy: e.accuracy });
+      return;
+    }
+    case 'probe': {
+      if (!tr) return;
+      const tokens = m.tokens === null ? heldOut.tokens : Int32Array.from(m.tokens);
+      try {
+        tr.attention(tokens); // validates (range, length) before the probe changes
+      } catch (e) {
+        post({ kind: 'probeRefused', message: errorOf(e).message });
+        return;
+      }
+      probe = tokens;
+      post({ kind: 'probe', probe, probeMask: m.tokens === null ? heldOut.mask : new Uint8Array(tokens.length), snapshot: snapshot(tr) });
+      return;
+    }
+    case 'weights':
+      if (!tr) return;
+      post({ kind: 'weights', id: m.id, weights: tr.weights(), step: tr.step, config: { ...tr.config } });
+      return;
+  }
+}
+
+scope.onmessage = (e: MessageEvent<TrainRequest>) => {
+  void handle(e.data).catch((err) => post({ kind: 'fatal', message: errorOf(err).message }));
+};
