@@ -1,7 +1,8 @@
 // The Decode tab in Chromium: stepping through a prompt reproduces the copy (the continuation of
 // s is predicted), cached and recompute decoding give identical tokens, a short timing run
 // (T = 64 … 256) reports both exponents and exports them, Cancel stops a long run, share links
-// round-trip, bad settings are corrected with a notice, embed and a 375 px phone render.
+// round-trip, bad settings are corrected with a notice, embed and a 375 px phone render, and the
+// Train tab's published model is the one decoded.
 // Screenshots go to SHOTS/decode-*.png. No timed assertions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -182,4 +183,21 @@ test('embed mode and a 375 px phone render the tab without sideways scrolling', 
   await p.page.screenshot({ path: shot('decode-phone.png') });
   assert.deepEqual(p.errors, []);
   await p.context.close();
+});
+
+test('the Train tab’s model is the one the Decode tab decodes', async () => {
+  // The Train tab trains 30 steps and publishes its model; the Decode tab then loads that model.
+  const ctx = await env.browser.newContext({ viewport: { width: 1366, height: 900 } });
+  const p = await ctx.newPage();
+  const w = watch(p);
+  await p.goto(env.server.url + '/#v=1&view=train&until=30&play=1');
+  await p.waitForFunction(() => window.__trainTab?.published?.() === 30, null, { timeout: 90000 });
+  await p.getByRole('tab', { name: 'Decode' }).click();
+  await p.getByTestId('decode-view').waitFor();
+  await p.waitForFunction(() => document.querySelector('[data-testid="decode-model"]')?.dataset.ready === '1', null, { timeout: 60000 });
+  assert.match(await p.getByTestId('decode-model').textContent(), /Train tab’s \(step 30\)/);
+  await decoded(p);
+  assert.equal(await p.getByTestId('decode-agree').getAttribute('data-identical'), '1');
+  assert.deepEqual(w.errors, []);
+  await ctx.close();
 });
