@@ -205,6 +205,13 @@ class AttnError extends Error {
   Decoder.prototype.prefill = function (tokens) {
     unwrap(this._live().prefill(int32s(tokens, 'tokens')));
   };
+  // Extra: layer `layer`'s cached keys and values so far, { k, v: Float32Array(H_kv·t·d_h) }
+  // ((H_kv, t, d_h) row-major); throws (field 'cache') for a recompute-mode decoder.
+  Decoder.prototype.cache = function (layer) {
+    if (typeof layer !== 'number' || !Number.isInteger(layer)) fail('layer', 'layer must be an integer (got ' + String(layer) + ')');
+    var r = unwrap(this._live().cache(layer));
+    return { k: copy(r.k), v: copy(r.v) };
+  };
   Decoder.prototype.reset = function () {
     this._live().reset();
   };

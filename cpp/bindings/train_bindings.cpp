@@ -287,12 +287,22 @@ class DecoderHandle {
     return st.ok() ? ok() : error(st);
   }
 
+  val cache(double layer) {
+    if (!(layer >= 0)) return error(attn::Status::Invalid("layer", "layer must be >= 0"));
+    attn::Status st = d_->cache(static_cast<std::size_t>(layer), &k_, &v_);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("k", view(k_.data(), k_.size()));
+    r.set("v", view(v_.data(), v_.size()));
+    return r;
+  }
+
   void reset() { d_->reset(); }
   double length() const { return static_cast<double>(d_->length()); }
 
  private:
   std::unique_ptr<attn::tr::Decoder> d_;
-  std::vector<float> logits_, weights_;
+  std::vector<float> logits_, weights_, k_, v_;
 };
 
 }  // namespace
@@ -319,6 +329,7 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .constructor<const TrainerHandle&, bool>()
       .function("append", &DecoderHandle::append)
       .function("prefill", &DecoderHandle::prefill)
+      .function("cache", &DecoderHandle::cache)
       .function("reset", &DecoderHandle::reset)
       .function("length", &DecoderHandle::length);
 }

@@ -58,6 +58,22 @@ std::size_t Decoder::cache_bytes() const {
   return 2 * c_.layers * c_.kv_heads * c_.seq_len * d_head(c_) * sizeof(float);
 }
 
+Status Decoder::cache(std::size_t layer, std::vector<float>* k, std::vector<float>* v) const {
+  if (!cache_) return Status::Invalid("cache", "a recompute-mode decoder keeps no K/V cache");
+  if (layer >= c_.layers) {
+    return Status::Invalid("layer", "layer " + std::to_string(layer) + " is outside [0, layers)");
+  }
+  // The cache holds seq_len rows per K/V head; copy the t filled ones of each head.
+  const std::size_t t = tokens_.size(), dh = d_head(c_);
+  k->resize(c_.kv_heads * t * dh);
+  v->resize(c_.kv_heads * t * dh);
+  for (std::size_t g = 0; g < c_.kv_heads; ++g) {
+    std::copy_n(k_[layer].data() + g * c_.seq_len * dh, t * dh, k->data() + g * t * dh);
+    std::copy_n(v_[layer].data() + g * c_.seq_len * dh, t * dh, v->data() + g * t * dh);
+  }
+  return Status::Ok();
+}
+
 Status Decoder::append(std::int32_t token, std::vector<float>* logits,
                        std::vector<float>* weights) {
   if (token < 0 || static_cast<std::size_t>(token) >= c_.vocab) {

@@ -112,3 +112,44 @@ TEST_CASE("decode - greedy picks the first maximum; sampling is seeded", "[decod
   CHECK(std::abs(count[1] / 2000.0 - 0.440) < 0.05);
   CHECK(std::abs(count[3] / 2000.0 - 0.0219) < 0.015);
 }
+
+TEST_CASE("decode - cache(layer) holds layer 0's keys and values (E + P) W_K, W_V per K/V head",
+          "[decode]") {
+  // Variant 1: 4 query heads over 2 K/V heads (GQA), positions learned.
+  const ModelConfig c = variant(1);
+  const auto P = attn::tr::param_layout(c);
+  auto params = std::make_shared<std::vector<float>>(P.total);
+  attn::tr::init_params(c, 7, params->data());
+  const float* p = params->data();
+  const std::size_t D = c.d_model, G = c.kv_heads, dh = attn::tr::d_head(c);
+  const std::vector<std::int32_t> tok = {3, 1, 4, 1, 5, 9};
+  attn::tr::Decoder dec(c, params, true, {});
+  std::vector<float> logits, w, k, v;
+  for (std::int32_t t : tok) REQUIRE(dec.append(t, &logits, &w).ok());
+  const std::size_t n = tok.size();
+  REQUIRE(dec.cache(0, &k, &v).ok());
+  REQUIRE(k.size() == G * n * dh);
+  REQUIRE(v.size() == G * n * dh);
+  double worst = 0;
+  for (std::size_t pos = 0; pos < n; ++pos) {
+    for (std::size_t col = 0; col < G * dh; ++col) {
+      // Reference in double: x = E[token] + P[pos]; k = x W_K, v = x W_V (columns g*dh + i).
+      double rk = 0, rv = 0;
+      for (std::size_t d = 0; d < D; ++d) {
+        const double x = double(p[P.embed + tok[pos] * D + d]) + double(p[P.pos + pos * D + d]);
+        rk += x * p[P.layer[0].wk + d * G * dh + col];
+        rv += x * p[P.layer[0].wv + d * G * dh + col];
+      }
+      const std::size_t g = col / dh, i = col % dh;
+      worst = std::max(worst, std::abs(k[(g * n + pos) * dh + i] - rk));
+      worst = std::max(worst, std::abs(v[(g * n + pos) * dh + i] - rv));
+    }
+  }
+  CHECK(worst < 1e-4);
+  CHECK(dec.cache(c.layers, &k, &v).field == "layer");
+  attn::tr::Decoder re(c, params, false, {});
+  CHECK(re.cache(0, &k, &v).field == "cache");
+  dec.reset();
+  REQUIRE(dec.cache(1, &k, &v).ok());
+  CHECK(k.empty());
+}

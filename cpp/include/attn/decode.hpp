@@ -37,6 +37,9 @@ class Decoder {
   // Bytes held by the K/V cache (0 in recompute mode): 2 * L * H_kv * seq_len * d_h floats.
   std::size_t cache_bytes() const;
   bool cached() const { return cache_; }
+  // Copies layer `layer`'s cached keys and values for the t = length() tokens so far:
+  // k, v: (H_kv, t, d_h) row-major. Errors: layer out of range; recompute mode (no cache).
+  Status cache(std::size_t layer, std::vector<float>* k, std::vector<float>* v) const;
 
  private:
   ModelConfig c_;

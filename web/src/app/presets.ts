@@ -82,6 +82,14 @@ export const PRESETS: Preset[] = [
     figure: 'Both slopes ≈ 2 (the arithmetic is still quadratic); the naive kernel’s memory quadruples per doubling, the tiled kernel’s only doubles.',
     state: { page: { view: 'timing' } },
   },
+  {
+    id: 'decode',
+    title: 'KV cache: watch and time it',
+    lesson: 'Lesson 1 · what production adds',
+    blurb: 'A trained induction model writes one token at a time: each step one query row against the cached keys. Step through the copy, then time it with and without the cache.',
+    figure: 'The continuation of s is copied; per step, time grows ≈ T with the cache and → T² without.',
+    state: { page: { view: 'decode' } },
+  },
 ];
 
 export function presetState(p: Preset): State {

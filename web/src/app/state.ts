@@ -6,6 +6,7 @@
 //   state.model   what is computed: tokens, weights, mask, scale (Heads / Mask / Scale / Output views)
 //   state.page    which view is shown and which head is zoomed
 //   state.timing  the Timing lab (its rows live in web/src/timing/state.ts)
+//   state.decode  the Decode tab (its rows live in web/src/decode/state.ts)
 //
 // HOW A NEW TAB ADDS ITS SUB-STATE (e.g. the Train tab, `train`):
 //   1. Create web/src/train/state.ts with
@@ -40,6 +41,7 @@ import { brief, clampNumber, decodeComponent, int, oneOf, positions, real, yesNo
 import { TIMING, TIMING_LIMITS, type TimingState } from '../timing/state';
 import { TRAIN } from '../train/state';
 import type { TrainState } from '../train/config';
+import { DECODE, type DecodeState } from '../decode/state';
 
 export { brief } from './fields';
 export type { TimingKernels, TimingInput, TimingState } from '../timing/state';
@@ -92,6 +94,7 @@ export interface State {
   page: PageState;
   timing: TimingState;
   train: TrainState;
+  decode: DecodeState;
 }
 
 /** One row of the table: a field of a sub-state. */
@@ -140,7 +143,7 @@ export const LIMITS = {
 export const INDUCTION_HEADS = 2;
 
 /** Every view a link may name. A new view adds its id here and in app/views.ts. */
-export const VIEWS = ['heads', 'mask', 'scale', 'output', 'timing', 'train'] as const;
+export const VIEWS = ['heads', 'mask', 'scale', 'output', 'timing', 'train', 'decode'] as const;
 export type ViewId = (typeof VIEWS)[number];
 export const FILLS: readonly Fill[] = ['neg_inf', 'finite', 'zero'];
 export const FILL_LABEL: Record<Fill, string> = {
@@ -309,7 +312,7 @@ export const PAGE: SubState<PageState> = {
 };
 
 /** THE table. Order = link order = normalization order. */
-export const TABLE: { [G in keyof State]: SubState<State[G]> } = { model: MODEL, page: PAGE, timing: TIMING, train: TRAIN };
+export const TABLE: { [G in keyof State]: SubState<State[G]> } = { model: MODEL, page: PAGE, timing: TIMING, train: TRAIN, decode: DECODE };
 
 type AnyField = Field<unknown>;
 let ROWS: readonly (readonly [keyof State, string, AnyField])[] | null = null;

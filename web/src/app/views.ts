@@ -6,5 +6,6 @@ import { scaleView } from '../heads/scale-view';
 import { outputView } from '../heads/output-view';
 import { timingView } from '../timing/timing-view';
 import { trainView } from '../train/train-view';
+import { decodeView } from '../decode/decode-view';
 
-export const VIEW_FACTORIES: ViewFactory[] = [headsView, maskView, scaleView, outputView, timingView, trainView];
+export const VIEW_FACTORIES: ViewFactory[] = [headsView, maskView, scaleView, outputView, timingView, trainView, decodeView];

@@ -12,14 +12,7 @@ import {
   type Fit, type MemoryTable, type SweepParams, type TimingKernel,
 } from './model';
 import type { BaseViewContext, View, ViewFactory } from '../ui/view';
-
-const SVG = 'http://www.w3.org/2000/svg';
-function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+import { logLogChart } from '../ui/loglog-chart';
 
 const KERNEL_LABEL: Record<TimingKernel, string> = { naive: 'naive (full T×T weights)', tiled: 'tiled (online softmax)' };
 const POW2 = sweepTs(LIMITS.timingMinT, LIMITS.timingMaxT);
@@ -342,98 +335,21 @@ class TimingView implements View {
     clear(this.chart);
     const sw = this.sweep;
     const planned = sw ? sweepTs(sw.params.tStart, sw.params.tEnd) : sweepTs(this.ctx?.state.timing.firstT ?? 64, this.ctx?.state.timing.lastT ?? 4096);
-    const pts = sw?.points ?? [];
-    const W = 720, H = 400, L = 74, R = 150, Tp = 18, B = 54;
-    const xl0 = Math.log2(planned[0]);
-    const xl1 = Math.log2(planned[planned.length - 1]);
-    const xspan = Math.max(1, xl1 - xl0);
-    const x = (t: number) => L + ((Math.log2(t) - xl0) / xspan) * (W - L - R);
-    let lo = Infinity, hi = -Infinity;
-    for (const p of pts) {
-      lo = Math.min(lo, p.stats.min);
-      hi = Math.max(hi, p.stats.max);
-    }
-    if (!Number.isFinite(lo) || lo <= 0) { lo = 0.01; hi = 1000; }
-    let d0 = Math.floor(Math.log10(lo));
-    let d1 = Math.ceil(Math.log10(hi));
-    if (d1 - d0 < 2) { d0 -= 1; d1 = Math.max(d1, d0 + 2); }
-    const y = (ms: number) => Tp + (1 - (Math.log10(ms) - d0) / (d1 - d0)) * (H - Tp - B);
-    const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'data-testid': 'timing-chart', 'aria-label': this.chartLabel() });
-    const clip = s('clipPath', { id: 'timing-clip' });
-    clip.append(s('rect', { x: L, y: Tp, width: W - L - R, height: H - Tp - B }));
-    svg.append(clip);
-    // Grid: decades (with 2× and 5× minor lines) and one line per T.
-    for (let d = d0; d <= d1; d++) {
-      const v = 10 ** d;
-      svg.append(s('line', { x1: L, x2: W - R, y1: y(v), y2: y(v), class: 'grid' }));
-      svg.append(s('text', { x: L - 8, y: y(v) + 4, class: 'tick', 'text-anchor': 'end' }, msTick(v)));
-      if (d < d1) for (const m of [2, 5]) svg.append(s('line', { x1: L, x2: W - R, y1: y(m * v), y2: y(m * v), class: 'grid minor' }));
-    }
-    for (const t of planned) {
-      svg.append(s('line', { x1: x(t), x2: x(t), y1: Tp, y2: H - B, class: 'grid' }));
-      svg.append(s('text', { x: x(t), y: H - B + 18, class: 'tick', 'text-anchor': 'middle' }, String(t)));
-    }
-    svg.append(s('rect', { x: L, y: Tp, width: W - L - R, height: H - Tp - B, class: 'frame' }));
-    svg.append(s('text', { x: (L + W - R) / 2, y: H - 10, class: 'axis', 'text-anchor': 'middle' }, 'sequence length T (log scale, ×2 per step)'));
-    const yc = (Tp + H - B) / 2;
-    svg.append(s('text', { x: 16, y: yc, class: 'axis', 'text-anchor': 'middle', transform: `rotate(-90 16 ${yc})` }, 'time per call, ms (log scale)'));
-
     const f = this.fits();
-    const labels: { y: number; text: string; cls: string }[] = [];
-    // Reference: ×4 per doubling through the first fitted point of the first kernel with a fit.
-    // Without a fit yet, it goes through the last point of the first kernel.
-    const refK = (['naive', 'tiled'] as const).find((k) => f[k]) ?? (['naive', 'tiled'] as const).find((k) => this.pointsOf(k).length > 0);
-    if (refK) {
-      const fr = f[refK];
-      const own = this.pointsOf(refK);
-      const p0 = fr ? own.find((p) => p.t === fr.ts[0])! : own[own.length - 1];
-      const at = (t: number) => p0.stats.median * (t / p0.t) ** 2;
-      const t0 = planned[0], t1 = planned[planned.length - 1];
-      const g = s('g', { 'clip-path': 'url(#timing-clip)' });
-      g.append(s('line', { x1: x(t0), y1: y(at(t0)), x2: x(t1), y2: y(at(t1)), class: 'ref' }));
-      svg.append(g);
-      const yr = y(at(t1));
-      if (yr >= Tp && yr <= H - B) labels.push({ y: yr, text: '×4 per doubling', cls: 'ref-label' });
-      else {
-        // The line leaves the plot at the top: label it where it does.
-        const tTop = p0.t * Math.sqrt(10 ** d1 / p0.stats.median);
-        svg.append(s('text', { x: Math.min(x(tTop), W - R) - 6, y: Tp + 14, class: 'series-label ref-label', 'text-anchor': 'end' }, '×4 per doubling'));
-      }
-    }
-    for (const k of ['naive', 'tiled'] as const) {
-      const ps = this.pointsOf(k);
-      if (ps.length === 0) continue;
-      const fk = f[k];
-      if (fk) {
-        const a = fk.ts[0], b = fk.ts[fk.ts.length - 1];
-        const fy = (t: number) => Math.exp(fk.intercept + fk.exponent * Math.log(t));
-        svg.append(s('line', { x1: x(a), y1: y(fy(a)), x2: x(b), y2: y(fy(b)), class: `fit k-${k}` }));
-      }
-      svg.append(s('polyline', { points: ps.map((p) => `${x(p.t)},${y(p.stats.median)}`).join(' '), class: `series k-${k}` }));
-      for (const p of ps) {
-        svg.append(s('line', { x1: x(p.t), x2: x(p.t), y1: y(p.stats.min), y2: y(p.stats.max), class: `whisker k-${k}` }));
-        for (const v of [p.stats.min, p.stats.max]) svg.append(s('line', { x1: x(p.t) - 5, x2: x(p.t) + 5, y1: y(v), y2: y(v), class: `whisker k-${k}` }));
-        const title = `${k}, T = ${p.t}: median ${formatMs(p.stats.median)} (min ${formatMs(p.stats.min)}, max ${formatMs(p.stats.max)}, ${p.stats.n} samples)`;
-        const mark = k === 'naive'
-          ? s('circle', { cx: x(p.t), cy: y(p.stats.median), r: 5.5, class: `dot k-${k}` })
-          : s('rect', { x: x(p.t) - 5, y: y(p.stats.median) - 5, width: 10, height: 10, class: `dot k-${k}` });
-        mark.append(s('title', {}, title));
-        svg.append(mark);
-      }
-      const last = ps[ps.length - 1];
-      const text = fk ? `${k}, p = ${fk.exponent.toFixed(2)}` : k;
-      // A kernel that stopped early is labelled at its last point, not at the right-hand edge.
-      if (last.t === planned[planned.length - 1]) labels.push({ y: y(last.stats.median), text, cls: `k-${k}` });
-      else svg.append(s('text', { x: x(last.t) + 10, y: y(last.stats.median) + (k === 'naive' ? -8 : 18), class: `series-label k-${k}` }, text));
-    }
-    // Right-hand labels, pushed apart so they never overlap.
-    labels.sort((a, b) => a.y - b.y);
-    for (let i = 1; i < labels.length; i++) labels[i].y = Math.max(labels[i].y, labels[i - 1].y + 18);
-    for (const l of labels) svg.append(s('text', { x: W - R + 8, y: Math.min(l.y, H - B) + 4, class: `series-label ${l.cls}` }, l.text));
-    if (pts.length === 0) {
-      svg.append(s('text', { x: (L + W - R) / 2, y: yc, class: 'empty', 'text-anchor': 'middle' }, this.phase === 'running' ? 'Measuring…' : 'Press “Run sweep” to measure'));
-    }
-    this.chart.append(svg);
+    const series = (['naive', 'tiled'] as const).map((k) => ({
+      label: k, cls: `k-${k}`, marker: k === 'naive' ? 'circle' as const : 'square' as const, labelDy: k === 'naive' ? -8 : 18, fit: f[k] ?? null,
+      points: this.pointsOf(k).map((p) => ({ t: p.t, median: p.stats.median, min: p.stats.min, max: p.stats.max, title: `${k}, T = ${p.t}: median ${formatMs(p.stats.median)} (min ${formatMs(p.stats.min)}, max ${formatMs(p.stats.max)}, ${p.stats.n} samples)` })),
+    }));
+    // Reference: ×4 per doubling through the first fitted point of the first kernel with a fit;
+    // without a fit yet, through the last point of the first kernel.
+    const withFit = series.findIndex((se) => se.fit);
+    const ref = withFit >= 0 ? withFit : series.findIndex((se) => se.points.length > 0);
+    this.chart.append(logLogChart({
+      ts: planned, series, testid: 'timing-chart', clipId: 'timing-clip', ariaLabel: this.chartLabel(),
+      xLabel: 'sequence length T (log scale, ×2 per step)', yLabel: 'time per call, ms (log scale)',
+      empty: this.phase === 'running' ? 'Measuring…' : 'Press “Run sweep” to measure',
+      refs: ref >= 0 ? [{ slope: 2, label: '×4 per doubling', series: ref }] : [],
+    }));
   }
 
   private chartLabel(): string {
@@ -577,12 +493,6 @@ function rangeText(a: number, b: number): string {
   const x = formatMs(a), y = formatMs(b);
   const ux = x.split(' ')[1], uy = y.split(' ')[1];
   return ux === uy ? `${x.split(' ')[0]} – ${y}` : `${x} – ${y}`;
-}
-
-function msTick(v: number): string {
-  if (v >= 1000) return `${v / 1000} s`;
-  if (v >= 1) return `${v} ms`;
-  return `${Number(v.toPrecision(1))} ms`;
 }
 
 export const timingView: ViewFactory = { id: 'timing', label: 'Timing lab', needsResult: false, create: () => new TimingView() };

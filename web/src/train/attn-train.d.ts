@@ -1,4 +1,15 @@
-// Types of the training module's JS surface (docs/train-api.md), the parts the Train tab uses.
+// Types of the training module's JS surface (docs/train-api.md), the parts the Train and Decode
+// tabs use.
+/** tr.decoder({ cache }) (the Decode tab). */
+export interface AttnTrainDecoder {
+  append(token: number): { logits: Float32Array; weights: Float32Array; cacheBytes: number };
+  prefill(tokens: ArrayLike<number>): void;
+  /** (H_kv, t, d_h) row-major keys and values of one layer so far (cached mode only). */
+  cache(layer: number): { k: Float32Array; v: Float32Array };
+  reset(): void;
+  readonly length: number;
+  delete(): void;
+}
 export interface AttnTrainer {
   train(n: number): { step: number; loss: Float32Array; gradNorm: Float32Array; finite: boolean };
   evaluate(): { loss: number; accuracy: number };
@@ -11,11 +22,15 @@ export interface AttnTrainer {
   weights(): Record<string, unknown>;
   setLearningRate(lr: number): void;
   setAblation(layer: number, head: number, on: boolean): void;
+  decoder(opts?: { cache?: boolean }): AttnTrainDecoder;
+  generate(prompt: ArrayLike<number>, n: number, opts?: { cache?: boolean; temperature?: number; seed?: number }): { tokens: Int32Array };
   readonly step: number;
   readonly config: Record<string, unknown>;
   delete(): void;
 }
 export interface AttnTrainLib {
   createTrainer(config: Record<string, unknown>): AttnTrainer;
+  /** Bytes of the instance's WebAssembly memory. */
+  heapBytes(): number;
 }
 export type CreateAttnTrain = (opts?: { locateFile?: (p: string) => string; wasmBinary?: ArrayBuffer }) => Promise<AttnTrainLib>;
