@@ -45,7 +45,7 @@ export function createControls(emit: (p: Patch) => void): Controls {
   const init = el('select', { 'data-testid': 'init' }, el('option', { value: 'normal', text: 'N(0, 1), lesson 2' }), el('option', { value: 'scaled', text: 'N(0, 1/d_model)' }));
   init.addEventListener('change', () => onChange({ init: init.value as State['model']['init'] }));
   // The random numbers: the core's SplitMix64 stream, or NumPy's default_rng(seed) (lesson 2's X and W bit for bit).
-  const gen = el('select', { 'data-testid': 'generator', title: 'NumPy: numpy.random.default_rng(seed).normal, in the order X, W_q, W_k, W_v, W_o' }, el('option', { value: 'splitmix', text: 'SplitMix64' }), el('option', { value: 'numpy', text: 'NumPy default_rng' }));
+  const gen = el('select', { 'data-testid': 'generator', title: 'NumPy: numpy.random.default_rng(seed).normal, in the order X, W_q, W_k, W_v, W_o' }, el('option', { value: 'splitmix', text: 'SplitMix64' }), el('option', { value: 'numpy', text: 'NumPy' }));
   gen.addEventListener('change', () => onChange({ generator: gen.value as State['model']['generator'] }));
   src.addEventListener('change', () => onChange({ source: src.value as State['model']['source'] }));
   const seed = el('input', { type: 'number', min: 0, max: LIMITS.maxSeed, step: 1, inputmode: 'numeric', 'data-testid': 'seed' });
