@@ -305,9 +305,10 @@ if (!quick) {
 }
 
 // ---------------------------------------------------------------- print
+// Top level: every printing block below uses it (a const inside one block is not seen by the others).
+const fmt = (x, w = 9) => (x === undefined || x === null ? '—' : x.toFixed(x < 10 ? 2 : 1)).padStart(w);
 if (!trainOnly) {
 const impls = ['numpy-f64', 'numpy-f32', 'native', 'wasm-scalar', 'wasm-simd', 'wasm-tiled'];
-const fmt = (x, w = 9) => (x === undefined || x === null ? '—' : x.toFixed(x < 10 ? 2 : 1)).padStart(w);
 log(`\nMedian ms over ${rounds} interleaved rounds; causal, one head, d_k = ${DK}, one thread unless noted.`);
 log(`Machine: ${meta.machine.cpu}, ${meta.machine.cores} vCPUs, Node ${meta.machine.node}; ` +
     'other processes may have been running (load average at start ' +
