@@ -87,7 +87,7 @@ class AttnError extends Error {
 
   var CONFIG_KEYS = ['task', 'vocab', 'seqLen', 'layers', 'heads', 'kvHeads', 'dModel', 'positional',
     'layerNorm', 'scale', 'initStd', 'dropout', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'clip',
-    'batch', 'seed', 'kernel', 'weights', 'memoryCap'];
+    'batch', 'seed', 'dataSeed', 'kernel', 'weights', 'memoryCap'];
 
   // Shapes of every parameter, in the flat order the core uses.
   function shapes(c) {
@@ -171,7 +171,10 @@ class AttnError extends Error {
       beta1: numField(cfg, 'beta1', 0.9), beta2: numField(cfg, 'beta2', 0.99),
       eps: numField(cfg, 'eps', 1e-8), weightDecay: numField(cfg, 'weightDecay', 0.01),
       clip: numField(cfg, 'clip', 0), batch: intField(cfg, 'batch', 32, 1),
-      seed: seedValue(cfg.seed, 'seed'), kernel: oneOf(cfg, 'kernel', ['naive', 'tiled'], 'naive'),
+      seed: seedValue(cfg.seed, 'seed'),
+      // null: the data streams derive from seed (links and fixtures made before dataSeed keep their bits).
+      dataSeed: cfg.dataSeed === undefined || cfg.dataSeed === null ? null : seedValue(cfg.dataSeed, 'dataSeed'),
+      kernel: oneOf(cfg, 'kernel', ['naive', 'tiled'], 'naive'),
       memoryCap: intField(cfg, 'memoryCap', DEFAULT_CAP, 1),
     };
     if (c.memoryCap > 2 * DEFAULT_CAP) fail('memoryCap', 'memoryCap must be at most ' + 2 * DEFAULT_CAP + ' bytes');
@@ -250,6 +253,10 @@ class AttnError extends Error {
     return { previousToken: copy(r.previousToken), induction: copy(r.induction),
       duplicateToken: copy(r.duplicateToken), ablationLoss: copy(r.ablationLoss),
       kComposition: copy(r.kComposition), loss: r.loss };
+  };
+  Trainer.prototype.scoreGradients = function () {
+    var r = unwrap(this._live().scoreGradients());
+    return { scoreGrad: copy(r.scoreGrad), wqGradNorm: copy(r.wqGradNorm), loss: r.loss };
   };
   Trainer.prototype.attention = function (tokens) {
     var t = int32s(tokens, 'tokens');

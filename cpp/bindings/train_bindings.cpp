@@ -81,6 +81,10 @@ class TrainerHandle {
     c.opt.clip = o["clip"].as<double>();
     c.batch = size_field(o, "batch");
     c.seed = static_cast<std::uint64_t>(o["seed"].as<double>());
+    if (!o["dataSeed"].isNull()) {
+      c.has_data_seed = true;
+      c.data_seed = static_cast<std::uint64_t>(o["dataSeed"].as<double>());
+    }
     // Validate before copying any weights into the heap.
     attn::Status st = attn::tr::validate_trainer(c);
     if (!st.ok()) return error(st);
@@ -138,6 +142,18 @@ class TrainerHandle {
     val r = ok();
     r.set("loss", loss);
     r.set("accuracy", acc);
+    return r;
+  }
+
+  // Float64 views: the score gradient of a saturated softmax can be below float32's range.
+  val scoreGradients() {
+    double loss = 0;
+    attn::Status st = t_->score_gradients(&sg_, &wqn_, &loss);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("scoreGrad", view(sg_.data(), sg_.size()));
+    r.set("wqGradNorm", view(wqn_.data(), wqn_.size()));
+    r.set("loss", loss);
     return r;
   }
 
@@ -264,6 +280,7 @@ class TrainerHandle {
   attn::tr::TrainReport report_;
   attn::tr::HeadScores hs_;
   std::vector<float> f_, w_, g_;
+  std::vector<double> sg_, wqn_;
   std::vector<std::int32_t> tok_;
   std::vector<std::uint8_t> mask_;
 };
@@ -315,6 +332,7 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .function("train", &TrainerHandle::train)
       .function("evaluate", &TrainerHandle::evaluate)
       .function("headScores", &TrainerHandle::headScores)
+      .function("scoreGradients", &TrainerHandle::scoreGradients)
       .function("attention", &TrainerHandle::attention)
       .function("sampleBatch", &TrainerHandle::sampleBatch)
       .function("lossAndGradients", &TrainerHandle::lossAndGradients)

@@ -197,6 +197,36 @@ std::uint64_t layer_seed(std::uint64_t seed, std::size_t layer) {
   return r.next_u64();
 }
 
+// Diagnostic (RunOptions::score_grad), no dropout: mean |dL/dS| per head over the causal
+// cells, S the softmax input (scaled scores), from the dO this layer's backward receives and
+// the kept weights P, with the softmax Jacobian attention_backward applies:
+// dP_ij = dO_i . V_j, D_i = sum_j P_ij dP_ij, dS_ij = P_ij (dP_ij - D_i). Sums in double.
+// p: (B*H, t, t), d_out: (B*H, t, dh), v: (B*Hkv, t, dh); out: (H,)
+template <class T>
+void score_grad_means(const T* p, const T* d_out, const T* v, std::size_t batch, std::size_t H,
+                      std::size_t Hkv, std::size_t t, std::size_t dh, double* out) {
+  std::fill(out, out + H, 0.0);
+  std::vector<double> dp(t);
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t h = 0; h < H; ++h) {
+      const T* P = p + (b * H + h) * t * t;
+      const T* dO = d_out + (b * H + h) * t * dh;
+      const T* V = v + (b * Hkv + h / (H / Hkv)) * t * dh;
+      for (std::size_t i = 0; i < t; ++i) {
+        double D = 0;
+        for (std::size_t j = 0; j <= i; ++j) {
+          double s = 0;
+          for (std::size_t e = 0; e < dh; ++e) s += double(dO[i * dh + e]) * double(V[j * dh + e]);
+          dp[j] = s;
+          D += double(P[i * t + j]) * s;
+        }
+        for (std::size_t j = 0; j <= i; ++j) out[h] += std::abs(double(P[i * t + j]) * (dp[j] - D));
+      }
+    }
+  const double cells = double(batch) * double(t) * double(t + 1) / 2;
+  for (std::size_t h = 0; h < H; ++h) out[h] /= cells;
+}
+
 }  // namespace
 
 template <class T>
@@ -402,6 +432,10 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
       for (std::size_t b = 0; b < batch; ++b)
         for (std::size_t h = 0; h < H; ++h)
           if (abl[h]) std::fill_n(ws->dout.data() + (b * H + h) * t * dh, t * dh, T(0));
+    if (ro.score_grad && !tiled && ao.dropout == 0) {
+      score_grad_means(ws->att[l].weights.data(), ws->dout.data(), ws->vh[l].data(), batch, H, Hkv,
+                       t, dh, ro.score_grad + l * H);
+    }
     ao.dropout_seed = layer_seed(ro.dropout_seed, l);
     Status st =
         attention_backward(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,

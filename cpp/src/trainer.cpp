@@ -79,14 +79,14 @@ Status Trainer::create(const TrainerConfig& c, const std::vector<float>* weights
   t->grads_.assign(layout.total, 0.0f);
   t->opt_.m.assign(layout.total, 0.0f);
   t->opt_.v.assign(layout.total, 0.0f);
-  t->train_rng_ = Rng(c.seed ^ kTrainStream);
-  t->sample_rng_ = Rng(c.seed ^ kSampleStream);
+  t->train_rng_ = Rng(c.data_seed_or_seed() ^ kTrainStream);
+  t->sample_rng_ = Rng(c.data_seed_or_seed() ^ kSampleStream);
   const std::size_t n = c.batch * c.model.seq_len;
   t->batch_tokens_.resize(n);
   t->batch_mask_.resize(n);
   t->eval_tokens_.resize(n);
   t->eval_mask_.resize(n);
-  Rng eval(c.seed ^ kEvalStream);
+  Rng eval(c.data_seed_or_seed() ^ kEvalStream);
   sample_task(c.task, &eval, c.batch, c.model.seq_len, c.model.vocab, t->eval_tokens_.data(),
               t->eval_mask_.data());
   t->ablate_.assign(c.model.layers * c.model.heads, 0);
@@ -196,6 +196,32 @@ Status Trainer::head_scores(HeadScores* out) {
   return tr::head_scores(c_.model, params_->data(), eval_tokens_.data(), c_.batch,
                          eval_tokens_.data(), eval_mask_.data(), c_.batch, ablate_.data(), &ws_,
                          out);
+}
+
+Status Trainer::score_gradients(std::vector<double>* score_grad, std::vector<double>* wq_grad_norm,
+                                double* loss) {
+  Status st = check_weights_cap(c_.model, c_.batch, c_.model.seq_len);
+  if (!st.ok()) return st;
+  const std::size_t L = c_.model.layers, H = c_.model.heads;
+  score_grad->assign(L * H, 0.0);
+  RunOptions ro;
+  ro.keep_weights = true;  // the naive forward: P is kept for the diagnostic
+  ro.ablate = ablate_.data();
+  ro.score_grad = score_grad->data();
+  std::size_t count = 0;
+  // grads_ is scratch between steps (each step overwrites it).
+  st = forward_backward(c_.model, params_->data(), eval_tokens_.data(), eval_mask_.data(), c_.batch,
+                        c_.model.seq_len, ro, &ws_, grads_.data(), loss, &count);
+  if (!st.ok()) return st;
+  const std::size_t nq = c_.model.d_model * H * (c_.model.d_model / H);
+  wq_grad_norm->assign(L, 0.0);
+  for (std::size_t l = 0; l < L; ++l) {
+    double s = 0;
+    for (std::size_t i = 0; i < nq; ++i)
+      s += double(grads_[layout_.layer[l].wq + i]) * grads_[layout_.layer[l].wq + i];
+    (*wq_grad_norm)[l] = std::sqrt(s);
+  }
+  return Status::Ok();
 }
 
 Status Trainer::attention(const std::vector<std::int32_t>& tokens, std::vector<float>* weights,

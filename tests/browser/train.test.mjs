@@ -127,7 +127,7 @@ test('a share link replays the same loss bits (and Node’s); until= stops there
   assert.deepEqual(bits(runs[0]), bits(ref), 'the page and the module under Node differ');
 });
 
-test('Compare runs a second configuration on the same seed, curves overlaid', async () => {
+test('Compare runs a second configuration on the same data seed, curves overlaid', async () => {
   const { page, w } = await open('#v=1&view=train&until=15&play=1&cmp=noscale');
   await waitRun(page, ['stopped'], 60000);
   await page.waitForFunction(() => window.__trainTab.compare()?.length === 15, null, { timeout: 60000 });
@@ -140,7 +140,7 @@ test('Compare runs a second configuration on the same seed, curves overlaid', as
   tr.delete();
   assert.deepEqual(bits(other), bits(ref), 'the comparison run is not the same seed with scale 1');
   assert.notDeepEqual(bits(other), bits(main));
-  assert.match(await page.evaluate(() => document.querySelector('.tr-caption').textContent), /Dashed: the same seed without √d_k/);
+  assert.match(await page.evaluate(() => document.querySelector('.tr-caption').textContent), /Dashed: the same data seed, without √d_k/);
   assert.deepEqual(w.errors, []);
   await page.close();
 });

@@ -111,6 +111,47 @@ test('determinism: the same seed gives bit-identical loss histories (also with d
   }
 });
 
+test('dataSeed: moves the batches, not the weights; null or equal to seed keeps the bits', async () => {
+  const lib = await loadTrain();
+  const a = lib.createTrainer(SMALL);
+  const same = lib.createTrainer({ ...SMALL, dataSeed: SMALL.seed });
+  const data = lib.createTrainer({ ...SMALL, dataSeed: 9 });
+  const init = lib.createTrainer({ ...SMALL, seed: 4, dataSeed: 9 });
+  assert.equal(a.config.dataSeed, null);
+  assert.equal(data.config.dataSeed, 9);
+  assert.ok(bitsEqual(a.weights().embed, data.weights().embed), 'the data seed moved the weights');
+  assert.ok(!bitsEqual(data.weights().embed, init.weights().embed), 'the init seed did not move the weights');
+  assert.deepEqual(Array.from(data.sampleBatch().tokens), Array.from(init.sampleBatch().tokens), 'same data seed, other batches');
+  assert.notDeepEqual(Array.from(a.sampleBatch().tokens), Array.from(data.sampleBatch().tokens));
+  assert.ok(bitsEqual(a.train(5).loss, same.train(5).loss), 'dataSeed = seed is not the derived run');
+  for (const t of [a, same, data, init]) t.delete();
+});
+
+test('scoreGradients: Float64 per layer x head, and it leaves training untouched', async () => {
+  const lib = await loadTrain();
+  const a = lib.createTrainer(SMALL), b = lib.createTrainer(SMALL);
+  a.train(3);
+  b.train(3);
+  const g = a.scoreGradients();
+  assert.ok(g.scoreGrad instanceof Float64Array && g.scoreGrad.length === 2 * 2);
+  assert.ok(g.wqGradNorm instanceof Float64Array && g.wqGradNorm.length === 2);
+  assert.ok(g.scoreGrad.every((x) => Number.isFinite(x) && x > 0), String(g.scoreGrad));
+  const ev = a.evaluate().loss;
+  assert.ok(Math.abs(g.loss - ev) <= 1e-5 * ev, `held-out loss ${g.loss} vs evaluate ${ev}`);
+  assert.ok(bitsEqual(a.train(4).loss, b.train(4).loss), 'scoreGradients disturbed training');
+  // Saturated (scale 1, unit-variance init, d_k 64): layer 1's rows are all one-hot, where the
+  // softmax Jacobian is exactly zero, so nothing reaches its scores; layer 0 keeps a few soft rows.
+  const sat = lib.createTrainer({ seed: 0, scale: 'none', dModel: 128, initStd: 1 });
+  const s = sat.scoreGradients();
+  assert.deepEqual(Array.from(s.scoreGrad.subarray(2)), [0, 0], String(s.scoreGrad));
+  assert.ok(s.scoreGrad[0] > 0 && s.scoreGrad[1] > 0, String(s.scoreGrad));
+  assert.ok(s.loss > 1e5, `saturated loss ${s.loss}`);
+  const dflt = lib.createTrainer({ seed: 0 });
+  const d = dflt.scoreGradients();
+  assert.ok(d.scoreGrad.every((x) => x > 0), String(d.scoreGrad));
+  for (const t of [a, b, sat, dflt]) t.delete();
+});
+
 test('lossAndGradients matches the PyTorch oracle with both kernels (model.json, float32 tolerance 2e-5 relative)', async () => {
   const lib = await loadTrain();
   const fx = loadFixture('model.json');
@@ -183,6 +224,7 @@ test('bad config fields throw an AttnError naming the field', async () => {
     [{ dropout: -0.1 }, 'dropout'], [{ lr: NaN }, 'lr'], [{ lr: -1 }, 'lr'], [{ beta1: 1 }, 'beta1'],
     [{ beta2: -0.5 }, 'beta2'], [{ eps: 0 }, 'eps'], [{ weightDecay: -1 }, 'weightDecay'],
     [{ clip: -1 }, 'clip'], [{ batch: 0 }, 'batch'], [{ seed: -1 }, 'seed'], [{ seed: 0.5 }, 'seed'],
+    [{ dataSeed: -1 }, 'dataSeed'], [{ dataSeed: 1.5 }, 'dataSeed'], [{ dataSeed: '3' }, 'dataSeed'],
     [{ kernel: 'flash' }, 'kernel'], [{ task: 'copy' }, 'task'], [{ vocab: 20 }, 'vocab'],
     [{ lerningRate: 1 }, 'lerningRate'], [{ weights: 3 }, 'weights'],
     [{ weights: { embed: new Float32Array(3) } }, 'weights.embed'],

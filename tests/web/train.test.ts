@@ -25,12 +25,12 @@ describe('train state rows', () => {
   it('every field round-trips through its own link key', () => {
     const t: TrainState = {
       task: 'induction-fixed', vocab: 40, seqLen: 24, layers: 3, heads: 4, kvHeads: 1, dModel: 48, positional: 'none',
-      layerNorm: true, scale: 0.25, initStd: 0.05, dropout: 0.2, batch: 16, weightDecay: 0, kernel: 'tiled', seed: 4294967295,
+      layerNorm: true, scale: 0.25, initStd: 0.05, dropout: 0.2, batch: 16, weightDecay: 0, kernel: 'tiled', seed: 4294967295, dataSeed: 7,
       lr: 0.003, until: 250, untilAcc: 0.9, speed: 30, play: true, compare: 'noscale',
     };
     const s = withTrain(t);
     const h = encodeState(s);
-    for (const k of ['task=induction-fixed', 'vocab=40', 'seqlen=24', 'layers=3', 'nh=4', 'nkv=1', 'dmodel=48', 'pos=none', 'ln=1', 'qks=0.25', 'istd=0.05', 'drop=0.2', 'batch=16', 'wd=0', 'kernel=tiled', 'tseed=4294967295', 'lr=0.003', 'until=250', 'uacc=0.9', 'speed=30', 'play=1', 'cmp=noscale']) {
+    for (const k of ['task=induction-fixed', 'vocab=40', 'seqlen=24', 'layers=3', 'nh=4', 'nkv=1', 'dmodel=48', 'pos=none', 'ln=1', 'qks=0.25', 'istd=0.05', 'drop=0.2', 'batch=16', 'wd=0', 'kernel=tiled', 'tseed=4294967295', 'dseed=7', 'lr=0.003', 'until=250', 'uacc=0.9', 'speed=30', 'play=1', 'cmp=noscale']) {
       expect(h).toContain(k);
     }
     expect(decodeHash(h)).toEqual({ state: s, notices: [] });
@@ -59,6 +59,8 @@ describe('train state rows', () => {
       ['play=yes', { play: false }, /play/],
       ['tseed=-3', { seed: 0 }, /seed/],
       ['tseed=1.5', { seed: 2 }, /seed/],
+      ['dseed=-5', { dataSeed: -1 }, /data seed/],
+      ['dseed=abc', { dataSeed: -1 }, /data seed|dseed/],
       ['speed=1e9', { speed: 10_000 }, /speed/],
       ['cmp=everything', { compare: 'none' }, /compare/],
     ];
@@ -85,22 +87,30 @@ describe('train state rows', () => {
     const a = defaultTrainState();
     expect(archChanged(a, { ...a, lr: 0.5, until: 9, untilAcc: 0.5, speed: 10, play: true, compare: 'onelayer' })).toEqual([]);
     expect(archChanged(a, { ...a, seed: 1, scale: 'none' })).toEqual(['scale', 'seed']);
+    expect(archChanged(a, { ...a, dataSeed: 3 })).toEqual(['dataSeed']);
   });
 
   it('trainerConfig passes the settings through (initStd 0 = the module default)', () => {
     const c = trainerConfig(defaultTrainState());
     expect(c).toMatchObject({ task: 'induction', vocab: 32, seqLen: 32, layers: 2, heads: 2, kvHeads: 2, dModel: 64, initStd: null, lr: 0.01, batch: 32, seed: 0, kernel: 'naive' });
     expect(trainerConfig({ ...defaultTrainState(), initStd: 1 }).initStd).toBe(1);
+    // dataSeed -1 = derived from seed: the module gets null (old links keep their bits).
+    expect(c.dataSeed).toBeNull();
+    expect(trainerConfig({ ...defaultTrainState(), dataSeed: 0 }).dataSeed).toBe(0);
   });
 });
 
 describe('compare', () => {
-  it('changes exactly one setting, the same seed', () => {
+  it('changes exactly one setting, on the same data seed (pinned)', () => {
     const a = defaultTrainState();
+    const pinned = { ...a, dataSeed: a.seed };
     expect(compareSettings({ ...a, compare: 'none' })).toBeNull();
-    expect(compareSettings({ ...a, compare: 'noscale' })).toEqual({ ...a, compare: 'noscale', scale: 'none' });
-    expect(compareSettings({ ...a, compare: 'onelayer' })).toEqual({ ...a, compare: 'onelayer', layers: 1 });
-    expect(compareSettings({ ...a, compare: 'gqa' })).toEqual({ ...a, compare: 'gqa', kvHeads: 1 });
+    expect(compareSettings({ ...a, compare: 'noscale' })).toEqual({ ...pinned, compare: 'noscale', scale: 'none' });
+    expect(compareSettings({ ...a, compare: 'onelayer' })).toEqual({ ...pinned, compare: 'onelayer', layers: 1 });
+    expect(compareSettings({ ...a, compare: 'gqa' })).toEqual({ ...pinned, compare: 'gqa', kvHeads: 1 });
+    // Another init seed, the same data: the data seed stays the first run's.
+    expect(compareSettings({ ...a, seed: 5, compare: 'initseed' })).toEqual({ ...a, compare: 'initseed', seed: 6, dataSeed: 5 });
+    expect(compareSettings({ ...a, seed: 5, dataSeed: 9, compare: 'initseed' })).toEqual({ ...a, compare: 'initseed', seed: 6, dataSeed: 9 });
     expect(compareSettings({ ...a, compare: 'dropout' })!.dropout).toBe(0.2);
     expect(compareSettings({ ...a, compare: 'nopos' })!.positional).toBe('none');
   });

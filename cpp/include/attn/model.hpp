@@ -84,6 +84,9 @@ struct RunOptions {
   std::uint64_t dropout_seed = 0;        // layer l uses a seed mixed from this and l
   const std::uint8_t* ablate = nullptr;  // (L*H,), 1 = head output zeroed; nullptr = none
   bool keep_weights = false;             // keep every layer's (B*H, T, T) weights (naive forward)
+  // (L*H,) if set, with keep_weights, no dropout and gradients requested: mean |dL/dS| per
+  // layer x head over the causal cells, S the softmax input (a diagnostic pass, not training).
+  double* score_grad = nullptr;
 };
 
 // Activations of one forward pass, reused between calls (buffers only grow).

@@ -1,13 +1,15 @@
 // The training session: a model, its AdamW state, a task and fixed evaluation batches.
 //
-// Random streams (all attn::Rng, SplitMix64), derived from `seed`:
+// Random streams (all attn::Rng, SplitMix64). `ds` is the data seed: data_seed when
+// has_data_seed, else seed (so configs without a data seed keep their bits):
 //   initialisation      Rng(seed)                      (init_params)
-//   training batches    Rng(seed ^ kTrainStream)       one task batch per train() step
-//   held-out batch      Rng(seed ^ kEvalStream)        drawn once; evaluate, ablation, and the
+//   training batches    Rng(ds ^ kTrainStream)         one task batch per train() step
+//   held-out batch      Rng(ds ^ kEvalStream)          drawn once; evaluate, ablation, and the
 //                                                      probe batch of the pattern scores
-//   sampleBatch()       Rng(seed ^ kSampleStream)      never touches the training stream
+//   sampleBatch()       Rng(ds ^ kSampleStream)        never touches the training stream
 //   dropout             per step: dropout_seed = SplitMix64 output of (seed ^ kDropStream) + step
-// Same config and seed -> bit-identical loss history (single thread, fixed summation orders,
+//                       (the model's own noise: follows the init seed, not the data seed)
+// Same config and seeds -> bit-identical loss history (single thread, fixed summation orders,
 // no FMA, no relaxed SIMD).
 //
 // Divergence: a step whose loss or gradient norm is not finite is reported and NOT applied
@@ -40,6 +42,11 @@ struct TrainerConfig {
   AdamWConfig opt;
   std::size_t batch = 32;
   std::uint64_t seed = 0;
+  // Separate seed of the data streams (training, held-out, sampleBatch); when false they
+  // derive from `seed` as before.
+  bool has_data_seed = false;
+  std::uint64_t data_seed = 0;
+  std::uint64_t data_seed_or_seed() const { return has_data_seed ? data_seed : seed; }
 };
 
 // Checks every field, the task against vocab/seqLen and the memory cap (field names as in JS:
@@ -68,6 +75,11 @@ class Trainer {
                             std::vector<float>* grads);
   Status evaluate(double* loss, double* accuracy);
   Status head_scores(HeadScores* out);
+  // On the held-out batch, no dropout, weights unchanged: per layer x head the mean |dL/dS|
+  // over the causal cells (S = softmax input, L = mean held-out loss) into score_grad (L*H,),
+  // per layer the norm of dL/dW_Q into wq_grad_norm (L,), and the loss.
+  Status score_gradients(std::vector<double>* score_grad, std::vector<double>* wq_grad_norm,
+                         double* loss);
   // One sequence (1 <= t <= seqLen): weights (L, H, t, t) and logits (t, V).
   Status attention(const std::vector<std::int32_t>& tokens, std::vector<float>* weights,
                    std::vector<float>* logits);

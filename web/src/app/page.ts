@@ -14,6 +14,7 @@ import { parseEmbed, startResizeMessages, type Section } from '../embed/embed';
 import { openEmbedDialog } from '../embed/dialog';
 import { pageHeader, presetGallery, pageFooter } from './layout';
 import { exportJson, exportWeightsCsv, exportOutputCsv, download, heatmapPng } from './export';
+import { getTrainedAttention, setTrainedAttention, type TrainedAttention } from './trained-model';
 
 /** startupMs: the part of the first figure spent starting the Worker and the wasm core (0 later). */
 interface Timing { t: number; heads: number; computeMs: number; totalMs: number; startupMs: number }
@@ -65,7 +66,27 @@ export function start(): void {
     el('span', { class: 'png-group' }, pngSelect, btn('PNG', 'export-png', () => void savePng())));
   const stageHead = el('div', { class: 'stage-head' }, tabs, exportBar);
   const checkPanel = createCheckPanel(() => client);
-  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, errorBanner, nanBanner, viewHost, checkPanel.root);
+  // "Open in Heads view" from the Train tab: the trained model's weights in the Heads view, with
+  // a label, a layer picker and a way back. Ephemeral (not in the link: it cannot carry weights).
+  const trainedLayer = el('select', { 'data-testid': 'trained-layer', 'aria-label': 'Layer of the trained model' });
+  const trainedText = el('span', { 'data-testid': 'trained-text' });
+  const trainedBack = el('button', { type: 'button', class: 'btn small', 'data-testid': 'trained-back', text: 'Back to Train' });
+  const trainedLeave = el('button', { type: 'button', class: 'btn small', 'data-testid': 'trained-leave', text: 'Show this page’s example instead' });
+  const trainedBanner = el('div', { class: 'banner trained', role: 'status', 'data-testid': 'trained-banner', hidden: true },
+    trainedText, el('label', {}, ' Layer ', trainedLayer), ' ', trainedBack, ' ', trainedLeave,
+    el('p', { class: 'muted', text: 'Not in the share link: a link cannot carry trained weights. The controls at the side change this page’s example, not the trained model.' }));
+  trainedLayer.addEventListener('change', () => {
+    const a = getTrainedAttention();
+    if (a) a.layer = Number(trainedLayer.value);
+    renderView();
+  });
+  trainedBack.addEventListener('click', () => setState({ page: { view: 'train' } }, 'control'));
+  trainedLeave.addEventListener('click', () => {
+    setTrainedAttention(null);
+    setState({}, 'control');
+    renderView();
+  });
+  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, errorBanner, nanBanner, trainedBanner, viewHost, checkPanel.root);
 
   const gallery = presetGallery();
   const footer = pageFooter();
@@ -142,6 +163,8 @@ export function start(): void {
   }
 
   function renderView(): void {
+    // Trained weights are shown in the Heads view only; leaving it drops them (ephemeral).
+    if (state.page.view !== 'heads') setTrainedAttention(null);
     for (const b of tabButtons) {
       const on = b.dataset.view === state.page.view;
       b.setAttribute('aria-selected', on ? 'true' : 'false');
@@ -162,6 +185,34 @@ export function start(): void {
       viewHost.querySelector('.placeholder')?.remove();
       const base: BaseViewContext = { state, announce: (t) => (live.textContent = t), client, width: Math.max(280, viewHost.clientWidth || 320), update: (p) => setState(p, 'control') };
       (v.render as (c: BaseViewContext) => void).call(v, base);
+      return;
+    }
+    const ta = getTrainedAttention();
+    trainedBanner.hidden = !ta;
+    for (const id of ['export-json', 'export-csv-weights', 'export-csv-output']) {
+      const b = exportBar.querySelector<HTMLElement>(`[data-testid="${id}"]`);
+      if (b) b.hidden = !!ta; // they export this page's example, not the trained model
+    }
+    if (ta) {
+      viewHost.querySelector('.placeholder')?.remove();
+      checkPanel.root.hidden = true;
+      nanBanner.hidden = true;
+      const r = trainedResult(ta);
+      clear(trainedLayer);
+      for (let l = 0; l < ta.layers; l++) trainedLayer.append(el('option', { value: String(l), text: String(l) }));
+      trainedLayer.value = String(ta.layer);
+      trainedText.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer} of ${ta.layers} (from 0), every head, on the tokens ${ta.tokens.join(' ')}.`;
+      const s: State = { ...state, page: { ...state.page, head: Math.min(state.page.head, r.heads - 1) } };
+      const ctx: ViewContext = {
+        state: s, result: r, forbidden: r.allowed.map((a) => 1 - a),
+        selectHead: (h) => setState({ page: { head: h } }, 'control'),
+        announce: (t) => (live.textContent = t), client,
+        width: Math.max(280, viewHost.clientWidth || 320), update: (p) => setState(p, 'control'),
+      };
+      v.render(ctx);
+      clear(pngSelect);
+      for (const { name } of v.heatmaps()) pngSelect.append(el('option', { value: name, text: name }));
+      pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
       return;
     }
     if (!shown) {
@@ -193,6 +244,20 @@ export function start(): void {
     if (preferred) pngSelect.value = preferred;
     pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
     renderNanBanner(r, s);
+  }
+
+  /** One layer of the trained model's weights as an attention result (weights only, causal). */
+  function trainedResult(ta: TrainedAttention): AttentionResult {
+    const T = ta.tokens.length, H = ta.heads, l = Math.min(ta.layer, ta.layers - 1);
+    const allowed = new Uint8Array(T * T);
+    for (let i = 0; i < T; i++) for (let j = 0; j <= i; j++) allowed[i * T + j] = 1;
+    return {
+      tokens: ta.tokens.map(String), t: T, heads: H, kvHeads: ta.kvHeads, dModel: 0, dk: 0, dv: 0, scale: 0,
+      weights: ta.weights.subarray(l * H * T * T, (l + 1) * H * T * T), scores: null,
+      entropy: new Float32Array(H * T), headOutputs: new Float32Array(0), merged: new Float32Array(0),
+      output: new Float32Array(0), allowed, nanRowsPerHead: new Array<number>(H).fill(0), check: null,
+      computeMs: 0, source: `Trained model, layer ${l}`,
+    };
   }
 
   function renderNanBanner(r: AttentionResult, s: State): void {

@@ -31,3 +31,31 @@ export function onTrainedModel(l: Listener): () => void {
   listeners.add(l);
   return () => listeners.delete(l);
 }
+
+/**
+ * The trained model's attention on one token sequence, for "Open in Heads view". Ephemeral: it
+ * lives in this page only (a share link cannot carry trained weights) and is dropped when the
+ * Heads view is left.
+ */
+export interface TrainedAttention {
+  /** (L, H, T, T) row-major: tr.attention(tokens).weights */
+  weights: Float32Array;
+  tokens: number[];
+  layers: number;
+  heads: number;
+  kvHeads: number;
+  /** training steps taken when the weights were drawn */
+  step: number;
+  /** the layer to show first */
+  layer: number;
+}
+
+let attention: TrainedAttention | null = null;
+
+export function setTrainedAttention(a: TrainedAttention | null): void {
+  attention = a;
+}
+
+export function getTrainedAttention(): TrainedAttention | null {
+  return attention;
+}

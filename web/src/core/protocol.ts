@@ -64,6 +64,8 @@ export interface AttentionResult {
   check: CheckResult | null;
   /** Milliseconds inside the worker (example + attention; the check is timed on its own). */
   computeMs: number;
+  /** Set when the weights are not this page's example (e.g. "Trained model, layer 1"): titles say so. */
+  source?: string;
 }
 
 export interface StudyResult {

@@ -73,14 +73,17 @@ class HeadsView implements View {
       t.box.classList.toggle('selected', h === sel);
       t.hm.setLabel(`Head ${h + 1}${h === sel ? ' (selected)' : ''}. Press Enter to zoom.`);
       const kv = r.kvHeads !== r.heads ? ` · K/V ${kvHeadOf(h, r.heads, r.kvHeads) + 1}` : '';
-      t.cap.textContent = `Head ${h + 1}${kv}`;
+      // A trained model's heads are numbered as in the Train tab (from 0).
+      t.cap.textContent = r.source ? `${r.source} head ${h}${kv}` : `Head ${h + 1}${kv}`;
     });
     // Zoomed head
     const labelW = Math.min(140, 24 + 8 * Math.max(...r.tokens.map((t) => Array.from(t).length)));
     const avail = narrow ? ctx.width - labelW - 16 : Math.min(620, ctx.width - 360 - labelW);
     this.zoom.setMaxSize(Math.max(160, avail));
-    this.zoomTitle.textContent = `Head ${sel + 1} of ${H} — attention weights`;
-    this.zoom.setLabel(`Head ${sel + 1} attention weights, ${T} queries by ${T} keys`);
+    const src = r.source ? `${r.source}, ` : '';
+    const num = r.source ? `head ${sel} (of ${H}, from 0)` : `Head ${sel + 1} of ${H}`;
+    this.zoomTitle.textContent = `${src}${num} — attention weights`;
+    this.zoom.setLabel(`${src}${num} attention weights, ${T} queries by ${T} keys`);
     this.zoom.update({ rows: T, cols: T, values: headSlice(r.weights, sel, T * T), forbidden: ctx.forbidden, lo: 0, hi: 1, rowLabels: r.tokens, colLabels: r.tokens });
     if (this.tableBox.open) this.renderTable(ctx);
   }
@@ -97,7 +100,8 @@ class HeadsView implements View {
     }
     const w = headSlice(r.weights, h, T * T);
     const table = el('table', { class: 'weights-table' });
-    table.append(el('caption', { text: `Head ${h + 1} attention weights: rows are queries, columns are keys` }));
+    const name = r.source ? `${r.source}, head ${h} (from 0)` : `Head ${h + 1}`;
+    table.append(el('caption', { text: `${name} attention weights: rows are queries, columns are keys` }));
     const head = el('tr', {}, el('th', { scope: 'col', text: 'query \\ key' }));
     for (let j = 0; j < T; j++) head.append(el('th', { scope: 'col', text: tokenRef(r.tokens, j) }));
     table.append(el('thead', {}, head));

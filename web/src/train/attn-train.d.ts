@@ -17,6 +17,7 @@ export interface AttnTrainer {
     previousToken: Float32Array; induction: Float32Array; duplicateToken: Float32Array;
     ablationLoss: Float32Array; kComposition: Float32Array; loss: number;
   };
+  scoreGradients(): { scoreGrad: Float64Array; wqGradNorm: Float64Array; loss: number };
   attention(tokens: Int32Array): { weights: Float32Array; logits: Float32Array };
   sampleBatch(): { tokens: Int32Array; lossMask: Uint8Array };
   weights(): Record<string, unknown>;

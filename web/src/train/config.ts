@@ -12,9 +12,9 @@ export const TRAIN_TASKS: readonly TrainTask[] = ['induction', 'induction-fixed'
 export const TRAIN_POSITIONAL: readonly TrainPositional[] = ['learned', 'none'];
 export const TRAIN_KERNELS: readonly TrainKernel[] = ['naive', 'tiled'];
 
-/** Compare: a second run, same seed, one setting changed, curves overlaid. */
-export type TrainCompare = 'none' | 'noscale' | 'onelayer' | 'nopos' | 'dropout' | 'gqa';
-export const TRAIN_COMPARES: readonly TrainCompare[] = ['none', 'noscale', 'onelayer', 'nopos', 'dropout', 'gqa'];
+/** Compare: a second run on the same data seed, one setting changed, curves overlaid. */
+export type TrainCompare = 'none' | 'noscale' | 'onelayer' | 'nopos' | 'dropout' | 'gqa' | 'initseed';
+export const TRAIN_COMPARES: readonly TrainCompare[] = ['none', 'noscale', 'onelayer', 'nopos', 'dropout', 'gqa', 'initseed'];
 export const COMPARE_LABEL: Record<TrainCompare, string> = {
   none: 'nothing',
   noscale: 'without √d_k (scale 1)',
@@ -22,10 +22,24 @@ export const COMPARE_LABEL: Record<TrainCompare, string> = {
   nopos: 'no positional embedding',
   dropout: 'dropout 0.2 on the weights',
   gqa: 'K/V heads halved (GQA)',
+  initseed: 'another init seed (same data)',
 };
 
-/** The settings of the comparison run, or null when there is none. */
+/** The data seed a state trains on: its own, or (dataSeed = -1) the init seed's. */
+export function effectiveDataSeed(t: TrainState): number {
+  return t.dataSeed >= 0 ? t.dataSeed : t.seed;
+}
+
+/**
+ * The settings of the comparison run, or null when there is none. Always the same data seed
+ * (pinned explicitly, so the batches match even when the init seed differs).
+ */
 export function compareSettings(t: TrainState): TrainState | null {
+  const c = compareOnly(t);
+  return c && { ...c, dataSeed: effectiveDataSeed(t) };
+}
+
+function compareOnly(t: TrainState): TrainState | null {
   switch (t.compare) {
     case 'none': return null;
     case 'noscale': return { ...t, scale: t.scale === 'none' ? 'sqrt' : 'none' };
@@ -33,6 +47,7 @@ export function compareSettings(t: TrainState): TrainState | null {
     case 'nopos': return { ...t, positional: t.positional === 'none' ? 'learned' : 'none' };
     case 'dropout': return { ...t, dropout: t.dropout > 0 ? 0 : 0.2 };
     case 'gqa': return { ...t, kvHeads: t.kvHeads % 2 === 0 ? t.kvHeads / 2 : t.kvHeads === t.heads ? t.kvHeads : t.heads };
+    case 'initseed': return { ...t, seed: t.seed < TRAIN_LIMITS.maxSeed ? t.seed + 1 : 0 };
   }
 }
 
@@ -59,8 +74,10 @@ export interface TrainState {
   batch: number;
   weightDecay: number;
   kernel: TrainKernel;
-  /** One seed drives initialisation, training data, the held-out batch and dropout (separate streams). */
+  /** The init seed: initialisation and dropout (and, when dataSeed is -1, the data too). */
   seed: number;
+  /** The data seed: training batches and the held-out batch; -1 = derived from seed (link key `dseed`). */
+  dataSeed: number;
   /** Learning rate; changeable while training (not an architecture field). */
   lr: number;
   /** Stop at this step (0 = no step limit). Link key `until`. */
@@ -71,7 +88,7 @@ export interface TrainState {
   speed: number;
   /** Start training when the page opens (link key `play=1`, for slides). */
   play: boolean;
-  /** A second run to compare with (same seed, one setting changed). */
+  /** A second run to compare with (same data seed, one setting changed). */
   compare: TrainCompare;
 }
 
@@ -99,14 +116,14 @@ export function defaultTrainState(): TrainState {
   return {
     task: 'induction', vocab: 32, seqLen: 32, layers: 2, heads: 2, kvHeads: 2, dModel: 64,
     positional: 'learned', layerNorm: false, scale: 'sqrt', initStd: 0, dropout: 0, batch: 32,
-    weightDecay: 0.01, kernel: 'naive', seed: 0, lr: 0.01, until: 0, untilAcc: 0, speed: 0, play: false, compare: 'none',
+    weightDecay: 0.01, kernel: 'naive', seed: 0, dataSeed: -1, lr: 0.01, until: 0, untilAcc: 0, speed: 0, play: false, compare: 'none',
   };
 }
 
 /** Fields whose change needs a fresh trainer (everything but the learning rate and the run controls). */
 export const ARCH_FIELDS: readonly (keyof TrainState)[] = [
   'task', 'vocab', 'seqLen', 'layers', 'heads', 'kvHeads', 'dModel', 'positional', 'layerNorm', 'scale',
-  'initStd', 'dropout', 'batch', 'weightDecay', 'kernel', 'seed',
+  'initStd', 'dropout', 'batch', 'weightDecay', 'kernel', 'seed', 'dataSeed',
 ];
 
 export function archChanged(a: TrainState, b: TrainState): (keyof TrainState)[] {
@@ -119,7 +136,7 @@ export function trainerConfig(s: TrainState): Record<string, unknown> {
     task: s.task, vocab: s.vocab, seqLen: s.seqLen, layers: s.layers, heads: s.heads, kvHeads: s.kvHeads,
     dModel: s.dModel, positional: s.positional, layerNorm: s.layerNorm, scale: s.scale,
     initStd: s.initStd > 0 ? s.initStd : null, dropout: s.dropout, lr: s.lr, weightDecay: s.weightDecay,
-    batch: s.batch, seed: s.seed, kernel: s.kernel,
+    batch: s.batch, seed: s.seed, dataSeed: s.dataSeed >= 0 ? s.dataSeed : null, kernel: s.kernel,
   };
 }
 

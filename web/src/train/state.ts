@@ -62,6 +62,7 @@ export const TRAIN: SubState<TrainState> = {
     weightDecay: { key: 'wd', label: 'train: weight decay', kind: real(0, L.maxWeightDecay), default: D.weightDecay, compute: false },
     kernel: { key: 'kernel', label: 'train: kernel', kind: oneOf(TRAIN_KERNELS), default: D.kernel, compute: false },
     seed: { key: 'tseed', label: 'train: seed', kind: int(0, L.maxSeed), default: D.seed, compute: false },
+    dataSeed: { key: 'dseed', label: 'train: data seed', kind: int(-1, L.maxSeed), default: D.dataSeed, compute: false },
     lr: { key: 'lr', label: 'train: learning rate', kind: real(L.minLr, L.maxLr), default: D.lr, compute: false },
     until: { key: 'until', label: 'train: stop at step', kind: int(0, L.maxUntil), default: D.until, compute: false },
     untilAcc: { key: 'uacc', label: 'train: stop at accuracy', kind: real(0, 1), default: D.untilAcc, compute: false },

@@ -8,7 +8,7 @@ import './train.css';
 import { el, clear, fmt } from '../ui/dom';
 import { Heatmap } from '../ui/heatmap';
 import { download, heatmapPng } from '../app/export';
-import { getTrainedModel, setTrainedModel } from '../app/trained-model';
+import { getTrainedModel, setTrainedAttention, setTrainedModel } from '../app/trained-model';
 import type { BaseViewContext, View, ViewFactory } from '../ui/view';
 import { TrainClient } from './client';
 import type { HeadScores, Snapshot, TrainMessage } from './protocol';
@@ -58,6 +58,12 @@ function swatch(color: string): HTMLElement {
 function labelled(label: string, control: HTMLElement, hint?: string): HTMLElement {
   return el('label', { class: 'tr-field' }, el('span', { text: label }), control, hint ? el('span', { class: 'tr-hint', text: hint }) : null);
 }
+/** 3 significant digits, exponent form outside 1e-3…1e4 (gradients span many decades). */
+function sci(x: number): string {
+  if (x === 0 || !Number.isFinite(x)) return String(x);
+  const a = Math.abs(x);
+  return a >= 1e-3 && a < 1e4 ? x.toPrecision(3) : x.toExponential(2);
+}
 function numInput(testid: string, min: number, max: number, step: number | 'any'): HTMLInputElement {
   return el('input', { type: 'number', min, max, step, 'data-testid': testid, inputmode: 'decimal' });
 }
@@ -101,7 +107,7 @@ class TrainView implements View {
   private lastFrame = 0;
   private resetNote = '';
   private config: Record<string, unknown> = {};
-  /** Compare: a second Worker on the same seed with one setting changed; its curves are dashed. */
+  /** Compare: a second Worker on the same data seed with one setting changed; its curves are dashed. */
   private cmp: { client: TrainClient; history: History; run: RunState; label: string; step: number } | null = null;
 
   // controls
@@ -131,6 +137,7 @@ class TrainView implements View {
     weightDecay: numInput('train-wd', 0, TRAIN_LIMITS.maxWeightDecay, 'any'),
     kernel: select('train-kernel', TRAIN_KERNELS.map((k) => [k, k === 'naive' ? 'naive (stores weights)' : 'tiled (online softmax)'] as const)),
     seed: numInput('train-seed', 0, TRAIN_LIMITS.maxSeed, 1),
+    dataSeed: numInput('train-dseed', -1, TRAIN_LIMITS.maxSeed, 1),
   };
 
   // readouts and panels
@@ -156,6 +163,7 @@ class TrainView implements View {
   private kcompMaps: Heatmap[] = [];
   private headTable = el('table', { class: 'tr-heads', 'data-testid': 'train-heads' });
   private entropyLine = el('p', { class: 'tr-caption muted', 'data-testid': 'train-entropy' });
+  private scoreGradLine = el('p', { class: 'tr-caption muted', 'data-testid': 'train-score-grad' });
   private pngSelect = el('select', { 'aria-label': 'Panel to save as PNG', 'data-testid': 'train-png-select' });
   private configBox: HTMLDetailsElement;
 
@@ -166,7 +174,7 @@ class TrainView implements View {
       labelled('Stop at step', this.until, '0 = never'),
       labelled('or accuracy ≥', this.untilAcc, '0 = off'),
       labelled('Learning rate', this.lr, 'live'),
-      labelled('Compare with', this.compareSel, 'same seed, dashed'));
+      labelled('Compare with', this.compareSel, 'same data seed, dashed'));
     const reads = el('div', { class: 'tr-reads' },
       el('span', {}, 'step ', this.readStep), el('span', {}, 'loss ', this.readLoss),
       el('span', {}, 'held-out ', this.readEval), el('span', {}, this.readRate));
@@ -180,7 +188,8 @@ class TrainView implements View {
         el('label', { class: 'tr-field tr-check' }, c.layerNorm, el('span', { text: 'final LayerNorm' })),
         labelled('Scale', c.scale, 'sqrt, none or a number'), labelled('Init std', c.initStd, '0 = 1/√d_model'),
         labelled('Dropout', c.dropout, 'on attention weights'), labelled('Batch', c.batch),
-        labelled('Weight decay', c.weightDecay), labelled('Kernel', c.kernel), labelled('Seed', c.seed, 'init, data, held-out')));
+        labelled('Weight decay', c.weightDecay), labelled('Kernel', c.kernel), labelled('Init seed', c.seed, 'weights, dropout'),
+        labelled('Data seed', c.dataSeed, 'batches, held-out; -1 = init seed')));
     const exportBar = el('div', { class: 'export tr-export' },
       el('span', { class: 'export-title', text: 'Export' }),
       this.button('JSON', 'train-export-json', () => void this.exportJson()),
@@ -208,8 +217,9 @@ class TrainView implements View {
           el('div', { class: 'tr-probe-row' },
             labelled('Your own probe (token ids)', this.probeInput),
             this.button('Use', 'train-probe-use', () => this.useProbe(false)),
-            this.button('Held-out probe', 'train-probe-reset', () => this.useProbe(true))),
-          this.attnGrid, this.attnReadout, this.entropyLine),
+            this.button('Held-out probe', 'train-probe-reset', () => this.useProbe(true)),
+            this.button('Open in Heads view', 'train-open-heads', () => this.openInHeads())),
+          this.attnGrid, this.attnReadout, this.entropyLine, this.scoreGradLine),
         el('section', { class: 'tr-panel', 'aria-label': 'Head scores over steps' },
           el('h3', { text: 'Head scores over steps' }), this.scoreLegend,
           el('h4', { text: 'previous token' }), this.scoreCanvases.previousToken,
@@ -259,7 +269,7 @@ class TrainView implements View {
     this.playBtn.addEventListener('click', () => this.togglePlay());
     this.step1.addEventListener('click', () => this.runSteps(1));
     this.step10.addEventListener('click', () => this.runSteps(10));
-    this.resetBtn.addEventListener('click', () => this.reset('Reset: same seed, so the same run again from step 0.'));
+    this.resetBtn.addEventListener('click', () => this.reset('Reset: same seeds, so the same run again from step 0.'));
     this.speed.addEventListener('change', () => this.patch({ speed: Number(this.speed.value) }));
     this.compareSel.addEventListener('change', () => this.patch({ compare: this.compareSel.value as TrainState['compare'] }));
     const num = (input: HTMLInputElement, key: keyof TrainState) =>
@@ -271,7 +281,7 @@ class TrainView implements View {
     num(this.untilAcc, 'untilAcc');
     num(this.lr, 'lr');
     const c = this.cfg;
-    for (const k of ['vocab', 'seqLen', 'layers', 'kvHeads', 'dModel', 'initStd', 'dropout', 'batch', 'weightDecay', 'seed'] as const) num(c[k], k);
+    for (const k of ['vocab', 'seqLen', 'layers', 'kvHeads', 'dModel', 'initStd', 'dropout', 'batch', 'weightDecay', 'seed', 'dataSeed'] as const) num(c[k], k);
     // Heads: K/V heads follow when they were equal (plain multi-head stays plain, not GQA).
     c.heads.addEventListener('change', () => {
       const t = this.ts;
@@ -632,7 +642,7 @@ class TrainView implements View {
     c.kernel.value = t.kernel;
     c.layerNorm.checked = t.layerNorm;
     c.scale.value = String(t.scale);
-    for (const k of ['vocab', 'seqLen', 'layers', 'heads', 'kvHeads', 'dModel', 'initStd', 'dropout', 'batch', 'weightDecay', 'seed'] as const) setNum(c[k], t[k]);
+    for (const k of ['vocab', 'seqLen', 'layers', 'heads', 'kvHeads', 'dModel', 'initStd', 'dropout', 'batch', 'weightDecay', 'seed', 'dataSeed'] as const) setNum(c[k], t[k]);
   }
 
   heatmaps(): { name: string; heatmap: Heatmap }[] {
@@ -659,6 +669,20 @@ class TrainView implements View {
   }
 
   /** T is the probe's length (a typed probe may be shorter than seqLen). */
+  /**
+   * "Open in Heads view": the weights drawn here (tr.attention on the probe, this step) go to the
+   * Heads view through an in-page store; nothing enters the link (it cannot carry weights).
+   */
+  private openInHeads(): void {
+    const s = this.snap;
+    const { L, H, T } = this.dims();
+    if (!s || !this.ctx || s.attention.length !== L * H * T * T) return;
+    const kv = (this.config as { kvHeads?: number }).kvHeads ?? H;
+    // Start at the last layer: in the default run that is where the induction head is.
+    setTrainedAttention({ weights: s.attention.slice(), tokens: Array.from(this.probe), layers: L, heads: H, kvHeads: kv, step: this.step, layer: L - 1 });
+    this.ctx.update({ page: { view: 'heads', head: 0 } });
+  }
+
   private dims(): { L: number; H: number; T: number } {
     const c = this.config as { layers?: number; heads?: number };
     return { L: c.layers ?? 0, H: c.heads ?? 0, T: this.probe.length };
@@ -731,6 +755,10 @@ class TrainView implements View {
       ents.push(`L${Math.floor(k / H)}H${k % H} ${fmt(e / T, 2)}`);
     }
     this.entropyLine.textContent = `Mean attention entropy per row (nats; uniform over the keys would be up to ln ${T} = ${fmt(Math.log(T), 2)}): ${ents.join(' · ')}`;
+    // The gradient that reaches the scores, from the module's backward pass on the held-out batch.
+    const sg = Array.from(s.scoreGrad, (g, k) => `L${Math.floor(k / H)}H${k % H} ${sci(g)}`);
+    const wq = Array.from(s.wqGradNorm, (g, l) => `L${l} ${sci(g)}`);
+    this.scoreGradLine.textContent = `Gradient reaching the scores, mean |∂loss/∂S| over the causal cells of the held-out batch (S = the softmax input): ${sg.join(' · ')}. For scale: ‖∂loss/∂W_Q‖ per layer ${wq.join(' · ')}.`;
     for (let l = 0; l + 1 < L; l++) {
       const v = s.scores.kComposition.subarray(l * H * H, (l + 1) * H * H);
       const lab = Array.from({ length: H }, (_, h) => `h${h}`);
@@ -834,7 +862,7 @@ class TrainView implements View {
     this.lossCaption.textContent = `Grey: training loss per step (${h.steps} steps${h.steps > thinL.x.length ? `, drawn as ${thinL.x.length} bucket means` : ''}). Blue: held-out loss on the repeated half, every ${EVAL_EVERY} steps. Orange: held-out accuracy (right axis).` +
       (sd ? ` Shelf at ${fmt(sd.shelfLoss, 2)} nats (steps ${sd.shelfFrom}–${sd.shelfTo}), steepest drop at step ${sd.drop}.` : '') +
       (c90 !== null ? ` Accuracy ≥ 0.9 from step ${c90}${this.ms90 !== null ? ` (${fmt(this.ms90 / 1000, 1)} s of training)` : ''}.` : '') +
-      (cmp ? ` Dashed: the same seed ${cmp.label} (step ${cmp.step}${crossing(cmp.history, 0.9) !== null ? `, accuracy ≥ 0.9 from step ${crossing(cmp.history, 0.9)}` : ', accuracy not yet 0.9'}).` : '');
+      (cmp ? ` Dashed: the same data seed, ${cmp.label} (step ${cmp.step}${crossing(cmp.history, 0.9) !== null ? `, accuracy ≥ 0.9 from step ${crossing(cmp.history, 0.9)}` : ', accuracy not yet 0.9'}).` : '');
     this.lossCanvas.setAttribute('aria-label', `Loss curve: ${this.lossCaption.textContent}`);
     // head scores over steps
     const { L, H } = this.dims();

@@ -36,7 +36,8 @@ function scoresNow(t: AttnTrainer): HeadScores {
 }
 
 function snapshot(t: AttnTrainer, scores?: HeadScores): Snapshot {
-  return { scores: scores ?? scoresNow(t), attention: t.attention(probe).weights };
+  const g = t.scoreGradients();
+  return { scores: scores ?? scoresNow(t), attention: t.attention(probe).weights, scoreGrad: g.scoreGrad, wqGradNorm: g.wqGradNorm };
 }
 
 const tick = (ms: number) => new Promise<void>((r) => {
