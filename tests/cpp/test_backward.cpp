@@ -347,3 +347,53 @@ TEST_CASE(
   }
   WARN("backward f32 vs f64 over " << trial << " odd shapes x 2 kernels: max|delta| " << worst);
 }
+
+TEST_CASE("backward - naive float32 gives exactly zero dQ, dK on saturated (one-hot) rows",
+          "[backward][simd][saturated]") {
+  // Scores scale*q_i.k_j = A (m_i^2 - (j - m_i)^2) peak at key m_i with neighbours A = 5e3
+  // below it, so every softmax row is one-hot in float32 (P = 1 at m_i, exp underflows to
+  // 0 elsewhere). There dS_ij = P_ij (dP_ij - D_i) is exactly 0 when D_i = sum_j P_ij dP_ij
+  // (= dP_im): the gradient reaches V only. D = rowsum(dO * O) sums dO . V_m in another
+  // order than dP_im, and with |dO| ~ 1e3 the rounding gap would leave dQ, dK far from 0.
+  // 37 keys cross the 32-key tiles of the SIMD kernel; GQA (2 query heads on 1 kv head).
+  std::mt19937 gen(77);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (double p : {0.0, 0.25}) {
+    AttentionOptions o;
+    o.shape = {2, 1, 6, 37, 4, 19};
+    o.dropout = p, o.dropout_seed = 5;
+    const Shape& s = o.shape;
+    const float a = 100.f;  // scale 1/2: scale * a * a = 5e3
+    std::vector<float> q(s.heads * s.tq * s.dk), k(s.tk * s.dk), v(s.tk * s.dv),
+        d(s.heads * s.tq * s.dv);
+    for (std::size_t row = 0; row < s.heads * s.tq; ++row) {
+      const float m = static_cast<float>((3 + 7 * row) % s.tk);
+      float* qi = q.data() + row * s.dk;
+      qi[0] = 2 * m * a, qi[1] = -a, qi[2] = nd(gen), qi[3] = nd(gen);
+    }
+    for (std::size_t j = 0; j < s.tk; ++j) {
+      const float jf = static_cast<float>(j);
+      float* kj = k.data() + j * s.dk;
+      kj[0] = jf * a, kj[1] = jf * jf * a, kj[2] = nd(gen), kj[3] = nd(gen);
+    }
+    for (float& x : v) x = nd(gen);
+    for (float& x : d) x = 1e3f * nd(gen);
+    AttentionGrads<float> g;
+    REQUIRE(backward(q, k, v, d, o, Kernel::kNaive, &g).ok());
+    INFO("dropout " << p);
+    // Saturated as intended: every row's weights are one 1 and zeros.
+    for (std::size_t row = 0; row < s.heads * s.tq; ++row) {
+      int ones = 0, zeros = 0;
+      for (std::size_t j = 0; j < s.tk; ++j) {
+        const float w = g.forward.weights.data()[row * s.tk + j];
+        ones += w == 1.f, zeros += w == 0.f;
+      }
+      REQUIRE((ones == 1 && zeros == static_cast<int>(s.tk) - 1));
+    }
+    std::vector<float> zq(g.dq.size(), 0.f), zk(g.dk.size(), 0.f);
+    CHECK(fixtures::max_abs_diff(g.dq.data(), zq.data(), zq.size()) == 0);
+    CHECK(fixtures::max_abs_diff(g.dk.data(), zk.data(), zk.size()) == 0);
+    std::vector<float> zv(g.dv.size(), 0.f);
+    CHECK(fixtures::max_abs_diff(g.dv.data(), zv.data(), zv.size()) > 100);  // dO reaches V
+  }
+}
