@@ -953,6 +953,18 @@ void fuzz_backward(FuzzedDataProvider& p) {
       o.dropout > 0.95) {
     return;
   }
+  // Well-conditioned logits only: float32 rounds a score s by ~u|s|, which exp turns into a
+  // relative error of the same size in P and dS, and the scale multiplies dS again; a saturated
+  // row's exact dS is 0 and its computed one is rounding (FlashAttention's D = rowsum(dO*O)
+  // differs from sum_j P dP in its last bits, more so with dropout's 1/(1-p)). Found by this
+  // harness with scale 1e30 (|s| ~ 1e26) and with |s| ~ 5e3: both kernels are right to float32
+  // precision there, so the 1e-3 agreement check applies only while the bound on |s| is <= 1024.
+  {
+    double mq = 0, mk = 0;
+    for (float x : q) mq = std::max(mq, double(std::abs(x)));
+    for (float x : k) mk = std::max(mk, double(std::abs(x)));
+    if (attn::effective_scale(o) * mq * mk * double(s.dk) > 1024) return;
+  }
   for (auto [a, b, n] : {std::tuple{g.dq.data(), h.dq.data(), nq},
                          {g.dk.data(), h.dk.data(), nk},
                          {g.dv.data(), h.dv.data(), nv}}) {
