@@ -1,5 +1,6 @@
 #include "attn/tasks.hpp"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -69,7 +70,9 @@ void sample_task(Task task, Rng* rng, std::size_t batch, std::size_t T, std::siz
       }
       continue;
     }
-    const std::size_t lo = (n + 1) / 2;
+    // At least 2: a copy of length 1 has no target (its only token is the copy's first), and
+    // seqLen 4 (n = 2, ceil(n/2) = 1) could then draw a batch with nothing to learn from.
+    const std::size_t lo = std::max<std::size_t>(2, (n + 1) / 2);
     const std::size_t len = task == Task::kInduction ? lo + below(rng, n - lo + 1) : n;
     const std::size_t distinct = T - len;  // noise + s
     for (std::size_t i = 0; i < V; ++i) perm[i] = static_cast<std::int32_t>(i);

@@ -83,3 +83,20 @@ TEST_CASE("tasks - names and validation", "[tasks][errors]") {
   CHECK(attn::tr::validate_task(Task::kInductionFixed, 15, 32).field == "vocab");
   CHECK(attn::tr::validate_task(Task::kRandom, 2, 3).ok());
 }
+
+// Regression (found by the fuzz harness, trainer selector): with seqLen 4 (n = 2) the
+// induction task drew copies of length ceil(n/2) = 1, which hold no target, so a batch of
+// such sequences made train() fail with "lossMask selects no target".
+TEST_CASE("tasks - induction with seqLen 4: every sequence has a target", "[tasks][errors]") {
+  const std::size_t B = 64, T = 4, V = 3;
+  REQUIRE(attn::tr::validate_task(Task::kInduction, V, T).ok());
+  std::vector<std::int32_t> tok(B * T);
+  std::vector<std::uint8_t> mask(B * T);
+  attn::Rng rng(11);
+  attn::tr::sample_task(Task::kInduction, &rng, B, T, V, tok.data(), mask.data());
+  for (std::size_t b = 0; b < B; ++b) {
+    std::size_t targets = 0;
+    for (std::size_t i = 0; i < T; ++i) targets += mask[b * T + i];
+    REQUIRE(targets >= 1);
+  }
+}

@@ -281,3 +281,21 @@ TEST_CASE(
   // The tiled trainer still works on shorter inputs.
   CHECK(t->attention({1, 2, 3}, &w, &lg).ok());
 }
+
+// Regression (found by the fuzz harness): a valid seqLen-4 induction config failed in
+// train() whenever a batch drew only length-1 copies (no target).
+TEST_CASE("trainer - induction with seqLen 4 trains for every seed", "[trainer][errors]") {
+  TrainerConfig c = small();
+  c.model.vocab = 8;
+  c.model.seq_len = 4;
+  c.batch = 1;
+  for (std::uint64_t seed = 0; seed < 16; ++seed) {
+    c.seed = seed;
+    auto t = make(c);
+    attn::tr::TrainReport r;
+    const attn::Status st = t->train(4, &r);
+    INFO("seed " << seed << ": " << st.field << ": " << st.message);
+    REQUIRE(st.ok());
+    CHECK(r.loss.size() == 4);
+  }
+}

@@ -1,7 +1,8 @@
 // Seeded sequence tasks for the training core. Each fills tokens (B, T) and a loss mask
 // (B, T) (1 = position t's token is a target, predicted from positions < t).
 //
-//  - kInduction: n = T/2; per sequence len(s) = L ~ U{ceil(n/2), ..., n}; the sequence is
+//  - kInduction: n = T/2; per sequence len(s) = L ~ U{max(2, ceil(n/2)), ..., n} (L >= 2 so
+//    every sequence has a target; only T = 4 is affected); the sequence is
 //    [noise (T - 2L tokens), s, s], all T - L tokens of a sequence distinct. Targets: the
 //    second copy from its second token on (t in [T - L + 1, T)), the positions a
 //    previous-token + induction circuit can predict; the repeat offset L varies, so
