@@ -5,5 +5,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export NODE_PATH=/usr/share/nodejs
-[ -f build/wasm/CMakeCache.txt ] || cmake --preset wasm >/dev/null
+# Configure every time (a second or two): an existing build folder from before a target was added
+# would otherwise fail with "No rule to make target" instead of regenerating.
+cmake --preset wasm >/dev/null
 cmake --build --preset wasm --target attn_core_js attn_core_relaxed_js attn_train_js
