@@ -43,7 +43,7 @@ export const TRAIN_PRESETS: TrainPreset[] = [
     id: 'train-noscale-large',
     title: 'Without √d_k, large d_k and unit-variance init',
     blurb: 'Scale 1, d_model 128 (d_k 64 per head), weights ~ N(0, 1): scores with variance in the thousands.',
-    figure: 'Measured at step 0 (seed 0): mean row entropy 0.007 and 0.000 nats in layer 0, 0.000 in layer 1 (2.55 with the defaults); loss ≈ 5.9·10⁵. The gradient reaching layer 1’s scores (“Gradient reaching the scores” under the maps) is exactly 0: every row is one-hot, where softmax’s gradient a_i(δ_ij − a_j) vanishes, so layer 1’s attention cannot move (its W_Q gradient is 0 in exact arithmetic; the ~10⁵ this float32 build shows there is rounding). Layer 0’s few unsaturated cells get large score gradients (0.41, 0.09 against ~6·10⁻⁶ with the defaults) because the loss is enormous, so W_Q gradients reach 10⁶ while accuracy stays near chance (0.04 at step 50).',
+    figure: 'Measured at step 0 (seed 0): mean row entropy 0.007 and 0.000 nats in layer 0, 0.000 in layer 1 (2.55 with the defaults); loss ≈ 5.9·10⁵. The gradient reaching layer 1’s scores (“Gradient reaching the scores” under the maps) is exactly 0, and so is its W_Q gradient: every row is one-hot, where softmax’s gradient a_i(δ_ij − a_j) vanishes, so layer 1’s attention cannot move. Layer 0’s few unsaturated cells still get score gradients (0.0098, 0.0019 against ~6·10⁻⁶ with the defaults) because the loss is enormous, so its W_Q gradient reaches 1.5·10⁵ while accuracy stays near chance (0.03 at step 50).',
     train: { scale: 'none', dModel: 128, initStd: 1, until: 50 },
   },
   {
