@@ -22,29 +22,15 @@
 #include "attn/multihead.hpp"
 #include "attn/numpy_example.hpp"
 #include "attn/tiled.hpp"
+#include "embind_common.hpp"
 
 using emscripten::val;
 
 namespace {
 
-template <class T>
-val view(const T* data, std::size_t n) {
-  return val(emscripten::typed_memory_view(n, data));
-}
-
-val error(const attn::Status& st) {
-  val r = val::object();
-  r.set("ok", false);
-  r.set("field", st.field);
-  r.set("message", st.message);
-  r.set("code", st.code == attn::StatusCode::kResourceExhausted ? "resource_exhausted"
-                                                                : "invalid_argument");
-  return r;
-}
-
-std::size_t size_field(const val& o, const char* name) {
-  return static_cast<std::size_t>(o[name].as<double>());
-}
+using attn_bind::error;
+using attn_bind::size_field;
+using attn_bind::view;
 
 // Options common to attention and multi-head attention, already normalised by api.js.
 attn::Status read_common(const val& o, attn::MaskSpec* mask, std::optional<double>* scale,
