@@ -4,7 +4,7 @@
 // doubles, on a wider random model). The model is the Train tab's when it has published one,
 // else the default induction model (config A) trained in this tab's Worker first.
 import './decode.css';
-import { el, clear, fmt } from '../ui/dom';
+import { el, clear, fmt, syncInput, commitInput } from '../ui/dom';
 import { download } from '../app/export';
 import { getTrainedModel, onTrainedModel } from '../app/trained-model';
 import { logLogChart } from '../ui/loglog-chart';
@@ -95,9 +95,9 @@ class DecodeView implements View {
       this.tEnd.append(el('option', { value: t, text: String(t) }));
     }
     const upd = (p: Partial<DecodeState>) => this.ctx?.update(decodePatch(this.ctx.state, p));
-    this.seqInput.addEventListener('change', () => upd({ seq: this.seqInput.valueAsNumber, step: 0 }));
+    this.seqInput.addEventListener('change', () => { commitInput(this.seqInput); upd({ seq: this.seqInput.valueAsNumber, step: 0 }); });
     this.nextSeq.addEventListener('click', () => upd({ seq: ((this.ds?.seq ?? 0) + 1) % (DECODE_LIMITS.maxSeq + 1), step: 0 }));
-    this.keepInput.addEventListener('change', () => upd({ keep: this.keepInput.valueAsNumber, step: 0 }));
+    this.keepInput.addEventListener('change', () => { commitInput(this.keepInput); upd({ keep: this.keepInput.valueAsNumber, step: 0 }); });
     this.cacheBox.addEventListener('change', () => upd({ cache: this.cacheBox.checked }));
     this.tStart.addEventListener('change', () => upd({ tStart: Number(this.tStart.value) }));
     this.tEnd.addEventListener('change', () => upd({ tEnd: Number(this.tEnd.value) }));
@@ -179,8 +179,9 @@ class DecodeView implements View {
     this.ctx = ctx;
     this.ds = decodeStateOf(ctx.state);
     const d = this.ds;
-    this.seqInput.value = String(d.seq);
-    this.keepInput.value = String(d.keep);
+    // A result arriving while the user types in these fields must not overwrite the typing.
+    syncInput(this.seqInput, String(d.seq));
+    syncInput(this.keepInput, String(d.keep));
     this.cacheBox.checked = d.cache;
     this.tStart.value = String(d.tStart);
     this.tEnd.value = String(d.tEnd);

@@ -36,3 +36,20 @@ export function fmt(v: number, digits = 3): string {
 export function tokenRef(tokens: readonly string[], i: number): string {
   return `'${tokens[i] ?? '?'}' (${i})`;
 }
+
+/**
+ * Shows a state value in a text/number input without clobbering what the user is typing: while
+ * the input has focus and holds an edit not yet committed (no 'change' since the last sync), a
+ * render that arrives (e.g. a Worker result) leaves it alone. Call `commitInput` in the input's
+ * 'change' handler so a corrected value (clamped by the state table) is shown at once.
+ */
+export function syncInput(input: HTMLInputElement, value: string): void {
+  const editing = document.activeElement === input && input.value !== input.dataset.synced;
+  if (editing && input.dataset.synced !== undefined) return;
+  input.value = value;
+  input.dataset.synced = value;
+}
+
+export function commitInput(input: HTMLInputElement): void {
+  input.dataset.synced = input.value;
+}
