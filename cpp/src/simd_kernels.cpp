@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -175,11 +176,35 @@ constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kLn2 = 0.693147180559945309f;
 
 // Qt[c][r] = scale * q[r][c] for the rows of one query tile; rows past `rows` are 0.
+// 4 x 4 blocks through registers (at T = 64 the scalar loop was a tenth of the call).
 void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, float* qt) {
-  std::fill(qt, qt + dk * kW, 0.f);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* qr = q + r * dk;
-    for (std::size_t c = 0; c < dk; ++c) qt[c * kW + r] = scale * qr[c];
+  if (rows < kW) {
+    for (std::size_t c = 0; c < dk; ++c) std::fill(qt + c * kW + rows, qt + c * kW + kW, 0.f);
+  }
+  const v128_t vs = splat(scale);
+  std::size_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const float *q0 = q + r * dk, *q1 = q0 + dk, *q2 = q1 + dk, *q3 = q2 + dk;
+    std::size_t c = 0;
+    for (; c + 4 <= dk; c += 4) {
+      const v128_t a = mul(ld(q0 + c), vs), b = mul(ld(q1 + c), vs), x = mul(ld(q2 + c), vs),
+                   y = mul(ld(q3 + c), vs);
+      const v128_t ab_lo = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5);  // a0 b0 a1 b1
+      const v128_t xy_lo = wasm_i32x4_shuffle(x, y, 0, 4, 1, 5);  // x0 y0 x1 y1
+      const v128_t ab_hi = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);  // a2 b2 a3 b3
+      const v128_t xy_hi = wasm_i32x4_shuffle(x, y, 2, 6, 3, 7);
+      float* d = qt + c * kW + r;
+      st(d, wasm_i32x4_shuffle(ab_lo, xy_lo, 0, 1, 4, 5));
+      st(d + kW, wasm_i32x4_shuffle(ab_lo, xy_lo, 2, 3, 6, 7));
+      st(d + 2 * kW, wasm_i32x4_shuffle(ab_hi, xy_hi, 0, 1, 4, 5));
+      st(d + 3 * kW, wasm_i32x4_shuffle(ab_hi, xy_hi, 2, 3, 6, 7));
+    }
+    for (; c < dk; ++c) {
+      for (std::size_t x = 0; x < 4; ++x) qt[c * kW + r + x] = scale * q[(r + x) * dk + c];
+    }
+  }
+  for (; r < rows; ++r) {
+    for (std::size_t c = 0; c < dk; ++c) qt[c * kW + r] = scale * q[r * dk + c];
   }
 }
 
@@ -353,12 +378,18 @@ __attribute__((noinline)) void accumulate_pv(const float* p0, const float* p1, s
 // rows, stride kW), four rows per vector, in base-2 units (log2 e is folded into Qt):
 // new maximum, rescale factor alpha = 2^(m_old - m_new) for what was summed so far,
 // then e = 2^(s - m) in place, l += sum e, t += sum e (s - m).
-void online_softmax_impl(float* sc, std::size_t J, std::size_t quads, float* m, float* l, float* t,
-                         float* alpha) {
+// jq[x]: keys of the tile quad x may see (its rows' ranges end there; keys past it are -inf
+// for all four rows and are left as they are). jq[x] = 0: nothing new, alpha 1.
+void online_softmax_impl(float* sc, const std::size_t* jq, std::size_t quads, float* m, float* l,
+                         float* t, float* alpha) {
   const float ninf = -std::numeric_limits<float>::infinity();
   for (std::size_t x = 0; x < quads; ++x) {
+    if (jq[x] == 0) {
+      st(alpha + 4 * x, splat(1.f));
+      continue;
+    }
     float* const col = sc + 4 * x;
-    float* const end = col + J * kW;
+    float* const end = col + jq[x] * kW;
     v128_t mx = splat(ninf);
     for (float* p = col; p != end; p += kW) mx = vmax(mx, ld(p));
     const v128_t m_old = ld(m + 4 * x), l_old = ld(l + 4 * x), t_old = ld(t + 4 * x);
@@ -385,7 +416,7 @@ void online_softmax_impl(float* sc, std::size_t J, std::size_t quads, float* m, 
 }
 // Called through a pointer: binaryen inlines a function with a single caller whatever
 // clang was told, and inside the kernel's large body V8 spills the exp2 constants.
-void (*volatile online_softmax)(float*, std::size_t, std::size_t, float*, float*, float*,
+void (*volatile online_softmax)(float*, const std::size_t*, std::size_t, float*, float*, float*,
                                 float*) = online_softmax_impl;
 
 // The naive kernel's softmax of one row's n allowed scores w[0..n) (-inf where a
@@ -538,23 +569,32 @@ void exp_f32(const float* x, float* y, std::size_t n, bool nonpositive) {
 }
 
 namespace {
-// max |p[i]| into *out; false if a value is NaN or infinite.
+// max |p[i]| into *out; false if a value is NaN or infinite. On the bits: for x >= 0 the
+// float order is the unsigned integer order, and |x| >= 0x7f800000 exactly for Inf and NaN,
+// so one and + one unsigned max per vector cover both (four chains: the scan runs over every
+// input before each call, a tenth of a T = 64 call with one chain of float compares).
 bool finite_max_abs(const float* p, std::size_t n, float* out) {
-  v128_t m = splat(0.f), bad = wasm_i32x4_splat(0);
+  const v128_t magnitude = wasm_i32x4_splat(0x7fffffff);
+  v128_t m0 = wasm_i32x4_splat(0), m1 = m0, m2 = m0, m3 = m0;
   std::size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const v128_t x = wasm_f32x4_abs(ld(p + i));
-    bad = wasm_v128_or(bad, wasm_f32x4_ne(x, x));  // NaN
-    m = vmax(m, x);
+  for (; i + 16 <= n; i += 16) {
+    m0 = wasm_u32x4_max(m0, wasm_v128_and(ld(p + i), magnitude));
+    m1 = wasm_u32x4_max(m1, wasm_v128_and(ld(p + i + 4), magnitude));
+    m2 = wasm_u32x4_max(m2, wasm_v128_and(ld(p + i + 8), magnitude));
+    m3 = wasm_u32x4_max(m3, wasm_v128_and(ld(p + i + 12), magnitude));
   }
-  float r = hmax(m);
-  bool nan = wasm_v128_any_true(bad);
+  for (; i + 4 <= n; i += 4) m0 = wasm_u32x4_max(m0, wasm_v128_and(ld(p + i), magnitude));
+  const v128_t m = wasm_u32x4_max(wasm_u32x4_max(m0, m1), wasm_u32x4_max(m2, m3));
+  std::uint32_t bits =
+      std::max(std::max(wasm_u32x4_extract_lane(m, 0), wasm_u32x4_extract_lane(m, 1)),
+               std::max(wasm_u32x4_extract_lane(m, 2), wasm_u32x4_extract_lane(m, 3)));
   for (; i < n; ++i) {
-    nan |= std::isnan(p[i]);
-    r = std::max(r, std::fabs(p[i]));
+    std::uint32_t b;
+    std::memcpy(&b, p + i, 4);
+    bits = std::max(bits, b & 0x7fffffffu);
   }
-  *out = r;
-  return !nan && std::isfinite(r);
+  std::memcpy(out, &bits, 4);
+  return bits < 0x7f800000u;
 }
 }  // namespace
 
@@ -729,16 +769,28 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
         const bool masked = pointwise || tr.lo_max > j0 || tr.hi_min < j0 + J;
         score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups,
                    masked ? group_limits(tr, rows, j0, &lim) : all.j, sc.data());
-        if (masked) {
-          for (std::size_t jj = 0; jj < J; ++jj) {
-            const v128_t jv = wasm_i32x4_splat(static_cast<std::int32_t>(j0 + jj));
-            float* sr = sc.data() + jj * kW;
-            for (std::size_t x = 0; x < quads; ++x) {
-              const v128_t ok = wasm_v128_and(wasm_i32x4_le(wasm_v128_load(lo32 + 4 * x), jv),
-                                              wasm_i32x4_gt(wasm_v128_load(hi32 + 4 * x), jv));
-              st(sr + 4 * x, wasm_v128_bitselect(ld(sr + 4 * x), splat(ninf), ok));
-            }
+        // Per quad of rows: the keys of this tile it may see end at jq (softmax and mask stop
+        // there); a quad that sees every key of the tile needs no mask.
+        std::size_t jq[kW / 4];
+        for (std::size_t x = 0; x < quads; ++x) {
+          std::size_t hi_q = 0;
+          bool full = !pointwise;
+          for (std::size_t r = 4 * x; r < 4 * x + 4; ++r) {
+            const std::size_t a = r < rows ? tr.lo[r] : 0, b = r < rows ? tr.hi[r] : 0;
+            if (a < b) hi_q = std::max(hi_q, b);
+            full = full && a <= j0 && b >= j0 + J;
           }
+          jq[x] = full ? J : hi_q > j0 ? std::min(hi_q - j0, J) : 0;
+          if (full || !masked) continue;
+          const v128_t lo_q = wasm_v128_load(lo32 + 4 * x), hi_q4 = wasm_v128_load(hi32 + 4 * x);
+          for (std::size_t jj = 0; jj < jq[x]; ++jj) {
+            const v128_t jv = wasm_i32x4_splat(static_cast<std::int32_t>(j0 + jj));
+            const v128_t ok = wasm_v128_and(wasm_i32x4_le(lo_q, jv), wasm_i32x4_gt(hi_q4, jv));
+            float* sr = sc.data() + jj * kW + 4 * x;
+            st(sr, wasm_v128_bitselect(ld(sr), splat(ninf), ok));
+          }
+        }
+        if (masked) {
           if (pointwise) {
             for (std::size_t r = 0; r < rows; ++r) {
               const std::size_t a = std::max(j0, tr.lo[r]), b = std::min(j0 + J, tr.hi[r]);
@@ -748,7 +800,7 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
             }
           }
         }
-        online_softmax(sc.data(), J, quads, m, l, t, alpha);
+        online_softmax(sc.data(), jq, quads, m, l, t, alpha);
         // Dropout thins e = 2^(s - m) only where it multiplies V: l and t, summed above,
         // stay the softmax's.
         if (p > 0) dropout_tile(sc.data(), J, rows, j0, drow, p, keep_scale);
@@ -777,10 +829,10 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
           if (o.fill == MaskFill::kNegInf) ++out->diag.nan_rows;
           continue;
         }
-        const float inv = 1.f / l[r];
+        const float inv = 1.f / l[r], log_l = std::log(l[r]);
         for (std::size_t c = 0; c < s.dv; ++c) y[c] *= inv;
-        out->lse.data()[row] = m[r] * kLn2 + std::log(l[r]);
-        out->entropy.data()[row] = std::log(l[r]) - kLn2 * t[r] * inv;
+        out->lse.data()[row] = m[r] * kLn2 + log_l;
+        out->entropy.data()[row] = log_l - kLn2 * t[r] * inv;
       }
     }
   }

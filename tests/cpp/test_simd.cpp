@@ -297,3 +297,25 @@ TEST_CASE("simd - NaN or Inf inputs and float32 overflow fall back to the scalar
     compare_with_scalar(in, o, false, &worst);
   }
 }
+
+TEST_CASE("simd - the input scan finds NaN, Inf and large values at every position",
+          "[wasm][simd][nonfinite]") {
+  // q holds 37 floats: the scan's 16-wide blocks, its 4-wide step and its scalar tail.
+  const Shape s{1, 1, 37, 1, 1, 1};
+  const float bad[] = {std::numeric_limits<float>::quiet_NaN(),
+                       std::numeric_limits<float>::infinity(),
+                       -std::numeric_limits<float>::infinity(), 2e30f, -2e30f};
+  std::vector<float> q(37, 0.5f), k(1, 0.25f), v(1, 1.f);
+  AttentionOptions o;
+  o.shape = s;
+  if (!attn::detail::kSimdKernels) return;
+  CHECK(attn::detail::simd_eligible(q.data(), k.data(), v.data(), o, 1.f));
+  for (float x : bad) {
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      std::vector<float> qq = q;
+      qq[i] = x;
+      INFO("value " << x << " at " << i);
+      CHECK_FALSE(attn::detail::simd_eligible(qq.data(), k.data(), v.data(), o, 1.f));
+    }
+  }
+}
