@@ -5,23 +5,12 @@
 // at once (views go stale when memory grows). Errors become AttnError with
 // .field; the instance keeps working after any of them. See docs/js-api.md.
 
-class AttnError extends Error {
-  constructor(field, message, code) {
-    super(message);
-    this.name = 'AttnError';
-    this.field = field;
-    this.code = code || 'invalid_argument';
-  }
-}
-
 (function () {
   var DEFAULT_CAP = 512 * 1024 * 1024;
   var MAX_DIM = 0x7fffffff;
   var session = null;
 
-  function fail(field, message, code) {
-    throw new AttnError(field, message, code);
-  }
+  var fail = attnFail;  // errors.js
   // The raw Embind class skips every check above: keep it private to this instance.
   var SessionClass = null;
   addOnInit(function () {
@@ -100,10 +89,7 @@ class AttnError extends Error {
   function copy(a) {
     return a === null || a === undefined ? null : a.slice();
   }
-  function unwrap(r) {
-    if (!r.ok) fail(r.field, r.message, r.code);
-    return r;
-  }
+  var unwrap = attnUnwrap;
   function diag(r, out) {
     out.entropy = copy(r.entropy);
     out.lse = copy(r.lse);

@@ -4,15 +4,6 @@
 // copies every returned view out of the wasm heap at once. Errors become AttnError with
 // .field; the instance keeps working after any of them. Surface: issue 9, docs/js-api.md.
 
-class AttnError extends Error {
-  constructor(field, message, code) {
-    super(message);
-    this.name = 'AttnError';
-    this.field = field;
-    this.code = code || 'invalid_argument';
-  }
-}
-
 (function () {
   var DEFAULT_CAP = 512 * 1024 * 1024;
   var MAX_DIM = 0x7fffffff;
@@ -24,13 +15,8 @@ class AttnError extends Error {
     delete Module['DecoderHandle'];
   });
 
-  function fail(field, message, code) {
-    throw new AttnError(field, message, code);
-  }
-  function unwrap(r) {
-    if (!r.ok) fail(r.field, r.message, r.code);
-    return r;
-  }
+  var fail = attnFail;  // errors.js
+  var unwrap = attnUnwrap;
   function isObject(o) {
     return o !== null && typeof o === 'object' && !Array.isArray(o);
   }
