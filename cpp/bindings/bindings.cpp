@@ -96,11 +96,11 @@ class Session {
     const bool has_pad = in[Io::kPadLen] >= 0, has_mask = in[Io::kMaskLen] >= 0;
     const std::size_t pad_len = has_pad ? io_size(Io::kPadLen) : 0;
     const std::size_t mask_len = has_mask ? io_size(Io::kMaskLen) : 0;
-    opts.mask.key_padding = has_pad ? &kDummy : nullptr;
-    opts.mask.mask = has_mask ? &kDummy : nullptr;
+    opts.mask.key_padding = has_pad ? attn::Bytes(&kNotCopied, pad_len) : nullptr;
+    opts.mask.mask = has_mask ? attn::Bytes(&kNotCopied, mask_len) : nullptr;
     const std::size_t qn = io_size(Io::kQLen), kn = io_size(Io::kKLen), vn = io_size(Io::kVLen);
     // Validate before touching the heap.
-    attn::Status st = attn::validate(opts, qn, kn, vn, pad_len, mask_len, !fast_tiled_);
+    attn::Status st = attn::validate(opts, qn, kn, vn, !fast_tiled_);
     if (st.ok() && !(fq_.reserve(qn * 4) && fk_.reserve(kn * 4) && fv_.reserve(vn * 4) &&
                      fpad_.reserve(pad_len) && fmask_.reserve(mask_len))) {
       st = attn::Status::Exhausted("memory", "the wasm heap cannot hold the inputs");
@@ -110,8 +110,8 @@ class Session {
     io_[Io::kQ] = address(fq_.data), io_[Io::kK] = address(fk_.data);
     io_[Io::kV] = address(fv_.data), io_[Io::kPad] = address(fpad_.data);
     io_[Io::kMask] = address(fmask_.data);
-    opts.mask.key_padding = has_pad ? fpad_.data : nullptr;
-    opts.mask.mask = has_mask ? fmask_.data : nullptr;
+    opts.mask.key_padding = has_pad ? attn::Bytes(fpad_.data, pad_len) : nullptr;
+    opts.mask.mask = has_mask ? attn::Bytes(fmask_.data, mask_len) : nullptr;
     fast_ready_ = true;
     return 0;
   }
@@ -173,7 +173,7 @@ class Session {
     const attn::Kernel kernel = tiled ? attn::Kernel::kTiled : attn::Kernel::kNaive;
     st = attn::validate_backward(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
                                  v["length"].as<std::size_t>(), d_out["length"].as<std::size_t>(),
-                                 pad_len_, mask_len_, kernel, sizeof(float));
+                                 kernel, sizeof(float));
     if (!st.ok()) return error(st);
     copy_inputs(q, k, v, o, &opts);
     dout_ = emscripten::convertJSArrayToNumberVector<float>(d_out);
@@ -207,17 +207,11 @@ class Session {
     if (m.tiled && m.return_scores) {
       return error(attn::Status::Invalid("returnScores", "returnScores needs the naive kernel"));
     }
-    // Resolve and size-check before copying the inputs.
+    // Resolve and size-check (masks included) before copying the inputs.
+    declare_masks(o, &m.mask);
     attn::MhaOptions probe = m;
     st = attn::resolve_mha(&probe);
     if (!st.ok()) return error(st);
-    const bool has_pad = !o["keyPadding"].isNull(), has_mask = !o["mask"].isNull();
-    if (has_pad && o["keyPadding"]["length"].as<std::size_t>() != probe.t) {
-      return error(attn::Status::Invalid("keyPadding", "keyPadding must have t entries"));
-    }
-    if (has_mask && o["mask"]["length"].as<double>() != static_cast<double>(probe.t) * probe.t) {
-      return error(attn::Status::Invalid("mask", "mask must have t*t entries"));
-    }
     const double in_bytes =
         4.0 * (x["length"].as<double>() + wq["length"].as<double>() + wk["length"].as<double>() +
                wv["length"].as<double>() + wo["length"].as<double>());
@@ -229,10 +223,7 @@ class Session {
     wk_ = emscripten::convertJSArrayToNumberVector<float>(wk);
     wv_ = emscripten::convertJSArrayToNumberVector<float>(wv);
     wo_ = emscripten::convertJSArrayToNumberVector<float>(wo);
-    if (has_pad) pad_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["keyPadding"]);
-    if (has_mask) mask_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["mask"]);
-    m.mask.key_padding = has_pad ? pad_.data() : nullptr;
-    m.mask.mask = has_mask ? mask_.data() : nullptr;
+    copy_masks(o, &m.mask);
     st = attn::multi_head_attention(x_.data(), x_.size(), wq_.data(), wq_.size(), wk_.data(),
                                     wk_.size(), wv_.data(), wv_.size(), wo_.data(), wo_.size(), m,
                                     &mha_);
@@ -335,21 +326,12 @@ class Session {
     opts.mask.causal = o["causal"].as<bool>();
     opts.mask.window = size_field(o, "window");
     opts.memory_cap = size_field(o, "memoryCap");
-    const bool has_pad = !o["keyPadding"].isNull(), has_mask = !o["mask"].isNull();
-    const std::size_t pad_len = has_pad ? o["keyPadding"]["length"].as<std::size_t>() : 0;
-    const std::size_t mask_len = has_mask ? o["mask"]["length"].as<std::size_t>() : 0;
     // Validate before copying anything into the heap (weights of tq*tk floats bound the mask).
-    opts.mask.key_padding = has_pad ? &kDummy : nullptr;
-    opts.mask.mask = has_mask ? &kDummy : nullptr;
-    attn::Status st =
-        attn::validate(opts, opts.shape.tq, opts.shape.tk, opts.shape.tk, pad_len, mask_len, true);
+    declare_masks(o, &opts.mask);
+    attn::Status st = attn::validate(opts, opts.shape.tq, opts.shape.tk, opts.shape.tk, true);
     if (!st.ok()) return error(st);
-    if (has_pad) pad_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["keyPadding"]);
-    if (has_mask) mask_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["mask"]);
-    opts.mask.key_padding = has_pad ? pad_.data() : nullptr;
-    opts.mask.mask = has_mask ? mask_.data() : nullptr;
-    st = attn::allowed_mask(opts.mask, opts.shape.tq, opts.shape.tk, pad_len, mask_len,
-                            opts.memory_cap, &allowed_);
+    copy_masks(o, &opts.mask);
+    st = attn::allowed_mask(opts.mask, opts.shape.tq, opts.shape.tk, opts.memory_cap, &allowed_);
     if (!st.ok()) return error(st);
     val r = val::object();
     r.set("ok", true);
@@ -415,21 +397,11 @@ class Session {
                   size_field(o, "tk"),    size_field(o, "dk"),      size_field(o, "dv")};
     attn::Status st = read_common(o, &opts.mask, &opts.scale, &opts.fill, &opts.memory_cap);
     if (!st.ok()) return error(st);
-    const bool has_pad = !o["keyPadding"].isNull(), has_mask = !o["mask"].isNull();
-    const std::size_t pad_len = has_pad ? o["keyPadding"]["length"].as<std::size_t>() : 0;
-    const std::size_t mask_len = has_mask ? o["mask"]["length"].as<std::size_t>() : 0;
-    opts.mask.key_padding = has_pad ? &kDummy : nullptr;
-    opts.mask.mask = has_mask ? &kDummy : nullptr;
+    declare_masks(o, &opts.mask);
     st = attn::validate(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
-                        v["length"].as<std::size_t>(), pad_len, mask_len, true);
+                        v["length"].as<std::size_t>(), true);
     if (!st.ok()) return error(st);
-    q_ = emscripten::convertJSArrayToNumberVector<float>(q);
-    k_ = emscripten::convertJSArrayToNumberVector<float>(k);
-    v_ = emscripten::convertJSArrayToNumberVector<float>(v);
-    if (has_pad) pad_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["keyPadding"]);
-    if (has_mask) mask_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["mask"]);
-    opts.mask.key_padding = has_pad ? pad_.data() : nullptr;
-    opts.mask.mask = has_mask ? mask_.data() : nullptr;
+    copy_inputs(q, k, v, o, &opts);
     attn::KernelCheck c;
     st = attn::check_kernels(q_.data(), q_.size(), k_.data(), k_.size(), v_.data(), v_.size(), opts,
                              &c);
@@ -449,7 +421,7 @@ class Session {
   // ---- end issue 8 ----
 
  private:
-  // Shape, masks (marked non-null with kDummy until copied), scale, fill, kernel, dropout.
+  // Shape, masks (declared with their lengths until copied), scale, fill, kernel, dropout.
   attn::Status read_attention(const val& o, attn::AttentionOptions* opts, bool* tiled) {
     opts->shape = {size_field(o, "heads"), size_field(o, "kvHeads"), size_field(o, "tq"),
                    size_field(o, "tk"),    size_field(o, "dk"),      size_field(o, "dv")};
@@ -459,12 +431,30 @@ class Session {
     opts->dropout = o["dropout"].as<double>();
     opts->dropout_seed = static_cast<std::uint64_t>(o["dropoutSeed"].as<double>());
     *tiled = o["kernel"].as<std::string>() == "tiled";
-    const bool has_pad = !o["keyPadding"].isNull(), has_mask = !o["mask"].isNull();
-    pad_len_ = has_pad ? o["keyPadding"]["length"].as<std::size_t>() : 0;
-    mask_len_ = has_mask ? o["mask"]["length"].as<std::size_t>() : 0;
-    opts->mask.key_padding = has_pad ? &kDummy : nullptr;
-    opts->mask.mask = has_mask ? &kDummy : nullptr;
+    declare_masks(o, &opts->mask);
     return attn::Status::Ok();
+  }
+
+  // The masks of an options object with their real lengths, before their bytes are in the
+  // heap: validate() needs only which masks are present and their sizes, so a wrong length or
+  // an over-cap shape fails before anything is copied. The data points at kNotCopied until
+  // copy_masks() points it at the session's copies.
+  static void declare_masks(const val& o, attn::MaskSpec* m) {
+    const val pad = o["keyPadding"], mask = o["mask"];
+    m->key_padding =
+        pad.isNull() ? attn::Bytes() : attn::Bytes(&kNotCopied, pad["length"].as<std::size_t>());
+    m->mask =
+        mask.isNull() ? attn::Bytes() : attn::Bytes(&kNotCopied, mask["length"].as<std::size_t>());
+  }
+  void copy_masks(const val& o, attn::MaskSpec* m) {
+    if (m->key_padding) {
+      pad_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["keyPadding"]);
+      m->key_padding = attn::Bytes(pad_.data(), pad_.size());
+    }
+    if (m->mask) {
+      mask_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["mask"]);
+      m->mask = attn::Bytes(mask_.data(), mask_.size());
+    }
   }
 
   // Copies q, k, v and the masks into the session's buffers (after validation).
@@ -473,11 +463,7 @@ class Session {
     q_ = emscripten::convertJSArrayToNumberVector<float>(q);
     k_ = emscripten::convertJSArrayToNumberVector<float>(k);
     v_ = emscripten::convertJSArrayToNumberVector<float>(v);
-    const bool has_pad = opts->mask.key_padding, has_mask = opts->mask.mask;
-    if (has_pad) pad_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["keyPadding"]);
-    if (has_mask) mask_ = emscripten::convertJSArrayToNumberVector<std::uint8_t>(o["mask"]);
-    opts->mask.key_padding = has_pad ? pad_.data() : nullptr;
-    opts->mask.mask = has_mask ? mask_.data() : nullptr;
+    copy_masks(o, &opts->mask);
   }
 
   // issue 12: slots of io_, shared with api.js (keep the two lists in step).
@@ -566,8 +552,7 @@ class Session {
   std::vector<double> per_head_;
   attn::Status last_error_;
 
-  static inline const std::uint8_t kDummy = 1;  // non-null marker for validate()
-  std::size_t pad_len_ = 0, mask_len_ = 0;
+  static inline const std::uint8_t kNotCopied = 1;  // see declare_masks
   std::vector<float> dout_;
   attn::AttentionGrads<float> grads_;
   std::vector<float> q_, k_, v_, x_, wq_, wk_, wv_, wo_;

@@ -39,7 +39,9 @@ std::size_t estimate_bytes(const Shape& s, std::size_t elem, bool materialise_we
 
 namespace {
 
-std::string mib(std::size_t bytes) { return detail::bytes_text(bytes); }  // bytes_text.hpp
+std::string mib(std::size_t bytes) {
+  return detail::bytes_text(bytes);
+}  // bytes_text.hpp
 
 Status check_dim(const char* field, std::size_t v) {
   if (v == 0) return Status::Invalid(field, std::string(field) + " must be at least 1");
@@ -49,8 +51,7 @@ Status check_dim(const char* field, std::size_t v) {
 }  // namespace
 
 Status validate(const AttentionOptions& opts, std::size_t q_len, std::size_t k_len,
-                std::size_t v_len, std::size_t padding_len, std::size_t mask_len,
-                bool materialise_weights, std::size_t elem_size) {
+                std::size_t v_len, bool materialise_weights, std::size_t elem_size) {
   const Shape& s = opts.shape;
   for (auto [name, val] : {std::pair<const char*, std::size_t>{"heads", s.heads},
                            {"kvHeads", s.kv_heads},
@@ -86,12 +87,13 @@ Status validate(const AttentionOptions& opts, std::size_t q_len, std::size_t k_l
     return Status::Invalid("v", "v has " + std::to_string(v_len) +
                                     " values but kvHeads*tk*dv = " + std::to_string(nv));
   }
-  if (opts.mask.key_padding && padding_len != s.tk) {
-    return Status::Invalid("keyPadding", "keyPadding has " + std::to_string(padding_len) +
+  if (opts.mask.key_padding && opts.mask.key_padding.size != s.tk) {
+    return Status::Invalid("keyPadding", "keyPadding has " +
+                                             std::to_string(opts.mask.key_padding.size) +
                                              " entries but tk = " + std::to_string(s.tk));
   }
-  if (opts.mask.mask && mask_len != nm) {
-    return Status::Invalid("mask", "mask has " + std::to_string(mask_len) +
+  if (opts.mask.mask && opts.mask.mask.size != nm) {
+    return Status::Invalid("mask", "mask has " + std::to_string(opts.mask.mask.size) +
                                        " entries but tq*tk = " + std::to_string(nm));
   }
   if (opts.scale && !(std::isfinite(*opts.scale) && *opts.scale > 0)) {
@@ -130,7 +132,7 @@ template <class T>
 Status attention(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
                  std::size_t v_len, const AttentionOptions& opts, AttentionResult<T>* out) {
   const Shape& s = opts.shape;
-  Status st = validate(opts, q_len, k_len, v_len, s.tk, s.tq * s.tk, true, sizeof(T));
+  Status st = validate(opts, q_len, k_len, v_len, true, sizeof(T));
   if (!st.ok()) return st;
   out->output.resize({s.heads, s.tq, s.dv});
   out->weights.resize({s.heads, s.tq, s.tk});

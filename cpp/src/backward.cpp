@@ -134,8 +134,8 @@ Status check_forward(const Shape& s, Kernel kernel, const AttentionResult<T>& f)
 }  // namespace
 
 Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::size_t k_len,
-                         std::size_t v_len, std::size_t d_out_len, std::size_t padding_len,
-                         std::size_t mask_len, Kernel kernel, std::size_t elem_size) {
+                         std::size_t v_len, std::size_t d_out_len, Kernel kernel,
+                         std::size_t elem_size) {
   const Shape& s = opts.shape;
   if (kernel != Kernel::kNaive && kernel != Kernel::kTiled) {
     return Status::Invalid("kernel", "kernel must be 'naive' or 'tiled'");
@@ -145,7 +145,7 @@ Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::s
   // against the backward's own (larger) estimate.
   AttentionOptions unlimited = opts;
   unlimited.memory_cap = static_cast<std::size_t>(-1);
-  Status st = validate(unlimited, q_len, k_len, v_len, padding_len, mask_len, naive, elem_size);
+  Status st = validate(unlimited, q_len, k_len, v_len, naive, elem_size);
   if (!st.ok()) return st;
   std::size_t nd;
   if (!detail::checked_product({s.heads, s.tq, s.dv}, &nd)) {
@@ -177,8 +177,7 @@ Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t
                           const AttentionResult<T>* forward, AttentionGrads<T>* out) {
   const Shape& s = opts.shape;
   const bool naive = kernel == Kernel::kNaive;
-  Status st =
-      validate_backward(opts, q_len, k_len, v_len, d_out_len, s.tk, s.tq * s.tk, kernel, sizeof(T));
+  Status st = validate_backward(opts, q_len, k_len, v_len, d_out_len, kernel, sizeof(T));
   if (!st.ok()) return st;
   if (forward) {
     st = check_forward(s, kernel, *forward);

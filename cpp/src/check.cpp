@@ -51,8 +51,7 @@ Status check_kernels(const float* q, std::size_t q_len, const float* k, std::siz
   using detail::sat_mul;
   // Pass 1: validate as a naive call, then the memory of all three runs together (float32
   // naive, float64 naive with scores plus its widened inputs, float32 tiled).
-  Status st = validate(opts, q_len, k_len, v_len, opts.shape.tk, opts.shape.tq * opts.shape.tk,
-                       true, sizeof(float));
+  Status st = validate(opts, q_len, k_len, v_len, true, sizeof(float));
   if (!st.ok()) return st;
   std::size_t need = estimate_bytes(opts.shape, sizeof(float), true, false);
   need = sat_add(need, estimate_bytes(opts.shape, sizeof(double), true, true));

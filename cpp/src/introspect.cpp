@@ -6,15 +6,15 @@
 
 namespace attn {
 
-Status allowed_mask(const MaskSpec& m, std::size_t tq, std::size_t tk, std::size_t padding_len,
-                    std::size_t mask_len, std::size_t memory_cap, std::vector<std::uint8_t>* out) {
+Status allowed_mask(const MaskSpec& m, std::size_t tq, std::size_t tk, std::size_t memory_cap,
+                    std::vector<std::uint8_t>* out) {
   // Pass 1: the same checks (sizes, mask lengths, cap) as a one-head call with d = 1 whose
   // weights hold tq*tk floats, which is more than the tq*tk bytes this mask needs.
   AttentionOptions o;
   o.shape = Shape{1, 1, tq, tk, 1, 1};
   o.mask = m;
   o.memory_cap = memory_cap;
-  Status st = validate(o, tq, tk, tk, padding_len, mask_len, true);
+  Status st = validate(o, tq, tk, tk, true);
   if (!st.ok()) return st;
   // Pass 2: the rule itself, row by row through the kernels' own key range.
   out->assign(tq * tk, 0);

@@ -58,6 +58,18 @@ Status resolve_mha(MhaOptions* o) {
     o->dk = o->d_model / o->heads;
   }
   if (o->dv == 0) o->dv = o->dk;
+  // The masks' lengths (they carry them): checked here too, so a caller that copies the
+  // inputs after resolving (the wasm bindings) never copies a mask of the wrong size.
+  if (o->mask.key_padding && o->mask.key_padding.size != o->t) {
+    return Status::Invalid("keyPadding", "keyPadding has " +
+                                             std::to_string(o->mask.key_padding.size) +
+                                             " entries but t = " + std::to_string(o->t));
+  }
+  if (o->mask.mask && (o->mask.mask.size % o->t != 0 || o->mask.mask.size / o->t != o->t)) {
+    return Status::Invalid("mask", "mask has " + std::to_string(o->mask.mask.size) +
+                                       " entries but t*t = " + std::to_string(o->t) + "*" +
+                                       std::to_string(o->t));
+  }
   return Status::Ok();
 }
 
@@ -123,8 +135,8 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
   ao.return_scores = o.return_scores;
   ao.memory_cap = o.memory_cap;
   // Scale, masks and the attention's own memory are checked before anything is allocated.
-  st = validate(ao, sat_mul(wq_cols, o.t), sat_mul(wk_cols, o.t), sat_mul(wv_cols, o.t), o.t,
-                sat_mul(o.t, o.t), !o.tiled, sizeof(T));
+  st = validate(ao, sat_mul(wq_cols, o.t), sat_mul(wk_cols, o.t), sat_mul(wv_cols, o.t), !o.tiled,
+                sizeof(T));
   if (!st.ok()) return st;
   const std::size_t need = estimate_mha_bytes(o, sizeof(T));
   if (need > o.memory_cap) {

@@ -26,7 +26,7 @@ template <class T>
 Status attention_tiled(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
                        std::size_t v_len, const AttentionOptions& opts, AttentionResult<T>* out) {
   const Shape& s = opts.shape;
-  Status st = validate(opts, q_len, k_len, v_len, s.tk, s.tq * s.tk, false, sizeof(T));
+  Status st = validate(opts, q_len, k_len, v_len, false, sizeof(T));
   if (!st.ok()) return st;
   out->output.resize({s.heads, s.tq, s.dv});
   out->weights.resize({0, 0, 0});

@@ -43,8 +43,9 @@ inline std::unique_ptr<Config> random_config(std::mt19937& g, bool dropout, bool
     c->mask.assign(s.tq * s.tk, 1);
     for (auto& x : c->mask) x = std::uniform_int_distribution<int>(0, 4)(g) != 0;
   }
-  o.mask.key_padding = c->padding.empty() ? nullptr : c->padding.data();
-  o.mask.mask = c->mask.empty() ? nullptr : c->mask.data();
+  o.mask.key_padding =
+      c->padding.empty() ? nullptr : attn::Bytes(c->padding.data(), c->padding.size());
+  o.mask.mask = c->mask.empty() ? nullptr : attn::Bytes(c->mask.data(), c->mask.size());
   if (coin(g)) o.scale = std::uniform_real_distribution<double>(0.2, 2.0)(g);
   o.fill = static_cast<attn::MaskFill>(std::uniform_int_distribution<int>(0, 2)(g));
   if (dropout) {

@@ -109,8 +109,9 @@ inline Case read_case(const json& c) {
 // Point the options at the case's own mask buffers (after any copy of the Case).
 inline attn::AttentionOptions bind(Case& k) {
   attn::AttentionOptions o = k.opts;
-  o.mask.key_padding = k.padding.empty() ? nullptr : k.padding.data();
-  o.mask.mask = k.mask.empty() ? nullptr : k.mask.data();
+  o.mask.key_padding =
+      k.padding.empty() ? nullptr : attn::Bytes(k.padding.data(), k.padding.size());
+  o.mask.mask = k.mask.empty() ? nullptr : attn::Bytes(k.mask.data(), k.mask.size());
   return o;
 }
 

@@ -5,6 +5,11 @@
 #include <numeric>
 
 #include "attn/attention.hpp"
+#include "attn/backward.hpp"
+#include "attn/check.hpp"
+#include "attn/introspect.hpp"
+#include "attn/multihead.hpp"
+#include "attn/tiled.hpp"
 #include "fixtures.hpp"
 #include "random_inputs.hpp"
 
@@ -104,7 +109,7 @@ TEST_CASE("attention - weight rows sum to one and forbidden weights are exactly 
     o.shape = s;
     o.mask.causal = trial % 2 == 0;
     o.mask.window = trial % 5 == 0 ? 3 : 0;
-    o.mask.key_padding = pad.data();
+    o.mask.key_padding = attn::Bytes(pad.data(), pad.size());
     AttentionResult<float> r;
     REQUIRE(attn::attention(in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(),
                             in.v.size(), o, &r)
@@ -193,7 +198,7 @@ TEST_CASE("attention - edge cases T = 1 and d_k = 1 and empty padding", "[attent
     std::vector<std::uint8_t> pad(5, 1);
     AttentionOptions a, b;
     a.shape = b.shape = s;
-    b.mask.key_padding = pad.data();
+    b.mask.key_padding = attn::Bytes(pad.data(), pad.size());
     AttentionResult<float> ra, rb;
     REQUIRE(attn::attention(in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(),
                             in.v.size(), a, &ra)
@@ -213,7 +218,7 @@ TEST_CASE("attention - a fully masked row under each fill policy", "[attention][
   std::fill(mask.begin() + 4, mask.begin() + 8, 0);  // query 1 sees nothing
   AttentionOptions o;
   o.shape = s;
-  o.mask.mask = mask.data();
+  o.mask.mask = attn::Bytes(mask.data(), mask.size());
   AttentionResult<float> r;
   SECTION("neg_inf: NaN row, counted") {
     o.fill = attn::MaskFill::kNegInf;
@@ -330,4 +335,53 @@ TEST_CASE("attention - bad arguments are errors that name the field", "[attentio
   CHECK_FALSE(run(bad).ok());
   // Still works afterwards.
   CHECK(run(o).ok());
+}
+
+TEST_CASE("attention - masks carry their lengths: a short or long mask fails every entry point",
+          "[attention][errors]") {
+  // T = 4: key padding needs 4 bytes and the custom mask 16. Before masks carried their
+  // lengths, the entry points assumed those sizes and read past a shorter buffer.
+  const std::size_t t = 4, d = 2;
+  std::vector<float> q(t * d, 0.5f), k(t * d, 0.25f), v(t * d, 1.f), dout(t * d, 1.f);
+  const std::vector<std::uint8_t> bytes(32, 1);
+  for (int which = 0; which < 2; ++which) {
+    for (std::size_t n : {std::size_t(0), std::size_t(3), std::size_t(15), std::size_t(17)}) {
+      const std::size_t want = which == 0 ? t : t * t;
+      if (n == want) continue;
+      AttentionOptions o;
+      o.shape = {1, 1, t, t, d, d};
+      (which == 0 ? o.mask.key_padding : o.mask.mask) = attn::Bytes(bytes.data(), n);
+      const std::string field = which == 0 ? "keyPadding" : "mask";
+      INFO(field << " of " << n << " bytes");
+      AttentionResult<float> r;
+      CHECK(attn::attention(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(), o, &r)
+                .field == field);
+      CHECK(attn::attention_tiled(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(), o, &r)
+                .field == field);
+      attn::AttentionGrads<float> g;
+      CHECK(attn::attention_backward(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(),
+                                     dout.data(), dout.size(), o, attn::Kernel::kTiled, &g)
+                .field == field);
+      attn::KernelCheck c;
+      CHECK(attn::check_kernels(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(), o, &c)
+                .field == field);
+      std::vector<std::uint8_t> allowed;
+      CHECK(attn::allowed_mask(o.mask, t, t, attn::kDefaultMemoryCap, &allowed).field == field);
+      attn::MhaOptions m;
+      m.t = t, m.d_model = d, m.heads = 1, m.mask = o.mask;
+      const std::vector<float> x(t * d, 0.1f), w(d * d, 0.3f);
+      attn::MhaResult<float> mr;
+      CHECK(attn::multi_head_attention(x.data(), x.size(), w.data(), w.size(), w.data(), w.size(),
+                                       w.data(), w.size(), w.data(), w.size(), m, &mr)
+                .field == field);
+      CHECK(attn::resolve_mha(&m).field == field);
+    }
+  }
+  // The right lengths pass.
+  AttentionOptions o;
+  o.shape = {1, 1, t, t, d, d};
+  o.mask.key_padding = attn::Bytes(bytes.data(), t);
+  o.mask.mask = attn::Bytes(bytes.data(), t * t);
+  AttentionResult<float> r;
+  CHECK(attn::attention(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(), o, &r).ok());
 }

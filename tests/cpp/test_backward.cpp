@@ -303,12 +303,12 @@ TEST_CASE(
         if (variant == 2) {
           c.padding.assign(tk, 1);
           for (std::size_t j = 2; j < tk; j += 5) c.padding[j] = 0;
-          c.opts.mask.key_padding = c.padding.data();
+          c.opts.mask.key_padding = attn::Bytes(c.padding.data(), c.padding.size());
         }
         if (variant == 1) {  // a custom mask with one fully masked row (policy weights)
           c.mask.assign(t * tk, 1);
           std::fill(c.mask.begin() + (t / 2) * tk, c.mask.begin() + (t / 2 + 1) * tk, 0);
-          c.opts.mask.mask = c.mask.data();
+          c.opts.mask.mask = attn::Bytes(c.mask.data(), c.mask.size());
         }
         c.opts.fill = static_cast<attn::MaskFill>(trial % 3);
         if (c.opts.fill == attn::MaskFill::kNegInf) c.opts.fill = attn::MaskFill::kFinite;

@@ -20,11 +20,10 @@ TEST_CASE("introspect - allowed_mask equals the NumPy oracle's mask", "[introspe
     attn::MaskSpec m;
     m.causal = c.at("causal");
     m.window = c.at("window");
-    m.key_padding = pad.empty() ? nullptr : pad.data();
-    m.mask = mask.empty() ? nullptr : mask.data();
+    m.key_padding = pad.empty() ? nullptr : attn::Bytes(pad.data(), pad.size());
+    m.mask = mask.empty() ? nullptr : attn::Bytes(mask.data(), mask.size());
     std::vector<std::uint8_t> got;
-    REQUIRE(
-        attn::allowed_mask(m, tq, tk, pad.size(), mask.size(), attn::kDefaultMemoryCap, &got).ok());
+    REQUIRE(attn::allowed_mask(m, tq, tk, attn::kDefaultMemoryCap, &got).ok());
     std::string s;
     for (std::uint8_t a : got) s += a ? '1' : '0';
     CHECK(s == c.at("allowed").get<std::string>());
@@ -34,17 +33,16 @@ TEST_CASE("introspect - allowed_mask equals the NumPy oracle's mask", "[introspe
 TEST_CASE("introspect - allowed_mask checks its arguments like an attention call", "[introspect]") {
   attn::MaskSpec m;
   std::vector<std::uint8_t> out;
-  CHECK(attn::allowed_mask(m, 0, 4, 0, 0, attn::kDefaultMemoryCap, &out).field == "tq");
-  CHECK(attn::allowed_mask(m, 4, 0, 0, 0, attn::kDefaultMemoryCap, &out).field == "tk");
+  CHECK(attn::allowed_mask(m, 0, 4, attn::kDefaultMemoryCap, &out).field == "tq");
+  CHECK(attn::allowed_mask(m, 4, 0, attn::kDefaultMemoryCap, &out).field == "tk");
   const std::uint8_t pad[3] = {1, 1, 1};
-  m.key_padding = pad;
-  CHECK(attn::allowed_mask(m, 4, 4, 3, 0, attn::kDefaultMemoryCap, &out).field == "keyPadding");
+  m.key_padding = {pad, 3};
+  CHECK(attn::allowed_mask(m, 4, 4, attn::kDefaultMemoryCap, &out).field == "keyPadding");
   m.key_padding = nullptr;
-  m.mask = pad;
-  CHECK(attn::allowed_mask(m, 4, 4, 0, 3, attn::kDefaultMemoryCap, &out).field == "mask");
+  m.mask = {pad, 3};
+  CHECK(attn::allowed_mask(m, 4, 4, attn::kDefaultMemoryCap, &out).field == "mask");
   m.mask = nullptr;
-  const attn::Status st =
-      attn::allowed_mask(m, 100000, 100000, 0, 0, attn::kDefaultMemoryCap, &out);
+  const attn::Status st = attn::allowed_mask(m, 100000, 100000, attn::kDefaultMemoryCap, &out);
   CHECK(st.code == attn::StatusCode::kResourceExhausted);
   CHECK(out.empty());
 }

@@ -41,8 +41,8 @@ TEST_CASE("mask - padding and custom mask combine with AND", "[mask]") {
   const std::uint8_t pad[4] = {1, 1, 0, 1};
   const std::uint8_t custom[16] = {1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0};
   MaskSpec m;
-  m.key_padding = pad;
-  m.mask = custom;
+  m.key_padding = {pad, 4};
+  m.mask = {custom, 16};
   m.causal = true;
   for (std::size_t i = 0; i < 4; ++i)
     for (std::size_t j = 0; j < 4; ++j)

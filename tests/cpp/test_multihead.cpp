@@ -43,8 +43,8 @@ TEST_CASE("multihead - matches the NumPy oracle", "[multihead][oracle]") {
     if (o.contains("keyPadding") && !o["keyPadding"].is_null())
       pad = fixtures::bytes(o["keyPadding"]);
     if (o.contains("mask") && !o["mask"].is_null()) mask = fixtures::bytes(o["mask"]);
-    m.mask.key_padding = pad.empty() ? nullptr : pad.data();
-    m.mask.mask = mask.empty() ? nullptr : mask.data();
+    m.mask.key_padding = pad.empty() ? nullptr : attn::Bytes(pad.data(), pad.size());
+    m.mask.mask = mask.empty() ? nullptr : attn::Bytes(mask.data(), mask.size());
     if (o.contains("scale") && !o["scale"].is_null()) m.scale = o["scale"].get<double>();
     attn::parse_mask_fill(o.value("maskFill", std::string("neg_inf")).c_str(), &m.fill);
     for (int tiled = 0; tiled < 2; ++tiled) {

@@ -89,7 +89,7 @@ TEST_CASE("reliability - a fully masked finite row with NaN values counts as a N
   attn::AttentionOptions o = small(2, 4);
   o.fill = attn::MaskFill::kFinite;
   const std::uint8_t pad[2] = {0, 0};
-  o.mask.key_padding = pad;
+  o.mask.key_padding = {pad, 2};
   attn::AttentionResult<float> r, t;
   REQUIRE(attn::attention(q.data(), 8, k.data(), 8, v.data(), 8, o, &r).ok());
   REQUIRE(attn::attention_tiled(q.data(), 8, k.data(), 8, v.data(), 8, o, &t).ok());

@@ -217,8 +217,8 @@ TEST_CASE("simd - naive and tiled equal the scalar kernels for odd sizes and eve
         o.shape = s;
         o.mask.causal = variant == 0 || variant == 2 || variant == 4;
         o.mask.window = variant == 2 ? 9 : variant == 5 ? 40 : 0;
-        o.mask.key_padding = variant == 3 ? pad.data() : nullptr;
-        o.mask.mask = variant == 3 ? mask.data() : nullptr;
+        o.mask.key_padding = variant == 3 ? attn::Bytes(pad.data(), pad.size()) : nullptr;
+        o.mask.mask = variant == 3 ? attn::Bytes(mask.data(), mask.size()) : nullptr;
         o.fill = static_cast<attn::MaskFill>(trial % 3);
         if (trial % 4 == 1) o.scale = 0.7;
         INFO("T_q=" << tq << " T_k=" << tk << " d_k=" << dk << " d_v=" << dv
@@ -269,7 +269,7 @@ TEST_CASE("simd - NaN or Inf inputs and float32 overflow fall back to the scalar
     AttentionOptions o;
     o.shape = s;
     o.mask.causal = true;
-    o.mask.key_padding = pad.data();
+    o.mask.key_padding = attn::Bytes(pad.data(), pad.size());
     o.fill = static_cast<attn::MaskFill>(c % 3);
     switch (c) {
       case 0:

@@ -72,8 +72,8 @@ TEST_CASE("tiled - equals naive within 1e-5 (float32) for every option and T up 
       o.shape = s;
       o.mask.causal = variant != 1;
       o.mask.window = variant == 2 ? 17 : 0;
-      o.mask.key_padding = variant >= 1 ? pad.data() : nullptr;
-      o.mask.mask = variant == 3 ? mask.data() : nullptr;
+      o.mask.key_padding = variant >= 1 ? attn::Bytes(pad.data(), pad.size()) : nullptr;
+      o.mask.mask = variant == 3 ? attn::Bytes(mask.data(), mask.size()) : nullptr;
       o.fill = static_cast<attn::MaskFill>(trial % 3);
       if (trial % 4 == 1) o.scale = 0.7;
       INFO("tq=" << tq << " tk=" << tk << " variant=" << variant);
@@ -120,8 +120,8 @@ TEST_CASE("tiled - working memory does not grow with T", "[tiled][memory]") {
   AttentionOptions o;
   o.shape = huge;
   const std::size_t n = 8 * 16384 * 64;
-  CHECK(attn::validate(o, n, n, n, 0, 0, false).ok());
-  CHECK(attn::validate(o, n, n, n, 0, 0, true).field == "memory");
+  CHECK(attn::validate(o, n, n, n, false).ok());
+  CHECK(attn::validate(o, n, n, n, true).field == "memory");
 }
 
 TEST_CASE("tiled - rejects returnScores and bad shapes with the field name", "[tiled][errors]") {
@@ -157,7 +157,7 @@ TEST_CASE("tiled - equals naive for odd T and d_k off the vector width and the t
         o.shape = s;
         o.mask.causal = variant != 1;
         o.mask.window = variant == 2 ? 6 : 0;
-        o.mask.key_padding = variant == 3 ? pad.data() : nullptr;
+        o.mask.key_padding = variant == 3 ? attn::Bytes(pad.data(), pad.size()) : nullptr;
         o.fill = static_cast<attn::MaskFill>(trial % 3);
         INFO("T=" << t << " tk=" << tk << " dk=" << dk << " variant=" << variant);
         AttentionResult<float> a, b;

@@ -452,14 +452,14 @@ void fuzz_attention(FuzzedDataProvider& p) {
     std::uint32_t x = p.ConsumeIntegral<std::uint32_t>() | 1u;
     pad.resize(s.tk);
     for (auto& b : pad) b = ((x = x * 1103515245u + 12345u) >> 24) < density;
-    o.mask.key_padding = pad.data();
+    o.mask.key_padding = attn::Bytes(pad.data(), pad.size());
   }
   if (p.ConsumeIntegralInRange<int>(0, 3) == 0 && nm <= kMaxAlloc) {
     const std::uint8_t density = p.ConsumeIntegral<std::uint8_t>();
     std::uint32_t x = p.ConsumeIntegral<std::uint32_t>() | 1u;
     mask.resize(nm);
     for (auto& b : mask) b = ((x = x * 1103515245u + 12345u) >> 24) < density;
-    o.mask.mask = mask.data();
+    o.mask.mask = attn::Bytes(mask.data(), mask.size());
   }
   const bool tiled_only = p.ConsumeIntegralInRange<int>(0, 7) == 0;
   g_call = "attention H=" + std::to_string(s.heads) + " Hkv=" + std::to_string(s.kv_heads) +
@@ -599,7 +599,7 @@ void fuzz_multihead(FuzzedDataProvider& p) {
   if (p.ConsumeIntegralInRange<int>(0, 3) == 0 && d.t <= kMaxAlloc) {
     pad.resize(d.t);
     for (auto& b : pad) b = p.ConsumeIntegralInRange<int>(0, 3) != 0;
-    m.mask.key_padding = pad.data();
+    m.mask.key_padding = attn::Bytes(pad.data(), pad.size());
   }
   const bool backable = std::max({nx, nwq, nwk, nwv, nwo}) <= kMaxAlloc;
   g_call = "mha t=" + std::to_string(m.t) + " dModel=" + std::to_string(m.d_model) +
@@ -870,13 +870,13 @@ void fuzz_backward(FuzzedDataProvider& p) {
   if (p.ConsumeIntegralInRange<int>(0, 2) == 0 && s.tk <= kMaxAlloc) {
     pad.resize(s.tk);
     for (auto& b : pad) b = p.ConsumeIntegralInRange<int>(0, 3) != 0;
-    o.mask.key_padding = pad.data();
+    o.mask.key_padding = attn::Bytes(pad.data(), pad.size());
   }
   if (p.ConsumeIntegralInRange<int>(0, 3) == 0 && nm <= kMaxAlloc) {
     mask.resize(nm);
     std::uint32_t x = p.ConsumeIntegral<std::uint32_t>() | 1u;
     for (auto& b : mask) b = ((x = x * 1103515245u + 12345u) >> 24) < 200;
-    o.mask.mask = mask.data();
+    o.mask.mask = attn::Bytes(mask.data(), mask.size());
   }
   g_call = "backward H=" + std::to_string(s.heads) + " Hkv=" + std::to_string(s.kv_heads) +
            " tq=" + std::to_string(s.tq) + " tk=" + std::to_string(s.tk) +

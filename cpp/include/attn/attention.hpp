@@ -66,12 +66,10 @@ struct AttentionResult {
 double effective_scale(const AttentionOptions& opts);
 
 // Checks every field (shapes, divisibility, scale, mask sizes, memory) without
-// allocating. `mask_len` / `padding_len` are the element counts the caller holds
-// (pass the expected value when the pointer is null). `materialise_weights` is
+// allocating; the masks' sizes are the ones opts.mask carries. `materialise_weights` is
 // true for the naive kernel; `elem_size` is sizeof the element type (float32 by default).
 Status validate(const AttentionOptions& opts, std::size_t q_len, std::size_t k_len,
-                std::size_t v_len, std::size_t padding_len, std::size_t mask_len,
-                bool materialise_weights, std::size_t elem_size = sizeof(float));
+                std::size_t v_len, bool materialise_weights, std::size_t elem_size = sizeof(float));
 
 // Bytes a call will allocate (outputs plus working memory), for the memory cap.
 std::size_t estimate_bytes(const Shape& s, std::size_t elem_size, bool materialise_weights,

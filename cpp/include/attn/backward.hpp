@@ -48,10 +48,10 @@ std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem_size, Kerne
 
 // Every check attention_backward makes before allocating (the forward's fields, "dOut",
 // "kernel", "memory"), for callers that copy inputs first (the wasm bindings).
-// `padding_len` / `mask_len` as in attn::validate.
+// The masks' sizes are the ones opts.mask carries, as in attn::validate.
 Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::size_t k_len,
-                         std::size_t v_len, std::size_t d_out_len, std::size_t padding_len,
-                         std::size_t mask_len, Kernel kernel, std::size_t elem_size);
+                         std::size_t v_len, std::size_t d_out_len, Kernel kernel,
+                         std::size_t elem_size);
 
 // q: (H, T_q, d_k), k: (H_kv, T_k, d_k), v: (H_kv, T_k, d_v), d_out: (H, T_q, d_v),
 // all row-major with the given element counts. `forward` may be null (the forward pass

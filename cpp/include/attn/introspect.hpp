@@ -14,10 +14,10 @@ namespace attn {
 
 // The (T_q, T_k) allowed mask, row-major, 1 = query i may attend to key j, exactly as every
 // kernel applies it (attn::is_allowed: causal, window, key padding and custom mask ANDed).
-// The mask does not depend on the head. padding_len / mask_len are the element counts of
-// m.key_padding / m.mask (checked as attn::validate does); T_q * T_k bytes must fit the cap.
-Status allowed_mask(const MaskSpec& m, std::size_t tq, std::size_t tk, std::size_t padding_len,
-                    std::size_t mask_len, std::size_t memory_cap, std::vector<std::uint8_t>* out);
+// The mask does not depend on the head. The sizes m.key_padding / m.mask carry are checked
+// as attn::validate does; T_q * T_k bytes must fit the cap.
+Status allowed_mask(const MaskSpec& m, std::size_t tq, std::size_t tk, std::size_t memory_cap,
+                    std::vector<std::uint8_t>* out);
 
 // Per query head, the rows counted in Diagnostics::nan_rows (weights, when materialised, or
 // output holding a NaN); the counts add up to r.diag.nan_rows.

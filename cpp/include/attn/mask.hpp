@@ -16,6 +16,19 @@ enum class MaskFill {
 // The score a forbidden position receives under MaskFill::kFinite.
 inline constexpr double kFiniteMaskValue = -1e9;
 
+// A borrowed byte buffer with its element count. Masks carry their lengths, so attn::validate
+// checks them at every entry point (a short buffer is an error, never an out-of-bounds read).
+// Null data = no such mask; a non-null buffer of the wrong size (0 included) is rejected.
+struct Bytes {
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+  Bytes() = default;
+  Bytes(std::nullptr_t) {}  // NOLINT: "no mask" reads best as = nullptr
+  Bytes(const std::uint8_t* d, std::size_t n) : data(d), size(n) {}
+  explicit operator bool() const { return data != nullptr; }
+  std::uint8_t operator[](std::size_t i) const { return data[i]; }
+};
+
 // Parse "neg_inf" | "finite" | "zero"; returns false for anything else.
 bool parse_mask_fill(const char* name, MaskFill* out);
 const char* mask_fill_name(MaskFill fill);
@@ -26,9 +39,9 @@ struct MaskSpec {
   // Sliding window of width w (0 = off): key j allowed iff j > i + (T_k - T_q) - w.
   std::size_t window = 0;
   // key_padding: (T_k,) 1 = real token, 0 = padding; broadcast over queries. nullptr = none.
-  const std::uint8_t* key_padding = nullptr;
+  Bytes key_padding;
   // mask: (T_q, T_k) row-major, 1 = allowed. nullptr = none.
-  const std::uint8_t* mask = nullptr;
+  Bytes mask;
 };
 
 // The contiguous key range [lo, hi) that causal + window allow for query i;
