@@ -247,6 +247,22 @@ for (let round = 0; round < rounds; round++) {
   log(` ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 }
 
+// issue 12 item 5: the same comparison in Chromium (bench/browser_api_bench.mjs --peers: our two
+// builds, tfjs-wasm and ort-wasm in one page, interleaved reps after warm-up), once, pinned like the
+// one-thread jobs (taskset covers Chromium's renderer, where the calls run).
+let chromiumRows = null;
+if (peers && !trainOnly) {
+  process.stdout.write('Chromium (ours, tfjs-wasm, ort-wasm in one page) ');
+  const tc = Date.now();
+  try {
+    chromiumRows = runJob({ impl: 'chromium', threads: 1, cmd: NODE, env,
+      args: [path.join(root, 'bench/browser_api_bench.mjs'), '--peers', '--T', list(apiTs), '--reps', quick ? '5' : '10', '--dir', outDir] });
+    log(`${((Date.now() - tc) / 1000).toFixed(0)} s`);
+  } catch (e) {
+    log(`failed: ${e.message.split('\n').slice(0, 6).join(' | ')}`);
+  }
+}
+
 // ---------------------------------------------------------------- results
 const median = (a) => {
   const s = [...a].sort((x, y) => x - y);
@@ -441,6 +457,57 @@ if (!trainOnly) {
   if (peers) {
     for (const impl of ['wasm-api', 'wasm-api-fma']) {
       for (const T of apiTs) target(`${impl} vs PyTorch one thread back to back at T = ${T}`, get('torch-b2b', T)?.ms, get(impl, T)?.ms, 2);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- issue 12: Chromium
+if (peers) {
+  log(`\nIn Chromium (bench/browser_api_bench.mjs --peers: one page, cross-origin isolated, every rep runs each` +
+      ' implementation once in rotating order after warm-up; same input bytes; PyTorch columns from this run\'s torch rows;' +
+      (pinCpu >= 0 ? ` pinned to vCPU ${pinCpu}` : ' unpinned') + '):');
+  if (!chromiumRows) {
+    log('  not run (see the failure above)');
+  } else {
+    const head = chromiumRows.find((r) => 'relaxedSimdValidates' in r) ?? {};
+    const failed = chromiumRows.filter((r) => r.error);
+    meta.chromium = { version: head.chromium, relaxedSimdValidates: head.relaxedSimdValidates, crossOriginIsolated: head.crossOriginIsolated,
+      peers: head.peers, errors: failed, rows: [] };
+    log(`  Chromium ${head.chromium}: relaxed SIMD ${head.relaxedSimdValidates ? 'validates (attn_core_relaxed runs; load_core.mjs picks it)' : 'does NOT validate (SIMD128 only)'};` +
+        ` crossOriginIsolated ${head.crossOriginIsolated}; tfjs-wasm ${JSON.stringify(head.peers?.['tfjs-wasm'] ?? null)};` +
+        ` ort-wasm ${JSON.stringify(head.peers?.['ort-wasm'] ?? null)}`);
+    for (const f of failed) log(`  ${f.impl}: ${f.error}`);
+    const cget = (impl, T) => chromiumRows.find((r) => r.impl === impl && r.T === T);
+    const cms = (impl, T) => { const r = cget(impl, T); return r?.ms?.length ? median(r.ms) : undefined; };
+    const impls = [['simd', 'SIMD128'], ['relaxed', 'relaxed'], ['tfjs-wasm', 'tfjs-wasm'], ['ort-wasm', 'ort-wasm']];
+    const cols = [...impls.map(([, c]) => c), 'torch b2b', 'torch int.', 'SIMD vs b2b', 'rlx vs b2b', 'SIMD vs int', 'rlx vs int', 'rlx vs tfjs', 'rlx vs ort'];
+    log('T'.padStart(6) + cols.map((c) => c.padStart(12)).join(''));
+    const ratio = (num, den) => (num && den ? (num / den).toFixed(2) + '×' : '—').padStart(12);
+    for (const T of apiTs) {
+      const m = Object.fromEntries(impls.map(([i]) => [i, cms(i, T)]));
+      const b2b = get('torch-b2b', T)?.ms, int = get('torch-interleaved', T)?.ms;
+      log(String(T).padStart(6) + impls.map(([i]) => fmt(m[i], 12)).join('') + fmt(b2b, 12) + fmt(int, 12) +
+          ratio(b2b, m.simd) + ratio(b2b, m.relaxed) + ratio(int, m.simd) + ratio(int, m.relaxed) +
+          ratio(m['tfjs-wasm'], m.relaxed) + ratio(m['ort-wasm'], m.relaxed));
+      for (const [i] of impls) {
+        if (m[i] === undefined) continue;
+        const r = cget(i, T);
+        rows.push({ impl: `chromium-${i}`, T, dk: DK, heads: 1, causal: true, threads: 1, ms: +m[i].toFixed(4),
+          gflops: +(flops(T, true) / (m[i] * 1e6)).toFixed(2), spread: [Math.min(...r.ms), Math.max(...r.ms)] });
+        meta.chromium.rows.push({ impl: i, T, ms: +m[i].toFixed(4), kernelMs: r.kernelMs.length ? +median(r.kernelMs).toFixed(4) : null,
+          maxAbsError: r.maxAbsError });
+      }
+    }
+    log('  Max |output − float64 reference| over 33 sampled rows, in Chromium:');
+    for (const [i] of [...impls, ['simd+into']]) {
+      const e = apiTs.map((T) => cget(i, T)?.maxAbsError);
+      if (e.every((x) => x === undefined)) { log(`  MISS  ${i.padEnd(18)} not run`); continue; }
+      const worst = Math.max(...e.map((x) => x ?? Infinity));
+      log(`  ${(worst <= 1e-5 ? 'PASS' : 'MISS').padEnd(5)} ${i.padEnd(18)} ${e.map((x) => (x === undefined ? '—' : x.toExponential(1))).join('  ')} (need ≤ 1e-5)`);
+    }
+    log('  Issue 12 target in Chromium: ≥ 2× PyTorch one thread back to back at every T:');
+    for (const [i, name] of [['simd', 'SIMD128'], ['relaxed', 'relaxed SIMD']]) {
+      for (const T of apiTs) target(`Chromium ${name} vs PyTorch one thread back to back at T = ${T}`, get('torch-b2b', T)?.ms, cms(i, T), 2);
     }
   }
 }
