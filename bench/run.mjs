@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --peers] [-- --cpu N]
+// npm run bench [-- --quick] [-- --peers [--api-only]] [-- --cpu N]
 //
 // --peers (issue 12): also tfjs-wasm and onnxruntime-web (pinned in bench/peers/package.json,
 // installed there with npm ci, apart from the app's dependencies) and PyTorch one thread
@@ -29,6 +29,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 // --train-only: only the training-step and decoding part (plus the SIMD peak it reports against).
 const trainOnly = process.argv.includes('--train-only');
+// --api-only (with --peers): only the JS API rows, the peers and PyTorch (Node) and the Chromium
+// table (issue 12 items 3 and 5; a few minutes instead of the whole bench); writes bench/results.api.json.
+const apiOnly = process.argv.includes('--api-only') && !trainOnly;
 const peers = process.argv.includes('--peers');
 const cpuArg = process.argv.indexOf('--cpu');
 const pinCpu = cpuArg > 0 ? +process.argv[cpuArg + 1] : os.cpus().length - 1;
@@ -170,6 +173,7 @@ if (peers) {
   }
 }
 if (trainOnly) jobs.splice(0, jobs.length, ...jobs.filter((j) => j.train || j.peak));
+if (apiOnly) jobs.splice(0, jobs.length, ...jobs.filter((j) => j.api || j.peer));
 
 function runJob(job) {
   if (job.threads === 1 && pinCpu >= 0) { // one-thread jobs all on the same vCPU (see --cpu)
@@ -293,7 +297,7 @@ const get = (impl, T, causal = true, threads = 1) =>
 
 let ws = null;
 let bws = null;
-if (!trainOnly) {
+if (!trainOnly && !apiOnly) {
 // Memory: the tiled kernel's working memory and one large multi-head call in the browser module.
 ws = runJob({ impl: 'workspace', cmd: path.join(root, 'build/native/attn_bench'),
   args: ['--kernel', 'workspace', '--T', list([256, 4096, 16384, 65536]), '--dk', String(DK)], env })[0];
@@ -323,7 +327,7 @@ if (!quick) {
 // ---------------------------------------------------------------- print
 // Top level: every printing block below uses it (a const inside one block is not seen by the others).
 const fmt = (x, w = 9) => (x === undefined || x === null ? '—' : x.toFixed(x < 10 ? 2 : 1)).padStart(w);
-if (!trainOnly) {
+if (!trainOnly && !apiOnly) {
 const impls = ['numpy-f64', 'numpy-f32', 'native', 'wasm-scalar', 'wasm-simd', 'wasm-tiled'];
 log(`\nMedian ms over ${rounds} interleaved rounds; causal, one head, d_k = ${DK}, one thread unless noted.`);
 log(`Machine: ${meta.machine.cpu}, ${meta.machine.cores} vCPUs, Node ${meta.machine.node}; ` +
@@ -382,7 +386,7 @@ const target = (name, num, den, need, unit = '×') => {
   log(`  ${(v >= need ? 'PASS' : 'MISS').padEnd(5)} ${name}: ${unit === '%' ? (100 * v).toFixed(0) + ' %' : v.toFixed(2) + '×'}` +
       ` (need ≥ ${unit === '%' ? 100 * need + ' %' : need + '×'})`);
 };
-if (!trainOnly) {
+if (!trainOnly && !apiOnly) {
 log(`\nTargets at T = ${T}, causal, one head, d_k = ${DK}, one thread:`);
 target('wasm-tiled vs numpy-f64', get('numpy-f64', T)?.ms, get('wasm-tiled', T)?.ms, 5);
 target('wasm-tiled vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-tiled', T)?.ms, 3);
@@ -512,6 +516,7 @@ if (peers) {
   }
 }
 
+if (!apiOnly) {
 log('\nMemory:');
 const wsMax = Math.max(...ws.bytes);
 log(`  tiled kernel working memory beyond Q, K, V and output (tiled_workspace_bytes, d_k = ${DK}) at T = ` +
@@ -524,9 +529,11 @@ if (meta.bigTiled) {
 } else {
   log('  (T = 16384 with 8 heads: skipped in --quick)');
 }
+}
 
 }
 
+if (!apiOnly) {
 // ---------------------------------------------------------------- training step
 // FLOPs counted the same way for both sides: every matrix product at full size (the
 // attention products over the whole T x T, as PyTorch computes them), backward = 2 x forward,
@@ -594,10 +601,12 @@ log(`  fitted exponents (ms ~ T^p): cached p = ${dec.exponentCached}, recompute 
     ` (expected about 1 and 2 once the O(T) / O(T^2) attention terms dominate the O(d_model^2) projections);` +
     ` KV cache ${(dec.cacheBytes.at(-1) / 2 ** 20).toFixed(0)} MiB at seqLen ${Math.max(...dec.T)}`);
 
+}
+
 meta.seconds = Math.round((Date.now() - t0) / 1000);
-const outName = trainOnly ? 'bench/results.train.json' : 'bench/results.json';
+const outName = trainOnly ? 'bench/results.train.json' : apiOnly ? 'bench/results.api.json' : 'bench/results.json';
 fs.writeFileSync(path.join(root, outName),
   JSON.stringify(rows.map(({ spread, ...r }) => r), null, 1) + '\n');
-fs.writeFileSync(path.join(root, trainOnly ? 'bench/results.train.meta.json' : 'bench/results.meta.json'),
+fs.writeFileSync(path.join(root, outName.replace(/\.json$/, '.meta.json')),
   JSON.stringify({ ...meta, spreads: rows.filter((r) => r.spread).map((r) => ({ impl: r.impl, T: r.T, causal: r.causal, threads: r.threads, minMax: r.spread })) }, null, 1) + '\n');
 log(`\nwrote ${outName} (${rows.length} rows) and its .meta.json in ${meta.seconds} s`);
