@@ -167,6 +167,13 @@ if (peers) {
     jobs.push({ impl, threads: 1, causal: true, peer: true, cmd: NODE,
       args: [path.join(root, 'bench/peers/run_peer.mjs'), '--impl', impl, '--T', list(apiTs), '--reps', '3', '--dir', outDir], env });
   }
+  // The same comparison in Chromium (issue 12 item 5): bench/browser_api_bench.mjs --peers runs our two
+  // builds, tfjs-wasm and ort-wasm in one page (each rep every implementation once, rotating, after a
+  // warm-up). One launch per round, interleaved with the other jobs like every process here, so its
+  // samples and the PyTorch rows share the machine's ups and downs; pinned like the one-thread jobs
+  // (taskset covers Chromium's renderer, where the calls run).
+  jobs.push({ impl: 'chromium', threads: 1, causal: true, peer: true, chromium: true, cmd: NODE,
+    args: [path.join(root, 'bench/browser_api_bench.mjs'), '--peers', '--T', list(apiTs), '--reps', quick ? '2' : '3', '--dir', outDir], env });
   for (const mode of ['b2b', 'interleaved']) {
     jobs.push({ impl: `torch-${mode}`, threads: 1, causal: true, peer: true, cmd: PY,
       args: ['bench/torch_bench.py', '--T', list(apiTs), '--reps', '3', '--mode', mode, '--dir', outDir], env: torchEnv });
@@ -222,13 +229,24 @@ const splitOne = new Map(); // T -> [ms...]: the same harness's unsplit call in 
 const peaks = [];
 const peaksFma = [];
 const trainSamples = new Map(); // `${impl}|${dModel}` -> { forward: [], backward: [], optimizer: [], step: [] }
+const chromiumRows = []; // bench/browser_api_bench.mjs lines, every round's
+const chromiumFailures = [];
 const keyOf = (impl, T, causal, threads) => `${impl}|${T}|${causal}|${threads}`;
 for (let round = 0; round < rounds; round++) {
   const order = jobs.map((_, i) => jobs[(i + round) % jobs.length]); // rotate: interleaved
   process.stdout.write(`round ${round + 1}/${rounds} `);
   for (const job of order) {
-    for (const row of runJob(job)) {
-      if (job.peak) (job.impl === 'wasm-peak-fma' ? peaksFma : peaks).push(row.gflops);
+    let out;
+    try {
+      out = runJob(job);
+    } catch (e) { // a Chromium failure is reported with its table; anything else stops the bench
+      if (!job.chromium) throw e;
+      chromiumFailures.push(e.message.split('\n').slice(0, 6).join(' | '));
+      out = [];
+    }
+    for (const row of out) {
+      if (job.chromium) chromiumRows.push(row);
+      else if (job.peak) (job.impl === 'wasm-peak-fma' ? peaksFma : peaks).push(row.gflops);
       else if (job.train) {
         const k = `${job.impl}|${row.dModel}`;
         if (!trainSamples.has(k)) trainSamples.set(k, { forward: [], backward: [], optimizer: [], step: [] });
@@ -249,22 +267,6 @@ for (let round = 0; round < rounds; round++) {
     process.stdout.write('.');
   }
   log(` ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-}
-
-// issue 12 item 5: the same comparison in Chromium (bench/browser_api_bench.mjs --peers: our two
-// builds, tfjs-wasm and ort-wasm in one page, interleaved reps after warm-up), once, pinned like the
-// one-thread jobs (taskset covers Chromium's renderer, where the calls run).
-let chromiumRows = null;
-if (peers && !trainOnly) {
-  process.stdout.write('Chromium (ours, tfjs-wasm, ort-wasm in one page) ');
-  const tc = Date.now();
-  try {
-    chromiumRows = runJob({ impl: 'chromium', threads: 1, cmd: NODE, env,
-      args: [path.join(root, 'bench/browser_api_bench.mjs'), '--peers', '--T', list(apiTs), '--reps', quick ? '5' : '10', '--dir', outDir] });
-    log(`${((Date.now() - tc) / 1000).toFixed(0)} s`);
-  } catch (e) {
-    log(`failed: ${e.message.split('\n').slice(0, 6).join(' | ')}`);
-  }
 }
 
 // ---------------------------------------------------------------- results
@@ -467,21 +469,28 @@ if (!trainOnly) {
 
 // ---------------------------------------------------------------- issue 12: Chromium
 if (peers) {
-  log(`\nIn Chromium (bench/browser_api_bench.mjs --peers: one page, cross-origin isolated, every rep runs each` +
-      ' implementation once in rotating order after warm-up; same input bytes; PyTorch columns from this run\'s torch rows;' +
-      (pinCpu >= 0 ? ` pinned to vCPU ${pinCpu}` : ' unpinned') + '):');
-  if (!chromiumRows) {
-    log('  not run (see the failure above)');
+  const launches = chromiumRows.filter((r) => 'relaxedSimdValidates' in r).length;
+  log(`\nIn Chromium (bench/browser_api_bench.mjs --peers, one launch per round: ${launches} of ${rounds}; one page, cross-origin isolated,` +
+      ' every rep runs each implementation once in rotating order after warm-up; same input bytes; medians over every rep of every round;' +
+      ' PyTorch columns from this run\'s torch rows;' + (pinCpu >= 0 ? ` pinned to vCPU ${pinCpu}` : ' unpinned') + '):');
+  for (const f of [...new Set(chromiumFailures)]) log(`  a Chromium run failed: ${f}`);
+  if (!launches) {
+    log('  not run');
   } else {
-    const head = chromiumRows.find((r) => 'relaxedSimdValidates' in r) ?? {};
-    const failed = chromiumRows.filter((r) => r.error);
+    const head = chromiumRows.find((r) => 'relaxedSimdValidates' in r);
+    const failed = [...new Map(chromiumRows.filter((r) => r.error).map((r) => [`${r.impl}: ${r.error}`, r])).values()];
     meta.chromium = { version: head.chromium, relaxedSimdValidates: head.relaxedSimdValidates, crossOriginIsolated: head.crossOriginIsolated,
-      peers: head.peers, errors: failed, rows: [] };
+      peers: head.peers, launches, failures: chromiumFailures, errors: failed, rows: [] };
     log(`  Chromium ${head.chromium}: relaxed SIMD ${head.relaxedSimdValidates ? 'validates (attn_core_relaxed runs; load_core.mjs picks it)' : 'does NOT validate (SIMD128 only)'};` +
         ` crossOriginIsolated ${head.crossOriginIsolated}; tfjs-wasm ${JSON.stringify(head.peers?.['tfjs-wasm'] ?? null)};` +
         ` ort-wasm ${JSON.stringify(head.peers?.['ort-wasm'] ?? null)}`);
     for (const f of failed) log(`  ${f.impl}: ${f.error}`);
-    const cget = (impl, T) => chromiumRows.find((r) => r.impl === impl && r.T === T);
+    // Every round's rows of one (impl, T) merged: all samples, the worst error.
+    const cget = (impl, T) => {
+      const rs = chromiumRows.filter((r) => r.impl === impl && r.T === T && r.ms);
+      return rs.length ? { ms: rs.flatMap((r) => r.ms), kernelMs: rs.flatMap((r) => r.kernelMs ?? []),
+        maxAbsError: Math.max(...rs.map((r) => r.maxAbsError ?? Infinity)) } : undefined;
+    };
     const cms = (impl, T) => { const r = cget(impl, T); return r?.ms?.length ? median(r.ms) : undefined; };
     const impls = [['simd', 'SIMD128'], ['relaxed', 'relaxed'], ['tfjs-wasm', 'tfjs-wasm'], ['ort-wasm', 'ort-wasm']];
     const cols = [...impls.map(([, c]) => c), 'torch b2b', 'torch int.', 'SIMD vs b2b', 'rlx vs b2b', 'SIMD vs int', 'rlx vs int', 'rlx vs tfjs', 'rlx vs ort'];
