@@ -34,9 +34,12 @@ export async function serveRepo(root, { pages = {} } = {}) {
   return { base: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
+// BENCH_CHROMIUM_ARGS: more switches for a diagnosis, e.g. '--js-flags=--no-liftoff' (not for the
+// figures: a page gets Chromium's default tiering).
 export function launchChromium() {
+  const extra = (process.env.BENCH_CHROMIUM_ARGS ?? '').split(' ').filter(Boolean);
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
+    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', ...extra] });
 }
 
 export const BLANK_PAGE = '<!doctype html><meta charset="utf-8"><title>bench</title>';

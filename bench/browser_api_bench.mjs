@@ -2,7 +2,7 @@
 // (bench/browser.mjs), loads both builds in a page through cpp/bindings/load_core.mjs (prefer
 // 'simd' and 'relaxed'), times causal calls after warm-up on the same inputs as every other
 // runner (bench/inputs_core.mjs) and checks each output against the float64 reference rows.
-//   node bench/browser_api_bench.mjs [--T 64,256,1024,2048] [--reps 10] [--peers] [--dir bench/out]
+//   node bench/browser_api_bench.mjs [--T 64,256,1024,2048] [--reps 10] [--peers] [--dir bench/out] [--warmup-ms 3000]
 // Prints {"relaxedSimdValidates", ...} and then one JSON line per (impl, T):
 //   {"impl","T","ms":[...],"kernelMs":[...],"maxAbsError"} (kernelMs: our builds only)
 // impl: 'simd' (attn_core, SIMD128), 'relaxed' (attn_core_relaxed, FMA; an {"impl","error"} line
@@ -32,6 +32,7 @@ const arg = (n, d) => { const i = argv.indexOf('--' + n); return i >= 0 ? argv[i
 const Ts = arg('T', '64,256,1024,2048').split(',').map(Number);
 const reps = +arg('reps', '10');
 const peers = argv.includes('--peers');
+const warmupMs = +arg('warmup-ms', '3000');
 const dir = path.resolve(root, arg('dir', 'bench/out'));
 const DK = 64;
 
@@ -61,7 +62,7 @@ try {
     await page.addScriptTag({ url: `/${PEERS_DIR}/@tensorflow/tfjs-core/dist/tf-core.es2017.min.js` });
     await page.addScriptTag({ url: `/${PEERS_DIR}/@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.es2017.min.js` });
   }
-  const out = await page.evaluate(async ({ Ts, reps, peers, PEERS_DIR, onnxUrl, DK }) => {
+  const out = await page.evaluate(async ({ Ts, reps, peers, PEERS_DIR, onnxUrl, DK, warmupMs }) => {
     const { loadAttnCore, relaxedSimdSupported } = await import('/cpp/bindings/load_core.mjs');
     const { inputs, sampleRows, referenceRows, maxAbsError } = await import('/bench/inputs_core.mjs');
     const head = { relaxedSimdValidates: relaxedSimdSupported(), crossOriginIsolated: self.crossOriginIsolated,
@@ -144,7 +145,7 @@ try {
     // Warm-up: at least 3 rounds and 3 s, so the engine's background compiler can tier every hot
     // function up (a call already running in the baseline tier stays there).
     const w0 = performance.now();
-    for (let w = 0; w < 3 || performance.now() - w0 < 3000; w++) {
+    for (let w = 0; w < 3 || performance.now() - w0 < warmupMs; w++) {
       for (const T of Ts) for (const n of names) await impls[n].run(T);
       await new Promise((r) => setTimeout(r, 50)); // let finished compile jobs install
     }
@@ -170,7 +171,7 @@ try {
       res.push(...Object.values(r));
     }
     return res;
-  }, { Ts, reps, peers, PEERS_DIR, onnxUrl, DK });
+  }, { Ts, reps, peers, PEERS_DIR, onnxUrl, DK, warmupMs });
   out[0].chromium = browser.version();
   for (const r of out) console.log(JSON.stringify(r));
 } finally {
