@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --peers] [-- --cpu N]
+// npm run bench [-- --quick] [-- --peers [--api-only]] [-- --cpu N]
 //
 // --peers (issue 12): also tfjs-wasm and onnxruntime-web (pinned in bench/peers/package.json,
 // installed there with npm ci, apart from the app's dependencies) and PyTorch one thread
@@ -29,6 +29,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 // --train-only: only the training-step and decoding part (plus the SIMD peak it reports against).
 const trainOnly = process.argv.includes('--train-only');
+// --api-only (with --peers): only the JS API rows, the peers and PyTorch (Node) and the Chromium
+// table (issue 12 items 3 and 5; a few minutes instead of the whole bench); writes bench/results.api.json.
+const apiOnly = process.argv.includes('--api-only') && !trainOnly;
 const peers = process.argv.includes('--peers');
 const cpuArg = process.argv.indexOf('--cpu');
 const pinCpu = cpuArg > 0 ? +process.argv[cpuArg + 1] : os.cpus().length - 1;
@@ -164,12 +167,20 @@ if (peers) {
     jobs.push({ impl, threads: 1, causal: true, peer: true, cmd: NODE,
       args: [path.join(root, 'bench/peers/run_peer.mjs'), '--impl', impl, '--T', list(apiTs), '--reps', '3', '--dir', outDir], env });
   }
+  // The same comparison in Chromium (issue 12 item 5): bench/browser_api_bench.mjs --peers runs our two
+  // builds, tfjs-wasm and ort-wasm in one page (each rep every implementation once, rotating, after a
+  // warm-up). One launch per round, interleaved with the other jobs like every process here, so its
+  // samples and the PyTorch rows share the machine's ups and downs; pinned like the one-thread jobs
+  // (taskset covers Chromium's renderer, where the calls run).
+  jobs.push({ impl: 'chromium', threads: 1, causal: true, peer: true, chromium: true, cmd: NODE,
+    args: [path.join(root, 'bench/browser_api_bench.mjs'), '--peers', '--T', list(apiTs), '--reps', quick ? '2' : '3', '--dir', outDir], env });
   for (const mode of ['b2b', 'interleaved']) {
     jobs.push({ impl: `torch-${mode}`, threads: 1, causal: true, peer: true, cmd: PY,
       args: ['bench/torch_bench.py', '--T', list(apiTs), '--reps', '3', '--mode', mode, '--dir', outDir], env: torchEnv });
   }
 }
 if (trainOnly) jobs.splice(0, jobs.length, ...jobs.filter((j) => j.train || j.peak));
+if (apiOnly) jobs.splice(0, jobs.length, ...jobs.filter((j) => j.api || j.peer));
 
 function runJob(job) {
   if (job.threads === 1 && pinCpu >= 0) { // one-thread jobs all on the same vCPU (see --cpu)
@@ -218,13 +229,24 @@ const splitOne = new Map(); // T -> [ms...]: the same harness's unsplit call in 
 const peaks = [];
 const peaksFma = [];
 const trainSamples = new Map(); // `${impl}|${dModel}` -> { forward: [], backward: [], optimizer: [], step: [] }
+const chromiumRows = []; // bench/browser_api_bench.mjs lines, every round's
+const chromiumFailures = [];
 const keyOf = (impl, T, causal, threads) => `${impl}|${T}|${causal}|${threads}`;
 for (let round = 0; round < rounds; round++) {
   const order = jobs.map((_, i) => jobs[(i + round) % jobs.length]); // rotate: interleaved
   process.stdout.write(`round ${round + 1}/${rounds} `);
   for (const job of order) {
-    for (const row of runJob(job)) {
-      if (job.peak) (job.impl === 'wasm-peak-fma' ? peaksFma : peaks).push(row.gflops);
+    let out;
+    try {
+      out = runJob(job);
+    } catch (e) { // a Chromium failure is reported with its table; anything else stops the bench
+      if (!job.chromium) throw e;
+      chromiumFailures.push(e.message.split('\n').slice(0, 6).join(' | '));
+      out = [];
+    }
+    for (const row of out) {
+      if (job.chromium) chromiumRows.push(row);
+      else if (job.peak) (job.impl === 'wasm-peak-fma' ? peaksFma : peaks).push(row.gflops);
       else if (job.train) {
         const k = `${job.impl}|${row.dModel}`;
         if (!trainSamples.has(k)) trainSamples.set(k, { forward: [], backward: [], optimizer: [], step: [] });
@@ -277,7 +299,7 @@ const get = (impl, T, causal = true, threads = 1) =>
 
 let ws = null;
 let bws = null;
-if (!trainOnly) {
+if (!trainOnly && !apiOnly) {
 // Memory: the tiled kernel's working memory and one large multi-head call in the browser module.
 ws = runJob({ impl: 'workspace', cmd: path.join(root, 'build/native/attn_bench'),
   args: ['--kernel', 'workspace', '--T', list([256, 4096, 16384, 65536]), '--dk', String(DK)], env })[0];
@@ -307,7 +329,7 @@ if (!quick) {
 // ---------------------------------------------------------------- print
 // Top level: every printing block below uses it (a const inside one block is not seen by the others).
 const fmt = (x, w = 9) => (x === undefined || x === null ? '—' : x.toFixed(x < 10 ? 2 : 1)).padStart(w);
-if (!trainOnly) {
+if (!trainOnly && !apiOnly) {
 const impls = ['numpy-f64', 'numpy-f32', 'native', 'wasm-scalar', 'wasm-simd', 'wasm-tiled'];
 log(`\nMedian ms over ${rounds} interleaved rounds; causal, one head, d_k = ${DK}, one thread unless noted.`);
 log(`Machine: ${meta.machine.cpu}, ${meta.machine.cores} vCPUs, Node ${meta.machine.node}; ` +
@@ -367,7 +389,7 @@ const target = (name, num, den, need, unit = '×') => {
   log(`  ${(v >= need ? 'PASS' : 'MISS').padEnd(5)} ${name}: ${unit === '%' ? (100 * v).toFixed(0) + ' %' : v.toFixed(2) + '×'}` +
       ` (need ≥ ${unit === '%' ? 100 * need + ' %' : need + '×'})`);
 };
-if (!trainOnly) {
+if (!trainOnly && !apiOnly) {
 log(`\nTargets at T = ${T}, causal, one head, d_k = ${DK}, one thread:`);
 target('wasm-tiled vs numpy-f64', get('numpy-f64', T)?.ms, get('wasm-tiled', T)?.ms, 5);
 target('wasm-tiled vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-tiled', T)?.ms, 3);
@@ -463,6 +485,65 @@ if (!trainOnly) {
   }
 }
 
+// ---------------------------------------------------------------- issue 12: Chromium
+if (peers) {
+  const launches = chromiumRows.filter((r) => 'relaxedSimdValidates' in r).length;
+  log(`\nIn Chromium (bench/browser_api_bench.mjs --peers, one launch per round: ${launches} of ${rounds}; one page, cross-origin isolated,` +
+      ' every rep runs each implementation once in rotating order after warm-up; same input bytes; medians over every rep of every round;' +
+      ' PyTorch columns from this run\'s torch rows;' + (pinCpu >= 0 ? ` pinned to vCPU ${pinCpu}` : ' unpinned') + '):');
+  for (const f of [...new Set(chromiumFailures)]) log(`  a Chromium run failed: ${f}`);
+  if (!launches) {
+    log('  not run');
+  } else {
+    const head = chromiumRows.find((r) => 'relaxedSimdValidates' in r);
+    const failed = [...new Map(chromiumRows.filter((r) => r.error).map((r) => [`${r.impl}: ${r.error}`, r])).values()];
+    meta.chromium = { version: head.chromium, relaxedSimdValidates: head.relaxedSimdValidates, crossOriginIsolated: head.crossOriginIsolated,
+      peers: head.peers, launches, failures: chromiumFailures, errors: failed, rows: [] };
+    log(`  Chromium ${head.chromium}: relaxed SIMD ${head.relaxedSimdValidates ? 'validates (attn_core_relaxed runs; load_core.mjs picks it)' : 'does NOT validate (SIMD128 only)'};` +
+        ` crossOriginIsolated ${head.crossOriginIsolated}; tfjs-wasm ${JSON.stringify(head.peers?.['tfjs-wasm'] ?? null)};` +
+        ` ort-wasm ${JSON.stringify(head.peers?.['ort-wasm'] ?? null)}`);
+    for (const f of failed) log(`  ${f.impl}: ${f.error}`);
+    // Every round's rows of one (impl, T) merged: all samples, the worst error.
+    const cget = (impl, T) => {
+      const rs = chromiumRows.filter((r) => r.impl === impl && r.T === T && r.ms);
+      return rs.length ? { ms: rs.flatMap((r) => r.ms), kernelMs: rs.flatMap((r) => r.kernelMs ?? []),
+        maxAbsError: Math.max(...rs.map((r) => r.maxAbsError ?? Infinity)) } : undefined;
+    };
+    const cms = (impl, T) => { const r = cget(impl, T); return r?.ms?.length ? median(r.ms) : undefined; };
+    const impls = [['simd', 'SIMD128'], ['relaxed', 'relaxed'], ['tfjs-wasm', 'tfjs-wasm'], ['ort-wasm', 'ort-wasm']];
+    const cols = [...impls.map(([, c]) => c), 'torch b2b', 'torch int.', 'SIMD vs b2b', 'rlx vs b2b', 'SIMD vs int', 'rlx vs int', 'rlx vs tfjs', 'rlx vs ort'];
+    log('T'.padStart(6) + cols.map((c) => c.padStart(12)).join(''));
+    const ratio = (num, den) => (num && den ? (num / den).toFixed(2) + '×' : '—').padStart(12);
+    for (const T of apiTs) {
+      const m = Object.fromEntries(impls.map(([i]) => [i, cms(i, T)]));
+      const b2b = get('torch-b2b', T)?.ms, int = get('torch-interleaved', T)?.ms;
+      log(String(T).padStart(6) + impls.map(([i]) => fmt(m[i], 12)).join('') + fmt(b2b, 12) + fmt(int, 12) +
+          ratio(b2b, m.simd) + ratio(b2b, m.relaxed) + ratio(int, m.simd) + ratio(int, m.relaxed) +
+          ratio(m['tfjs-wasm'], m.relaxed) + ratio(m['ort-wasm'], m.relaxed));
+      for (const [i] of impls) {
+        if (m[i] === undefined) continue;
+        const r = cget(i, T);
+        rows.push({ impl: `chromium-${i}`, T, dk: DK, heads: 1, causal: true, threads: 1, ms: +m[i].toFixed(4),
+          gflops: +(flops(T, true) / (m[i] * 1e6)).toFixed(2), spread: [Math.min(...r.ms), Math.max(...r.ms)] });
+        meta.chromium.rows.push({ impl: i, T, ms: +m[i].toFixed(4), kernelMs: r.kernelMs.length ? +median(r.kernelMs).toFixed(4) : null,
+          maxAbsError: r.maxAbsError });
+      }
+    }
+    log('  Max |output − float64 reference| over 33 sampled rows, in Chromium:');
+    for (const [i] of [...impls, ['simd+into']]) {
+      const e = apiTs.map((T) => cget(i, T)?.maxAbsError);
+      if (e.every((x) => x === undefined)) { log(`  MISS  ${i.padEnd(18)} not run`); continue; }
+      const worst = Math.max(...e.map((x) => x ?? Infinity));
+      log(`  ${(worst <= 1e-5 ? 'PASS' : 'MISS').padEnd(5)} ${i.padEnd(18)} ${e.map((x) => (x === undefined ? '—' : x.toExponential(1))).join('  ')} (need ≤ 1e-5)`);
+    }
+    log('  Issue 12 target in Chromium: ≥ 2× PyTorch one thread back to back at every T:');
+    for (const [i, name] of [['simd', 'SIMD128'], ['relaxed', 'relaxed SIMD']]) {
+      for (const T of apiTs) target(`Chromium ${name} vs PyTorch one thread back to back at T = ${T}`, get('torch-b2b', T)?.ms, cms(i, T), 2);
+    }
+  }
+}
+
+if (!apiOnly) {
 log('\nMemory:');
 const wsMax = Math.max(...ws.bytes);
 log(`  tiled kernel working memory beyond Q, K, V and output (tiled_workspace_bytes, d_k = ${DK}) at T = ` +
@@ -475,9 +556,11 @@ if (meta.bigTiled) {
 } else {
   log('  (T = 16384 with 8 heads: skipped in --quick)');
 }
+}
 
 }
 
+if (!apiOnly) {
 // ---------------------------------------------------------------- training step
 // FLOPs counted the same way for both sides: every matrix product at full size (the
 // attention products over the whole T x T, as PyTorch computes them), backward = 2 x forward,
@@ -545,10 +628,12 @@ log(`  fitted exponents (ms ~ T^p): cached p = ${dec.exponentCached}, recompute 
     ` (expected about 1 and 2 once the O(T) / O(T^2) attention terms dominate the O(d_model^2) projections);` +
     ` KV cache ${(dec.cacheBytes.at(-1) / 2 ** 20).toFixed(0)} MiB at seqLen ${Math.max(...dec.T)}`);
 
+}
+
 meta.seconds = Math.round((Date.now() - t0) / 1000);
-const outName = trainOnly ? 'bench/results.train.json' : 'bench/results.json';
+const outName = trainOnly ? 'bench/results.train.json' : apiOnly ? 'bench/results.api.json' : 'bench/results.json';
 fs.writeFileSync(path.join(root, outName),
   JSON.stringify(rows.map(({ spread, ...r }) => r), null, 1) + '\n');
-fs.writeFileSync(path.join(root, trainOnly ? 'bench/results.train.meta.json' : 'bench/results.meta.json'),
+fs.writeFileSync(path.join(root, outName.replace(/\.json$/, '.meta.json')),
   JSON.stringify({ ...meta, spreads: rows.filter((r) => r.spread).map((r) => ({ impl: r.impl, T: r.T, causal: r.causal, threads: r.threads, minMax: r.spread })) }, null, 1) + '\n');
 log(`\nwrote ${outName} (${rows.length} rows) and its .meta.json in ${meta.seconds} s`);

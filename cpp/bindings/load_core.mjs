@@ -6,7 +6,7 @@
 // Anything that must replay bit for bit (training) uses SIMD128 builds only: relaxed_madd may
 // be fused on one engine and not on another.
 //
-// Page use (a standalone module; the page's own loader is not changed here):
+// The page's loader (web/src/core/load.ts) is this module with Vite's ?url for the two .wasm files:
 //   import { loadAttnCore } from './load_core.mjs';
 //   const core = await loadAttnCore({
 //     simd: { factory: () => import('./attn_core.mjs'), wasmUrl: simdWasmUrl },
@@ -27,6 +27,7 @@ const PROBE = (() => {
   ]);
 })();
 
+/** Whether this engine's WebAssembly.validate accepts a tiny module using f32x4.relaxed_madd. */
 export function relaxedSimdSupported() {
   try {
     return typeof WebAssembly === 'object' && WebAssembly.validate(PROBE);
@@ -35,6 +36,24 @@ export function relaxedSimdSupported() {
   }
 }
 
+/**
+ * @typedef {object} CoreBuildSource One build for a page: how to import its Emscripten factory
+ *   and where its .wasm is (a bundler's URL).
+ * @property {() => Promise<{ default: (moduleOptions: any) => Promise<any> }>} factory
+ * @property {string} wasmUrl
+ * @property {object} [moduleOptions] more options for the factory
+ * @typedef {object} LoadCoreOptions
+ * @property {'auto' | 'simd' | 'relaxed'} [prefer] default 'auto'
+ * @property {CoreBuildSource} [simd]
+ * @property {CoreBuildSource} [relaxed]
+ * @property {string} [dir] Node: the folder holding attn_core{,_relaxed}.{mjs,wasm}
+ */
+
+/**
+ * Starts one instance of the build this engine should run (see the top of this file).
+ * @param {LoadCoreOptions} [opts]
+ * @returns {Promise<any>} the core (docs/js-api.md); core.limits.relaxedSimd says which build
+ */
 export async function loadAttnCore(opts = {}) {
   const prefer = opts.prefer ?? 'auto';
   if (!['auto', 'simd', 'relaxed'].includes(prefer)) throw new Error(`prefer must be 'auto', 'simd' or 'relaxed'`);
@@ -44,13 +63,16 @@ export async function loadAttnCore(opts = {}) {
   }
   const name = relaxed ? 'attn_core_relaxed' : 'attn_core';
   if (opts.dir) { // Node: files in a folder
+    // Specifiers in a variable: a bundler (Vite, for the page) leaves them alone instead of
+    // trying to bundle Node's built-in modules into the browser build.
+    const nodeImport = (/** @type {string} */ m) => import(/* @vite-ignore */ m);
     const [{ default: fs }, { default: path }, { pathToFileURL }] =
-      await Promise.all([import('node:fs'), import('node:path'), import('node:url')]);
-    const create = (await import(pathToFileURL(path.resolve(opts.dir, `${name}.mjs`)).href)).default;
+      await Promise.all(['node:fs', 'node:path', 'node:url'].map(nodeImport));
+    const create = (await nodeImport(pathToFileURL(path.resolve(opts.dir, `${name}.mjs`)).href)).default;
     return create({ wasmBinary: fs.readFileSync(path.resolve(opts.dir, `${name}.wasm`)) });
   }
   const pick = relaxed ? opts.relaxed : opts.simd;
   if (!pick) throw new Error(`loadAttnCore: no ${relaxed ? 'relaxed' : 'simd'} build given`);
   const create = (await pick.factory()).default;
-  return create({ locateFile: (f) => (f.endsWith('.wasm') ? pick.wasmUrl : f), ...(pick.moduleOptions ?? {}) });
+  return create({ locateFile: (/** @type {string} */ f) => (f.endsWith('.wasm') ? pick.wasmUrl : f), ...(pick.moduleOptions ?? {}) });
 }

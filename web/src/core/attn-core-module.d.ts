@@ -1,6 +1,11 @@
-// The Emscripten ES module built from cpp/ (build/wasm/attn_core.mjs) is generated and untyped;
-// this gives its default export the types of core/attn-core.d.ts, so importing it needs no cast.
+// The Emscripten ES modules built from cpp/ (build/wasm/attn_core.mjs and its relaxed-SIMD twin
+// attn_core_relaxed.mjs, same API) are generated and untyped; this gives their default export the
+// types of core/attn-core.d.ts, so importing them needs no cast.
 declare module '*/build/wasm/attn_core.mjs' {
+  const createAttnCore: import('./attn-core').CreateAttnCore;
+  export default createAttnCore;
+}
+declare module '*/build/wasm/attn_core_relaxed.mjs' {
   const createAttnCore: import('./attn-core').CreateAttnCore;
   export default createAttnCore;
 }

@@ -153,6 +153,8 @@ export interface AttnCore {
 export interface CoreLimits {
   /** Default working-memory cap, bytes. */
   memoryCap: number;
+  /** True in attn_core_relaxed (relaxed SIMD: fused multiply-adds), false in attn_core (SIMD128). */
+  relaxedSimd: boolean;
   tile: { queries: number; keys: number; scalarKeys: number; simdKeys: number; simd: boolean };
   check: { unitRoundoff: number; f32VsF64Abs: number; tiledVsNaiveAbs: number };
 }

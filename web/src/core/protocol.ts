@@ -2,6 +2,7 @@
 import type { State } from '../app/state';
 import type { CoreCheck } from './attn-core';
 import type { MemoryParams, MemoryTable } from '../timing/model';
+import type { CoreBuildInfo } from './core-build';
 
 export interface ComputeRequest {
   kind: 'compute';
@@ -24,7 +25,12 @@ export interface MemoryRequest {
   id: number;
   params: MemoryParams;
 }
-export type WorkerRequest = ComputeRequest | StudyRequest | CheckRequest | MemoryRequest;
+/** Which build of the core the Worker runs (issue 12: relaxed SIMD or SIMD128). */
+export interface AboutRequest {
+  kind: 'about';
+  id: number;
+}
+export type WorkerRequest = ComputeRequest | StudyRequest | CheckRequest | MemoryRequest | AboutRequest;
 
 /** What the core says about one state: float32 SIMD vs float64 scalar, tiled vs naive. */
 export interface CheckResult extends CoreCheck {
@@ -80,4 +86,5 @@ export type WorkerResponse =
   | { kind: 'study'; id: number; ok: true; study: StudyResult }
   | { kind: 'check'; id: number; ok: true; check: CheckResult }
   | { kind: 'memory'; id: number; ok: true; memory: MemoryTable }
+  | { kind: 'about'; id: number; ok: true; about: CoreBuildInfo }
   | { kind: WorkerRequest['kind']; id: number; ok: false; error: { message: string; field: string | null; fatal: boolean } };

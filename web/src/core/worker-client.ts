@@ -3,6 +3,7 @@
 import type { State } from '../app/state';
 import type { AttentionResult, CheckResult, StudyResult, WorkerResponse } from './protocol';
 import type { MemoryParams, MemoryTable } from '../timing/model';
+import { coreWorkerName, type CoreBuildInfo } from './core-build';
 
 export interface ComputeOutcome {
   state: State;
@@ -23,7 +24,7 @@ export class ComputeClient {
   private waiters = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
 
   constructor(private onOutcome: (o: ComputeOutcome) => void) {
-    this.worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'attention-core' });
+    this.worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: coreWorkerName('attention-core') });
     this.worker.onmessage = (e: MessageEvent<WorkerResponse>) => this.onMessage(e.data);
     this.worker.onerror = (e) => {
       const inflight = this.inflight;
@@ -56,7 +57,12 @@ export class ComputeClient {
     return this.ask({ kind: 'memory', params });
   }
 
-  private ask<T>(req: { kind: 'study' } | { kind: 'check'; state: State } | { kind: 'memory'; params: MemoryParams }): Promise<T> {
+  /** Which build of the core the compute Worker runs (relaxed SIMD or SIMD128). */
+  about(): Promise<CoreBuildInfo> {
+    return this.ask({ kind: 'about' });
+  }
+
+  private ask<T>(req: { kind: 'study' } | { kind: 'about' } | { kind: 'check'; state: State } | { kind: 'memory'; params: MemoryParams }): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.waiters.set(id, { resolve: resolve as (v: never) => void, reject });
@@ -78,7 +84,7 @@ export class ComputeClient {
       this.waiters.delete(m.id);
       if (!w) return;
       if (!m.ok) w.reject(Object.assign(new Error(m.error.message), { field: m.error.field }));
-      else w.resolve((m.kind === 'study' ? m.study : m.kind === 'check' ? m.check : m.memory) as never);
+      else w.resolve((m.kind === 'study' ? m.study : m.kind === 'check' ? m.check : m.kind === 'about' ? m.about : m.memory) as never);
       return;
     }
     const inflight = this.inflight;

@@ -2,6 +2,7 @@
 // Errors from the core (bad input) come back as data; the page keeps its last good view.
 /// <reference lib="webworker" />
 import { loadCore, type AttnCore } from './load';
+import { preferenceFromWorkerName } from './core-build';
 import { checkAttention, computeAttention } from './compute';
 import { memoryTable } from '../timing/model';
 import type { WorkerRequest, WorkerResponse, StudyResult } from './protocol';
@@ -43,6 +44,10 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
     }
     if (req.kind === 'check') {
       post({ kind: 'check', id: req.id, ok: true, check: checkAttention(core, req.state) });
+      return;
+    }
+    if (req.kind === 'about') {
+      post({ kind: 'about', id: req.id, ok: true, about: { relaxedSimd: core.limits.relaxedSimd === true, prefer: preferenceFromWorkerName(self.name) } });
       return;
     }
     if (req.kind === 'memory') {

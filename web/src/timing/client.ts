@@ -5,6 +5,7 @@
 import type { TimingMessage, TimingRunRequest } from './protocol';
 import type { PartRequest } from './part-worker';
 import type { SweepParams } from './model';
+import { coreWorkerName } from '../core/core-build';
 
 export class TimingClient {
   private worker: Worker | null = null;
@@ -16,13 +17,13 @@ export class TimingClient {
 
   run(params: SweepParams, budgetMs: number, onMessage: (m: TimingMessage) => void): void {
     this.cancel();
-    const w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'attention-timing' });
+    const w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: coreWorkerName('attention-timing') });
     this.worker = w;
     const ports: MessagePort[] = [];
     const parts: Worker[] = [];
     if (params.mode === 'qkv' && (params.workers ?? 1) > 1) {
       for (let i = 0; i < params.workers!; i++) {
-        const pw = new Worker(new URL('./part-worker.ts', import.meta.url), { type: 'module', name: `attention-part-${i + 1}` });
+        const pw = new Worker(new URL('./part-worker.ts', import.meta.url), { type: 'module', name: coreWorkerName(`attention-part-${i + 1}`) });
         const ch = new MessageChannel();
         pw.postMessage({ kind: 'port', port: ch.port1 } satisfies PartRequest, [ch.port1]);
         ports.push(ch.port2);

@@ -6,6 +6,7 @@ import { el, clear } from '../ui/dom';
 import { download } from '../app/export';
 import { LIMITS, TIMING_WORKERS, type State, type TimingKernels, type TimingInput, type TimingState } from '../app/state';
 import { TimingClient } from './client';
+import { coreBuildLabel } from '../core/core-build';
 import type { TimingMessage, TimingPoint } from './protocol';
 import {
   FIT_FLOOR_MS, TIME_BUDGET_MS, fitExponent, formatBytes, formatMs, kernelsOf, skipText, sweepTs,
@@ -69,6 +70,9 @@ class TimingView implements View {
   private workers = el('select', { 'data-testid': 'timing-workers' },
     ...TIMING_WORKERS.map((n) => el('option', { value: n, text: n === 1 ? '1 (default)' : String(n) })));
   private workersNote = el('p', { class: 'timing-workers-note muted small', 'data-testid': 'timing-workers-note' });
+  /** Which build of the core runs here (issue 12), as the compute Worker's core reports it. */
+  private coreBuild = el('p', { class: 'timing-core-build muted small', 'data-testid': 'core-build', 'data-build': 'unknown' });
+  private coreBuildAsked = false;
   private runBtn = el('button', { type: 'button', class: 'btn primary', 'data-testid': 'timing-run', text: 'Run sweep' });
   private cancelBtn = el('button', { type: 'button', class: 'btn', 'data-testid': 'timing-cancel', text: 'Cancel', disabled: true });
   private saveBtn = el('button', { type: 'button', class: 'btn small', 'data-testid': 'timing-export', text: 'Download JSON', disabled: true });
@@ -117,6 +121,7 @@ class TimingView implements View {
         el('label', { class: 'tfield check' }, this.causal, el('span', { text: 'causal mask' })),
         field('Workers per call', this.workers)),
       this.workersNote,
+      this.coreBuild,
       el('div', { class: 'trow actions' }, this.runBtn, this.cancelBtn, el('div', { class: 'tprogress' }, this.progress, this.status)));
 
     this.root = el('div', { class: 'view-timing', 'data-testid': 'timing-view' },
@@ -140,6 +145,7 @@ class TimingView implements View {
 
   render(ctx: BaseViewContext): void {
     this.ctx = ctx;
+    this.showCoreBuild(ctx);
     this.syncControls(ctx.state);
     if (!this.sweep) this.draw();
   }
@@ -159,6 +165,21 @@ class TimingView implements View {
     if (document.activeElement !== this.heads) this.heads.value = String(st.timing.heads);
     this.dm.disabled = st.timing.input !== 'proj' || this.phase === 'running';
     this.dm.title = st.timing.input === 'proj' ? '' : 'Only the lesson’s loop projects X of width d_model';
+  }
+
+  private showCoreBuild(ctx: BaseViewContext): void {
+    if (this.coreBuildAsked) return;
+    this.coreBuildAsked = true;
+    this.coreBuild.textContent = 'core: …';
+    ctx.client.about().then((a) => {
+      this.coreBuild.dataset.build = a.relaxedSimd ? 'relaxed' : 'simd128';
+      this.coreBuild.textContent = `core: ${coreBuildLabel(a.relaxedSimd)}` + (a.relaxedSimd
+        ? ' — this browser validates WebAssembly relaxed SIMD, so the forward kernels fuse each multiply-add (results may differ from SIMD128 in the last bits); training stays SIMD128 so a run replays exactly.'
+        : a.prefer === 'simd' ? ' — asked for with ?core=simd128.' : ' — this browser does not validate WebAssembly relaxed SIMD (no fused multiply-add), so the SIMD128 build runs.');
+    }, (e: Error) => {
+      this.coreBuildAsked = false;
+      this.coreBuild.textContent = `core: unknown (${e.message})`;
+    });
   }
 
   private drawWorkersNote(st: State): void {
@@ -184,6 +205,7 @@ class TimingView implements View {
       userAgent: navigator.userAgent,
       hardwareConcurrency: navigator.hardwareConcurrency,
       crossOriginIsolated: typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated,
+      coreBuild: this.coreBuild.dataset.build,
       status: this.phase,
       params: sw.params,
       fitFloorMs: FIT_FLOOR_MS,
