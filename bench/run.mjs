@@ -180,7 +180,7 @@ if (peers) {
   }
 }
 if (trainOnly) jobs.splice(0, jobs.length, ...jobs.filter((j) => j.train || j.peak));
-if (apiOnly) jobs.splice(0, jobs.length, ...jobs.filter((j) => j.api || j.peer));
+if (apiOnly) jobs.splice(0, jobs.length, ...jobs.filter((j) => j.api || j.peer || j.peak)); // peaks: the flop bound
 
 function runJob(job) {
   if (job.threads === 1 && pinCpu >= 0) { // one-thread jobs all on the same vCPU (see --cpu)
