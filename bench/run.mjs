@@ -228,6 +228,7 @@ const errors = new Map(); // impl|T -> max |output - float64 reference|
 const splitOne = new Map(); // T -> [ms...]: the same harness's unsplit call in one thread
 const peaks = [];
 const peaksFma = [];
+const peakForms = { 'wasm-peak': [], 'wasm-peak-fma': [] }; // {chain, acc} per round
 const trainSamples = new Map(); // `${impl}|${dModel}` -> { forward: [], backward: [], optimizer: [], step: [] }
 const chromiumRows = []; // bench/browser_api_bench.mjs lines, every round's
 const chromiumFailures = [];
@@ -246,7 +247,10 @@ for (let round = 0; round < rounds; round++) {
     }
     for (const row of out) {
       if (job.chromium) chromiumRows.push(row);
-      else if (job.peak) (job.impl === 'wasm-peak-fma' ? peaksFma : peaks).push(row.gflops);
+      else if (job.peak) {
+        (job.impl === 'wasm-peak-fma' ? peaksFma : peaks).push(row.gflops);
+        peakForms[job.impl].push({ chain: row.chain, acc: row.acc });
+      }
       else if (job.train) {
         const k = `${job.impl}|${row.dModel}`;
         if (!trainSamples.has(k)) trainSamples.set(k, { forward: [], backward: [], optimizer: [], step: [] });
@@ -289,11 +293,13 @@ for (const [k, ms] of samples) {
     spread: [+Math.min(...ms).toFixed(3), +Math.max(...ms).toFixed(3)] });
 }
 const peak = median(peaks);
+const formsOf = (impl) => ({ chain: +median(peakForms[impl].map((f) => f.chain)).toFixed(2),
+  acc: +median(peakForms[impl].map((f) => f.acc)).toFixed(2) });
 rows.push({ impl: 'wasm-peak', T: null, dk: null, heads: null, causal: null, threads: 1, ms: null,
-  gflops: +peak.toFixed(2) });
+  gflops: +peak.toFixed(2), ...formsOf('wasm-peak') });
 const peakFma = median(peaksFma);
 rows.push({ impl: 'wasm-peak-fma', T: null, dk: null, heads: null, causal: null, threads: 1, ms: null,
-  gflops: +peakFma.toFixed(2) });
+  gflops: +peakFma.toFixed(2), ...formsOf('wasm-peak-fma') });
 const get = (impl, T, causal = true, threads = 1) =>
   rows.find((r) => r.impl === impl && r.T === T && r.causal === causal && r.threads === threads);
 
@@ -366,10 +372,11 @@ for (const T of allT) {
       `  wasm-tiled ${fmt(g('wasm-tiled'), 6)}` +
       (dense ? `  non-causal wasm-tiled ${fmt(dense.gflops, 6)} (${(100 * dense.gflops / peak).toFixed(0)} % of peak, ${dense.ms} ms)` : ''));
 }
-log(`  wasm-peak (SIMD128 f32 mul+add microbenchmark): ${peak.toFixed(1)} GFLOP/s`);
-log(`  wasm-peak-fma (relaxed SIMD f32x4.relaxed_madd, same chains fused): ${peakFma.toFixed(1)} GFLOP/s ` +
-    `(${(peakFma / peak).toFixed(2)}× the SIMD128 peak: the most an FMA kernel can gain over a SIMD128 kernel ` +
-    `that runs at its own peak)`);
+const pf = formsOf('wasm-peak'), pff = formsOf('wasm-peak-fma');
+log(`  wasm-peak (SIMD128 f32 mul+add microbenchmark, the larger of two forms: 12 chains through the multiply ` +
+    `${pf.chain}, 12 accumulators through the add only, like the kernels' loops, ${pf.acc}): ${peak.toFixed(1)} GFLOP/s`);
+log(`  wasm-peak-fma (the same two forms with f32x4.relaxed_madd: ${pff.chain}, ${pff.acc}): ${peakFma.toFixed(1)} GFLOP/s ` +
+    `(${(peakFma / peak).toFixed(2)}× the SIMD128 peak)`);
 log('\nRelaxed SIMD (FMA) tiled kernel vs the SIMD128 tiled kernel (bench drivers, in wasm):');
 for (const T of allT) {
   const a = get('wasm-tiled', T), b = get('wasm-tiled-fma', T);
