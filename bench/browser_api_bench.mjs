@@ -6,8 +6,8 @@
 // Prints {"relaxedSimdValidates", ...} and then one JSON line per (impl, T):
 //   {"impl","T","ms":[...],"kernelMs":[...],"maxAbsError"} (kernelMs: our builds only)
 // impl: 'simd' (attn_core, SIMD128), 'relaxed' (attn_core_relaxed, FMA; an {"impl","error"} line
-// where Chromium does not validate relaxed SIMD), 'simd+into' (SIMD128, caller-owned result
-// arrays: the `into` argument) and, with --peers, the two peers of `npm run bench -- --peers`
+// where Chromium does not validate relaxed SIMD), 'simd+into' and 'relaxed+into' (the same,
+// caller-owned result arrays: the `into` argument) and, with --peers, the two peers of `npm run bench -- --peers`
 // in the same page, one thread each:
 //   'tfjs-wasm': @tensorflow/tfjs-backend-wasm 4.22 (bench/peers/node_modules, UMD scripts), its
 //     SIMD build without threads (WASM_HAS_MULTITHREAD_SUPPORT set false: the page is
@@ -88,10 +88,13 @@ try {
           relaxed: core.limits.relaxedSimd };
       } catch (e) { res.push({ impl: prefer, error: String(e) }); }
     }
-    if (impls.simd) { // the same SIMD128 core, results copied into caller-owned arrays
+    // The same cores, results copied into caller-owned arrays (the `into` argument): in Chromium a
+    // fresh Float32Array costs far more than the copy into it (see the table run.mjs prints).
+    for (const b of ['simd', 'relaxed']) {
+      if (!impls[b]) continue;
       const into = Object.fromEntries(Ts.map((T) => [T, { output: new Float32Array(T * DK), entropy: new Float32Array(T), lse: new Float32Array(T) }]));
-      const { core } = impls.simd;
-      impls['simd+into'] = { run: (T) => core.attention(...ins[T], opts(T), into[T]).output, kernelMs: () => core.lastKernelMs(), relaxed: false };
+      const { core, relaxed } = impls[b];
+      impls[`${b}+into`] = { run: (T) => core.attention(...ins[T], opts(T), into[T]).output, kernelMs: () => core.lastKernelMs(), relaxed };
     }
     if (peers) {
       try {

@@ -480,13 +480,13 @@ if (!trainOnly) {
     log(`  What ≥ 2× PyTorch back to back would take (flop bound at the best wasm peak of this run, ${best.toFixed(1)} GFLOP/s):`);
     meta.bound = [];
     for (const T of apiTs) {
-      const mflop = 2 * T * (T + 1) * DK / 1e6, tMin = mflop / best / 1e3, tb = get('torch-b2b', T)?.ms;
+      const mflop = 2 * T * (T + 1) * DK / 1e6, tMin = mflop / best, tb = get('torch-b2b', T)?.ms; // MFLOP / (GFLOP/s) = ms
       if (!tb) continue;
       const reach = tMin <= tb / 2;
       meta.bound.push({ T, mflop: +mflop.toFixed(2), minMs: +tMin.toFixed(4), torchB2bMs: tb, reachable: reach,
-        peakFraction: +(mflop / (tb / 2) / 1e3 / best).toFixed(3) });
+        peakFraction: +(mflop / (tb / 2) / best).toFixed(3) });
       log(`    T=${String(T).padStart(5)}  ${mflop.toFixed(1).padStart(8)} MFLOP ≥ ${fmt(tMin, 8)} ms at the peak; ` +
-          `2× needs ≤ ${fmt(tb / 2, 8)} ms = ${(100 * mflop / (tb / 2) / 1e3 / best).toFixed(0).padStart(4)} % of the peak` +
+          `2× needs ≤ ${fmt(tb / 2, 8)} ms = ${(100 * mflop / (tb / 2) / best).toFixed(0).padStart(4)} % of the peak` +
           (reach ? '' : ' — out of reach on this CPU'));
     }
   }
@@ -536,8 +536,25 @@ if (peers) {
           maxAbsError: r.maxAbsError });
       }
     }
+    // Where a call's time goes in Chromium: the kernel (core.lastKernelMs()) and the rest
+    // (checks, copies, and the fresh result arrays, which `into` replaces by the caller's).
+    log('  Our calls in Chromium: call ms / kernel ms / the rest, with fresh result arrays and with `into`:');
+    for (const T of apiTs) {
+      const cell = (i) => {
+        const r = cget(i, T);
+        if (!r?.ms?.length) return '—'.padStart(26);
+        const c = median(r.ms), k = r.kernelMs.length ? median(r.kernelMs) : NaN;
+        return `${fmt(c, 8)} /${fmt(k, 8)} /${(100 * (c - k) / k).toFixed(0).padStart(4)} %`.padStart(26);
+      };
+      log(`    T=${String(T).padStart(5)}` + ['simd', 'simd+into', 'relaxed', 'relaxed+into'].map((i) => `  ${i.padEnd(12)}${cell(i)}`).join(''));
+      for (const i of ['simd+into', 'relaxed+into']) {
+        const r = cget(i, T);
+        if (r?.ms?.length) meta.chromium.rows.push({ impl: i, T, ms: +median(r.ms).toFixed(4),
+          kernelMs: r.kernelMs.length ? +median(r.kernelMs).toFixed(4) : null, maxAbsError: r.maxAbsError });
+      }
+    }
     log('  Max |output − float64 reference| over 33 sampled rows, in Chromium:');
-    for (const [i] of [...impls, ['simd+into']]) {
+    for (const [i] of [...impls, ['simd+into'], ['relaxed+into']]) {
       const e = apiTs.map((T) => cget(i, T)?.maxAbsError);
       if (e.every((x) => x === undefined)) { log(`  MISS  ${i.padEnd(18)} not run`); continue; }
       const worst = Math.max(...e.map((x) => x ?? Infinity));
