@@ -146,11 +146,16 @@ try {
       for (const n of names) errs[`${n}|${T}`] = maxAbsError(await impls[n].run(T), ref, rows, DK);
     }
     // Warm-up: at least 3 rounds and 3 s, so the engine's background compiler can tier every hot
-    // function up (a call already running in the baseline tier stays there).
+    // function up (a call already running in the baseline tier stays there). Each round is
+    // followed by as long a pause: pinned to one vCPU with a busy page, V8's background
+    // TurboFan jobs starved and our kernels stayed in Liftoff code (T = 64 kernel 0.078 ms
+    // against 0.043 with --no-liftoff, after 5 s of back-to-back calls); a page between inputs
+    // is idle, and so is this one half of the warm-up time.
     const w0 = performance.now();
     for (let w = 0; w < 3 || performance.now() - w0 < warmupMs; w++) {
+      const r0 = performance.now();
       for (const T of Ts) for (const n of names) await impls[n].run(T);
-      await new Promise((r) => setTimeout(r, 50)); // let finished compile jobs install
+      await new Promise((r) => setTimeout(r, Math.max(50, performance.now() - r0)));
     }
     for (const T of Ts) {
       const r = Object.fromEntries(names.map((n) => [n, { impl: n, build: n, relaxed: impls[n].relaxed, T, ms: [],
