@@ -758,6 +758,19 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
         allowed[r] = r < rows ? allowed_count(o.mask, i0 + r, s.tq, s.tk) : 0;
         drow[r] = p > 0 ? dropout_row(o.dropout_seed, h, i0 + r) : 0;
       }
+      // Per quad of rows (the same for every key tile): where the quad's last visible key
+      // ends (hi_max), and the keys all four of its rows see (from lo_max to hi_min; rows past
+      // the tile see none, so a partial quad never sees a whole key tile).
+      std::size_t q_hi_max[kW / 4], q_lo_max[kW / 4], q_hi_min[kW / 4];
+      for (std::size_t x = 0; x < quads; ++x) {
+        q_hi_max[x] = 0, q_lo_max[x] = 0, q_hi_min[x] = s.tk;
+        for (std::size_t r = 4 * x; r < 4 * x + 4; ++r) {
+          const std::size_t a = r < rows ? tr.lo[r] : 0, b = r < rows ? tr.hi[r] : 0;
+          if (a < b) q_hi_max[x] = std::max(q_hi_max[x], b);
+          q_lo_max[x] = std::max(q_lo_max[x], a);
+          q_hi_min[x] = std::min(q_hi_min[x], b);
+        }
+      }
       const GroupLimits all = no_limits();
       GroupLimits lim;
       // Key tiles outside the union of the rows' ranges are never visited.
@@ -773,13 +786,8 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
         // there); a quad that sees every key of the tile needs no mask.
         std::size_t jq[kW / 4];
         for (std::size_t x = 0; x < quads; ++x) {
-          std::size_t hi_q = 0;
-          bool full = !pointwise;
-          for (std::size_t r = 4 * x; r < 4 * x + 4; ++r) {
-            const std::size_t a = r < rows ? tr.lo[r] : 0, b = r < rows ? tr.hi[r] : 0;
-            if (a < b) hi_q = std::max(hi_q, b);
-            full = full && a <= j0 && b >= j0 + J;
-          }
+          const std::size_t hi_q = q_hi_max[x];
+          const bool full = !pointwise && q_lo_max[x] <= j0 && q_hi_min[x] >= j0 + J;
           jq[x] = full ? J : hi_q > j0 ? std::min(hi_q - j0, J) : 0;
           if (full || !masked) continue;
           const v128_t lo_q = wasm_v128_load(lo32 + 4 * x), hi_q4 = wasm_v128_load(hi32 + 4 * x);
@@ -790,13 +798,11 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
             st(sr, wasm_v128_bitselect(ld(sr), splat(ninf), ok));
           }
         }
-        if (masked) {
-          if (pointwise) {
-            for (std::size_t r = 0; r < rows; ++r) {
-              const std::size_t a = std::max(j0, tr.lo[r]), b = std::min(j0 + J, tr.hi[r]);
-              for (std::size_t j = a; j < b; ++j) {
-                if (!pointwise_allowed(o.mask, i0 + r, j, s.tk)) sc[(j - j0) * kW + r] = ninf;
-              }
+        if (pointwise) {  // (masked is then true)
+          for (std::size_t r = 0; r < rows; ++r) {
+            const std::size_t a = std::max(j0, tr.lo[r]), b = std::min(j0 + J, tr.hi[r]);
+            for (std::size_t j = a; j < b; ++j) {
+              if (!pointwise_allowed(o.mask, i0 + r, j, s.tk)) sc[(j - j0) * kW + r] = ninf;
             }
           }
         }
