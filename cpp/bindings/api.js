@@ -245,6 +245,20 @@
     });
   };
 
+  // Step 4 of multiHeadAttention alone: merge per-head outputs (H, T, d_v) into (T, H*d_v) and
+  // mix them with wo (H*d_v, d_model). With attention() on multiHeadAttention's q, k, v it gives
+  // the same merged and output bit for bit (the page's redraw when only the mask changed).
+  Module['mergeHeads'] = function (headOutputs, wo, opts) {
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var cap = commonOpts({ memoryCap: opts.memoryCap }).memoryCap;
+    var r = unwrap(getSession().mergeHeads(f32(headOutputs, 'headOutputs'), f32(wo, 'wo'), {
+      t: intField(opts, 't', undefined, 1), heads: intField(opts, 'heads', undefined, 1),
+      dv: intField(opts, 'dv', undefined, 1), dModel: intField(opts, 'dModel', undefined, 1),
+      memoryCap: cap,
+    }));
+    return { merged: copy(r.merged), output: copy(r.output) };
+  };
+
   function tokensField(o) {
     var t = o.tokens;
     if (t === undefined || t === null) return null;

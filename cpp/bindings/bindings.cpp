@@ -245,6 +245,33 @@ class Session {
     return diag_into(r, mha_.attn, attn::effective_scale(ao));
   }
 
+  // Step 4 of multiHeadAttention alone (attn::merge_and_project): the page's redraw when only the
+  // mask or the scale changed reruns attention on the cached Q, K, V and then this.
+  val mergeHeads(val y, val wo, val o) {
+    const attn::MergeOptions m{size_field(o, "t"), size_field(o, "heads"), size_field(o, "dv"),
+                               size_field(o, "dModel")};
+    const double cap = o["memoryCap"].as<double>();
+    const double bytes = 4.0 * (y["length"].as<double>() + wo["length"].as<double>() +
+                                static_cast<double>(m.t) * (static_cast<double>(m.heads) * m.dv +
+                                                            static_cast<double>(m.d_model)));
+    if (bytes > cap) {
+      return error(attn::Status::Exhausted("memory", "mergeHeads needs " +
+                                                         std::to_string(static_cast<long long>(
+                                                             bytes / 1048576.0 + 0.5)) +
+                                                         " MiB, over the memory cap"));
+    }
+    y_ = emscripten::convertJSArrayToNumberVector<float>(y);
+    wo_ = emscripten::convertJSArrayToNumberVector<float>(wo);
+    attn::Status st = attn::merge_and_project(y_.data(), y_.size(), wo_.data(), wo_.size(), m,
+                                              &mha_.merged, &mha_.output);
+    if (!st.ok()) return error(st);
+    val r = val::object();
+    r.set("ok", true);
+    r.set("merged", view(mha_.merged.data(), mha_.merged.size()));
+    r.set("output", view(mha_.output.data(), mha_.output.size()));
+    return r;
+  }
+
   val example(std::string name, val o) {
     attn::Status st;
     if (name == "induction") {
@@ -555,7 +582,7 @@ class Session {
   static inline const std::uint8_t kNotCopied = 1;  // see declare_masks
   std::vector<float> dout_;
   attn::AttentionGrads<float> grads_;
-  std::vector<float> q_, k_, v_, x_, wq_, wk_, wv_, wo_;
+  std::vector<float> q_, k_, v_, x_, wq_, wk_, wv_, wo_, y_;
   std::vector<std::uint8_t> pad_, mask_;
   attn::AttentionResult<float> res_;
   attn::MhaResult<float> mha_;
@@ -601,6 +628,7 @@ EMSCRIPTEN_BINDINGS(attn_core) {
       .function("lastError", &Session::lastError)
       .function("attentionBackward", &Session::attentionBackward)
       .function("multiHeadAttention", &Session::multiHeadAttention)
+      .function("mergeHeads", &Session::mergeHeads)
       .function("example", &Session::example)
       .function("entropyStudy", &Session::entropyStudy)
       .function("memoryCap", &Session::memoryCap)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "attn/gemm.hpp"
 #include "attn/tiled.hpp"
@@ -162,9 +163,38 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
                            out->v.data(), out->v.size(), ao, &out->attn);
   if (!st.ok()) return st;
   // 4. Merge (H, T, d_v) -> (T, H*d_v) and mix with W_o.
-  out->merged = merge_heads(out->attn.output);
-  out->output.resize({o.t, o.d_model});
-  matmul(out->merged.data(), wo, out->output.data(), o.t, wo_rows, o.d_model);
+  return merge_and_project(out->attn.output.data(), out->attn.output.size(), wo, wo_len,
+                           MergeOptions{o.t, o.heads, o.dv, o.d_model}, &out->merged,
+                           &out->output);
+}
+
+template <class T>
+Status merge_and_project(const T* y, std::size_t y_len, const T* wo, std::size_t wo_len,
+                         const MergeOptions& o, xt::xtensor<T, 2>* merged,
+                         xt::xtensor<T, 2>* output) {
+  for (const auto& [field, n] : {std::pair<const char*, std::size_t>{"t", o.t},
+                                 {"heads", o.heads},
+                                 {"dv", o.dv},
+                                 {"dModel", o.d_model}}) {
+    if (n == 0) return Status::Invalid(field, std::string(field) + " must be at least 1");
+  }
+  std::size_t width;
+  if (!detail::checked_product({o.heads, o.dv}, &width)) {
+    return Status::Exhausted("memory", "heads*dv is too large to address in memory");
+  }
+  Status st = check_len("headOutputs", y_len, o.heads, detail::sat_mul(o.t, o.dv),
+                        "heads*(t*dv)");
+  if (!st.ok()) return st;
+  if (!(st = check_len("wo", wo_len, width, o.d_model, "(heads*dv)*dModel")).ok()) return st;
+  // Both results are no larger than the inputs (merged = y's size; output = T*d_model), so the
+  // inputs' own lengths bound the memory.
+  merged->resize({o.t, width});
+  // merged[i, h*d_v : (h+1)*d_v] = y[h, i, :]
+  for (std::size_t h = 0; h < o.heads; ++h)
+    for (std::size_t i = 0; i < o.t; ++i)
+      std::copy_n(y + (h * o.t + i) * o.dv, o.dv, merged->data() + i * width + h * o.dv);
+  output->resize({o.t, o.d_model});
+  matmul(merged->data(), wo, output->data(), o.t, width, o.d_model);
   return Status::Ok();
 }
 
@@ -173,7 +203,10 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
   template xt::xtensor<T, 2> merge_heads<T>(const xt::xtensor<T, 3>&);                            \
   template Status multi_head_attention<T>(const T*, std::size_t, const T*, std::size_t, const T*, \
                                           std::size_t, const T*, std::size_t, const T*,           \
-                                          std::size_t, MhaOptions, MhaResult<T>*);
+                                          std::size_t, MhaOptions, MhaResult<T>*);      \
+  template Status merge_and_project<T>(const T*, std::size_t, const T*, std::size_t,              \
+                                       const MergeOptions&, xt::xtensor<T, 2>*,                  \
+                                       xt::xtensor<T, 2>*);
 ATTN_INSTANTIATE(float)
 ATTN_INSTANTIATE(double)
 #undef ATTN_INSTANTIATE

@@ -174,3 +174,78 @@ TEST_CASE("multihead - a small request over a small cap names its size in bytes,
   CHECK(st.message.find("0 MiB") == std::string::npos);
   CHECK(st.message.find("100 bytes") != std::string::npos);  // the cap, as given
 }
+
+TEST_CASE("multihead - merge_and_project alone matches the NumPy oracle and the full call bit for bit",
+          "[multihead][oracle]") {
+  const auto fx = fixtures::load("multihead.json");
+  for (const auto& c : fx.at("cases")) {
+    INFO(c.at("name").get<std::string>());
+    const auto& o = c.at("opts");
+    if ((o.contains("keyPadding") && !o["keyPadding"].is_null()) ||
+        (o.contains("mask") && !o["mask"].is_null()))
+      continue;  // the masks do not matter here: step 4 sees only the per-head outputs
+    attn::MhaOptions m;
+    m.t = o.at("t");
+    m.d_model = o.at("dModel");
+    m.heads = o.at("heads");
+    m.kv_heads = o.value("kvHeads", 0);
+    m.dk = o.value("dk", 0);
+    m.dv = o.value("dv", 0);
+    m.mask.causal = o.value("causal", false);
+    m.mask.window = o.value("window", 0);
+    if (o.contains("scale") && !o["scale"].is_null()) m.scale = o["scale"].get<double>();
+    attn::parse_mask_fill(o.value("maskFill", std::string("neg_inf")).c_str(), &m.fill);
+    const auto x = fixtures::inputs<float>(c.at("x")), wq = fixtures::inputs<float>(c.at("wq")),
+               wk = fixtures::inputs<float>(c.at("wk")), wv = fixtures::inputs<float>(c.at("wv")),
+               wo = fixtures::inputs<float>(c.at("wo"));
+    attn::MhaResult<float> full;
+    REQUIRE(attn::multi_head_attention(x.data(), x.size(), wq.data(), wq.size(), wk.data(),
+                                       wk.size(), wv.data(), wv.size(), wo.data(), wo.size(), m,
+                                       &full)
+                .ok());
+    // Per-head outputs from a separate attention call on the split projections (what the page
+    // does when only the mask changed), then step 4 alone.
+    attn::MhaOptions res = m;
+    REQUIRE(attn::resolve_mha(&res).ok());
+    attn::AttentionOptions ao;
+    ao.shape = attn::Shape{res.heads, res.kv_heads, res.t, res.t, res.dk, res.dv};
+    ao.mask = m.mask;
+    ao.scale = m.scale;
+    ao.fill = m.fill;
+    attn::AttentionResult<float> a;
+    REQUIRE(attn::attention(full.q.data(), full.q.size(), full.k.data(), full.k.size(),
+                            full.v.data(), full.v.size(), ao, &a)
+                .ok());
+    xt::xtensor<float, 2> merged, output;
+    REQUIRE(attn::merge_and_project(a.output.data(), a.output.size(), wo.data(), wo.size(),
+                                    attn::MergeOptions{res.t, res.heads, res.dv, res.d_model},
+                                    &merged, &output)
+                .ok());
+    REQUIRE(output.size() == full.output.size());
+    CHECK(std::equal(output.begin(), output.end(), full.output.begin()));
+    CHECK(std::equal(merged.begin(), merged.end(), full.merged.begin()));
+    const auto want = fixtures::vec<double>(c.at("expect").at("output"));
+    double scale = 1;
+    for (double v : want) scale = std::max(scale, std::abs(v));
+    CHECK(fixtures::max_abs_diff(output.data(), want.data(), want.size()) <= 2e-5 * scale);
+  }
+}
+
+TEST_CASE("multihead - merge_and_project refuses wrong lengths and zero sizes, naming the field",
+          "[multihead][errors]") {
+  std::vector<float> y(2 * 3 * 4, 1.0f), wo(8 * 5, 1.0f);
+  xt::xtensor<float, 2> merged, output;
+  const auto run = [&](std::size_t y_len, std::size_t wo_len, attn::MergeOptions o) {
+    return attn::merge_and_project(y.data(), y_len, wo.data(), wo_len, o, &merged, &output);
+  };
+  CHECK(run(y.size(), wo.size(), {3, 2, 4, 5}).ok());
+  CHECK(output.shape(0) == 3);
+  CHECK(output.shape(1) == 5);
+  CHECK(output(0, 0) == 8.0f);  // a row of eight ones times a column of eight ones
+  CHECK(run(y.size() - 1, wo.size(), {3, 2, 4, 5}).field == "headOutputs");
+  CHECK(run(y.size(), wo.size() + 1, {3, 2, 4, 5}).field == "wo");
+  CHECK(run(y.size(), wo.size(), {0, 2, 4, 5}).field == "t");
+  CHECK(run(y.size(), wo.size(), {3, 0, 4, 5}).field == "heads");
+  CHECK(run(y.size(), wo.size(), {3, 2, 0, 5}).field == "dv");
+  CHECK(run(y.size(), wo.size(), {3, 2, 4, 0}).field == "dModel");
+}

@@ -94,3 +94,44 @@ test('max |Δ| for multi-head attention', () => {
   const text = table.format(['output', 'merged', 'headOutputs', 'q', 'k', 'v', 'weights', 'entropy', 'lse']);
   console.log('\nmax |Δ| vs NumPy oracle, multiHeadAttention\n' + text);
 });
+
+// The page's redraw when only the mask or scale changed: attention() on multiHeadAttention's own
+// q, k, v, then mergeHeads, must give the full call's per-head outputs, merged and output bit for
+// bit (and so the oracle's values), with any mask.
+test('core.mergeHeads after attention() on the cached q, k, v: the full call, bit for bit', async () => {
+  const core = await loadCore();
+  const same = (a, b, what) => {
+    assert.equal(a.length, b.length, `${what}: length`);
+    assert.ok(a.every((x, i) => Object.is(x, b[i])), `${what}: not bit-identical`);
+  };
+  for (const c of fixture.cases) {
+    const o = opts(c);
+    const full = core.multiHeadAttention(...args(c), o);
+    const a = core.attention(full.q, full.k, full.v, {
+      heads: o.heads, kvHeads: full.kvHeads, tq: o.t, tk: o.t, dk: full.dk, dv: full.dv,
+      causal: o.causal, window: o.window, keyPadding: o.keyPadding, mask: o.mask, scale: o.scale, maskFill: o.maskFill,
+    });
+    same(a.output, full.headOutputs, `${c.name} headOutputs`);
+    same(a.weights, full.weights, `${c.name} weights`);
+    const m = core.mergeHeads(a.output, f32(c.wo), { t: o.t, heads: o.heads, dv: full.dv, dModel: o.dModel });
+    same(m.merged, full.merged, `${c.name} merged`);
+    same(m.output, full.output, `${c.name} output`);
+    compareArrays(m.output, c.expect.output, ABS_TOL, `${c.name} mergeHeads output vs oracle`);
+  }
+});
+
+test('core.mergeHeads: bad shapes throw AttnError naming the field; the module keeps working', async () => {
+  const core = await loadCore();
+  const y = new Float32Array(2 * 3 * 4).fill(1), wo = new Float32Array(8 * 5).fill(1);
+  const good = { t: 3, heads: 2, dv: 4, dModel: 5 };
+  const field = (fn) => { try { fn(); } catch (e) { assert.equal(e.name, 'AttnError'); return e.field; } return null; };
+  assert.equal(field(() => core.mergeHeads(y.subarray(1), wo, good)), 'headOutputs');
+  assert.equal(field(() => core.mergeHeads(y, wo.subarray(1), good)), 'wo');
+  assert.equal(field(() => core.mergeHeads(y, wo, { ...good, heads: 0 })), 'heads');
+  assert.equal(field(() => core.mergeHeads(y, wo, { ...good, dModel: 1.5 })), 'dModel');
+  assert.equal(field(() => core.mergeHeads([1, 2], wo, good)), 'headOutputs');
+  assert.equal(field(() => core.mergeHeads(y, wo, { ...good, memoryCap: 64 })), 'memory');
+  const r = core.mergeHeads(y, wo, good);
+  assert.deepEqual([...r.output.subarray(0, 5)], [8, 8, 8, 8, 8]);
+  assert.equal(r.merged.length, 3 * 8);
+});

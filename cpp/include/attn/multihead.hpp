@@ -39,6 +39,21 @@ struct MhaResult {
   xt::xtensor<T, 2> output;   // (T, d_model) = merged W_o
 };
 
+// Step 4 of multi-head attention on its own: merge the per-head outputs y (H, T, d_v) into
+// merged (T, H*d_v) and mix them with wo (H*d_v, d_model) into output (T, d_model). The page
+// calls it when only the mask or the scale changed: Q, K and V stay, so it reruns attention on
+// them and this, the same sums bit for bit as multi_head_attention.
+struct MergeOptions {
+  std::size_t t = 1;
+  std::size_t heads = 1;
+  std::size_t dv = 1;
+  std::size_t d_model = 1;
+};
+template <class T>
+Status merge_and_project(const T* y, std::size_t y_len, const T* wo, std::size_t wo_len,
+                         const MergeOptions& opts, xt::xtensor<T, 2>* merged,
+                         xt::xtensor<T, 2>* output);
+
 // Resolves the defaults (kv_heads, dk, dv) and checks every shape; errors name the field.
 Status resolve_mha(MhaOptions* o);
 

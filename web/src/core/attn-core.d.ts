@@ -129,6 +129,10 @@ export interface CoreEntropyStudy {
 export interface AttnCore {
   attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: CoreAttentionOptions): CoreAttentionResult;
   multiHeadAttention(x: Float32Array, wq: Float32Array, wk: Float32Array, wv: Float32Array, wo: Float32Array, opts: CoreMhaOptions): CoreMhaResult;
+  /** Step 4 of multiHeadAttention alone: merged (T, H·d_v) and output = merged·W_o (T, d_model)
+   *  from per-head outputs (H, T, d_v); with attention() on multiHeadAttention's q, k, v the same
+   *  bits as multiHeadAttention. */
+  mergeHeads(headOutputs: Float32Array, wo: Float32Array, opts: { t: number; heads: number; dv: number; dModel: number; memoryCap?: number }): { merged: Float32Array; output: Float32Array };
   example(name: 'induction', opts?: CoreInductionOptions): CoreExample;
   example(name: 'random', opts?: CoreRandomOptions): CoreExample;
   entropyStudy(opts?: { dks?: number[]; keys?: number; queries?: number; seed?: number }): CoreEntropyStudy;
