@@ -255,10 +255,10 @@ class Session {
                                 static_cast<double>(m.t) * (static_cast<double>(m.heads) * m.dv +
                                                             static_cast<double>(m.d_model)));
     if (bytes > cap) {
-      return error(attn::Status::Exhausted("memory", "mergeHeads needs " +
-                                                         std::to_string(static_cast<long long>(
-                                                             bytes / 1048576.0 + 0.5)) +
-                                                         " MiB, over the memory cap"));
+      return error(attn::Status::Exhausted(
+          "memory", "mergeHeads needs " +
+                        std::to_string(static_cast<long long>(bytes / 1048576.0 + 0.5)) +
+                        " MiB, over the memory cap"));
     }
     y_ = emscripten::convertJSArrayToNumberVector<float>(y);
     wo_ = emscripten::convertJSArrayToNumberVector<float>(wo);

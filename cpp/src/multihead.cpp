@@ -164,8 +164,7 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
   if (!st.ok()) return st;
   // 4. Merge (H, T, d_v) -> (T, H*d_v) and mix with W_o.
   return merge_and_project(out->attn.output.data(), out->attn.output.size(), wo, wo_len,
-                           MergeOptions{o.t, o.heads, o.dv, o.d_model}, &out->merged,
-                           &out->output);
+                           MergeOptions{o.t, o.heads, o.dv, o.d_model}, &out->merged, &out->output);
 }
 
 template <class T>
@@ -182,8 +181,7 @@ Status merge_and_project(const T* y, std::size_t y_len, const T* wo, std::size_t
   if (!detail::checked_product({o.heads, o.dv}, &width)) {
     return Status::Exhausted("memory", "heads*dv is too large to address in memory");
   }
-  Status st = check_len("headOutputs", y_len, o.heads, detail::sat_mul(o.t, o.dv),
-                        "heads*(t*dv)");
+  Status st = check_len("headOutputs", y_len, o.heads, detail::sat_mul(o.t, o.dv), "heads*(t*dv)");
   if (!st.ok()) return st;
   if (!(st = check_len("wo", wo_len, width, o.d_model, "(heads*dv)*dModel")).ok()) return st;
   // Both results are no larger than the inputs (merged = y's size; output = T*d_model), so the
@@ -203,9 +201,9 @@ Status merge_and_project(const T* y, std::size_t y_len, const T* wo, std::size_t
   template xt::xtensor<T, 2> merge_heads<T>(const xt::xtensor<T, 3>&);                            \
   template Status multi_head_attention<T>(const T*, std::size_t, const T*, std::size_t, const T*, \
                                           std::size_t, const T*, std::size_t, const T*,           \
-                                          std::size_t, MhaOptions, MhaResult<T>*);      \
+                                          std::size_t, MhaOptions, MhaResult<T>*);                \
   template Status merge_and_project<T>(const T*, std::size_t, const T*, std::size_t,              \
-                                       const MergeOptions&, xt::xtensor<T, 2>*,                  \
+                                       const MergeOptions&, xt::xtensor<T, 2>*,                   \
                                        xt::xtensor<T, 2>*);
 ATTN_INSTANTIATE(float)
 ATTN_INSTANTIATE(double)

@@ -175,8 +175,9 @@ TEST_CASE("multihead - a small request over a small cap names its size in bytes,
   CHECK(st.message.find("100 bytes") != std::string::npos);  // the cap, as given
 }
 
-TEST_CASE("multihead - merge_and_project alone matches the NumPy oracle and the full call bit for bit",
-          "[multihead][oracle]") {
+TEST_CASE(
+    "multihead - merge_and_project alone matches the NumPy oracle and the full call bit for bit",
+    "[multihead][oracle]") {
   const auto fx = fixtures::load("multihead.json");
   for (const auto& c : fx.at("cases")) {
     INFO(c.at("name").get<std::string>());
