@@ -196,7 +196,9 @@ test('A.8 the first figure reports start-up (Worker + wasm) apart from the compu
   await page.waitForFunction(() => window.__attentionPlayground.timings.length === 2);
   await waitReady(page);
   const next = await page.locator('.status').textContent();
-  assert.match(next, /^T = 11, 2 heads: compute [\d.]+ ms, drawn in [\d.]+ ms$/);
+  // "(on the page)" when the page's own core computed it (issue 12), as the timings say.
+  assert.match(next, /^T = 11, 2 heads: compute [\d.]+ ms, drawn in [\d.]+ ms( \(on the page\))?$/);
+  assert.equal(next.endsWith('(on the page)'), await page.evaluate(() => window.__attentionPlayground.timings[1].local));
   assert.equal(await page.evaluate(() => window.__attentionPlayground.timings[1].startupMs), 0);
   assert.deepEqual(errors, []);
   await context.close();

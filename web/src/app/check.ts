@@ -14,6 +14,10 @@ export interface CheckPanel {
   root: HTMLElement;
   /** A new result: its check (or null when the state is too large to check with every change). */
   show(check: CheckResult | null, state: State, shape: { t: number; heads: number; dk: number }): void;
+  /** A result drawn without its check, which the Worker runs once the changes pause. */
+  pending(): void;
+  /** The pending check could not run. */
+  failed(message: string): void;
 }
 
 export function createCheckPanel(client: () => ComputeClient): CheckPanel {
@@ -55,6 +59,18 @@ export function createCheckPanel(client: () => ComputeClient): CheckPanel {
 
   return {
     root,
+    pending() {
+      generation++;
+      pending = null;
+      run.hidden = true;
+      clear(body);
+      body.append(el('span', { class: 'muted', text: 'checking…' }));
+    },
+    failed(message) {
+      generation++;
+      clear(body);
+      body.textContent = `the core refused the check: ${message}`;
+    },
     show(check, state, shape) {
       generation++;
       clear(body);

@@ -4,6 +4,9 @@
 import { decodeHash, encodeState } from './codec';
 import { computeKey, normalizeState, statesEqual, withPatch, FILL_LABEL, type Patch, type State } from './state';
 import { ComputeClient, type ComputeOutcome } from '../core/worker-client';
+import { CHECK_AUTO_WORK, Computer, checkWork, computeFlops } from '../core/compute';
+import { loadCore } from '../core/load';
+import { preferenceFromSearch } from '../core/core-build';
 import type { AttentionResult } from '../core/protocol';
 import { createControls } from './controls';
 import { VIEW_FACTORIES } from './views';
@@ -16,8 +19,10 @@ import { pageHeader, presetGallery, pageFooter } from './layout';
 import { exportJson, exportWeightsCsv, exportOutputCsv, download, heatmapPng } from './export';
 import { getTrainedAttention, setTrainedAttention, type TrainedAttention } from './trained-model';
 
-/** startupMs: the part of the first figure spent starting the Worker and the wasm core (0 later). */
-interface Timing { t: number; heads: number; computeMs: number; totalMs: number; startupMs: number }
+/** startupMs: the part of the first figure spent starting the Worker and the wasm core (0 later);
+ *  local: computed on the page's thread; checkMs: the Check when it ran with the computation;
+ *  drawMs: the view's redraw. */
+interface Timing { t: number; heads: number; computeMs: number; totalMs: number; startupMs: number; local: boolean; checkMs: number | null; drawMs: number }
 declare global {
   interface Window { __attentionPlayground?: { timings: Timing[]; state: () => State; ready: () => boolean } }
 }
@@ -27,7 +32,7 @@ export function start(): void {
   const cfg = parseEmbed(location.search);
   const initial = decodeHash(location.hash);
   let state: State = initial.state;
-  let shown: { state: State; result: AttentionResult } | null = null;
+  let shown: { state: State; result: AttentionResult; requestedAt: number } | null = null;
   let startedUp = false;
   const timings: Timing[] = [];
   const html = document.documentElement;
@@ -303,27 +308,122 @@ export function start(): void {
     const { state: next, notices: n } = normalizeState(merged);
     if (origin === 'control') showNotices(n);
     state = next;
-    if (origin === 'control') {
-      const hash = encodeState(state);
-      if (hash !== location.hash && !(hash === '#v=1' && location.hash === '')) history.replaceState(history.state, '', hash);
-    }
+    if (origin === 'control') writeHash();
     controls.update(state);
     if (needsCompute(prev, state) || !shown) request();
     else renderView();
   }
 
+  // The link follows the state, but at most every URL_EVERY_MS while a slider is dragged:
+  // Chromium ignores history.replaceState after ~200 calls in 10 s ("Throttling navigation"),
+  // which a 60 Hz drag reaches in 3 s, and each call costs the frame time.
+  const URL_EVERY_MS = 250;
+  let urlWrittenAt = -Infinity;
+  let urlTimer = 0;
+  function writeHash(): void {
+    clearTimeout(urlTimer);
+    const now = performance.now();
+    if (now - urlWrittenAt < URL_EVERY_MS) {
+      urlTimer = window.setTimeout(writeHash, URL_EVERY_MS - (now - urlWrittenAt));
+      return;
+    }
+    urlWrittenAt = now;
+    const hash = encodeState(state);
+    if (hash !== location.hash && !(hash === '#v=1' && location.hash === '')) history.replaceState(history.state, '', hash);
+  }
+
+  // A second core on the page's own thread for small states (computeFlops ≤ LOCAL_FLOPS, about a
+  // millisecond): computed inside the input event, the picture is painted in the same frame. A
+  // Worker's answer arrives as a task after that frame has started, so it is painted one frame
+  // (16.7 ms at 60 Hz) later however fast the Worker is. Larger states go to the Worker, which
+  // keeps the page responsive while it computes. Both run the same build (same ?core= choice), so
+  // the numbers are the same bits either way.
+  const LOCAL_FLOPS = 6e6;
+  let local: Computer | null = null;
+  let localLoading = false;
+  function startLocalCore(): void {
+    if (localLoading || local) return;
+    localLoading = true;
+    loadCore(preferenceFromSearch(location.search)).then(
+      (core) => (local = new Computer(core)),
+      () => { /* the Worker computes everything */ },
+    );
+  }
+
   function request(): void {
+    const requestedAt = performance.now();
+    if (local && shown && computeFlops(state) <= LOCAL_FLOPS) {
+      try {
+        const result = local.compute(state, { check: false });
+        onOutcome({ state, requestedAt, result, latest: true }, true);
+        return;
+      } catch (err) {
+        const e = err as Error & { field?: string };
+        if (e?.name === 'AttnError') {
+          onOutcome({ state, requestedAt, error: { message: String(e.message), field: e.field ?? null, fatal: false }, latest: true }, true);
+          return;
+        }
+        local = null; // not a refusal: leave this core and let the Worker compute from now on
+      }
+    }
     html.dataset.status = 'busy';
     client.request(state);
   }
 
-  function onOutcome(o: ComputeOutcome): void {
+  // The Check of a result computed on the page: in the Worker, once the changes pause.
+  let checkTimer = 0;
+  let checkWaiting = false; // scheduled, not yet sent
+  let checksInFlight = 0;
+  function cancelCheck(): void {
+    clearTimeout(checkTimer);
+    checkWaiting = false;
+  }
+  function scheduleCheck(s: State, r: AttentionResult): void {
+    cancelCheck();
+    if (checkWork(r.heads, r.t, r.dk) > CHECK_AUTO_WORK) {
+      checkPanel.show(null, s, r);
+      return;
+    }
+    checkPanel.pending();
+    checkWaiting = true;
+    checkTimer = window.setTimeout(() => {
+      checkWaiting = false;
+      checksInFlight++;
+      client.check(s).then(
+        (c) => { if (shown && shown.state === s) checkPanel.show(c, s, r); },
+        (e: Error) => { if (shown && shown.state === s) checkPanel.failed(e.message); },
+      ).finally(() => {
+        checksInFlight--;
+        settle();
+      });
+    }, 120);
+  }
+  /** Ready once nothing is computing or waiting to be checked. */
+  function settle(): void {
+    if (client.busy || checkWaiting || checksInFlight > 0) return;
+    html.dataset.status = errorBanner.hidden ? 'ready' : 'error';
+  }
+
+  function onOutcome(o: ComputeOutcome, onPage = false): void {
+    // A Worker's answer for an older state than the one on screen (the page computed a newer one
+    // itself meanwhile) is dropped.
+    if (shown && o.requestedAt < shown.requestedAt) {
+      if (o.latest) settle();
+      return;
+    }
     if (o.result) {
-      shown = { state: o.state, result: o.result };
+      shown = { state: o.state, result: o.result, requestedAt: o.requestedAt };
       errorBanner.hidden = true;
       const drawStart = performance.now();
       renderView();
-      checkPanel.show(o.result.check, o.state, o.result);
+      const drawMs = performance.now() - drawStart;
+      if (onPage) {
+        html.dataset.status = 'busy';
+        scheduleCheck(o.state, o.result);
+      } else {
+        cancelCheck();
+        checkPanel.show(o.result.check, o.state, o.result);
+      }
       if (o.latest && revealPending) reveal();
       if (o.latest) {
         const end = performance.now();
@@ -336,11 +436,11 @@ export function start(): void {
         try {
           performance.measure('attention-playground:recompute+redraw', { start: o.requestedAt, end });
         } catch { /* older browsers */ }
-        timings.push({ t: o.result.t, heads: o.result.heads, computeMs: o.result.computeMs, totalMs, startupMs });
+        timings.push({ t: o.result.t, heads: o.result.heads, computeMs: o.result.computeMs, totalMs, startupMs, local: onPage, checkMs: o.result.check?.ms ?? null, drawMs });
         if (timings.length > 200) timings.shift();
         const what = `T = ${o.result.t}, ${o.result.heads} head${o.result.heads > 1 ? 's' : ''}`;
         const work = `compute ${fmt(o.result.computeMs, 1)} ms, drawn in ${fmt(totalMs - startupMs, 1)} ms`;
-        status.textContent = first ? `${what}: ${work} · start-up ${fmt(startupMs, 0)} ms (Worker + wasm, once)` : `${what}: ${work}`;
+        status.textContent = first ? `${what}: ${work} · start-up ${fmt(startupMs, 0)} ms (Worker + wasm, once)` : `${what}: ${work}${onPage ? ' (on the page)' : ''}`;
         status.title = 'compute: time inside the wasm core; drawn in: from the change to the new picture (compute included)';
       }
     } else if (o.error) {
@@ -352,7 +452,8 @@ export function start(): void {
       );
       if (!shown) renderView();
     }
-    if (o.latest && !client.busy) html.dataset.status = o.result ? 'ready' : 'error';
+    if (o.latest) settle();
+    if (startedUp) startLocalCore();
   }
 
   // ---------- sharing ----------

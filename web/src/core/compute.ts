@@ -12,11 +12,6 @@ export function scaleValue(s: State): number | null {
   return scale;
 }
 
-/** Copy anything array-like into a fresh Float32Array (the core promises copies; be safe). */
-function f32(a: ArrayLike<number> | null | undefined): Float32Array {
-  return a ? Float32Array.from(a as ArrayLike<number>) : new Float32Array(0);
-}
-
 /** core.check runs about ten naive calls (float32, float64, tiled); the page runs it with every
  *  computation while H·T²·(d_k + d_v) stays under this, and on request above it. */
 export const CHECK_AUTO_WORK = 1 << 23;
@@ -37,66 +32,131 @@ export function exampleOf(core: AttnCore, s: State) {
     : core.example('random', { seed: m.seed, t: m.tokens.length, dModel: m.dModel, heads: m.heads, kvHeads: m.kvHeads, dk: m.dK, dv: m.dK, causal: m.causal, tokens: m.tokens, init: m.init, generator: m.generator });
 }
 
-function project(core: AttnCore, s: State) {
+/** What the example depends on: the fields exampleOf reads (not the mask, scale or fill). */
+export function exampleKey(s: State): string {
   const m = s.model;
-  const ex = exampleOf(core, s);
-  const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
-    t: ex.t,
-    dModel: ex.dModel,
-    heads: ex.heads,
-    kvHeads: ex.kvHeads,
-    dk: ex.dk,
-    dv: ex.dv,
-    ...maskOpts(s, ex.t),
-    scale: scaleValue(s),
-    maskFill: m.fill,
-    returnScores: true,
-    kernel: 'naive',
-  });
-  return { ex, r };
+  return m.source === 'induction'
+    ? JSON.stringify(['induction', m.tokens, m.sharpness])
+    : JSON.stringify(['random', m.seed, m.tokens, m.dModel, m.heads, m.kvHeads, m.dK, m.causal, m.init, m.generator]);
 }
 
-/** core.check on the state's own projected Q, K, V (the heads' attention, before W_o). */
-function runCheck(core: AttnCore, s: State, ex: { t: number; heads: number; kvHeads: number; dk: number; dv: number }, r: CoreMhaResult): CheckResult {
-  const t0 = performance.now();
-  const c = core.check(r.q, r.k, r.v, {
-    heads: ex.heads, kvHeads: ex.kvHeads, tq: ex.t, tk: ex.t, dk: ex.dk, dv: ex.dv,
-    ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: s.model.fill,
-  });
-  return { ...c, ms: performance.now() - t0, t: ex.t, heads: ex.heads, dk: ex.dk };
+type Example = ReturnType<typeof exampleOf>;
+/** The projected, split Q, K, V of an example (multiHeadAttention's q, k, v). */
+interface Projected { ex: Example; q: Float32Array; k: Float32Array; v: Float32Array; dk: number; dv: number; kvHeads: number }
+/** One head-attention computation in the shape both paths give. */
+interface Computed {
+  ex: Example;
+  proj: Projected;
+  scale: number;
+  weights: Float32Array;
+  scores: Float32Array | null;
+  entropy: Float32Array;
+  headOutputs: Float32Array;
+  merged: Float32Array;
+  output: Float32Array;
+  nanRowsPerHead: ArrayLike<number>;
 }
 
+/**
+ * Computes states on one core, keeping the last example and its projected Q, K, V: when only the
+ * mask, the scale or the fill changed (a window slider being dragged), it reruns attention on them
+ * and core.mergeHeads instead of the whole multiHeadAttention (the same bits: the core runs the
+ * same steps; tests/js/multihead.test.mjs). Drawing a new example costs T·d_model + 4·d_model²
+ * normal draws and the projections 6·T·d_model·H·d_k flops; at T = 256, d_model 512 that was most
+ * of the page's 75 ms per change.
+ */
+export class Computer {
+  private cache: { key: string; proj: Projected } | null = null;
+  constructor(readonly core: AttnCore) {}
+
+  private attend(s: State): Computed {
+    const core = this.core;
+    const m = s.model;
+    const key = exampleKey(s);
+    const cached = this.cache && this.cache.key === key ? this.cache.proj : null;
+    if (cached) {
+      const { ex, q, k, v, dk, dv, kvHeads } = cached;
+      const a = core.attention(q, k, v, { heads: ex.heads, kvHeads, tq: ex.t, tk: ex.t, dk, dv, ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: m.fill, returnScores: true, kernel: 'naive' });
+      const mo = core.mergeHeads(a.output, ex.wo, { t: ex.t, heads: ex.heads, dv, dModel: ex.dModel });
+      return { ex, proj: cached, scale: a.scale, weights: a.weights!, scores: a.scores ?? null, entropy: a.entropy, headOutputs: a.output, merged: mo.merged, output: mo.output, nanRowsPerHead: a.nanRowsPerHead };
+    }
+    this.cache = null;
+    const ex = exampleOf(core, s);
+    const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
+      t: ex.t, dModel: ex.dModel, heads: ex.heads, kvHeads: ex.kvHeads, dk: ex.dk, dv: ex.dv,
+      ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: m.fill, returnScores: true, kernel: 'naive',
+    });
+    const proj: Projected = { ex, q: r.q, k: r.k, v: r.v, dk: r.dk, dv: r.dv, kvHeads: r.kvHeads };
+    this.cache = { key, proj };
+    return { ex, proj, scale: r.scale, weights: r.weights!, scores: r.scores ?? null, entropy: r.entropy, headOutputs: r.headOutputs, merged: r.merged, output: r.output, nanRowsPerHead: r.nanRowsPerHead };
+  }
+
+  /** The state's result; with the Check when `check` and the state is small (CHECK_AUTO_WORK). */
+  compute(s: State, { check = true }: { check?: boolean } = {}): AttentionResult {
+    const t0 = performance.now();
+    const c = this.attend(s);
+    const computeMs = performance.now() - t0;
+    const ex = c.ex;
+    // The mask every kernel applies, from the core (the page draws forbidden cells from it).
+    const allowed = this.core.allowedMask({ t: ex.t, ...maskOpts(s, ex.t) });
+    const doCheck = check && checkWork(ex.heads, ex.t, ex.dk) <= CHECK_AUTO_WORK;
+    return {
+      tokens: [...ex.tokens],
+      t: ex.t,
+      heads: ex.heads,
+      kvHeads: ex.kvHeads,
+      dModel: ex.dModel,
+      dk: ex.dk,
+      dv: ex.dv,
+      scale: c.scale,
+      // The core's results are the caller's copies already: no second copy.
+      weights: c.weights,
+      scores: c.scores,
+      entropy: c.entropy,
+      headOutputs: c.headOutputs,
+      merged: c.merged,
+      output: c.output,
+      allowed,
+      nanRowsPerHead: Array.from(c.nanRowsPerHead),
+      check: doCheck ? this.runCheck(s, c.proj) : null,
+      computeMs,
+    };
+  }
+
+  /** The Check on request (for states above CHECK_AUTO_WORK, or after a result drawn without it). */
+  check(s: State): CheckResult {
+    return this.runCheck(s, this.attend(s).proj);
+  }
+
+  /** core.check on the state's own projected Q, K, V (the heads' attention, before W_o). */
+  private runCheck(s: State, p: Projected): CheckResult {
+    const ex = p.ex;
+    const t0 = performance.now();
+    const c = this.core.check(p.q, p.k, p.v, {
+      heads: ex.heads, kvHeads: p.kvHeads, tq: ex.t, tk: ex.t, dk: p.dk, dv: p.dv,
+      ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: s.model.fill,
+    });
+    return { ...c, ms: performance.now() - t0, t: ex.t, heads: ex.heads, dk: ex.dk };
+  }
+}
+
+/** One-off helpers (tests): a fresh Computer each call, so no cache is involved. */
 export function computeAttention(core: AttnCore, s: State): AttentionResult {
-  const t0 = performance.now();
-  const { ex, r } = project(core, s);
-  const computeMs = performance.now() - t0;
-  // The mask every kernel applies, from the core (the page draws forbidden cells from it).
-  const allowed = core.allowedMask({ t: ex.t, ...maskOpts(s, ex.t) });
-  const check = checkWork(ex.heads, ex.t, ex.dk) <= CHECK_AUTO_WORK ? runCheck(core, s, ex, r) : null;
-  return {
-    tokens: [...ex.tokens],
-    t: ex.t,
-    heads: ex.heads,
-    kvHeads: ex.kvHeads,
-    dModel: ex.dModel,
-    dk: ex.dk,
-    dv: ex.dv,
-    scale: r.scale,
-    weights: f32(r.weights),
-    scores: r.scores ? f32(r.scores) : null,
-    entropy: f32(r.entropy),
-    headOutputs: f32(r.headOutputs),
-    merged: f32(r.merged),
-    output: f32(r.output),
-    allowed,
-    nanRowsPerHead: Array.from(r.nanRowsPerHead),
-    check,
-    computeMs,
-  };
+  return new Computer(core).compute(s);
 }
 
-/** The Check on request (for states above CHECK_AUTO_WORK). */
 export function checkAttention(core: AttnCore, s: State): CheckResult {
-  const { ex, r } = project(core, s);
-  return runCheck(core, s, ex, r);
+  return new Computer(core).check(s);
+}
+
+/** Rough flops of one computation (projections, attention, W_o): the page computes a state on its
+ *  own thread, inside the input event, when this is small (a Worker round trip would land the
+ *  picture a frame later), and in the Worker otherwise. */
+export function computeFlops(s: State): number {
+  const m = s.model;
+  const t = m.tokens.length;
+  // The hand-built model: 2 heads, d_k = max(12, vocabulary, T) ≤ max(12, T), d_model = 2·d_k.
+  const ik = Math.max(12, t);
+  const [h, kv, dm, dk] = m.source === 'induction' ? [2, 2, 2 * ik, ik] : [m.heads, m.kvHeads, m.dModel, m.dK];
+  return 2 * t * dm * (h * dk + 2 * kv * dk) + 4 * h * t * t * dk + 2 * t * h * dk * dm;
 }

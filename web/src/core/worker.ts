@@ -3,15 +3,18 @@
 /// <reference lib="webworker" />
 import { loadCore, type AttnCore } from './load';
 import { preferenceFromWorkerName } from './core-build';
-import { checkAttention, computeAttention } from './compute';
+import { Computer } from './compute';
 import { memoryTable } from '../timing/model';
 import type { WorkerRequest, WorkerResponse, StudyResult } from './protocol';
 
 let corePromise: Promise<AttnCore> | null = null;
+// Keeps the last example and its Q, K, V across requests (a mask change reuses them).
+let computer: Computer | null = null;
 let study: StudyResult | null = null;
 
 function sharedCore(): Promise<AttnCore> {
   if (!corePromise) {
+    computer = null;
     corePromise = loadCore();
     corePromise.catch(() => {
       corePromise = null;
@@ -33,6 +36,7 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
     post({ kind: req.kind, id: req.id, ok: false, error: { message: `The WebAssembly core could not be loaded: ${String((err as Error)?.message ?? err)}`, field: null, fatal: true } });
     return;
   }
+  if (!computer || computer.core !== core) computer = new Computer(core);
   try {
     if (req.kind === 'study') {
       if (!study) {
@@ -43,7 +47,7 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
       return;
     }
     if (req.kind === 'check') {
-      post({ kind: 'check', id: req.id, ok: true, check: checkAttention(core, req.state) });
+      post({ kind: 'check', id: req.id, ok: true, check: computer.check(req.state) });
       return;
     }
     if (req.kind === 'about') {
@@ -54,7 +58,7 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
       post({ kind: 'memory', id: req.id, ok: true, memory: memoryTable(core, req.params) });
       return;
     }
-    const result = computeAttention(core, req.state);
+    const result = computer.compute(req.state);
     const transfer = [result.weights, result.entropy, result.headOutputs, result.merged, result.output, result.scores, result.allowed]
       .filter((a): a is Float32Array | Uint8Array => a !== null)
       .map((a) => a.buffer as ArrayBuffer);

@@ -1,0 +1,120 @@
+// issue 12 item 1: a small state changed by a control is computed on the page's own thread (so the
+// picture lands in the input's frame), a large one in the Worker; both give the same numbers, the
+// Check still runs (in the Worker, once the changes pause), and the link follows a drag without
+// one history.replaceState per input event.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { watch, waitReady, servedBrowser, exportJson } from './helpers.mjs';
+
+const env = servedBrowser();
+const words = (n) => Array.from({ length: n }, (_, i) => `t${i}`).join('+');
+const SMALL = `#v=1&src=random&tokens=${words(24)}&heads=4&kv=4&dm=64&dk=16&seed=7`;
+const LARGE = `#v=1&src=random&tokens=${words(256)}&heads=8&kv=8&dm=512&dk=64&seed=7`;
+
+async function open(hash) {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const w = watch(page);
+  await page.goto(`${env.server.url}/${hash}`);
+  await waitReady(page, 60000);
+  return { page, context, errors: w.errors };
+}
+
+/** Sets the window slider as a drag does (value, then an input event). */
+async function slide(page, value) {
+  await page.evaluate((v) => {
+    const input = document.querySelector('[data-testid="window"]');
+    input.value = String(v);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }, value);
+}
+
+const lastTiming = (page) => page.evaluate(() => window.__attentionPlayground.timings.at(-1));
+
+test('a small state changed by a slider is computed on the page: the same export as the Worker computing its link, and the Check follows', async () => {
+  const a = await open(SMALL);
+  const b = await open(SMALL);
+  try {
+    // The first computation is the Worker's (the page's own core starts after it).
+    assert.equal((await lastTiming(a.page)).local, false);
+    await a.page.waitForFunction(() => window.__attentionPlayground.timings.length >= 1);
+    // The page's core loads in the background: wait until a change is computed on the page.
+    let local = false;
+    for (let i = 0, v = 3; i < 40 && !local; i++, v = v === 3 ? 4 : 3) {
+      await slide(a.page, v);
+      await waitReady(a.page);
+      local = (await lastTiming(a.page)).local;
+    }
+    assert.ok(local, 'no slider change was computed on the page');
+    assert.match(await a.page.locator('.status').textContent(), /\(on the page\)$/);
+    // The Check ran for the page's result (in the Worker): its figures are shown and pass.
+    const f32 = a.page.getByTestId('check-f32');
+    await f32.waitFor();
+    assert.ok(Number(await f32.getAttribute('data-max-abs')) <= Number(await f32.getAttribute('data-tolerance')));
+    const fromPage = await exportJson(a.page);
+    // The same link opened afresh: computed in the Worker.
+    await a.page.waitForFunction(() => /win=/.test(location.hash));
+    const hash = await a.page.evaluate(() => location.hash);
+    await b.page.goto(`${env.server.url}/${hash}`);
+    await b.page.reload();
+    await waitReady(b.page);
+    assert.equal((await lastTiming(b.page)).local, false);
+    const fromWorker = await exportJson(b.page);
+    assert.ok(fromPage.state.win > 0, 'the window mask is on');
+    assert.deepEqual(fromPage, fromWorker);
+    assert.deepEqual(a.errors, []);
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await a.context.close();
+    await b.context.close();
+  }
+});
+
+test('a large state (T = 256, 8 heads, d_model 512) stays in the Worker', async () => {
+  const { page, context, errors } = await open(LARGE);
+  try {
+    for (const v of [5, 9, 13]) {
+      await slide(page, v);
+      await waitReady(page, 60000);
+      assert.equal((await lastTiming(page)).local, false, `window ${v} computed on the page`);
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('dragging a slider: the link is rewritten at most every 250 ms and ends on the last value', async () => {
+  const { page, context, errors } = await open(SMALL);
+  try {
+    await page.evaluate(() => {
+      window.__replaced = [];
+      const orig = history.replaceState.bind(history);
+      history.replaceState = (s, t, url) => {
+        window.__replaced.push(performance.now());
+        return orig(s, t, url);
+      };
+    });
+    // 60 input events, one per frame (about a second of dragging).
+    const span = await page.evaluate(async () => {
+      const input = document.querySelector('[data-testid="window"]');
+      const t0 = performance.now();
+      for (let i = 0; i < 60; i++) {
+        await new Promise((r) => requestAnimationFrame(r));
+        input.value = String(1 + (i % 11));
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+      return performance.now() - t0;
+    });
+    const last = 1 + (59 % 11);
+    await page.waitForFunction((w) => location.hash.includes(`win=${w}`), last, { timeout: 2000 });
+    await waitReady(page);
+    const stamps = await page.evaluate(() => window.__replaced);
+    assert.ok(stamps.length >= 2, `link rewritten ${stamps.length} times`);
+    assert.ok(stamps.length <= Math.ceil(span / 250) + 2, `${stamps.length} rewrites in ${span.toFixed(0)} ms`);
+    for (let i = 1; i < stamps.length; i++) assert.ok(stamps[i] - stamps[i - 1] >= 240, `rewrites ${(stamps[i] - stamps[i - 1]).toFixed(0)} ms apart`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
