@@ -89,6 +89,11 @@
   function copy(a) {
     return a === null || a === undefined ? null : a.slice();
   }
+  function copyInto(dst, a) {  // into a caller-owned array when given one
+    if (!dst) return copy(a);
+    dst.set(a);
+    return dst;
+  }
   var unwrap = attnUnwrap;
   function diag(r, out) {
     out.entropy = copy(r.entropy);
@@ -155,12 +160,13 @@
   function outF32(at, n) {  // the one copy out; null when the result is empty
     return n > 0 ? HEAPF32.slice(at / 4, at / 4 + n) : null;
   }
-  // Optional caller-owned arrays to copy output / entropy / lse into instead of allocating
-  // fresh ones (allocating is most of a small call's overhead); checked before any work.
-  function intoArrays(into, o) {
+  // Optional caller-owned arrays to copy results into instead of allocating fresh ones
+  // (allocating is most of a small call's overhead, and in Chromium a fresh multi-megabyte array
+  // costs more than the kernel); checked before any work.
+  function intoArrays(into, lens) {
     if (into === undefined || into === null) return {};
     if (!isObject(into)) fail('into', 'into must be an object or null');
-    var rows = o.heads * o.tq, lens = { output: rows * o.dv, entropy: rows, lse: rows }, r = {};
+    var r = {};
     for (var key in lens) {
       var a = into[key];
       if (a === undefined || a === null) continue;
@@ -184,7 +190,13 @@
   Module['attention'] = function (q, k, v, opts, into) {
     var o = attentionOpts(opts);
     f32(q, 'q'), f32(k, 'k'), f32(v, 'v');
-    var dst = intoArrays(into, o);
+    var rows = o.heads * o.tq, cells = rows * o.tk;
+    var dst = intoArrays(into, { output: rows * o.dv, entropy: rows, lse: rows, weights: cells,
+                                 scores: cells });
+    if (dst.weights && o.kernel === 'tiled') {
+      fail('into.weights', 'into.weights is for the naive kernel (the tiled kernel returns no weights)');
+    }
+    if (dst.scores && !o.returnScores) fail('into.scores', 'into.scores needs returnScores: true');
     var s = getSession();
     if (ioIndex < 0) ioIndex = s.ioAddress() / 8;
     var F = HEAPF64, b = ioIndex;
@@ -211,8 +223,8 @@
       output: outInto(dst.output, F[b + IO.output], F[b + IO.outputLen]),
       entropy: outInto(dst.entropy, F[b + IO.entropy], rows),
       lse: outInto(dst.lse, F[b + IO.lse], rows),
-      weights: outF32(F[b + IO.weights], F[b + IO.weightsLen]),
-      scores: outF32(F[b + IO.scores], F[b + IO.scoresLen]),
+      weights: F[b + IO.weightsLen] > 0 ? outInto(dst.weights, F[b + IO.weights], F[b + IO.weightsLen]) : null,
+      scores: F[b + IO.scoresLen] > 0 ? outInto(dst.scores, F[b + IO.scores], F[b + IO.scoresLen]) : null,
       fullyMaskedRows: F[b + IO.fullyMasked], nanRows: F[b + IO.nanRows],
       infScoreRows: F[b + IO.infScoreRows], nanRowsPerHead: perHead, scale: F[b + IO.scale2],
     };
@@ -248,15 +260,17 @@
   // Step 4 of multiHeadAttention alone: merge per-head outputs (H, T, d_v) into (T, H*d_v) and
   // mix them with wo (H*d_v, d_model). With attention() on multiHeadAttention's q, k, v it gives
   // the same merged and output bit for bit (the page's redraw when only the mask changed).
-  Module['mergeHeads'] = function (headOutputs, wo, opts) {
+  Module['mergeHeads'] = function (headOutputs, wo, opts, into) {
     if (!isObject(opts)) fail('opts', 'opts must be an object');
     var cap = commonOpts({ memoryCap: opts.memoryCap }).memoryCap;
-    var r = unwrap(getSession().mergeHeads(f32(headOutputs, 'headOutputs'), f32(wo, 'wo'), {
+    var o = {
       t: intField(opts, 't', undefined, 1), heads: intField(opts, 'heads', undefined, 1),
       dv: intField(opts, 'dv', undefined, 1), dModel: intField(opts, 'dModel', undefined, 1),
       memoryCap: cap,
-    }));
-    return { merged: copy(r.merged), output: copy(r.output) };
+    };
+    var dst = intoArrays(into, { merged: o.t * o.heads * o.dv, output: o.t * o.dModel });
+    var r = unwrap(getSession().mergeHeads(f32(headOutputs, 'headOutputs'), f32(wo, 'wo'), o));
+    return { merged: copyInto(dst.merged, r.merged), output: copyInto(dst.output, r.output) };
   };
 
   function tokensField(o) {

@@ -118,3 +118,45 @@ test('dragging a slider: the link is rewritten at most every 250 ms and ends on 
     await context.close();
   }
 });
+
+// Viridis from its 11 published control points, interpolated in sRGB (written here as the
+// test's own oracle of the colours; the page draws weight w of [0, 1] as entry round(255·w)).
+const VIRIDIS = ['#440154', '#482475', '#414487', '#355f8d', '#2a788e', '#21918c', '#22a884', '#44bf70', '#7ad151', '#bddf26', '#fde725']
+  .map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
+function viridis(i) {
+  const t = (i / 255) * 10, k = Math.min(Math.floor(t), 9), f = t - k;
+  return [0, 1, 2].map((c) => Math.round(VIRIDIS[k][c] + (VIRIDIS[k + 1][c] - VIRIDIS[k][c]) * f));
+}
+
+test('after many redraws (reused pixel buffers) the zoomed heatmap shows exactly the exported weights', async () => {
+  const { page, context, errors } = await open(SMALL);
+  try {
+    for (const v of [2, 7, 3, 9, 5]) {
+      await slide(page, v);
+      await waitReady(page);
+    }
+    const data = await exportJson(page);
+    const pixels = await page.evaluate(() => {
+      const c = document.querySelector('.zoom-panel .hm-frame canvas');
+      return { w: c.width, h: c.height, rgba: Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data) };
+    });
+    const W = data.heads[0].weights;
+    const T = W.length;
+    assert.equal(pixels.w, T);
+    assert.equal(pixels.h, T);
+    let masked = 0;
+    for (let i = 0; i < T; i++) {
+      for (let j = 0; j < T; j++) {
+        const forbidden = j > i || i - j >= data.state.win;
+        const expect = forbidden && W[i][j] === 0 ? [232, 228, 220] : viridis(Math.round(W[i][j] * 255));
+        const o = (i * T + j) * 4;
+        assert.deepEqual(pixels.rgba.slice(o, o + 4), [...expect, 255], `cell (${i}, ${j}) weight ${W[i][j]}`);
+        if (forbidden) masked++;
+      }
+    }
+    assert.ok(masked > 0);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -62,6 +62,24 @@ test('into: results land in the caller\'s arrays, which the next call does not t
   }
 });
 
+test('into: weights and scores land in the caller\'s arrays and match the oracle', async () => {
+  const core = await loadCore();
+  const c = cases.get('gqa_h4_kv2_causal');
+  const cells = c.opts.heads * c.opts.tq * c.opts.tk;
+  const into = { weights: new Float32Array(cells).fill(NaN), scores: new Float32Array(cells).fill(NaN) };
+  const r = core.attention(...attnInputs(c), attnOpts(c, { kernel: 'naive', returnScores: true }), into);
+  assert.equal(r.weights, into.weights);
+  assert.equal(r.scores, into.scores);
+  compareArrays(r.weights, c.expect.weights, ABS_TOL, 'into weights');
+  compareArrays(r.scores, c.expect.scores, ABS_TOL, 'into scores', 1e6);
+  check(r, c, 'naive into weights/scores');
+  // the same bits as fresh arrays
+  const fresh = core.attention(...attnInputs(c), attnOpts(c, { kernel: 'naive', returnScores: true }));
+  assert.deepEqual(fresh.weights, into.weights);
+  assert.deepEqual(fresh.scores, into.scores);
+  assert.notEqual(fresh.weights, into.weights);
+});
+
 test('into: a wrong array throws naming the field before any work; the module keeps working', async () => {
   const core = await loadCore();
   const c = cases.get('masks_causal_padding');
@@ -72,11 +90,16 @@ test('into: a wrong array throws naming the field before any work; the module ke
     [{ entropy: new Float32Array(rows - 1) }, 'into.entropy'],
     [{ lse: [] }, 'into.lse'],
     ['nope', 'into'],
+    [{ weights: new Float32Array(rows * c.opts.tk - 1) }, 'into.weights'],
+    [{ scores: new Float32Array(rows * c.opts.tk) }, 'into.scores'], // without returnScores
   ];
   for (const [into, field] of bad) {
     expectFieldError(() => core.attention(...attnInputs(c), attnOpts(c), into), [field], field);
     check(core.attention(...attnInputs(c), attnOpts(c)), c, `after bad ${field}`);
   }
+  // the tiled kernel has no weights to copy
+  const weights = new Float32Array(rows * c.opts.tk);
+  expectFieldError(() => core.attention(...attnInputs(c), attnOpts(c, { kernel: 'tiled' }), { weights }), ['into.weights'], 'into.weights tiled');
 });
 
 test('lastKernelMs: the kernel time of the last call, never more than the call', async () => {

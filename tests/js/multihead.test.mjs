@@ -117,6 +117,13 @@ test('core.mergeHeads after attention() on the cached q, k, v: the full call, bi
     same(m.merged, full.merged, `${c.name} merged`);
     same(m.output, full.output, `${c.name} output`);
     compareArrays(m.output, c.expect.output, ABS_TOL, `${c.name} mergeHeads output vs oracle`);
+    // into caller-owned arrays: the same bits, in the arrays given
+    const into = { merged: new Float32Array(m.merged.length).fill(NaN), output: new Float32Array(m.output.length).fill(NaN) };
+    const mi = core.mergeHeads(a.output, f32(c.wo), { t: o.t, heads: o.heads, dv: full.dv, dModel: o.dModel }, into);
+    assert.equal(mi.merged, into.merged);
+    assert.equal(mi.output, into.output);
+    same(mi.merged, full.merged, `${c.name} merged into`);
+    same(mi.output, full.output, `${c.name} output into`);
   }
 });
 
@@ -131,6 +138,8 @@ test('core.mergeHeads: bad shapes throw AttnError naming the field; the module k
   assert.equal(field(() => core.mergeHeads(y, wo, { ...good, dModel: 1.5 })), 'dModel');
   assert.equal(field(() => core.mergeHeads([1, 2], wo, good)), 'headOutputs');
   assert.equal(field(() => core.mergeHeads(y, wo, { ...good, memoryCap: 64 })), 'memory');
+  assert.equal(field(() => core.mergeHeads(y, wo, good, { merged: new Float32Array(3 * 8 - 1) })), 'into.merged');
+  assert.equal(field(() => core.mergeHeads(y, wo, good, { output: new Float64Array(3 * 5) })), 'into.output');
   const r = core.mergeHeads(y, wo, good);
   assert.deepEqual([...r.output.subarray(0, 5)], [8, 8, 8, 8, 8]);
   assert.equal(r.merged.length, 3 * 8);

@@ -32,7 +32,8 @@ export function start(): void {
   const cfg = parseEmbed(location.search);
   const initial = decodeHash(location.hash);
   let state: State = initial.state;
-  let shown: { state: State; result: AttentionResult; requestedAt: number } | null = null;
+  /** onPage: computed by the page's own core (else by the Worker): where its arrays go back to. */
+  let shown: { state: State; result: AttentionResult; requestedAt: number; onPage: boolean } | null = null;
   let startedUp = false;
   const timings: Timing[] = [];
   const html = document.documentElement;
@@ -370,6 +371,12 @@ export function start(): void {
     client.request(state);
   }
 
+  function recycle(r: AttentionResult, onPage: boolean): void {
+    if (r.source) return; // not a computed result (the trained model's weights)
+    if (onPage) local?.recycle(r);
+    else client.recycle(r);
+  }
+
   // The Check of a result computed on the page: in the Worker, once the changes pause.
   let checkTimer = 0;
   let checkWaiting = false; // scheduled, not yet sent
@@ -408,15 +415,20 @@ export function start(): void {
     // A Worker's answer for an older state than the one on screen (the page computed a newer one
     // itself meanwhile) is dropped.
     if (shown && o.requestedAt < shown.requestedAt) {
+      if (o.result) recycle(o.result, onPage);
       if (o.latest) settle();
       return;
     }
     if (o.result) {
-      shown = { state: o.state, result: o.result, requestedAt: o.requestedAt };
+      const replaced = shown;
+      shown = { state: o.state, result: o.result, requestedAt: o.requestedAt, onPage };
       errorBanner.hidden = true;
       const drawStart = performance.now();
       renderView();
       const drawMs = performance.now() - drawStart;
+      // The views now read the new result: the old one's arrays go back to the core that made
+      // them, which copies a later result into them (two sets in turn instead of fresh arrays).
+      if (replaced && replaced.result !== o.result) recycle(replaced.result, replaced.onPage);
       if (onPage) {
         html.dataset.status = 'busy';
         scheduleCheck(o.state, o.result);

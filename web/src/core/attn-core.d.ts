@@ -126,13 +126,25 @@ export interface CoreEntropyStudy {
   ceiling: number;
 }
 
+export interface CoreAttentionInto {
+  output?: Float32Array;
+  entropy?: Float32Array;
+  lse?: Float32Array;
+  /** naive kernel only */
+  weights?: Float32Array;
+  /** with returnScores only */
+  scores?: Float32Array;
+}
+
 export interface AttnCore {
-  attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: CoreAttentionOptions): CoreAttentionResult;
+  /** `into`: caller-owned arrays of the exact lengths to copy the results into (fields left out,
+   *  or undefined, are fresh arrays); the same arrays are returned. */
+  attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: CoreAttentionOptions, into?: CoreAttentionInto | null): CoreAttentionResult;
   multiHeadAttention(x: Float32Array, wq: Float32Array, wk: Float32Array, wv: Float32Array, wo: Float32Array, opts: CoreMhaOptions): CoreMhaResult;
   /** Step 4 of multiHeadAttention alone: merged (T, H·d_v) and output = merged·W_o (T, d_model)
    *  from per-head outputs (H, T, d_v); with attention() on multiHeadAttention's q, k, v the same
    *  bits as multiHeadAttention. */
-  mergeHeads(headOutputs: Float32Array, wo: Float32Array, opts: { t: number; heads: number; dv: number; dModel: number; memoryCap?: number }): { merged: Float32Array; output: Float32Array };
+  mergeHeads(headOutputs: Float32Array, wo: Float32Array, opts: { t: number; heads: number; dv: number; dModel: number; memoryCap?: number }, into?: { merged?: Float32Array; output?: Float32Array } | null): { merged: Float32Array; output: Float32Array };
   example(name: 'induction', opts?: CoreInductionOptions): CoreExample;
   example(name: 'random', opts?: CoreRandomOptions): CoreExample;
   entropyStudy(opts?: { dks?: number[]; keys?: number; queries?: number; seed?: number }): CoreEntropyStudy;

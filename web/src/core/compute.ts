@@ -67,6 +67,8 @@ interface Computed {
  */
 export class Computer {
   private cache: { key: string; proj: Projected } | null = null;
+  /** Arrays of results the page has replaced, for the next results to be copied into. */
+  readonly pool = new ArrayPool();
   constructor(readonly core: AttnCore) {}
 
   private attend(s: State): Computed {
@@ -76,8 +78,12 @@ export class Computer {
     const cached = this.cache && this.cache.key === key ? this.cache.proj : null;
     if (cached) {
       const { ex, q, k, v, dk, dv, kvHeads } = cached;
-      const a = core.attention(q, k, v, { heads: ex.heads, kvHeads, tq: ex.t, tk: ex.t, dk, dv, ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: m.fill, returnScores: true, kernel: 'naive' });
-      const mo = core.mergeHeads(a.output, ex.wo, { t: ex.t, heads: ex.heads, dv, dModel: ex.dModel });
+      const H = ex.heads, T = ex.t, pool = this.pool;
+      // Copied into recycled arrays where there are some: in Chromium a fresh 2 MiB array costs
+      // about as much as the whole kernel at T = 256 (its pages are touched for the first time).
+      const a = core.attention(q, k, v, { heads: H, kvHeads, tq: T, tk: T, dk, dv, ...maskOpts(s, T), scale: scaleValue(s), maskFill: m.fill, returnScores: true, kernel: 'naive' },
+        { weights: pool.take(H * T * T), scores: pool.take(H * T * T), output: pool.take(H * T * dv), entropy: pool.take(H * T) });
+      const mo = core.mergeHeads(a.output, ex.wo, { t: T, heads: H, dv, dModel: ex.dModel }, { merged: pool.take(T * H * dv), output: pool.take(T * ex.dModel) });
       return { ex, proj: cached, scale: a.scale, weights: a.weights!, scores: a.scores ?? null, entropy: a.entropy, headOutputs: a.output, merged: mo.merged, output: mo.output, nanRowsPerHead: a.nanRowsPerHead };
     }
     this.cache = null;
@@ -125,7 +131,14 @@ export class Computer {
 
   /** The Check on request (for states above CHECK_AUTO_WORK, or after a result drawn without it). */
   check(s: State): CheckResult {
-    return this.runCheck(s, this.attend(s).proj);
+    const c = this.attend(s);
+    this.pool.give([c.weights, c.scores, c.headOutputs, c.merged, c.output, c.entropy]);
+    return this.runCheck(s, c.proj);
+  }
+
+  /** Takes back the arrays of a result this Computer made, once nothing reads them any more. */
+  recycle(r: AttentionResult): void {
+    this.pool.give(resultArrays(r));
   }
 
   /** core.check on the state's own projected Q, K, V (the heads' attention, before W_o). */
@@ -137,6 +150,39 @@ export class Computer {
       ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: s.model.fill,
     });
     return { ...c, ms: performance.now() - t0, t: ex.t, heads: ex.heads, dk: ex.dk };
+  }
+}
+
+/** A result's large arrays (what the Worker transfers, and what the page gives back). */
+export function resultArrays(r: AttentionResult): Float32Array[] {
+  return [r.weights, r.scores, r.headOutputs, r.merged, r.output, r.entropy].filter((a): a is Float32Array => a !== null);
+}
+
+/**
+ * Float32Arrays to reuse, by length. Only whole, attached arrays are kept (a subarray or an array
+ * transferred away is dropped), and only the most recent MAX of them, so a change of shape does
+ * not pin old sizes.
+ */
+export class ArrayPool {
+  static readonly MAX = 16;
+  private free: Float32Array[] = [];
+
+  take(length: number): Float32Array | undefined {
+    const i = this.free.findIndex((a) => a.length === length);
+    return i < 0 ? undefined : this.free.splice(i, 1)[0];
+  }
+
+  give(arrays: readonly (Float32Array | null | undefined)[]): void {
+    for (const a of arrays) {
+      if (!a || a.length === 0 || a.byteOffset !== 0 || a.byteLength !== a.buffer.byteLength) continue;
+      if (this.free.includes(a)) continue;
+      this.free.push(a);
+    }
+    if (this.free.length > ArrayPool.MAX) this.free.splice(0, this.free.length - ArrayPool.MAX);
+  }
+
+  get size(): number {
+    return this.free.length;
   }
 }
 

@@ -30,7 +30,14 @@ export interface AboutRequest {
   kind: 'about';
   id: number;
 }
-export type WorkerRequest = ComputeRequest | StudyRequest | CheckRequest | MemoryRequest | AboutRequest;
+/** A computed result's arrays, transferred back once the page has drawn a newer one: the Worker
+ *  copies the next results into them (no answer). */
+export interface RecycleRequest {
+  kind: 'recycle';
+  id: number;
+  arrays: Float32Array[];
+}
+export type WorkerRequest = ComputeRequest | StudyRequest | CheckRequest | MemoryRequest | AboutRequest | RecycleRequest;
 
 /** What the core says about one state: float32 SIMD vs float64 scalar, tiled vs naive. */
 export interface CheckResult extends CoreCheck {

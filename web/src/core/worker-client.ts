@@ -4,6 +4,7 @@ import type { State } from '../app/state';
 import type { AttentionResult, CheckResult, StudyResult, WorkerResponse } from './protocol';
 import type { MemoryParams, MemoryTable } from '../timing/model';
 import { coreWorkerName, type CoreBuildInfo } from './core-build';
+import { resultArrays } from './compute';
 
 export interface ComputeOutcome {
   state: State;
@@ -41,6 +42,14 @@ export class ComputeClient {
   request(state: State): void {
     this.pending = { state, requestedAt: performance.now() };
     this.pump();
+  }
+
+  /** Gives a result the Worker computed back to it, once the page no longer reads it (its
+   *  arrays are transferred: they are empty on the page afterwards). */
+  recycle(r: AttentionResult): void {
+    const arrays = resultArrays(r).filter((a) => a.byteLength > 0);
+    if (arrays.length === 0) return;
+    this.worker.postMessage({ kind: 'recycle', id: this.nextId++, arrays }, arrays.map((a) => a.buffer));
   }
 
   study(): Promise<StudyResult> {

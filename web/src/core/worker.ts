@@ -3,7 +3,7 @@
 /// <reference lib="webworker" />
 import { loadCore, type AttnCore } from './load';
 import { preferenceFromWorkerName } from './core-build';
-import { Computer } from './compute';
+import { Computer, resultArrays } from './compute';
 import { memoryTable } from '../timing/model';
 import type { WorkerRequest, WorkerResponse, StudyResult } from './protocol';
 
@@ -38,6 +38,10 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   }
   if (!computer || computer.core !== core) computer = new Computer(core);
   try {
+    if (req.kind === 'recycle') {
+      computer.pool.give(req.arrays);
+      return;
+    }
     if (req.kind === 'study') {
       if (!study) {
         const r = core.entropyStudy({ dks: [1, 4, 16, 64, 256, 1024], keys: 16, queries: 1000, seed: 0 });
@@ -59,9 +63,7 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
       return;
     }
     const result = computer.compute(req.state);
-    const transfer = [result.weights, result.entropy, result.headOutputs, result.merged, result.output, result.scores, result.allowed]
-      .filter((a): a is Float32Array | Uint8Array => a !== null)
-      .map((a) => a.buffer as ArrayBuffer);
+    const transfer = [...resultArrays(result), result.allowed].map((a) => a.buffer as ArrayBuffer);
     post({ kind: 'compute', id: req.id, ok: true, result }, transfer);
   } catch (err) {
     const e2 = err as Error & { field?: string };
