@@ -160,3 +160,30 @@ test('after many redraws (reused pixel buffers) the zoomed heatmap shows exactly
     await context.close();
   }
 });
+
+test('Mask view: after redraws the row sums stay one per weight row, aligned with it, and read 1.000', async () => {
+  const { page, context, errors } = await open(`${SMALL}&view=mask`);
+  try {
+    for (const v of [2, 6, 4]) {
+      await slide(page, v);
+      await waitReady(page);
+    }
+    const m = await page.evaluate(() => {
+      const frame = document.querySelectorAll('.view-mask .mask-panel .hm-frame')[2];
+      const fr = frame.getBoundingClientRect();
+      const sums = [...document.querySelectorAll('.view-mask .row-sums .sum')].map((s) => ({ top: s.getBoundingClientRect().top, h: s.getBoundingClientRect().height, text: s.textContent }));
+      return { top: fr.top, h: fr.height, sums };
+    });
+    assert.equal(m.sums.length, 24);
+    const row = m.h / 24;
+    m.sums.forEach((s, i) => {
+      assert.ok(Math.abs(s.h - row) < 0.5, `row ${i}: sum ${s.h.toFixed(2)} px high, rows ${row.toFixed(2)} px`);
+      assert.ok(Math.abs(s.top - (m.top + i * row)) < 1, `row ${i}: sum at ${s.top.toFixed(1)}, row at ${(m.top + i * row).toFixed(1)}`);
+      assert.ok(s.text === '' || s.text === '1.000', `row ${i} sum reads "${s.text}"`);
+    });
+    assert.ok(m.sums.filter((s) => s.text === '1.000').length >= 12);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

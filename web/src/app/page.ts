@@ -230,7 +230,8 @@ export function start(): void {
     // Head and view come from the live state; everything else from the state that was computed.
     const s: State = { ...shown.state, page: { head: Math.min(state.page.head, r.heads - 1), view: state.page.view } };
     // The mask as the core applies it (core.allowedMask, computed in the Worker).
-    const forbidden = r.allowed.map((a) => 1 - a);
+    const forbidden = new Uint8Array(r.allowed.length);
+    for (let k = 0; k < forbidden.length; k++) forbidden[k] = 1 - r.allowed[k];
     const ctx: ViewContext = {
       state: s,
       result: r,

@@ -63,12 +63,15 @@ class MaskView implements View {
     const size = ctx.width < 700 ? ctx.width - 110 : Math.max(160, (ctx.width - 120) / 3 - 80);
     for (const hm of [this.scores, this.mask, this.weights]) hm.setMaxSize(size);
     const scores = r.scores ? headSlice(r.scores, h, T * T) : new Float32Array(T * T).fill(NaN);
+    // Indexed loops over the T² cells, not iterators or Float32Array.from with a callback: at
+    // T = 256 those took most of this view's redraw (CPU profile, issue 12).
     let lo = Infinity;
     let hi = -Infinity;
-    for (const v of scores) {
-      if (Number.isFinite(v)) {
-        lo = Math.min(lo, v);
-        hi = Math.max(hi, v);
+    for (let k = 0; k < scores.length; k++) {
+      const v = scores[k];
+      if (v - v === 0) { // finite
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
       }
     }
     if (!Number.isFinite(lo)) [lo, hi] = [0, 1];
@@ -76,23 +79,31 @@ class MaskView implements View {
     this.scores.update({ rows: T, cols: T, values: scores, forbidden: null, lo, hi, ...labels });
     // Allowed = 1 (yellow), forbidden = 0, which the heatmap paints grey at every size (and
     // hatches when the cells are large enough).
-    const allowed = Float32Array.from(ctx.forbidden, (f) => (f ? 0 : 1));
+    const allowed = new Float32Array(T * T);
+    for (let k = 0; k < allowed.length; k++) allowed[k] = ctx.forbidden[k] ? 0 : 1;
     this.mask.update({ rows: T, cols: T, values: allowed, forbidden: ctx.forbidden, lo: 0, hi: 1, ...labels });
     const w = headSlice(r.weights, h, T * T);
     this.weights.update({ rows: T, cols: T, values: w, forbidden: ctx.forbidden, lo: 0, hi: 1, ...labels });
     clear(this.scoreLegend);
     this.scoreLegend.append(legend({ lo, hi, title: 'score', masked: false, nan: false }));
     // Row sums, aligned with the weight rows.
-    clear(this.sums);
-    const cell = this.weights.dataCanvas.getBoundingClientRect().height / T || size / T;
+    // The cell height from the heatmap's own layout (reading it back from the DOM forced a
+    // layout mid-redraw); the row spans are kept and only their text and class change.
+    const cell = this.weights.rowHeight || size / T;
     const sums = rowSums(w, T);
     this.sums.style.setProperty('--cell', `${cell}px`);
     const every = Math.max(1, Math.ceil(14 / cell));
-    this.sums.append(el('span', { class: 'sum-head', text: 'Σ row' }));
+    if (!this.sums.firstChild) this.sums.append(el('span', { class: 'sum-head', text: 'Σ row' }));
+    while (this.sums.childElementCount > T + 1) this.sums.lastElementChild!.remove();
+    while (this.sums.childElementCount < T + 1) this.sums.append(el('span'));
+    const spans = this.sums.children;
     sums.forEach((s, i) => {
-      const span = el('span', { class: 'sum' + (Number.isNaN(s) ? ' is-nan' : Math.abs(s - 1) < 1e-3 ? ' is-one' : ' is-off'), text: i % every === 0 ? (Number.isNaN(s) ? 'NaN' : fmt(s, 3)) : '' });
-      span.style.height = `${cell}px`;
-      this.sums.append(span);
+      const span = spans[i + 1] as HTMLElement;
+      span.className = 'sum' + (Number.isNaN(s) ? ' is-nan' : Math.abs(s - 1) < 1e-3 ? ' is-one' : ' is-off');
+      const text = i % every === 0 ? (Number.isNaN(s) ? 'NaN' : fmt(s, 3)) : '';
+      if (span.textContent !== text) span.textContent = text;
+      const height = `${cell}px`;
+      if (span.style.height !== height) span.style.height = height;
     });
   }
 }

@@ -55,7 +55,12 @@ class OutputView implements View {
     const r = ctx.result;
     const T = r.t;
     let m = 0;
-    for (const a of [r.headOutputs, r.merged, r.output]) for (const v of a) if (Number.isFinite(v)) m = Math.max(m, Math.abs(v));
+    for (const a of [r.headOutputs, r.merged, r.output]) {
+      for (let k = 0; k < a.length; k++) {
+        const v = Math.abs(a[k]);
+        if (v > m && v !== Infinity) m = v; // NaN fails v > m
+      }
+    }
     if (m === 0) m = 1;
     clear(this.legendBox);
     this.legendBox.append(legend({ lo: -m, hi: m, title: 'value', masked: false }));

@@ -132,6 +132,11 @@ export class Heatmap {
     this.drawOverlay();
   }
 
+  /** CSS px per row as laid out (no layout read: from the size this heatmap set). */
+  get rowHeight(): number {
+    return this.data ? Math.round(this.cell * this.data.rows) / this.data.rows : 0;
+  }
+
   /** The data-resolution canvas (for PNG export). */
   get dataCanvas(): HTMLCanvasElement {
     return this.canvas;
