@@ -15,6 +15,8 @@ import { chromium } from 'playwright-core';
 const TYPES = {
   '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html',
   '.json': 'application/json', '.onnx': 'application/octet-stream', '.bin': 'application/octet-stream',
+  // A stylesheet served as octet-stream is refused: the page would be measured unstyled.
+  '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2',
 };
 
 export async function serveRepo(root, { pages = {} } = {}) {
