@@ -187,3 +187,38 @@ test('Mask view: after redraws the row sums stay one per weight row, aligned wit
     await context.close();
   }
 });
+
+test('Scale view: after redraws the live rows and the mean match the entropy of the exported weights', async () => {
+  // T = 80: 64 rows are listed, then "… 16 more rows"; the mean is over all 80.
+  const { page, context, errors } = await open(`#v=1&src=random&tokens=${words(80)}&heads=2&kv=2&dm=32&dk=16&seed=3&init=scaled&view=scale`);
+  try {
+    for (const v of [3, 9, 5]) {
+      await slide(page, v);
+      await waitReady(page);
+    }
+    const data = await exportJson(page);
+    const W = data.heads[0].weights;
+    const ent = W.map((row) => -row.reduce((a, w) => a + (w > 0 ? w * Math.log(w) : 0), 0));
+    const win = data.state.win;
+    const ui = await page.evaluate(() => ({
+      rows: [...document.querySelectorAll('.entropy-bars li:not(.muted)')].map((li) => li.querySelector('.ent-val').textContent),
+      more: document.querySelector('.entropy-bars li.muted')?.textContent ?? null,
+      mean: document.querySelector('.ent-mean').textContent,
+    }));
+    assert.equal(ui.rows.length, 64);
+    assert.equal(ui.more, '… 16 more rows');
+    ui.rows.forEach((text, i) => {
+      const [e, c] = text.split(' / ').map(Number);
+      assert.ok(Math.abs(e - ent[i]) <= 0.006, `row ${i}: entropy ${e} shown, ${ent[i].toFixed(4)} from the weights`);
+      assert.ok(Math.abs(c - Math.log(Math.min(i + 1, win))) <= 0.006, `row ${i}: ceiling ${c}`);
+    });
+    const mean = ent.reduce((a, b) => a + b, 0) / ent.length;
+    const m = ui.mean.match(/mean entropy ([\d.]+) nats over (\d+) rows/);
+    assert.ok(m, ui.mean);
+    assert.equal(Number(m[2]), 80);
+    assert.ok(Math.abs(Number(m[1]) - mean) <= 0.0006, `mean ${m[1]} vs ${mean.toFixed(4)}`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

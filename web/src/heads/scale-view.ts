@@ -24,6 +24,12 @@ class ScaleView implements View {
   private studyError: string | null = null;
   private requested = false;
   private ctx: ViewContext | null = null;
+  private drawnStudy: StudyResult | string | null | undefined = undefined;
+  /** The live rows' elements, kept across redraws (only their text and bar widths change). */
+  private rows: { li: HTMLElement; tok: HTMLElement; bar: HTMLElement; val: HTMLElement }[] = [];
+  private list = el('ol', { class: 'entropy-bars', start: 0 });
+  private more = el('li', { class: 'muted' });
+  private mean = el('p', { class: 'ent-mean' });
 
   constructor() {
     this.root = el(
@@ -60,11 +66,13 @@ class ScaleView implements View {
         },
       );
     }
-    this.drawStudy();
+    if (this.drawnStudy !== (this.study ?? this.studyError)) this.drawStudy();
     this.drawLive(ctx);
   }
 
   private drawStudy(): void {
+    // Drawn once per study (not on every redraw: it does not depend on the state).
+    this.drawnStudy = this.study ?? this.studyError;
     clear(this.chart);
     clear(this.studyTable);
     if (!this.study) {
@@ -118,28 +126,44 @@ class ScaleView implements View {
       s.model.init === 'normal'
         ? `These weights are N(0, 1) as lesson 2 draws them, so each query and key entry sums d_model = ${s.model.dModel} products and has variance ${s.model.dModel}, not 1 as in the study: the scores are ${fmt(Math.sqrt(s.model.dModel), 3)}× larger even with 1/√d_k and the rows saturate; choose the N(0, 1/d_model) init (Model › Weights init) to match the study.`
         : `These weights are N(0, 1/d_model), so each query and key entry has variance 1, as in the study, and with 1/√d_k the rows stay soft (lesson 2's N(0, 1) weights would give them variance d_model = ${s.model.dModel}).`;
-    clear(this.live);
-    const list = el('ol', { class: 'entropy-bars', start: 0 });
+    // Up to 64 rows are listed; their elements are reused, so a redraw changes text and widths
+    // only (rebuilding the list and the chart each time cost a whole-page layout per change).
+    if (!this.live.firstChild) this.live.append(this.mean, this.list);
+    const shown = Math.min(T, 64);
+    while (this.rows.length > shown) this.rows.pop()!.li.remove();
+    while (this.rows.length < shown) {
+      const tok = el('span', { class: 'ent-tok' });
+      const bar = el('span', { class: 'bar' });
+      const val = el('span', { class: 'ent-val' });
+      const li = el('li', {}, tok, el('span', { class: 'bar-track' }, bar), val);
+      this.list.insertBefore(li, this.more.parentNode === this.list ? this.more : null);
+      this.rows.push({ li, tok, bar, val });
+    }
     let sum = 0, n = 0;
     for (let i = 0; i < T; i++) {
+      const e = r.entropy[h * T + i];
+      if (Number.isFinite(e)) { sum += e; n++; }
+      if (i >= shown) continue;
       let allowed = 0;
       for (let j = 0; j < T; j++) if (!ctx.forbidden[i * T + j]) allowed++;
-      const e = r.entropy[h * T + i];
       const ceil = allowed > 0 ? Math.log(allowed) : 0;
-      if (Number.isFinite(e)) { sum += e; n++; }
-      const bar = el('span', { class: 'bar' });
       const frac = ceil > 0 && Number.isFinite(e) ? Math.min(1, e / ceil) : 0;
-      bar.style.width = `${(frac * 100).toFixed(1)}%`;
-      list.append(
-        el('li', {}, el('span', { class: 'ent-tok', text: tokenRef(r.tokens, i) }), el('span', { class: 'bar-track' }, bar), el('span', { class: 'ent-val', text: `${fmt(e, 2)} / ${fmt(ceil, 2)}` })),
-      );
-      if (i >= 63) {
-        list.append(el('li', { class: 'muted', text: `… ${T - 64} more rows` }));
-        break;
-      }
+      const row = this.rows[i];
+      setText(row.tok, tokenRef(r.tokens, i));
+      setText(row.val, `${fmt(e, 2)} / ${fmt(ceil, 2)}`);
+      const width = `${(frac * 100).toFixed(1)}%`;
+      if (row.bar.style.width !== width) row.bar.style.width = width;
     }
-    this.live.append(el('p', { class: 'ent-mean', text: `mean entropy ${n ? fmt(sum / n, 3) : 'NaN'} nats over ${n} rows` }), list);
+    if (T > shown) {
+      setText(this.more, `… ${T - shown} more rows`);
+      if (this.more.parentNode !== this.list) this.list.append(this.more);
+    } else this.more.remove();
+    setText(this.mean, `mean entropy ${n ? fmt(sum / n, 3) : 'NaN'} nats over ${n} rows`);
   }
+}
+
+function setText(e: HTMLElement, text: string): void {
+  if (e.textContent !== text) e.textContent = text;
 }
 
 export const scaleView: ViewFactory = { id: 'scale', label: 'Scale (√d_k)', needsResult: true, create: () => new ScaleView() };
