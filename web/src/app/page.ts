@@ -316,23 +316,30 @@ export function start(): void {
     else renderView();
   }
 
-  // The link follows the state, but at most every URL_EVERY_MS while a slider is dragged:
-  // Chromium ignores history.replaceState after ~200 calls in 10 s ("Throttling navigation"),
-  // which a 60 Hz drag reaches in 3 s, and each call costs the frame time.
-  const URL_EVERY_MS = 250;
-  let urlWrittenAt = -Infinity;
+  // The link follows the state at once after a single change (a click, a key), but not while a
+  // slider is dragged: then it is written once the changes pause for URL_QUIET_MS. A
+  // history.replaceState call took 1-70 ms in Chromium (the browser process records it) and
+  // landed inside a later change's frame (the p95 of the frames bench), and Chromium ignores
+  // it after ~200 calls in 10 s. Copy link and Embed encode the state itself, not the URL.
+  const URL_QUIET_MS = 300;
+  let lastChangeAt = -Infinity;
   let urlTimer = 0;
   function writeHash(): void {
     clearTimeout(urlTimer);
     const now = performance.now();
-    if (now - urlWrittenAt < URL_EVERY_MS) {
-      urlTimer = window.setTimeout(writeHash, URL_EVERY_MS - (now - urlWrittenAt));
-      return;
-    }
-    urlWrittenAt = now;
+    const quiet = now - lastChangeAt >= URL_QUIET_MS;
+    lastChangeAt = now;
+    if (quiet) flushHash();
+    else urlTimer = window.setTimeout(flushHash, URL_QUIET_MS);
+  }
+  function flushHash(): void {
+    clearTimeout(urlTimer);
     const hash = encodeState(state);
     if (hash !== location.hash && !(hash === '#v=1' && location.hash === '')) history.replaceState(history.state, '', hash);
   }
+  // Leaving or hiding the page mid-drag: the link still gets the last state.
+  window.addEventListener('pagehide', flushHash);
+  document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && flushHash());
 
   // A second core on the page's own thread for small states (computeFlops ≤ LOCAL_FLOPS, about a
   // millisecond): computed inside the input event, the picture is painted in the same frame. A
