@@ -354,7 +354,20 @@ export function start(): void {
     if (localLoading || local) return;
     localLoading = true;
     loadCore(preferenceFromSearch(location.search)).then(
-      (core) => (local = new Computer(core)),
+      (core) => {
+        local = new Computer(core);
+        // Once the page is idle, compute the shown state once on it (the result is not drawn; its
+        // arrays go to the pool): the first change then finds the example cached and the code
+        // warm instead of paying both inside its frame.
+        const warm = () => {
+          if (!local || !shown || computeFlops(state) > LOCAL_FLOPS) return;
+          try {
+            local.recycle(local.compute(state, { check: false }));
+          } catch { /* a refusal shows up when the state is really computed */ }
+        };
+        if ('requestIdleCallback' in window) requestIdleCallback(warm, { timeout: 2000 });
+        else setTimeout(warm, 200);
+      },
       () => { /* the Worker computes everything */ },
     );
   }
