@@ -51,6 +51,17 @@ function ensureOpenBlas() {
   sh('apt-get', ['install', '-y', 'libopenblas0-pthread'], { stdio: 'inherit' });
   return 'installed now';
 }
+// PyTorch back to back at its best: its CPU tensors come from malloc, and glibc hands large blocks
+// back to the kernel (mmap above 32 MiB, trimming below), so every call of T ≥ 2048 page-faults
+// its score matrices in afresh: 70 vs 20 ms at T = 2048 on an AMD EPYC here. jemalloc with no
+// decay keeps them (T = 4096: 930 -> 82 ms). Installed with apt-get when missing.
+const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
+function ensureJemalloc() {
+  if (fs.existsSync(JEMALLOC)) return 'installed';
+  log('libjemalloc2 is missing: installing it with apt-get (PyTorch back to back runs on it)');
+  sh('apt-get', ['install', '-y', 'libjemalloc2'], { stdio: 'inherit' });
+  return 'installed now';
+}
 function build() {
   log('building the bench drivers (native attn_bench, wasm attn_bench_wasm{,_scalar}) ...');
   if (!fs.existsSync(path.join(root, 'build/native/CMakeCache.txt'))) sh('cmake', ['--preset', 'native']);
@@ -174,9 +185,12 @@ if (peers) {
   // (taskset covers Chromium's renderer, where the calls run).
   jobs.push({ impl: 'chromium', threads: 1, causal: true, peer: true, chromium: true, cmd: NODE,
     args: [path.join(root, 'bench/browser_api_bench.mjs'), '--peers', '--T', list(apiTs), '--reps', quick ? '2' : '3', '--dir', outDir], env });
+  // b2b: jemalloc keeping every freed page (the peer at its best); interleaved: glibc's default
+  // malloc, as an application runs it.
+  const torchBest = { ...torchEnv, LD_PRELOAD: JEMALLOC, MALLOC_CONF: 'retain:true,dirty_decay_ms:-1,muzzy_decay_ms:-1' };
   for (const mode of ['b2b', 'interleaved']) {
     jobs.push({ impl: `torch-${mode}`, threads: 1, causal: true, peer: true, cmd: PY,
-      args: ['bench/torch_bench.py', '--T', list(apiTs), '--reps', '3', '--mode', mode, '--dir', outDir], env: torchEnv });
+      args: ['bench/torch_bench.py', '--T', list(apiTs), '--reps', '3', '--mode', mode, '--dir', outDir], env: mode === 'b2b' ? torchBest : torchEnv });
   }
 }
 if (trainOnly) jobs.splice(0, jobs.length, ...jobs.filter((j) => j.train || j.peak));
@@ -193,7 +207,8 @@ function runJob(job) {
 
 // ---------------------------------------------------------------- run
 const t0 = Date.now();
-const meta = { quick, started: new Date().toISOString(), rounds, openblas: ensureOpenBlas() };
+const meta = { quick, started: new Date().toISOString(), rounds, openblas: ensureOpenBlas(),
+  torchB2bAllocator: peers ? `jemalloc (${ensureJemalloc()}; retain, no decay)` : null };
 build();
 meta.machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
   node: process.version, platform: `${os.type()} ${os.release()}`, loadavgAtStart: os.loadavg() };
@@ -205,6 +220,7 @@ meta.blasCoreOverride = blasCore;
 log(`BLAS core NumPy and PyTorch used: ${info.blas.openblas_core ?? 'unknown (not OpenBLAS?)'}` +
     (blasCore ? ` (OpenBLAS fell back to a generic core on this CPU: OPENBLAS_CORETYPE=${blasCore} set for the NumPy and PyTorch runs)`
       : ' (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the NumPy and PyTorch runs)'));
+if (peers) log(`PyTorch back to back on ${meta.torchB2bAllocator} (LD_PRELOAD); interleaved on glibc malloc`);
 
 // Shared inputs and float64 references (bench/inputs.mjs), the ONNX graph, the peers' packages.
 {
