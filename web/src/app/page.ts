@@ -321,21 +321,31 @@ export function start(): void {
   // history.replaceState call took 1-70 ms in Chromium (the browser process records it) and
   // landed inside a later change's frame (the p95 of the frames bench), and Chromium ignores
   // it after ~200 calls in 10 s. Copy link and Embed encode the state itself, not the URL.
+  // The page counts as ready (data-status, for scripts and tests) only once the link is written.
   const URL_QUIET_MS = 300;
   let lastChangeAt = -Infinity;
   let urlTimer = 0;
+  let urlPending = false;
   function writeHash(): void {
     clearTimeout(urlTimer);
     const now = performance.now();
     const quiet = now - lastChangeAt >= URL_QUIET_MS;
     lastChangeAt = now;
     if (quiet) flushHash();
-    else urlTimer = window.setTimeout(flushHash, URL_QUIET_MS);
+    else {
+      urlPending = true;
+      if (html.dataset.status === 'ready') html.dataset.status = 'busy';
+      urlTimer = window.setTimeout(flushHash, URL_QUIET_MS);
+    }
   }
   function flushHash(): void {
     clearTimeout(urlTimer);
     const hash = encodeState(state);
     if (hash !== location.hash && !(hash === '#v=1' && location.hash === '')) history.replaceState(history.state, '', hash);
+    if (urlPending) {
+      urlPending = false;
+      if (shown) settle();
+    }
   }
   // Leaving or hiding the page mid-drag: the link still gets the last state.
   window.addEventListener('pagehide', flushHash);
@@ -426,9 +436,9 @@ export function start(): void {
       });
     }, 120);
   }
-  /** Ready once nothing is computing or waiting to be checked. */
+  /** Ready once nothing is computing or waiting to be checked, and the link is written. */
   function settle(): void {
-    if (client.busy || checkWaiting || checksInFlight > 0) return;
+    if (client.busy || checkWaiting || checksInFlight > 0 || urlPending) return;
     html.dataset.status = errorBanner.hidden ? 'ready' : 'error';
   }
 
