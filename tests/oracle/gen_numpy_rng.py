@@ -266,6 +266,24 @@ def fixture_text():
     return json.dumps(obj, indent=1) + "\n", obj
 
 
+# The draws must match bit for bit; lesson 2's weights are float64 softmax values, whose last
+# digit depends on the CPU's float64 exp (NumPy 1.24 picks an AVX-512 path where there is one:
+# 9 of 36 differ by up to 2e-15 relative on an AMD EPYC against the committed file).
+WEIGHTS_REL = 1e-12
+
+
+def fixture_same(old, new):
+    if json.loads(json.dumps(old)) == json.loads(json.dumps(new)):
+        return True
+    a, b = dict(old), dict(new)
+    la, lb = dict(a.pop("lesson2")), dict(b.pop("lesson2"))
+    wa, wb = la.pop("weights"), lb.pop("weights")
+    if a != b or la != lb or len(wa) != len(wb):
+        return False
+    return all(abs(float(x) - float(y)) <= WEIGHTS_REL * max(abs(float(x)), abs(float(y)))
+               for x, y in zip(wa, wb))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--check", action="store_true",
@@ -286,6 +304,10 @@ def main():
             old = open(path).read() if os.path.exists(path) else None
             if old == new:
                 print("same     %s (%d bytes)" % (rel, len(new)))
+            elif path == FIXTURE and old is not None and fixture_same(json.loads(old), obj):
+                print("same     %s (draws exact; lesson 2's float64 softmax weights within %g "
+                      "relative: NumPy's float64 exp rounds differently on some CPUs)"
+                      % (rel, WEIGHTS_REL))
             else:
                 print("DIFFERS  %s" % rel if old is not None else "MISSING  %s" % rel)
                 failed = True
