@@ -3,7 +3,7 @@
 // the kernel alone, so overhead = call - kernel is measured in the same call. Several module
 // builds given with --module are called interleaved (A/B under the same machine load).
 //   node bench/api_bench.mjs [--T 64,256,1024,2048] [--reps 20] [--module build/wasm/attn_core.mjs ...]
-//        [--dk 64] [--kernel tiled] [--causal 1] [--into] [--dir bench/out]
+//        [--dk 64] [--kernel tiled] [--causal 1] [--into] [--dir bench/out] [--warm-ms 250]
 //        (--into: caller-owned result arrays)
 // prints one JSON line per (module, T): {"module","T","ms":[...],"kernelMs":[...],"cpuMs":[...]}
 // (kernelMs empty for builds without lastKernelMs). Inputs: bench/inputs.mjs (seeded, the same
@@ -36,8 +36,17 @@ const opts = (T) => ({ heads: 1, tq: T, tk: T, dk, dv: dk, causal, kernel });
 const dir = arg('dir', null);
 const ins = new Map(Ts.map((T) => [T, inputs(T, dk)]));
 const refs = new Map(dir && causal ? Ts.map((T) => [T, readCase(path.resolve(root, dir), T, dk)]) : []);
-// Warm-up: every T a few times in every build (tiers the code up, grows each heap to its size).
-for (let w = 0; w < 3; w++) for (const T of Ts) for (const c of cores) c.attention(...ins.get(T), opts(T));
+// Warm-up: every T in every build for at least WARM_MS and 3 calls (grows each heap to its size
+// and lets V8 optimise the API's JavaScript: with 3 calls, T = 64 was timed in unoptimised glue,
+// 0.07 ms per call against 0.024 ms once warm). PyTorch back to back is timed warm too, and the
+// Chromium bench warms for ≥ 3 s.
+const WARM_MS = +arg('warm-ms', '250');
+for (const T of Ts) {
+  for (const c of cores) {
+    const t0 = performance.now();
+    for (let w = 0; w < 3 || performance.now() - t0 < WARM_MS; w++) c.attention(...ins.get(T), opts(T));
+  }
+}
 for (const T of Ts) {
   const [q, k, v] = ins.get(T);
   const o = opts(T);
