@@ -235,3 +235,34 @@ test('Scale view: after redraws the live rows and the mean match the entropy of 
     await context.close();
   }
 });
+
+test('Output view: the heads (and their concatenation) and the output each span their own colour range', async () => {
+  // N(0, 1) weights with d_model 64: the output after W_o is far larger than the heads' values.
+  const { page, context, errors } = await open(`${SMALL}&view=output`);
+  try {
+    const data = await exportJson(page);
+    const heads = data.heads.map((h) => h.output.flat());
+    const out = data.output.flat();
+    const absMax = (xs) => xs.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+    const mh = absMax(heads.flat()), mo = absMax(out);
+    assert.ok(mo > 2 * mh, `output range ${mo} vs heads ${mh}: the case needs the output larger`);
+    // The colour of a cell as drawn: entry round((v − lo) / (hi − lo) · 255) of viridis.
+    const colourOf = (v, m) => viridis(Math.round(((v + m) / (2 * m)) * 255));
+    const canvases = await page.evaluate(() => [...document.querySelectorAll('.view-output .hm-frame canvas.hm-data')].map((c) => ({
+      w: c.width, h: c.height, rgba: Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data) })));
+    assert.equal(canvases.length, heads.length + 2);
+    const check = (cv, values, m, what) => {
+      assert.equal(cv.w * cv.h, values.length, `${what} size`);
+      values.forEach((v, k) => assert.deepEqual(cv.rgba.slice(4 * k, 4 * k + 3), colourOf(v, m), `${what} cell ${k} value ${v}`));
+    };
+    heads.forEach((vals, h) => check(canvases[h], vals, mh, `head ${h + 1}`));
+    check(canvases[heads.length], data.merged.flat(), mh, 'merged');
+    check(canvases[heads.length + 1], out, mo, 'output');
+    // the largest head value reaches an end of the scale
+    const k = heads[0].findIndex((v) => Math.abs(v) === absMax(heads[0]));
+    assert.ok(absMax(heads[0]) < mh || [0, 255].includes(Math.round(((heads[0][k] + mh) / (2 * mh)) * 255)));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

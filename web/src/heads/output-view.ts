@@ -15,6 +15,7 @@ class OutputView implements View {
   private output: Heatmap;
   private readout = el('p', { class: 'readout', 'aria-live': 'polite' });
   private legendBox = el('div', { class: 'legend-row' });
+  private outLegendBox = el('div', { class: 'legend-row' });
 
   constructor() {
     this.merged = this.mk('Merged heads (T × H·d_v)', 'merged');
@@ -23,11 +24,11 @@ class OutputView implements View {
     this.root = el(
       'div',
       { class: 'view-output' },
-      el('p', { class: 'muted', text: 'Each row is a weighted average of value vectors. Columns are feature dimensions; colour runs over the symmetric range shown in the legend.' }),
+      el('p', { class: 'muted', text: 'Each row is a weighted average of value vectors. Columns are feature dimensions. The heads and their concatenation share one symmetric colour range; the output after W_o has its own (its values can be far larger), each with its legend.' }),
       this.legendBox,
       el('h3', { class: 'panel-title', text: 'Per head: A · V (T × d_v)' }),
       this.heads,
-      el('div', { class: 'out-final' }, el('figure', {}, el('figcaption', { text: 'Merged heads (concatenated)' }), this.merged.root), el('figure', {}, el('figcaption', { text: 'Output = merged · W_o' }), this.output.root)),
+      el('div', { class: 'out-final' }, el('figure', {}, el('figcaption', { text: 'Merged heads (concatenated)' }), this.merged.root), el('figure', {}, el('figcaption', { text: 'Output = merged · W_o' }), this.outLegendBox, this.output.root)),
       this.readout,
     );
   }
@@ -54,16 +55,24 @@ class OutputView implements View {
     this.ctx = ctx;
     const r = ctx.result;
     const T = r.t;
-    let m = 0;
-    for (const a of [r.headOutputs, r.merged, r.output]) {
-      for (let k = 0; k < a.length; k++) {
-        const v = Math.abs(a[k]);
-        if (v > m && v !== Infinity) m = v; // NaN fails v > m
+    // One symmetric range for the heads and their concatenation (the same numbers), one for the
+    // output: a shared range let W_o's larger values flatten every head to one colour.
+    const absMax = (arrays: Float32Array[]) => {
+      let m = 0;
+      for (const a of arrays) {
+        for (let k = 0; k < a.length; k++) {
+          const v = Math.abs(a[k]);
+          if (v > m && v !== Infinity) m = v; // NaN fails v > m
+        }
       }
-    }
-    if (m === 0) m = 1;
+      return m === 0 ? 1 : m;
+    };
+    const m = absMax([r.headOutputs, r.merged]);
+    const mo = absMax([r.output]);
     clear(this.legendBox);
-    this.legendBox.append(legend({ lo: -m, hi: m, title: 'value', masked: false }));
+    this.legendBox.append(legend({ lo: -m, hi: m, title: 'heads', masked: false }));
+    clear(this.outLegendBox);
+    this.outLegendBox.append(legend({ lo: -mo, hi: mo, title: 'output', masked: false }));
     while (this.headMaps.length > r.heads) this.headMaps.pop()!.root.parentElement?.remove();
     while (this.headMaps.length < r.heads) {
       const i = this.headMaps.length;
@@ -81,7 +90,7 @@ class OutputView implements View {
     this.merged.setMaxSize(Math.min(ctx.width - 120, 420));
     this.merged.update({ rows: T, cols: r.heads * r.dv, values: r.merged, lo: -m, hi: m, rowLabels, colLabels: dims(r.heads * r.dv) });
     this.output.setMaxSize(Math.min(ctx.width - 120, 420));
-    this.output.update({ rows: T, cols: r.dModel, values: r.output, lo: -m, hi: m, rowLabels, colLabels: dims(r.dModel) });
+    this.output.update({ rows: T, cols: r.dModel, values: r.output, lo: -mo, hi: mo, rowLabels, colLabels: dims(r.dModel) });
   }
 }
 
