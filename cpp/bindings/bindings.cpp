@@ -249,16 +249,12 @@ class Session {
   // mask or the scale changed reruns attention on the cached Q, K, V and then this.
   val mergeHeads(val y, val wo, val o) {
     const attn::MergeOptions m{size_field(o, "t"), size_field(o, "heads"), size_field(o, "dv"),
-                               size_field(o, "dModel")};
-    const double cap = o["memoryCap"].as<double>();
-    const double bytes = 4.0 * (y["length"].as<double>() + wo["length"].as<double>() +
-                                static_cast<double>(m.t) * (static_cast<double>(m.heads) * m.dv +
-                                                            static_cast<double>(m.d_model)));
-    if (bytes > cap) {
-      return error(attn::Status::Exhausted(
-          "memory", "mergeHeads needs " +
-                        std::to_string(static_cast<long long>(bytes / 1048576.0 + 0.5)) +
-                        " MiB, over the memory cap"));
+                               size_field(o, "dModel"), size_field(o, "memoryCap")};
+    // As multiHeadAttention: the inputs checked here before they are copied, the results by the
+    // core.
+    if (4.0 * (y["length"].as<double>() + wo["length"].as<double>()) >
+        static_cast<double>(m.memory_cap)) {
+      return error(attn::Status::Exhausted("memory", "the inputs alone exceed the memory cap"));
     }
     y_ = emscripten::convertJSArrayToNumberVector<float>(y);
     wo_ = emscripten::convertJSArrayToNumberVector<float>(wo);

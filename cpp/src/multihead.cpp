@@ -31,14 +31,21 @@ Status split_heads(const xt::xtensor<T, 2>& x, std::size_t heads, xt::xtensor<T,
   return Status::Ok();
 }
 
+namespace {
+// out[i, h*d : (h+1)*d] = y[h, i, :] for y (heads, t, d) and out (t, heads*d).
+template <class T>
+void merge_into(const T* y, std::size_t heads, std::size_t t, std::size_t d, T* out) {
+  for (std::size_t h = 0; h < heads; ++h)
+    for (std::size_t i = 0; i < t; ++i)
+      std::copy_n(y + (h * t + i) * d, d, out + i * heads * d + h * d);
+}
+}  // namespace
+
 template <class T>
 xt::xtensor<T, 2> merge_heads(const xt::xtensor<T, 3>& y) {
   const std::size_t heads = y.shape(0), t = y.shape(1), d = y.shape(2);
   xt::xtensor<T, 2> out({t, heads * d});
-  // out[i, h*d : (h+1)*d] = y[h, i, :]
-  for (std::size_t h = 0; h < heads; ++h)
-    for (std::size_t i = 0; i < t; ++i)
-      std::copy_n(y.data() + (h * t + i) * d, d, out.data() + i * heads * d + h * d);
+  merge_into(y.data(), heads, t, d, out.data());
   return out;
 }
 
@@ -164,7 +171,8 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
   if (!st.ok()) return st;
   // 4. Merge (H, T, d_v) -> (T, H*d_v) and mix with W_o.
   return merge_and_project(out->attn.output.data(), out->attn.output.size(), wo, wo_len,
-                           MergeOptions{o.t, o.heads, o.dv, o.d_model}, &out->merged, &out->output);
+                           MergeOptions{o.t, o.heads, o.dv, o.d_model, o.memory_cap}, &out->merged,
+                           &out->output);
 }
 
 template <class T>
@@ -184,13 +192,16 @@ Status merge_and_project(const T* y, std::size_t y_len, const T* wo, std::size_t
   Status st = check_len("headOutputs", y_len, o.heads, detail::sat_mul(o.t, o.dv), "heads*(t*dv)");
   if (!st.ok()) return st;
   if (!(st = check_len("wo", wo_len, width, o.d_model, "(heads*dv)*dModel")).ok()) return st;
-  // Both results are no larger than the inputs (merged = y's size; output = T*d_model), so the
-  // inputs' own lengths bound the memory.
+  // The results, merged (T, H*d_v) = y's length and output (T, d_model), against the cap.
+  const std::size_t need =
+      detail::sat_mul(sizeof(T), detail::sat_add(y_len, detail::sat_mul(o.t, o.d_model)));
+  if (need > o.memory_cap) {
+    return Status::Exhausted("memory", "mergeHeads needs " + detail::bytes_text(need) +
+                                           " for its results, over the cap of " +
+                                           detail::bytes_text(o.memory_cap));
+  }
   merged->resize({o.t, width});
-  // merged[i, h*d_v : (h+1)*d_v] = y[h, i, :]
-  for (std::size_t h = 0; h < o.heads; ++h)
-    for (std::size_t i = 0; i < o.t; ++i)
-      std::copy_n(y + (h * o.t + i) * o.dv, o.dv, merged->data() + i * width + h * o.dv);
+  merge_into(y, o.heads, o.t, o.dv, merged->data());
   output->resize({o.t, o.d_model});
   matmul(merged->data(), wo, output->data(), o.t, width, o.d_model);
   return Status::Ok();

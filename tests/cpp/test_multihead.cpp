@@ -24,29 +24,38 @@ TEST_CASE("multihead - split_heads refuses a width not divisible by heads", "[mu
   CHECK(st.field == "heads");
 }
 
+namespace {
+// A multihead.json case's options, without the byte masks (their storage is the caller's).
+template <class Json>
+attn::MhaOptions fixture_options(const Json& o) {
+  attn::MhaOptions m;
+  m.t = o.at("t");
+  m.d_model = o.at("dModel");
+  m.heads = o.at("heads");
+  m.kv_heads = o.value("kvHeads", 0);
+  m.dk = o.value("dk", 0);
+  m.dv = o.value("dv", 0);
+  m.mask.causal = o.value("causal", false);
+  m.mask.window = o.value("window", 0);
+  if (o.contains("scale") && !o["scale"].is_null()) m.scale = o["scale"].template get<double>();
+  attn::parse_mask_fill(o.value("maskFill", std::string("neg_inf")).c_str(), &m.fill);
+  return m;
+}
+}  // namespace
+
 TEST_CASE("multihead - matches the NumPy oracle", "[multihead][oracle]") {
   const auto fx = fixtures::load("multihead.json");
   REQUIRE(fx.at("cases").size() > 0);
   for (const auto& c : fx.at("cases")) {
     INFO(c.at("name").get<std::string>());
     const auto& o = c.at("opts");
-    attn::MhaOptions m;
-    m.t = o.at("t");
-    m.d_model = o.at("dModel");
-    m.heads = o.at("heads");
-    m.kv_heads = o.value("kvHeads", 0);
-    m.dk = o.value("dk", 0);
-    m.dv = o.value("dv", 0);
-    m.mask.causal = o.value("causal", false);
-    m.mask.window = o.value("window", 0);
+    attn::MhaOptions m = fixture_options(o);
     std::vector<std::uint8_t> pad, mask;
     if (o.contains("keyPadding") && !o["keyPadding"].is_null())
       pad = fixtures::bytes(o["keyPadding"]);
     if (o.contains("mask") && !o["mask"].is_null()) mask = fixtures::bytes(o["mask"]);
     m.mask.key_padding = pad.empty() ? nullptr : attn::Bytes(pad.data(), pad.size());
     m.mask.mask = mask.empty() ? nullptr : attn::Bytes(mask.data(), mask.size());
-    if (o.contains("scale") && !o["scale"].is_null()) m.scale = o["scale"].get<double>();
-    attn::parse_mask_fill(o.value("maskFill", std::string("neg_inf")).c_str(), &m.fill);
     for (int tiled = 0; tiled < 2; ++tiled) {
       m.tiled = tiled;
       const auto x = fixtures::inputs<float>(c.at("x")), wq = fixtures::inputs<float>(c.at("wq")),
@@ -185,17 +194,7 @@ TEST_CASE(
     if ((o.contains("keyPadding") && !o["keyPadding"].is_null()) ||
         (o.contains("mask") && !o["mask"].is_null()))
       continue;  // the masks do not matter here: step 4 sees only the per-head outputs
-    attn::MhaOptions m;
-    m.t = o.at("t");
-    m.d_model = o.at("dModel");
-    m.heads = o.at("heads");
-    m.kv_heads = o.value("kvHeads", 0);
-    m.dk = o.value("dk", 0);
-    m.dv = o.value("dv", 0);
-    m.mask.causal = o.value("causal", false);
-    m.mask.window = o.value("window", 0);
-    if (o.contains("scale") && !o["scale"].is_null()) m.scale = o["scale"].get<double>();
-    attn::parse_mask_fill(o.value("maskFill", std::string("neg_inf")).c_str(), &m.fill);
+    const attn::MhaOptions m = fixture_options(o);
     const auto x = fixtures::inputs<float>(c.at("x")), wq = fixtures::inputs<float>(c.at("wq")),
                wk = fixtures::inputs<float>(c.at("wk")), wv = fixtures::inputs<float>(c.at("wv")),
                wo = fixtures::inputs<float>(c.at("wo"));
@@ -249,4 +248,7 @@ TEST_CASE("multihead - merge_and_project refuses wrong lengths and zero sizes, n
   CHECK(run(y.size(), wo.size(), {3, 0, 4, 5}).field == "heads");
   CHECK(run(y.size(), wo.size(), {3, 2, 0, 5}).field == "dv");
   CHECK(run(y.size(), wo.size(), {3, 2, 4, 0}).field == "dModel");
+  // the results (3 x 8 merged + 3 x 5 output floats = 156 bytes) against the cap
+  CHECK(run(y.size(), wo.size(), {3, 2, 4, 5, 156}).ok());
+  CHECK(run(y.size(), wo.size(), {3, 2, 4, 5, 155}).field == "memory");
 }

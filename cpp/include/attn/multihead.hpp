@@ -48,6 +48,7 @@ struct MergeOptions {
   std::size_t heads = 1;
   std::size_t dv = 1;
   std::size_t d_model = 1;
+  std::size_t memory_cap = kDefaultMemoryCap;  // bytes of the two results
 };
 template <class T>
 Status merge_and_project(const T* y, std::size_t y_len, const T* wo, std::size_t wo_len,
