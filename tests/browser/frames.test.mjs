@@ -20,13 +20,26 @@ async function open(hash) {
   return { page, context, errors: w.errors };
 }
 
-/** Sets the window slider as a drag does (value, then an input event). */
-async function slide(page, value) {
+/** Opens a page at `hash`, runs `fn(page)`, then checks the page logged no error and closes it. */
+async function withPage(hash, fn) {
+  const { page, context, errors } = await open(hash);
+  try {
+    await fn(page);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+}
+
+/** Sets the window slider as a drag does (value, then an input event) and waits until the page
+ *  is ready again. */
+async function slide(page, value, timeout = 15000) {
   await page.evaluate((v) => {
     const input = document.querySelector('[data-testid="window"]');
     input.value = String(v);
     input.dispatchEvent(new Event('input', { bubbles: true }));
   }, value);
+  await waitReady(page, timeout);
 }
 
 const lastTiming = (page) => page.evaluate(() => window.__attentionPlayground.timings.at(-1));
@@ -42,7 +55,6 @@ test('a small state changed by a slider is computed on the page: the same export
     let local = false;
     for (let i = 0, v = 3; i < 40 && !local; i++, v = v === 3 ? 4 : 3) {
       await slide(a.page, v);
-      await waitReady(a.page);
       local = (await lastTiming(a.page)).local;
     }
     assert.ok(local, 'no slider change was computed on the page');
@@ -71,22 +83,16 @@ test('a small state changed by a slider is computed on the page: the same export
 });
 
 test('a large state (T = 256, 8 heads, d_model 512) stays in the Worker', async () => {
-  const { page, context, errors } = await open(LARGE);
-  try {
+  await withPage(LARGE, async (page) => {
     for (const v of [5, 9, 13]) {
-      await slide(page, v);
-      await waitReady(page, 60000);
+      await slide(page, v, 60000);
       assert.equal((await lastTiming(page)).local, false, `window ${v} computed on the page`);
     }
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('a single change rewrites the link at once; a drag rewrites it once, when it pauses, with the last value', async () => {
-  const { page, context, errors } = await open(SMALL);
-  try {
+  await withPage(SMALL, async (page) => {
     await page.evaluate(() => {
       window.__replaced = [];
       const orig = history.replaceState.bind(history);
@@ -126,10 +132,7 @@ test('a single change rewrites the link at once; a drag rewrites it once, when i
     assert.ok(writes.length <= 2, `${writes.length} rewrites for one drag`);
     assert.match(writes.at(-1).url, new RegExp(`(^|&)win=${last}(&|$)`));
     assert.ok(writes.at(-1).at >= drag.end + 250, 'the last rewrite came before the pause');
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // Viridis from its 11 published control points, interpolated in sRGB (written here as the
@@ -142,12 +145,8 @@ function viridis(i) {
 }
 
 test('after many redraws (reused pixel buffers) the zoomed heatmap shows exactly the exported weights', async () => {
-  const { page, context, errors } = await open(SMALL);
-  try {
-    for (const v of [2, 7, 3, 9, 5]) {
-      await slide(page, v);
-      await waitReady(page);
-    }
+  await withPage(SMALL, async (page) => {
+    for (const v of [2, 7, 3, 9, 5]) await slide(page, v);
     const data = await exportJson(page);
     const pixels = await page.evaluate(() => {
       const c = document.querySelector('.zoom-panel .hm-frame canvas');
@@ -168,19 +167,12 @@ test('after many redraws (reused pixel buffers) the zoomed heatmap shows exactly
       }
     }
     assert.ok(masked > 0);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('Mask view: after redraws the row sums stay one per weight row, aligned with it, and read 1.000', async () => {
-  const { page, context, errors } = await open(`${SMALL}&view=mask`);
-  try {
-    for (const v of [2, 6, 4]) {
-      await slide(page, v);
-      await waitReady(page);
-    }
+  await withPage(`${SMALL}&view=mask`, async (page) => {
+    for (const v of [2, 6, 4]) await slide(page, v);
     const m = await page.evaluate(() => {
       const frame = document.querySelectorAll('.view-mask .mask-panel .hm-frame')[2];
       const fr = frame.getBoundingClientRect();
@@ -195,20 +187,13 @@ test('Mask view: after redraws the row sums stay one per weight row, aligned wit
       assert.ok(s.text === '' || s.text === '1.000', `row ${i} sum reads "${s.text}"`);
     });
     assert.ok(m.sums.filter((s) => s.text === '1.000').length >= 12);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('Scale view: after redraws the live rows and the mean match the entropy of the exported weights', async () => {
   // T = 80: 64 rows are listed, then "… 16 more rows"; the mean is over all 80.
-  const { page, context, errors } = await open(`#v=1&src=random&tokens=${words(80)}&heads=2&kv=2&dm=32&dk=16&seed=3&init=scaled&view=scale`);
-  try {
-    for (const v of [3, 9, 5]) {
-      await slide(page, v);
-      await waitReady(page);
-    }
+  await withPage(`#v=1&src=random&tokens=${words(80)}&heads=2&kv=2&dm=32&dk=16&seed=3&init=scaled&view=scale`, async (page) => {
+    for (const v of [3, 9, 5]) await slide(page, v);
     const data = await exportJson(page);
     const W = data.heads[0].weights;
     const ent = W.map((row) => -row.reduce((a, w) => a + (w > 0 ? w * Math.log(w) : 0), 0));
@@ -230,16 +215,12 @@ test('Scale view: after redraws the live rows and the mean match the entropy of 
     assert.ok(m, ui.mean);
     assert.equal(Number(m[2]), 80);
     assert.ok(Math.abs(Number(m[1]) - mean) <= 0.0006, `mean ${m[1]} vs ${mean.toFixed(4)}`);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('Output view: the heads (and their concatenation) and the output each span their own colour range', async () => {
   // N(0, 1) weights with d_model 64: the output after W_o is far larger than the heads' values.
-  const { page, context, errors } = await open(`${SMALL}&view=output`);
-  try {
+  await withPage(`${SMALL}&view=output`, async (page) => {
     const data = await exportJson(page);
     const heads = data.heads.map((h) => h.output.flat());
     const out = data.output.flat();
@@ -261,8 +242,5 @@ test('Output view: the heads (and their concatenation) and the output each span 
     // the largest head value reaches an end of the scale
     const k = heads[0].findIndex((v) => Math.abs(v) === absMax(heads[0]));
     assert.ok(absMax(heads[0]) < mh || [0, 255].includes(Math.round(((heads[0][k] + mh) / (2 * mh)) * 255)));
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });

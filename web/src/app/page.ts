@@ -4,7 +4,7 @@
 import { decodeHash, encodeState } from './codec';
 import { computeKey, normalizeState, statesEqual, withPatch, FILL_LABEL, type Patch, type State } from './state';
 import { ComputeClient, type ComputeOutcome } from '../core/worker-client';
-import { CHECK_AUTO_WORK, Computer, checkWork, computeFlops } from '../core/compute';
+import { CHECK_AUTO_WORK, Computer, checkWork, computeFlops, coreRefusal } from '../core/compute';
 import { loadCore } from '../core/load';
 import { preferenceFromSearch } from '../core/core-build';
 import type { AttentionResult } from '../core/protocol';
@@ -359,6 +359,10 @@ export function start(): void {
   // the numbers are the same bits either way.
   const LOCAL_FLOPS = 6e6;
   let local: Computer | null = null;
+  const computeHere = (): boolean => {
+    const flops = local && shown ? computeFlops(state, shown) : null;
+    return flops !== null && flops <= LOCAL_FLOPS;
+  };
   let localLoading = false;
   function startLocalCore(): void {
     if (localLoading || local) return;
@@ -370,7 +374,7 @@ export function start(): void {
         // arrays go to the pool): the first change then finds the example cached and the code
         // warm instead of paying both inside its frame.
         const warm = () => {
-          if (!local || !shown || computeFlops(state) > LOCAL_FLOPS) return;
+          if (!local || !computeHere()) return;
           try {
             local.recycle(local.compute(state, { check: false }));
           } catch { /* a refusal shows up when the state is really computed */ }
@@ -384,15 +388,15 @@ export function start(): void {
 
   function request(): void {
     const requestedAt = performance.now();
-    if (local && shown && computeFlops(state) <= LOCAL_FLOPS) {
+    if (local && computeHere()) {
       try {
         const result = local.compute(state, { check: false });
         onOutcome({ state, requestedAt, result, latest: true }, true);
         return;
       } catch (err) {
-        const e = err as Error & { field?: string };
-        if (e?.name === 'AttnError') {
-          onOutcome({ state, requestedAt, error: { message: String(e.message), field: e.field ?? null, fatal: false }, latest: true }, true);
+        const refusal = coreRefusal(err);
+        if (refusal) {
+          onOutcome({ state, requestedAt, error: refusal, latest: true }, true);
           return;
         }
         local = null; // not a refusal: leave this core and let the Worker compute from now on

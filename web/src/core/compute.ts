@@ -44,16 +44,9 @@ type Example = ReturnType<typeof exampleOf>;
 /** The projected, split Q, K, V of an example (multiHeadAttention's q, k, v). */
 interface Projected { ex: Example; q: Float32Array; k: Float32Array; v: Float32Array; dk: number; dv: number; kvHeads: number }
 /** One head-attention computation in the shape both paths give. */
-interface Computed {
+interface Computed extends Pick<AttentionResult, 'scale' | 'weights' | 'scores' | 'entropy' | 'headOutputs' | 'merged' | 'output'> {
   ex: Example;
   proj: Projected;
-  scale: number;
-  weights: Float32Array;
-  scores: Float32Array | null;
-  entropy: Float32Array;
-  headOutputs: Float32Array;
-  merged: Float32Array;
-  output: Float32Array;
   nanRowsPerHead: ArrayLike<number>;
 }
 
@@ -195,14 +188,26 @@ export function checkAttention(core: AttnCore, s: State): CheckResult {
   return new Computer(core).check(s);
 }
 
-/** Rough flops of one computation (projections, attention, W_o): the page computes a state on its
- *  own thread, inside the input event, when this is small (a Worker round trip would land the
- *  picture a frame later), and in the Worker otherwise. */
-export function computeFlops(s: State): number {
+/** Rough flops of computing s (projections, attention, W_o), to choose where to compute it: the
+ *  page computes small states on its own thread, inside the input event (a Worker's answer lands
+ *  the picture a frame later), the rest in the Worker. A random model's shape is in the state;
+ *  the hand-built model's is the core's choice, known here from `last` (the shown result) when it
+ *  is the same model at the same length, and else null (unknown: the Worker computes it). */
+export function computeFlops(s: State, last: { state: State; result: AttentionResult } | null): number | null {
   const m = s.model;
   const t = m.tokens.length;
-  // The hand-built model: 2 heads, d_k = max(12, vocabulary, T) ≤ max(12, T), d_model = 2·d_k.
-  const ik = Math.max(12, t);
-  const [h, kv, dm, dk] = m.source === 'induction' ? [2, 2, 2 * ik, ik] : [m.heads, m.kvHeads, m.dModel, m.dK];
+  let h: number, kv: number, dm: number, dk: number;
+  if (m.source === 'random') [h, kv, dm, dk] = [m.heads, m.kvHeads, m.dModel, m.dK];
+  else if (last && last.state.model.source === m.source && last.result.t === t) {
+    [h, kv, dm, dk] = [last.result.heads, last.result.kvHeads, last.result.dModel, last.result.dk];
+  } else return null;
   return 2 * t * dm * (h * dk + 2 * kv * dk) + 4 * h * t * t * dk + 2 * t * h * dk * dm;
+}
+
+/** A thrown core refusal (AttnError, or anything carrying a field) as the error a computation
+ *  reports; null for anything else (a failure of the instance, not of the input). */
+export function coreRefusal(err: unknown): { message: string; field: string | null; fatal: false } | null {
+  const e = err as (Error & { field?: string }) | null;
+  if (!e || (e.name !== 'AttnError' && typeof e.field !== 'string')) return null;
+  return { message: String(e.message), field: e.field ?? null, fatal: false };
 }

@@ -3,7 +3,7 @@
 /// <reference lib="webworker" />
 import { loadCore, type AttnCore } from './load';
 import { preferenceFromWorkerName } from './core-build';
-import { Computer, resultArrays } from './compute';
+import { Computer, coreRefusal, resultArrays } from './compute';
 import { memoryTable } from '../timing/model';
 import type { WorkerRequest, WorkerResponse, StudyResult } from './protocol';
 
@@ -66,9 +66,8 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
     const transfer = [...resultArrays(result), result.allowed].map((a) => a.buffer as ArrayBuffer);
     post({ kind: 'compute', id: req.id, ok: true, result }, transfer);
   } catch (err) {
-    const e2 = err as Error & { field?: string };
-    const isCoreError = e2 && (e2.name === 'AttnError' || typeof e2.field === 'string');
-    if (!isCoreError) corePromise = null; // an unexpected failure: start a fresh instance next time
-    post({ kind: req.kind, id: req.id, ok: false, error: { message: String(e2?.message ?? err), field: e2?.field ?? null, fatal: false } });
+    const refusal = coreRefusal(err);
+    if (!refusal) corePromise = null; // an unexpected failure: start a fresh instance next time
+    post({ kind: req.kind, id: req.id, ok: false, error: refusal ?? { message: String((err as Error)?.message ?? err), field: null, fatal: false } });
   }
 };
