@@ -1,7 +1,7 @@
 // Mask effect view: for the selected head, scores without the mask, the mask, and the weights
 // with the mask, each row's sum shown so "still sums to one" is visible.
 import { Heatmap } from '../ui/heatmap';
-import { el, clear, fmt, tokenRef } from '../ui/dom';
+import { el, clear, fmt, setText, tokenRef } from '../ui/dom';
 import { legend } from '../ui/legend';
 import type { View, ViewContext, ViewFactory } from '../ui/view';
 import { headSlice, describeWeight, rowSums } from './util';
@@ -100,8 +100,7 @@ class MaskView implements View {
     sums.forEach((s, i) => {
       const span = spans[i + 1] as HTMLElement;
       span.className = 'sum' + (Number.isNaN(s) ? ' is-nan' : Math.abs(s - 1) < 1e-3 ? ' is-one' : ' is-off');
-      const text = i % every === 0 ? (Number.isNaN(s) ? 'NaN' : fmt(s, 3)) : '';
-      if (span.textContent !== text) span.textContent = text;
+      setText(span, i % every === 0 ? (Number.isNaN(s) ? 'NaN' : fmt(s, 3)) : '');
       const height = `${cell}px`;
       if (span.style.height !== height) span.style.height = height;
     });

@@ -1,6 +1,6 @@
 // Scale view: lesson 1's entropy study (mean softmax entropy vs d_k, scaled and unscaled, with
 // the ln 16 ceiling) as an SVG chart, plus the live entropy of the current rows.
-import { el, clear, fmt, tokenRef } from '../ui/dom';
+import { el, clear, fmt, setText, tokenRef } from '../ui/dom';
 import type { StudyResult } from '../core/protocol';
 import type { View, ViewContext, ViewFactory } from '../ui/view';
 
@@ -160,10 +160,6 @@ class ScaleView implements View {
     } else this.more.remove();
     setText(this.mean, `mean entropy ${n ? fmt(sum / n, 3) : 'NaN'} nats over ${n} rows`);
   }
-}
-
-function setText(e: HTMLElement, text: string): void {
-  if (e.textContent !== text) e.textContent = text;
 }
 
 export const scaleView: ViewFactory = { id: 'scale', label: 'Scale (√d_k)', needsResult: true, create: () => new ScaleView() };

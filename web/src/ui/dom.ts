@@ -20,6 +20,11 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return e;
 }
 
+/** Sets a node's text only when it differs (an unchanged write still costs a relayout). */
+export function setText(node: Element, text: string): void {
+  if (node.textContent !== text) node.textContent = text;
+}
+
 export function clear(node: Element): void {
   while (node.firstChild) node.removeChild(node.firstChild);
 }

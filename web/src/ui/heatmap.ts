@@ -2,7 +2,7 @@
 // `image-rendering: pixelated`. Labels are DOM text (textContent) around the canvas; a second
 // canvas at display resolution draws the hatching of forbidden cells, NaN marks and the focus box.
 // Hover and keyboard focus (arrow keys) report the cell under the pointer / cursor.
-import { MASKED_RGB, NAN_RGB, VIRIDIS_LUT } from './colormap';
+import { MASKED_RGB, NAN_RGB, VIRIDIS_LUT, lutIndex } from './colormap';
 import { el, clear } from './dom';
 
 export interface HeatmapData {
@@ -167,19 +167,13 @@ export class Heatmap {
     const img = this.img;
     const px = new Uint32Array(img.data.buffer, img.data.byteOffset, d.rows * d.cols);
     const n = d.rows * d.cols;
-    const lo = d.lo;
-    const span = d.hi - d.lo;
     for (let k = 0; k < n; k++) {
       const v = d.values[k];
       // NaN wins; a forbidden cell is grey only when it holds no weight (the −1e9 fill gives a
       // fully masked row real, uniform weight, which is drawn in colour under the hatching).
       if (v !== v) px[k] = PACKED.nan;
       else if (d.forbidden && d.forbidden[k] && v === 0) px[k] = PACKED.masked;
-      else {
-        // lutIndex(v, lo, hi), inlined: the same index for every v
-        const i = span > 0 ? Math.round(((v - lo) / span) * 255) : 128;
-        px[k] = PACKED.lut[i < 0 ? 0 : i > 255 ? 255 : i];
-      }
+      else px[k] = PACKED.lut[lutIndex(v, d.lo, d.hi)];
     }
     ctx.putImageData(img, 0, 0);
   }
