@@ -1,0 +1,486 @@
+"""Show your own attention arrays in the Attention Playground, from a notebook.
+
+    import numpy as np
+    import attention_playground as ap
+
+    ap.serve("path/to/dist")          # once: the playground's files, on 127.0.0.1 (offline is fine)
+    ap.show(W, tokens="the cat sat on the mat .".split())     # your weights, 2-D or 3-D (heads)
+    ap.show(Q=Q, K=K, V=V, mask=None, causal=True)            # the page's core computes attention
+    ap.show(X=X, W_q=Wq, W_k=Wk, W_v=Wv)                      # lesson 2's inputs
+
+`show` returns an object that Jupyter draws as an <iframe> of the playground (its `url` attribute is
+the link). Small arrays travel in the link itself (no script needed, works in any notebook and in
+exported HTML); larger ones are handed to the page by postMessage from a small script next to the
+frame, which runs only in a trusted notebook. Any hosted copy of the playground works too:
+`ap.show(W, url="https://…/")`; Colab and VS Code need such an https copy.
+
+Single file, standard library + NumPy. The link format, keys and message protocol are described in
+the playground's docs/arrays.md.
+"""
+
+import base64
+import functools
+import html
+import http.server
+import itertools
+import json
+import math
+import os
+import secrets
+import threading
+import urllib.parse
+import warnings
+import zlib
+
+import numpy as np
+
+__all__ = ["show", "serve", "encode_array", "decode_array", "Playground", "Server"]
+__version__ = "1.0"
+
+#: Version of the array link strings ("1.f4.6x6.b.<base64url>").
+LINK_VERSION = 1
+#: All arrays of one link together stay under this many characters; beyond it they go by postMessage.
+ARRAY_LINK_MAX_CHARS = 96 * 1024
+#: Elements in one array (the page's limit).
+MAX_ELEMENTS = 1 << 20
+#: Dimensions of one array.
+MAX_NDIM = 4
+#: The page's limits for tokens.
+MAX_TOKENS = 256
+MAX_TOKEN_LENGTH = 32
+#: Link keys of the arrays.
+KEYS = {"W": "uw", "Q": "uq", "K": "uk", "V": "uv", "mask": "um",
+        "X": "ux", "W_q": "uwq", "W_k": "uwk", "W_v": "uwv"}
+#: postMessage types (see docs/arrays.md).
+READY_MESSAGE = "attention-playground:arrays-ready"
+ARRAYS_MESSAGE = "attention-playground:arrays"
+MESSAGE_VERSION = 1
+DEFAULT_HEIGHT = 640
+_COMPRESS_FROM = 96
+
+# show(**options): name -> (link key, how the value is written)
+_FILLS = ("neg_inf", "finite", "zero")
+_VIEWS = ("heads", "mask", "scale", "output")
+
+
+def _yes_no(name, v):
+    if not isinstance(v, (bool, np.bool_)):
+        raise TypeError("%s must be True or False, not %r" % (name, v))
+    return "1" if v else "0"
+
+
+def _nonneg_int(name, v):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
+        raise TypeError("%s must be a whole number >= 0, not %r" % (name, v))
+    return str(int(v))
+
+
+def _positive_int(name, v):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise TypeError("%s must be a whole number >= 1, not %r" % (name, v))
+    return str(int(v))
+
+
+def _positions(name, v):
+    try:
+        items = [int(p) for p in v]
+    except (TypeError, ValueError):
+        raise TypeError("%s must be a list of positions (whole numbers), not %r" % (name, v)) from None
+    if any(p < 0 for p in items) or any(int(p) != p for p in v):
+        raise TypeError("%s must be a list of positions >= 0, not %r" % (name, v))
+    return ",".join(str(p) for p in items)
+
+
+def _one_of(choices):
+    def write(name, v):
+        if v not in choices:
+            raise ValueError("%s must be one of %s, not %r" % (name, ", ".join(choices), v))
+        return v
+    return write
+
+
+def _scale(name, v):
+    if v in ("sqrt", "none"):
+        return v
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(v)) or float(v) <= 0:
+        raise ValueError("%s must be 'sqrt', 'none' or a positive number, not %r" % (name, v))
+    return repr(float(v))
+
+
+_OPTIONS = {
+    "causal": ("causal", _yes_no),
+    "window": ("win", _nonneg_int),
+    "padding": ("pad", _positions),
+    "fill": ("fill", _one_of(_FILLS)),
+    "scale": ("scale", _scale),
+    "heads": ("heads", _positive_int),
+    "view": ("view", _one_of(_VIEWS)),
+    "head": ("head", _nonneg_int),
+}
+
+
+# --------------------------------------------------------------------------
+# the array link encoding
+# --------------------------------------------------------------------------
+
+def _as_numeric(a, name):
+    arr = np.asarray(a)
+    if arr.dtype == np.bool_:
+        arr = arr.astype(np.float32)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError("%s has dtype %s; a numeric array is needed (float, int or bool)" % (name, arr.dtype))
+    if not 1 <= arr.ndim <= MAX_NDIM:
+        raise ValueError("%s has shape %s; an array of 1 to %d dimensions is needed" % (name, arr.shape, MAX_NDIM))
+    if 0 in arr.shape:
+        raise ValueError("%s is empty (shape %s)" % (name, arr.shape))
+    if arr.size > MAX_ELEMENTS:
+        raise ValueError("%s has %d elements; the playground takes at most %d" % (name, arr.size, MAX_ELEMENTS))
+    return arr
+
+
+def encode_array(a, *, dtype="f4", compress=True, name="the array"):
+    """An array as a link value: "1.<f4|f8>.<shape joined by x>.<b|z>.<base64url, no padding>".
+
+    f4 is exact for float32 arrays (float64 values are rounded to float32, as the page's core
+    computes in float32). z = raw DEFLATE (zlib wbits=-15), used when it is shorter.
+    """
+    if dtype not in ("f4", "f8"):
+        raise ValueError("dtype must be 'f4' or 'f8', not %r" % (dtype,))
+    arr = _as_numeric(a, name)
+    with np.errstate(over="ignore"):
+        raw = np.ascontiguousarray(arr, dtype="<" + dtype).tobytes()
+    enc, payload = "b", raw
+    if compress and len(raw) >= _COMPRESS_FROM:
+        c = zlib.compressobj(9, zlib.DEFLATED, -15)
+        z = c.compress(raw) + c.flush()
+        if len(z) < len(raw):
+            enc, payload = "z", z
+    b64 = base64.urlsafe_b64encode(payload).rstrip(b"=").decode("ascii")
+    return "%d.%s.%s.%s.%s" % (LINK_VERSION, dtype, "x".join(str(d) for d in arr.shape), enc, b64)
+
+
+def decode_array(s):
+    """A link value back to a NumPy array (float32 or float64). Raises ValueError."""
+    parts = s.split(".")
+    if len(parts) != 5:
+        raise ValueError("expected 5 parts version.dtype.shape.encoding.payload")
+    ver, dtype, shape_s, enc, payload = parts
+    if ver != str(LINK_VERSION):
+        raise ValueError("unknown version %r" % ver)
+    if dtype not in ("f4", "f8"):
+        raise ValueError("unknown dtype %r" % dtype)
+    dims = shape_s.split("x")
+    if not 1 <= len(dims) <= MAX_NDIM or not all(d.isdigit() and d[0] != "0" and len(d) <= 7 for d in dims):
+        raise ValueError("bad shape %r" % shape_s)
+    shape = tuple(int(d) for d in dims)
+    n = int(np.prod(shape, dtype=np.int64))
+    if n > MAX_ELEMENTS:
+        raise ValueError("shape %s is over the limit of %d elements" % (shape, MAX_ELEMENTS))
+    if not all(c.isalnum() and c.isascii() or c in "-_" for c in payload) or len(payload) % 4 == 1:
+        raise ValueError("the payload is not base64url")
+    data = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+    need = n * (4 if dtype == "f4" else 8)
+    if enc == "z":
+        d = zlib.decompressobj(-15)
+        data = d.decompress(data, need + 1)
+    elif enc != "b":
+        raise ValueError("unknown encoding %r" % enc)
+    if len(data) != need:
+        raise ValueError("the payload holds %d bytes; shape %s needs %d" % (len(data), shape, need))
+    return np.frombuffer(data, dtype="<" + dtype).reshape(shape).copy()
+
+
+# --------------------------------------------------------------------------
+# checking what the student passes
+# --------------------------------------------------------------------------
+
+def _dims3(arr, name, what):
+    if arr.ndim == 2:
+        return (1,) + arr.shape
+    if arr.ndim == 3:
+        return arr.shape
+    raise ValueError("%s has shape %s; it must be 2-D %s or 3-D (heads, %s" % (name, arr.shape, what, what[1:]))
+
+
+def _check_weights(W):
+    W = _as_numeric(W, "W")
+    if W.ndim not in (2, 3):
+        raise ValueError("W has shape %s; weights are 2-D (T_q, T_k) or 3-D (heads, T_q, T_k)" % (W.shape,))
+    if np.isinf(W).any():
+        at = tuple(int(i) for i in np.argwhere(np.isinf(W))[0])
+        raise ValueError("W%s is %s; weights are finite (NaN is allowed: the page shows NaN cells)"
+                         % (list(at), W[at]))
+    return W
+
+
+def _check_qkv(Q, K, V, mask):
+    Q, K, V = _as_numeric(Q, "Q"), _as_numeric(K, "K"), _as_numeric(V, "V")
+    hq, tq, dk = _dims3(Q, "Q", "(T_q, d_k)")
+    hk, tk, dkk = _dims3(K, "K", "(T_k, d_k)")
+    hv, tv, dv = _dims3(V, "V", "(T_k, d_v)")
+    if K.ndim != Q.ndim:
+        raise ValueError("K is %d-D but Q is %d-D (both 2-D, or both 3-D with heads first)" % (K.ndim, Q.ndim))
+    if V.ndim != Q.ndim:
+        raise ValueError("V is %d-D but Q is %d-D (both 2-D, or both 3-D with heads first)" % (V.ndim, Q.ndim))
+    if dkk != dk:
+        raise ValueError("K has %d columns but Q has %d (d_k must match: scores are Q K^T)" % (dkk, dk))
+    if tv != tk:
+        raise ValueError("V has %d rows but K has %d (T_k must match: one value per key)" % (tv, tk))
+    if hv != hk:
+        raise ValueError("V has %d heads but K has %d (K and V come in pairs)" % (hv, hk))
+    if hq % hk:
+        raise ValueError("Q has %d heads, which %d K/V heads do not divide" % (hq, hk))
+    for n, a in (("Q", Q), ("K", K), ("V", V)):
+        bad = int((~np.isfinite(a)).sum())
+        if bad:
+            warnings.warn("%s holds %d NaN or infinite values: the rows they reach become NaN" % (n, bad), stacklevel=3)
+    if mask is not None:
+        m = np.asarray(mask)
+        if m.ndim == 1:
+            if m.shape[0] != tk:
+                raise ValueError("mask has %d entries but K has %d rows (a 1-D mask marks the keys)" % (m.shape[0], tk))
+        elif m.ndim == 2:
+            if m.shape[0] != tq:
+                raise ValueError("mask has %d rows but Q has %d (T_q must match)" % (m.shape[0], tq))
+            if m.shape[1] != tk:
+                raise ValueError("mask has %d columns but K has %d rows (T_k must match)" % (m.shape[1], tk))
+        else:
+            raise ValueError("mask has shape %s; it must be (T_q, T_k) or (T_k,)" % (m.shape,))
+        if m.dtype != np.bool_ and not np.isin(m, (0, 1)).all():
+            raise ValueError("mask must hold True/False or 0/1 (True = may attend)")
+        mask = m.astype(np.float32)
+    return Q, K, V, mask, tk
+
+
+def _check_projections(X, W_q, W_k, W_v, heads):
+    X, W_q, W_k, W_v = (_as_numeric(a, n) for a, n in ((X, "X"), (W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v")))
+    for n, a, what in (("X", X, "(T, d_model)"), ("W_q", W_q, "(d_model, d_k)"), ("W_k", W_k, "(d_model, d_k)"),
+                       ("W_v", W_v, "(d_model, d_v)")):
+        if a.ndim != 2:
+            raise ValueError("%s has shape %s; it must be 2-D %s" % (n, a.shape, what))
+    d_model = X.shape[1]
+    for n, a in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
+        if a.shape[0] != d_model:
+            raise ValueError("%s has %d rows but X has %d columns (d_model must match)" % (n, a.shape[0], d_model))
+    if W_k.shape[1] != W_q.shape[1]:
+        raise ValueError("W_k has %d columns but W_q has %d (d_k must match)" % (W_k.shape[1], W_q.shape[1]))
+    h = heads or 1
+    if W_q.shape[1] % h or W_v.shape[1] % h:
+        raise ValueError("W_q's %d and W_v's %d columns must split evenly into %d heads" % (W_q.shape[1], W_v.shape[1], h))
+    return X, W_q, W_k, W_v, X.shape[0]
+
+
+def _check_tokens(tokens, t):
+    if tokens is None:
+        return None
+    if isinstance(tokens, str):
+        tokens = tokens.split()
+    out = []
+    for i, tok in enumerate(tokens):
+        tok = str(tok)
+        if tok == "" or any(c.isspace() for c in tok):
+            raise ValueError("token %d (%r) is empty or holds a space; the page splits tokens on spaces" % (i, tok))
+        if len(tok) > MAX_TOKEN_LENGTH:
+            raise ValueError("token %d (%r) is longer than %d characters" % (i, tok, MAX_TOKEN_LENGTH))
+        out.append(tok)
+    if len(out) > MAX_TOKENS:
+        raise ValueError("%d tokens is more than the page's limit of %d" % (len(out), MAX_TOKENS))
+    if len(out) != t:
+        raise ValueError("%d tokens for %d keys: give one token per key (position)" % (len(out), t))
+    return out
+
+
+def _encode_component(s):
+    # JavaScript's encodeURIComponent: what the page's codec reads back.
+    return urllib.parse.quote(s, safe="-_.!~*'()")
+
+
+# --------------------------------------------------------------------------
+# the local server
+# --------------------------------------------------------------------------
+
+class Server:
+    """A playground served from a folder on 127.0.0.1 in a background thread (see serve())."""
+
+    def __init__(self, httpd, thread, path):
+        self._httpd = httpd
+        self._thread = thread
+        self.path = path
+        host, port = httpd.server_address[:2]
+        self.port = port
+        self.url = "http://%s:%d/" % (host, port)
+
+    def stop(self):
+        global _default_url
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if _default_url == self.url:
+            _default_url = None
+
+    def __repr__(self):
+        return "<attention_playground.Server %s serving %s>" % (self.url, self.path)
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = dict(http.server.SimpleHTTPRequestHandler.extensions_map)
+    extensions_map.update({".wasm": "application/wasm", ".js": "text/javascript", ".mjs": "text/javascript",
+                           ".css": "text/css", ".json": "application/json", ".py": "text/x-python",
+                           ".svg": "image/svg+xml"})
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+
+_default_url = None
+
+
+def serve(path=None, port=0, host="127.0.0.1"):
+    """Serve the playground's built files (the folder holding index.html, e.g. dist/) on
+    http://127.0.0.1:<port>/ in a background thread (port 0: any free port). Later show() calls
+    without url= use it. Returns a Server (its .url, .stop())."""
+    global _default_url
+    if path is None:
+        path = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.abspath(os.fspath(path))
+    if not os.path.isfile(os.path.join(path, "index.html")):
+        raise FileNotFoundError("%s has no index.html: pass the folder of the built playground (dist/)" % path)
+    handler = functools.partial(_Handler, directory=path)
+    httpd = http.server.ThreadingHTTPServer((host, port), handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, name="attention-playground", daemon=True)
+    thread.start()
+    server = Server(httpd, thread, path)
+    _default_url = server.url
+    return server
+
+
+def _page_url(url):
+    if url is not None:
+        return url
+    if _default_url is not None:
+        return _default_url
+    env = os.environ.get("ATTENTION_PLAYGROUND_URL")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    if os.path.isfile(os.path.join(here, "index.html")):
+        return serve(here).url
+    raise RuntimeError("no playground to show: call ap.serve('path/to/dist') first, pass url='https://…/', "
+                       "or set ATTENTION_PLAYGROUND_URL")
+
+
+# --------------------------------------------------------------------------
+# show
+# --------------------------------------------------------------------------
+
+_ids = itertools.count(1)
+
+
+class Playground:
+    """What show() returns: Jupyter draws it as an iframe (_repr_html_); `url` is the page's link
+    (with the arrays in it when `in_link` is True, else they are sent by postMessage)."""
+
+    def __init__(self, url, frame_id, height, message):
+        self.url = url
+        self.frame_id = frame_id
+        self.height = height
+        self.in_link = message is None
+        self._message = message
+
+    def _repr_html_(self):
+        src = html.escape(self.url, quote=True)
+        fid = html.escape(self.frame_id, quote=True)
+        frame = ('<iframe id="%s" src="%s" title="Attention Playground" width="100%%" height="%d" '
+                 'style="border:0;max-width:100%%" loading="eager"></iframe>' % (fid, src, self.height))
+        if self._message is None:
+            return frame
+        # Too large for the link: a script answers the page's ready message with the arrays.
+        origin = urllib.parse.urlsplit(self.url)
+        target = "%s://%s" % (origin.scheme, origin.netloc) if origin.scheme in ("http", "https") else "*"
+        payload = _script_json(self._message)
+        script = (
+            "<script>(function(){var f=document.getElementById(%s);var m=%s;"
+            "window.addEventListener('message',function(e){"
+            "if(!f||e.source!==f.contentWindow)return;var d=e.data;"
+            "if(d&&d.type===%s&&d.version===%d&&d.id===m.id){f.contentWindow.postMessage(m,%s);}"
+            "});})();</script>"
+            % (_script_json(self.frame_id), payload, _script_json(READY_MESSAGE), MESSAGE_VERSION, _script_json(target)))
+        return frame + script
+
+    def __repr__(self):
+        return "<attention_playground.Playground %s>" % (self.url if self.in_link else self.url + " (arrays by postMessage)")
+
+
+def _script_json(v):
+    s = json.dumps(v, separators=(",", ":"), allow_nan=False)
+    return (s.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def show(W=None, tokens=None, *, Q=None, K=None, V=None, mask=None, X=None, W_q=None, W_k=None, W_v=None,
+         url=None, height=None, **options):
+    """Show weights W (2-D, or 3-D for heads), or have the page's core compute attention from
+    Q, K, V (+ mask, 1/True = may attend), or from lesson 2's X, W_q, W_k, W_v.
+
+    tokens: one label per key (a list, or a string split on spaces). options: causal (bool),
+    window (int), padding (list of positions), fill ('neg_inf' | 'finite' | 'zero'),
+    scale ('sqrt' | 'none' | number), heads (for X/W_q… split into heads), view, head (0-based).
+    """
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise TypeError("unknown option%s %s (known: %s)" % ("s" if len(unknown) > 1 else "", ", ".join(unknown),
+                                                             ", ".join(sorted(_OPTIONS))))
+    groups = [W is not None, any(a is not None for a in (Q, K, V)), any(a is not None for a in (X, W_q, W_k, W_v))]
+    if sum(groups) != 1:
+        raise TypeError("give W, or Q, K and V, or X, W_q, W_k and W_v (exactly one of the three)")
+    arrays = {}
+    if W is not None:
+        W = _check_weights(W)
+        arrays["W"] = W
+        t_keys = W.shape[-1]
+    elif groups[1]:
+        if Q is None or K is None or V is None:
+            raise TypeError("Q, K and V go together: give all three")
+        Q, K, V, m, t_keys = _check_qkv(Q, K, V, mask)
+        arrays.update(Q=Q, K=K, V=V)
+        if m is not None:
+            arrays["mask"] = m
+    else:
+        if any(a is None for a in (X, W_q, W_k, W_v)):
+            raise TypeError("X, W_q, W_k and W_v go together: give all four")
+        X, W_q, W_k, W_v, t_keys = _check_projections(X, W_q, W_k, W_v, options.get("heads"))
+        arrays.update(X=X, W_q=W_q, W_k=W_k, W_v=W_v)
+    if mask is not None and not groups[1]:
+        raise TypeError("mask goes with Q, K and V")
+    toks = _check_tokens(tokens, t_keys)
+
+    parts = ["v=1"]
+    if toks is not None:
+        parts.append("tokens=" + "+".join(_encode_component(t) for t in toks))
+    for name in _OPTIONS:
+        if name in options and options[name] is not None:
+            key, write = _OPTIONS[name]
+            parts.append("%s=%s" % (key, write(name, options[name])))
+    encoded = {KEYS[n]: encode_array(a, name=n) for n, a in arrays.items()}
+    size = sum(len(v) + len(k) + 2 for k, v in encoded.items())
+
+    frame_id = "ap-%d-%s" % (next(_ids), secrets.token_hex(4))
+    base = _page_url(url)
+    split = urllib.parse.urlsplit(base)
+    query = urllib.parse.parse_qsl(split.query, keep_blank_values=True)
+    query = [(k, v) for k, v in query if k not in ("embed", "id", "arrays")]
+    query += [("embed", "1"), ("id", frame_id)]
+    message = None
+    if size <= ARRAY_LINK_MAX_CHARS:
+        parts += ["%s=%s" % (k, v) for k, v in encoded.items()]
+    else:
+        query.append(("arrays", "post"))
+        message = {"type": ARRAYS_MESSAGE, "version": MESSAGE_VERSION, "id": frame_id, "arrays": encoded}
+    page = urllib.parse.urlunsplit((split.scheme, split.netloc, split.path or "/", urllib.parse.urlencode(query),
+                                    "&".join(parts)))
+    return Playground(page, frame_id, int(height) if height is not None else DEFAULT_HEIGHT, message)

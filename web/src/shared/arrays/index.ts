@@ -1,0 +1,31 @@
+// The student's own arrays: parse what NumPy printed, read .npy / .npz / .json / .csv files,
+// check an array against its role, compare, and carry arrays in a share link. A foundation:
+// pure TypeScript, no DOM, imports nothing from the rest of the page.
+export { ARRAY_LIMITS, ArrayParseError, checkedSize, shapeText, type NdArray } from './types';
+export { parseArrayText, parseOneArray, parseCsv, parseGrid, SUMMARISED_FIX } from './text';
+export { readNpy, halfToFloat } from './npy';
+export { readNpz } from './npz';
+export { readArrayFile, fileKind, type ArrayFileKind } from './files';
+export {
+  checkWeights,
+  checkAttentionInputs,
+  checkProjectionInputs,
+  compareArrays,
+  valueTolerance,
+  COMPARE_SLACK,
+  type WeightsCheck,
+  type AttentionDims,
+  type ProjectionDims,
+  type Comparison,
+} from './roles';
+export {
+  encodeArrayLink,
+  decodeArrayLink,
+  base64urlEncode,
+  base64urlDecode,
+  ARRAY_LINK_KEYS,
+  ARRAY_LINK_MAX_CHARS,
+  ARRAY_LINK_VERSION,
+  type ArrayRole,
+  type ArrayLinkOptions,
+} from './link';
