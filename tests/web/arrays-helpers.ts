@@ -1,15 +1,18 @@
 // Shared by the arrays*.test.ts files: the NumPy fixtures (tests/oracle/gen_array_prints.py).
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'arrays');
-
-export function fixtureJson<T>(name: string): T {
-  return JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8')) as T;
+// node:fs through a dynamic import, as tests/web/attn-split.test.ts does: the page's tsconfig has
+// no Node types.
+interface Fs {
+  readFileSync(p: URL): Uint8Array;
 }
+const fs = (await import(/* @vite-ignore */ 'node:' + 'fs')) as Fs;
+
+export const FIXTURES = new URL('./fixtures/arrays/', import.meta.url);
+
 export function fixtureBytes(name: string): Uint8Array {
-  return new Uint8Array(fs.readFileSync(path.join(FIXTURES, name)));
+  return new Uint8Array(fs.readFileSync(new URL(name, FIXTURES)));
+}
+export function fixtureJson<T>(name: string): T {
+  return JSON.parse(new TextDecoder().decode(fixtureBytes(name))) as T;
 }
 
 /** The fixtures' numbers: plain JSON numbers, non-finite ones as strings. */

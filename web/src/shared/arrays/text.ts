@@ -22,8 +22,8 @@ interface Tok {
   kind: TokKind;
   text: string;
   value: number;
-  /** Rounding step of a printed number (see NdArray.printStep). */
-  step: number;
+  /** For numbers: how it was written (see numberWord). */
+  num: { decimals: number; exp: number; sci: boolean; special: boolean } | null;
   line: number;
   col: number;
 }
@@ -37,24 +37,47 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12 || c === 0xa0 || c === 0xfeff || c === 0x2009 || c === 0x202f;
 }
 
-/** The value of a number word, or null. Also reads nan / inf / True / False in their spellings. */
-function numberWord(w: string): { value: number; step: number } | null {
+/** The value of a number word, or null. Also reads nan / inf / True / False in their spellings.
+ *  `decimals`: digits after the point (of the mantissa); `exp`: the exponent (0 without one). */
+function numberWord(w: string): { value: number; decimals: number; exp: number; sci: boolean; special: boolean } | null {
   const lower = w.toLowerCase();
   const body = lower[0] === '-' || lower[0] === '+' ? lower.slice(1) : lower;
   const sign = lower[0] === '-' ? -1 : 1;
-  if (body === 'nan') return { value: NaN, step: 0 };
-  if (body === 'inf' || body === 'infinity') return { value: sign * Infinity, step: 0 };
-  if (w === 'True' || w === 'true') return { value: 1, step: 0 };
-  if (w === 'False' || w === 'false') return { value: 0, step: 0 };
+  const special = (value: number) => ({ value, decimals: 0, exp: 0, sci: false, special: true });
+  if (body === 'nan') return special(NaN);
+  if (body === 'inf' || body === 'infinity') return special(sign * Infinity);
+  if (w === 'True' || w === 'true') return special(1);
+  if (w === 'False' || w === 'false') return special(0);
   if (!NUMBER.test(w)) return null;
-  const value = Number(w);
-  // The rounding step of the printed form: 10^-(digits after the point), scaled by the exponent.
   const e = lower.indexOf('e');
   const mant = e < 0 ? lower : lower.slice(0, e);
-  const exp = e < 0 ? 0 : Number(lower.slice(e + 1));
   const dot = mant.indexOf('.');
-  const decimals = dot < 0 ? 0 : mant.length - dot - 1;
-  return { value, step: Math.pow(10, exp - decimals) };
+  return { value: Number(w), decimals: dot < 0 ? 0 : mant.length - dot - 1, exp: e < 0 ? 0 : Number(lower.slice(e + 1)), sci: e >= 0, special: false };
+}
+
+/**
+ * The rounding step of a printed array. NumPy's default floatmode ('maxprec') prints each element
+ * with at most `precision` digits and drops trailing zeros (`1.` next to `0.47`), so every element
+ * is within half a step of its value, the step being set by the element with the most digits:
+ * 10^-(most decimals) in fixed notation; in scientific notation (all elements share the mantissa
+ * digits) 10^(largest exponent − most mantissa decimals), an upper bound for every element.
+ */
+class StepTracker {
+  private fixedDec = -1;
+  private sciDec = -1;
+  private sciExp = -Infinity;
+  add(n: { decimals: number; exp: number; sci: boolean; special: boolean }): void {
+    if (n.special) return;
+    if (n.sci) {
+      if (n.decimals > this.sciDec) this.sciDec = n.decimals;
+      if (n.exp > this.sciExp) this.sciExp = n.exp;
+    } else if (n.decimals > this.fixedDec) this.fixedDec = n.decimals;
+  }
+  step(): number {
+    const fixed = this.fixedDec < 0 ? 0 : Math.pow(10, -this.fixedDec);
+    const sci = this.sciDec < 0 ? 0 : Math.pow(10, this.sciExp - this.sciDec);
+    return Math.max(fixed, sci);
+  }
 }
 
 class Lexer {
@@ -75,8 +98,8 @@ class Lexer {
     this.peeked = null;
     return t;
   }
-  private tok(kind: TokKind, text: string, start: number, value = 0, step = 0): Tok {
-    return { kind, text, value, step, line: this.line, col: start - this.lineStart + 1 };
+  private tok(kind: TokKind, text: string, start: number, value = 0, num: Tok['num'] = null): Tok {
+    return { kind, text, value, num, line: this.line, col: start - this.lineStart + 1 };
   }
   private read(): Tok {
     const s = this.s;
@@ -126,7 +149,7 @@ class Lexer {
     const w = s.slice(start, j);
     if (/^\.{3,}$/.test(w)) return this.tok('ellipsis', w, start);
     const n = numberWord(w);
-    return n ? this.tok('num', w, start, n.value, n.step) : this.tok('word', w, start);
+    return n ? this.tok('num', w, start, n.value, n) : this.tok('word', w, start);
   }
 }
 
@@ -152,7 +175,7 @@ function ordinal(path: number[], level: number): string {
 
 class Parser {
   private values: number[] = [];
-  private maxStep = 0;
+  private steps = new StepTracker();
   constructor(private readonly lx: Lexer) {}
 
   fail(t: Tok, msg: string): never {
@@ -224,7 +247,7 @@ class Parser {
       wrapped = true;
     }
     this.values = [];
-    this.maxStep = 0;
+    this.steps = new StepTracker();
     const shape = this.nested();
     if (wrapped) {
       // Keyword arguments: dtype=float32, device='cpu', requires_grad=True …
@@ -244,7 +267,7 @@ class Parser {
     const n = checkedSize(shape, name ?? 'the array');
     if (n !== this.values.length) throw new ArrayParseError(`internal: ${this.values.length} values for shape ${shape.join('×')}`);
     const data = f32 ? Float32Array.from(this.values) : Float64Array.from(this.values);
-    const out: NdArray = { shape, data, source: 'printed', printStep: this.maxStep };
+    const out: NdArray = { shape, data, source: 'printed', printStep: this.steps.step() };
     if (name !== undefined) out.name = name;
     return out;
   }
@@ -278,7 +301,7 @@ class Parser {
           else if (depth !== ndim) this.fail(t, `expected “[” (a row), found the number ${describe(t)}: the nesting is uneven`);
           if (this.values.length >= ARRAY_LIMITS.maxElements) this.fail(t, `more than ${ARRAY_LIMITS.maxElements.toLocaleString('en')} numbers`);
           this.values.push(t.value);
-          if (t.step > this.maxStep) this.maxStep = t.step;
+          this.steps.add(t.num!);
           counts[depth - 1]++;
           afterElement = true;
           lastComma = null;
@@ -326,7 +349,7 @@ class Parser {
 export function parseGrid(text: string, name?: string): NdArray {
   const blocks: number[][][] = [[]];
   let total = 0;
-  let maxStep = 0;
+  const steps = new StepTracker();
   let width = -1;
   let lineNo = 0;
   let headerSkipped = false;
@@ -356,7 +379,7 @@ export function parseGrid(text: string, name?: string): NdArray {
         break;
       }
       row.push(n.value);
-      if (n.step > maxStep) maxStep = n.step;
+      steps.add(n);
     }
     if (bad >= 0) {
       if (total === 0 && !headerSkipped) {
@@ -383,7 +406,7 @@ export function parseGrid(text: string, name?: string): NdArray {
   const data = new Float64Array(total);
   let k = 0;
   for (const b of blocks) for (const r of b) for (const v of r) data[k++] = v;
-  const out: NdArray = { shape, data, source: 'printed', printStep: maxStep };
+  const out: NdArray = { shape, data, source: 'printed', printStep: steps.step() };
   if (name !== undefined) out.name = name;
   return out;
 }

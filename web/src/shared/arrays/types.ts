@@ -11,9 +11,9 @@ export interface NdArray {
   /** Where the values came from: `exact` (binary file, link, JSON of full-precision numbers that
    *  parse back) or `printed` (text whose numbers were rounded when printed). */
   source: 'exact' | 'printed';
-  /** For printed text: the largest rounding step seen in one printed number (e.g. 0.01 for
-   *  `np.round(W, 2)`, 1e-8 for NumPy's default precision, 1e-11 for `1.234e-08`): each value is
-   *  within half of it of the array the student had. 0 for exact sources. */
+  /** For printed text: the rounding step of the print (0.01 for `print(np.round(W, 2))`, 1e-8
+   *  for NumPy's default precision, 1e-11 for `[1.234e-08 …]`): each value is within half of it of
+   *  the array the student had (see StepTracker in text.ts). 0 for exact sources. */
   printStep: number;
 }
 
