@@ -47,6 +47,7 @@ run "NumPy rng tables and fixture are current" /usr/bin/python3 tests/oracle/gen
 run "oracle mask fixture is current" /usr/bin/python3 tests/oracle/gen_masks.py --check
 run "PyTorch model fixtures are current" /usr/bin/python3 tests/oracle/gen_model_fixtures.py --check
 run "PyTorch score-gradient fixture is current" /usr/bin/python3 tests/oracle/gen_score_grad_fixtures.py --check
+run "notebook helper + NumPy array fixtures (unittest)" /usr/bin/python3 -m unittest discover -s tests/python
 run "C++ tests, native (ctest)" cmake --workflow --preset native
 full "C++ tests, native ASan + UBSan (ctest)" cmake --workflow --preset native-asan
 full "fuzz smoke (libFuzzer + ASan + UBSan, 55 s)" bash tests/fuzz/smoke.sh

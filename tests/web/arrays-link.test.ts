@@ -4,7 +4,22 @@
 // encode∘decode is exact (fast-check); hostile strings give a clear ArrayParseError.
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { encodeArrayLink, decodeArrayLink, base64urlEncode, base64urlDecode, ArrayParseError, ARRAY_LINK_MAX_CHARS } from '../../web/src/shared/arrays';
+import {
+  encodeArrayLink,
+  decodeArrayLink,
+  encodeArrayFields,
+  decodeArrayFields,
+  readArraysMessage,
+  readyMessage,
+  receivedMessage,
+  base64urlEncode,
+  base64urlDecode,
+  ArrayParseError,
+  ARRAY_LINK_MAX_CHARS,
+  ARRAY_LINK_KEYS,
+  ARRAY_MESSAGE_TYPES,
+  ARRAY_MESSAGE_VERSION,
+} from '../../web/src/shared/arrays';
 import { fixtureJson } from './arrays-helpers';
 
 interface LinkCase { name: string; shape: number[]; f4hex: string; link: string; linkRaw: string }
@@ -104,4 +119,49 @@ describe('hostile link values', () => {
   ];
   for (const [what, s, msg] of cases) it(what, () => expect(errorOf(() => decodeArrayLink(s, 'uw')).message).toContain(msg));
   it('names the link key', () => expect(errorOf(() => decodeArrayLink('x', 'uq')).message).toContain('“uq”'));
+});
+
+describe('link fields and the postMessage protocol', () => {
+  const W = { shape: [2, 2], data: Float32Array.of(1, 0, 0.5, 0.5) };
+  it('encodeArrayFields → decodeArrayFields, by role and link key', () => {
+    const enc = encodeArrayFields({ weights: W, q: { shape: [2, 3], data: new Float32Array(6).fill(0.25) } });
+    expect(enc.fields.map(([k]) => k)).toEqual(['uw', 'uq']);
+    expect(enc.fits).toBe(true);
+    const dec = decodeArrayFields(new Map(enc.fields));
+    expect(dec.errors).toEqual([]);
+    expect(Array.from(dec.arrays.weights!.data)).toEqual([1, 0, 0.5, 0.5]);
+    expect(dec.arrays.q!.shape).toEqual([2, 3]);
+    expect(ARRAY_LINK_KEYS).toEqual({ weights: 'uw', q: 'uq', k: 'uk', v: 'uv', mask: 'um', x: 'ux', wq: 'uwq', wk: 'uwk', wv: 'uwv' });
+  });
+  it('a bad value is left out and named; the others are kept', () => {
+    const dec = decodeArrayFields({ uw: encodeArrayLink(W), uk: '1.f4.2x2.b.AAAA', uv: 42 });
+    expect(Object.keys(dec.arrays)).toEqual(['weights']);
+    expect(dec.errors.join(' | ')).toContain('“uk”');
+    expect(dec.errors.join(' | ')).toContain('“uv”');
+  });
+  it('readArraysMessage: only its own type, version and id; values decoded with the message limit', () => {
+    const big = encodeArrayLink({ shape: [300, 300], data: new Float32Array(90_000).map((_, k) => Math.cos(k)) }, { compress: false });
+    expect(big.length).toBeGreaterThan(ARRAY_LINK_MAX_CHARS);
+    const msg = { type: ARRAY_MESSAGE_TYPES.arrays, version: ARRAY_MESSAGE_VERSION, id: 'ap-1', arrays: { uw: big } };
+    expect(readArraysMessage(msg, 'ap-1')!.arrays.weights!.shape).toEqual([300, 300]);
+    expect(readArraysMessage(msg, 'ap-2')).toBeNull();
+    expect(readArraysMessage({ ...msg, version: 2 }, 'ap-1')).toBeNull();
+    expect(readArraysMessage({ type: 'attention-playground:resize' }, 'ap-1')).toBeNull();
+    expect(readArraysMessage('hello', 'ap-1')).toBeNull();
+    expect(readArraysMessage({ ...msg, arrays: null }, 'ap-1')!.errors[0]).toContain('no “arrays”');
+    expect(readArraysMessage({ ...msg, arrays: { nope: 1 } }, 'ap-1')!.errors[0]).toContain('no known key');
+    // The same value in a link is refused: links have the smaller limit.
+    expect(decodeArrayFields({ uw: big }).errors[0]).toContain('limit');
+    expect(readyMessage('ap-1')).toEqual({ type: 'attention-playground:arrays-ready', version: 1, id: 'ap-1' });
+    expect(receivedMessage('ap-1', [])).toMatchObject({ ok: true });
+  });
+  it('any message data: null or a result, never a throw', () => {
+    fc.assert(
+      fc.property(fc.anything(), fc.dictionary(fc.constantFrom('uw', 'uq', 'um', 'x'), fc.oneof(fc.string(), fc.anything())), (junk, arrays) => {
+        readArraysMessage(junk, 'a');
+        readArraysMessage({ type: ARRAY_MESSAGE_TYPES.arrays, version: 1, id: 'a', arrays }, 'a');
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -41,6 +41,8 @@ __version__ = "1.0"
 LINK_VERSION = 1
 #: All arrays of one link together stay under this many characters; beyond it they go by postMessage.
 ARRAY_LINK_MAX_CHARS = 96 * 1024
+#: The limit for one value (and all values together) sent by postMessage instead of the link.
+ARRAY_MESSAGE_MAX_CHARS = -(-(1 << 20) * 8 * 4 // 3) + 64
 #: Elements in one array (the page's limit).
 MAX_ELEMENTS = 1 << 20
 #: Dimensions of one array.
@@ -479,6 +481,9 @@ def show(W=None, tokens=None, *, Q=None, K=None, V=None, mask=None, X=None, W_q=
     if size <= ARRAY_LINK_MAX_CHARS:
         parts += ["%s=%s" % (k, v) for k, v in encoded.items()]
     else:
+        if size > ARRAY_MESSAGE_MAX_CHARS:
+            raise ValueError("the arrays take %d characters encoded; the page reads at most %d at once"
+                             % (size, ARRAY_MESSAGE_MAX_CHARS))
         query.append(("arrays", "post"))
         message = {"type": ARRAYS_MESSAGE, "version": MESSAGE_VERSION, "id": frame_id, "arrays": encoded}
     page = urllib.parse.urlunsplit((split.scheme, split.netloc, split.path or "/", urllib.parse.urlencode(query),

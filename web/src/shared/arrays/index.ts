@@ -21,11 +21,24 @@ export {
 export {
   encodeArrayLink,
   decodeArrayLink,
+  decodeArrayFields,
+  encodeArrayFields,
   base64urlEncode,
   base64urlDecode,
   ARRAY_LINK_KEYS,
   ARRAY_LINK_MAX_CHARS,
+  ARRAY_MESSAGE_MAX_CHARS,
   ARRAY_LINK_VERSION,
   type ArrayRole,
   type ArrayLinkOptions,
 } from './link';
+export {
+  readArraysMessage,
+  readyMessage,
+  receivedMessage,
+  ARRAY_MESSAGE_TYPES,
+  ARRAY_MESSAGE_VERSION,
+  ARRAYS_BY_MESSAGE_PARAM,
+  READY_INTERVAL_MS,
+  READY_TRIES,
+} from './message';

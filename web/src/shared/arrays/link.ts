@@ -39,6 +39,10 @@ export type ArrayRole = keyof typeof ARRAY_LINK_KEYS;
  *  page's 256 Ki-character limit for a hash and under every browser's URL limit. */
 export const ARRAY_LINK_MAX_CHARS = 96 * 1024;
 
+/** The limit for one value sent by postMessage instead (the notebook helper's larger arrays):
+ *  the largest array the page reads (maxElements float64 values) in base64, plus the header. */
+export const ARRAY_MESSAGE_MAX_CHARS = Math.ceil((ARRAY_LIMITS.maxElements * 8 * 4) / 3) + 64;
+
 /** Payloads shorter than this are not worth a deflate attempt. */
 const COMPRESS_FROM = 96;
 
@@ -122,12 +126,13 @@ export function encodeArrayLink(a: Pick<NdArray, 'shape' | 'data'>, opts: ArrayL
   return `${ARRAY_LINK_VERSION}.${dtype}.${a.shape.join('x')}.${enc}.${base64urlEncode(payload)}`;
 }
 
-/** A link value back to an array (source "exact"). Throws ArrayParseError naming what is wrong. */
-export function decodeArrayLink(value: string, name?: string): NdArray {
+/** A link value back to an array (source "exact"). Throws ArrayParseError naming what is wrong.
+ *  `maxChars`: ARRAY_LINK_MAX_CHARS for links, ARRAY_MESSAGE_MAX_CHARS for postMessage. */
+export function decodeArrayLink(value: string, name?: string, maxChars: number = ARRAY_LINK_MAX_CHARS): NdArray {
   const what = name ? `link value “${name}”` : 'the link’s array';
   try {
     if (typeof value !== 'string') throw new ArrayParseError('not text');
-    if (value.length > ARRAY_LINK_MAX_CHARS) throw new ArrayParseError(`${value.length.toLocaleString('en')} characters is more than the limit of ${ARRAY_LINK_MAX_CHARS.toLocaleString('en')}`);
+    if (value.length > maxChars) throw new ArrayParseError(`${value.length.toLocaleString('en')} characters is more than the limit of ${maxChars.toLocaleString('en')}`);
     const parts = value.split('.');
     if (parts.length !== 5) throw new ArrayParseError('expected 5 parts “version.dtype.shape.encoding.payload”');
     const [ver, dtype, shapeStr, enc, payloadStr] = parts;
@@ -163,4 +168,45 @@ export function decodeArrayLink(value: string, name?: string): NdArray {
     if (err.message.startsWith(what)) throw err;
     throw new ArrayParseError(err.message, what);
   }
+}
+
+/** The arrays of a link (or of a postMessage): every ARRAY_LINK_KEYS key present is decoded.
+ *  Never throws: a bad value is left out and its error (naming the key) is listed. */
+export function decodeArrayFields(
+  fields: ReadonlyMap<string, string> | Readonly<Record<string, unknown>>,
+  maxChars: number = ARRAY_LINK_MAX_CHARS,
+): { arrays: Partial<Record<ArrayRole, NdArray>>; errors: string[] } {
+  const get = (k: string): unknown => (fields instanceof Map ? fields.get(k) : Object.prototype.hasOwnProperty.call(fields, k) ? (fields as Record<string, unknown>)[k] : undefined);
+  const arrays: Partial<Record<ArrayRole, NdArray>> = {};
+  const errors: string[] = [];
+  let total = 0;
+  for (const role of Object.keys(ARRAY_LINK_KEYS) as ArrayRole[]) {
+    const key = ARRAY_LINK_KEYS[role];
+    const v = get(key);
+    if (v === undefined) continue;
+    try {
+      if (typeof v !== 'string') throw new ArrayParseError('not text', `link value “${key}”`);
+      total += v.length;
+      if (total > maxChars) throw new ArrayParseError(`the arrays together are longer than the limit of ${maxChars.toLocaleString('en')} characters`, `link value “${key}”`);
+      arrays[role] = decodeArrayLink(v, key, maxChars);
+    } catch (e) {
+      errors.push(e instanceof Error ? e.message : String(e));
+    }
+  }
+  return { arrays, errors };
+}
+
+/** Link fields for the given arrays, in ARRAY_LINK_KEYS order, with their total length and
+ *  whether they fit in a link (ARRAY_LINK_MAX_CHARS). Throws ArrayParseError for a bad array. */
+export function encodeArrayFields(arrays: Partial<Record<ArrayRole, Pick<NdArray, 'shape' | 'data'>>>, opts: ArrayLinkOptions = {}): { fields: [string, string][]; chars: number; fits: boolean } {
+  const fields: [string, string][] = [];
+  let chars = 0;
+  for (const role of Object.keys(ARRAY_LINK_KEYS) as ArrayRole[]) {
+    const a = arrays[role];
+    if (!a) continue;
+    const v = encodeArrayLink(a, opts);
+    fields.push([ARRAY_LINK_KEYS[role], v]);
+    chars += v.length;
+  }
+  return { fields, chars, fits: chars <= ARRAY_LINK_MAX_CHARS };
 }
