@@ -270,6 +270,10 @@ def _check_projections(X, W_q, W_k, W_v, heads):
     h = heads or 1
     if W_q.shape[1] % h or W_v.shape[1] % h:
         raise ValueError("W_q's %d and W_v's %d columns must split evenly into %d heads" % (W_q.shape[1], W_v.shape[1], h))
+    for n, a in (("X", X), ("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
+        bad = int((~np.isfinite(a)).sum())
+        if bad:
+            warnings.warn("%s holds %d NaN or infinite values: the rows they reach become NaN" % (n, bad), stacklevel=3)
     return X, W_q, W_k, W_v, X.shape[0]
 
 
