@@ -88,6 +88,13 @@ describe('names, JSON, grids', () => {
     expect(Array.from(cube.data)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(parseCsv('a,b\n1,2\n3,4').shape).toEqual([2, 2]);
   });
+  it("reads NumPy 2's scalar reprs in lists: [np.float64(0.5), np.True_]", () => {
+    const a = parseOneArray('[[np.float64(0.25), np.float64(0.75)], [np.float32(1.0), np.int64(0)]]');
+    expect(Array.from(a.data)).toEqual([0.25, 0.75, 1, 0]);
+    expect(Array.from(parseOneArray('[np.True_, np.False_, np.bool(True)]').data)).toEqual([1, 0, 1]);
+    expect(() => parseOneArray('[np.float64(abc)]')).toThrow('expected a number inside np.float64( )');
+    expect(() => parseOneArray('[np.evil(1)]')).toThrow('found “np.evil”');
+  });
   it('reads numbers in every spelling NumPy and Python write', () => {
     const a = parseOneArray('[-0., 1., .5, 1.e-03, 2E+2, NaN, -inf, Infinity, True, False, +3]');
     expect(Array.from(a.data)).toEqual([-0, 1, 0.5, 0.001, 200, NaN, -Infinity, Infinity, 1, 0, 3]);

@@ -46,8 +46,8 @@ function numberWord(w: string): { value: number; decimals: number; exp: number; 
   const special = (value: number) => ({ value, decimals: 0, exp: 0, sci: false, special: true });
   if (body === 'nan') return special(NaN);
   if (body === 'inf' || body === 'infinity') return special(sign * Infinity);
-  if (w === 'True' || w === 'true') return special(1);
-  if (w === 'False' || w === 'false') return special(0);
+  if (w === 'True' || w === 'true' || w === 'np.True_') return special(1);
+  if (w === 'False' || w === 'false' || w === 'np.False_') return special(0);
   if (!NUMBER.test(w)) return null;
   const e = lower.indexOf('e');
   const mant = e < 0 ? lower : lower.slice(0, e);
@@ -153,6 +153,7 @@ class Lexer {
   }
 }
 
+const SCALAR_WRAPPER = /^(?:np|numpy)\.(?:float(?:16|32|64)|int(?:8|16|32|64)|uint(?:8|16|32|64)|bool_?|True_|False_|half|single|double)$/;
 const WRAPPERS = new Set(['array', 'np.array', 'numpy.array', 'asarray', 'np.asarray', 'tensor', 'torch.tensor']);
 const FLOAT32 = new Set(['float32', 'np.float32', 'numpy.float32', 'torch.float32', 'float16', 'np.float16', 'torch.float16', 'half', 'single', 'f4', '<f4', 'f2', '<f2']);
 
@@ -296,12 +297,22 @@ class Parser {
           lastComma = null;
           break;
         }
+        case 'word':
         case 'num': {
+          let num = t;
+          if (t.kind === 'word') {
+            // NumPy 2 writes scalars as np.float64(0.5) in lists (list(W[0]), print of a list).
+            if (!SCALAR_WRAPPER.test(t.text)) this.fail(t, `expected a number, “[”, “]” or “,”; found ${describe(t)}`);
+            this.expect('(', `“(” after ${t.text}`);
+            num = this.lx.next();
+            if (num.kind !== 'num') this.fail(num, `expected a number inside ${t.text}( ), found ${describe(num)}`);
+            this.expect(')', `“)” after the number in ${t.text}(`);
+          }
           if (ndim === 0) ndim = depth;
           else if (depth !== ndim) this.fail(t, `expected “[” (a row), found the number ${describe(t)}: the nesting is uneven`);
           if (this.values.length >= ARRAY_LIMITS.maxElements) this.fail(t, `more than ${ARRAY_LIMITS.maxElements.toLocaleString('en')} numbers`);
-          this.values.push(t.value);
-          this.steps.add(t.num!);
+          this.values.push(num.value);
+          this.steps.add(num.num!);
           counts[depth - 1]++;
           afterElement = true;
           lastComma = null;
