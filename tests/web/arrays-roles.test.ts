@@ -36,6 +36,13 @@ describe('weights W', () => {
     expect(c.badRows).toBe(0);
     expect(c.causal).toBe(true);
   });
+  it('from a float16 .npy: the tolerance allows for half precision', () => {
+    const w = file('w_f2.npy')[0];
+    expect(w.printStep).toBe(2 ** -10);
+    const c = checkWeights(w);
+    expect([c.badRows, c.causal]).toEqual([0, true]);
+    expect(c.maxRowError).toBeGreaterThan(6 * 2 ** -22); // more than float32 slack alone would allow
+  });
   it('two heads (3-D), and a full (not causal) W', () => {
     const c = checkWeights(parseOneArray(text('two heads, repr (3-D)')));
     expect([c.heads, c.tq, c.tk, c.badRows, c.causal]).toEqual([2, 6, 6, 0, true]);

@@ -13,7 +13,8 @@ export interface NdArray {
   source: 'exact' | 'printed';
   /** For printed text: the rounding step of the print (0.01 for `print(np.round(W, 2))`, 1e-8
    *  for NumPy's default precision, 1e-11 for `[1.234e-08 …]`): each value is within half of it of
-   *  the array the student had (see StepTracker in text.ts). 0 for exact sources. */
+   *  the array the student had (see StepTracker in text.ts). 0 for exact sources, except float16
+   *  files: 2^-10 (half precision's rounding of values below 2). */
   printStep: number;
 }
 
