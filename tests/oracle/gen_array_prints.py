@@ -271,15 +271,20 @@ def link_cases():
     return {"cases": cases}
 
 
+def one_per_line(key, items):
+    """{ key: [ ... ] } with one item per line (small diffs, no number per line)."""
+    return ('{"%s": [\n' % key + ",\n".join(json.dumps(x, separators=(",", ":")) for x in items) + "\n]}\n").encode()
+
+
 def render():
     out = {}
-    out["prints.json"] = (json.dumps({"cases": print_cases()}, indent=1) + "\n").encode()
+    out["prints.json"] = one_per_line("cases", print_cases())
     files, listing = file_cases()
     out.update(files)
-    out["files.json"] = (json.dumps({"files": listing}, indent=1) + "\n").encode()
+    out["files.json"] = one_per_line("files", listing)
     links = link_cases()
     if links is not None:
-        out["links.json"] = (json.dumps(links, indent=1) + "\n").encode()
+        out["links.json"] = one_per_line("cases", links["cases"])
     return out
 
 
