@@ -12,7 +12,8 @@
 the link). Small arrays travel in the link itself (no script needed, works in any notebook and in
 exported HTML); larger ones are handed to the page by postMessage from a small script next to the
 frame, which runs only in a trusted notebook. Any hosted copy of the playground works too:
-`ap.show(W, url="https://…/")`; Colab and VS Code need such an https copy.
+`ap.show(W, url="https://…/")`; Colab, VS Code and any remote kernel (JupyterHub) need such an
+https copy, since serve() listens on the kernel's machine, not the browser's.
 
 Single file, standard library + NumPy. The link format, keys and message protocol are described in
 the playground's docs/arrays.md.
