@@ -52,7 +52,7 @@ export default defineConfig({
     rolldownOptions: {
       input: {
         index: resolve(webRoot, 'index.html'),
-        'attention-playground': resolve(webRoot, 'src/embed/element.ts'),
+        'attention-playground': resolve(webRoot, 'src/app/element.ts'),
       },
       output: {
         // The custom element keeps a stable name so course pages can link it.

@@ -6,7 +6,7 @@
 // Anything that must replay bit for bit (training) uses SIMD128 builds only: relaxed_madd may
 // be fused on one engine and not on another.
 //
-// The page's loader (web/src/core/load.ts) is this module with Vite's ?url for the two .wasm files:
+// The page's loader (web/src/wasm/load-core.ts) is this module with Vite's ?url for the two .wasm files:
 //   import { loadAttnCore } from './load_core.mjs';
 //   const core = await loadAttnCore({
 //     simd: { factory: () => import('./attn_core.mjs'), wasmUrl: simdWasmUrl },

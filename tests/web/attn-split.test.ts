@@ -2,7 +2,7 @@
 // split by heads or by query rows, run the parts one after another, merge, compare.
 import { describe, it, expect, beforeAll } from 'vitest';
 import { planSplit, rowBounds, splitAttention, type AttnResultLike, type SplitOpts } from '../../web/src/timing/attn-split.js';
-import type { AttnCore, CreateAttnCore } from '../../web/src/core/attn-core';
+import type { AttnCore, CreateAttnCore } from '../../web/src/wasm/attn-core';
 
 // Loaded as tests/js/helpers.mjs does: the module file and its bytes as wasmBinary (no node types here).
 const MJS = new URL('../../build/wasm/attn_core.mjs', import.meta.url).href;

@@ -3,8 +3,7 @@
 // A failure prints the shrunk counter-example and the seed to replay it.
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { decodeHash, encodeState } from '../../web/src/app/codec';
-import { defaultState, normalizeState, rows, LIMITS, type State, withLinkFields } from '../../web/src/app/state';
+import { decodeHash, encodeState, defaultState, normalizeState, rows, LIMITS, type State, withLinkFields } from '../../web/src/app/state';
 
 const RUNS = 400;
 

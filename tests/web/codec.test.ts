@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import LZString from 'lz-string';
-import { decodeHash, encodeState } from '../../web/src/app/codec';
-import { defaultState, LESSON_SENTENCE, LIMITS, type State, withLinkFields } from '../../web/src/app/state';
+import { decodeHash, encodeState, defaultState, LIMITS, type State, withLinkFields } from '../../web/src/app/state';
+import { LESSON_SENTENCE } from '../../web/src/attention/state';
 import { PRESETS, presetHash, presetState } from '../../web/src/app/presets';
 
 const roundTrip = (s: State) => decodeHash(encodeState(s));

@@ -1,12 +1,12 @@
-// issue 12: the page's loader (web/src/core/load.ts over cpp/bindings/load_core.mjs) starts the
+// issue 12: the page's loader (web/src/wasm/load-core.ts over cpp/bindings/load_core.mjs) starts the
 // relaxed-SIMD build exactly where WebAssembly.validate accepts relaxed SIMD and the SIMD128 build
 // otherwise (the fallback), each with its own .wasm from Vite's ?url; ?core= overrides the choice
 // through the Worker's name. validate is stubbed both ways; the two Emscripten factories are
 // replaced by stand-ins that record how they were called (the real builds are tested in
 // tests/js/relaxed.test.mjs and in Chromium by tests/browser/core-build.test.mjs).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadCore } from '../../web/src/core/load';
-import { coreBuildLabel, coreWorkerName, preferenceFromSearch, preferenceFromWorkerName } from '../../web/src/core/core-build';
+import { loadCore } from '../../web/src/wasm/load-core';
+import { coreBuildLabel, coreWorkerName, preferenceFromSearch, preferenceFromWorkerName } from '../../web/src/wasm/core-build';
 
 const made = vi.hoisted(() => [] as { build: string; wasm: string }[]);
 const standIn = (build: string) => async (o: { locateFile: (f: string, prefix: string) => string }) => {

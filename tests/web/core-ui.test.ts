@@ -1,12 +1,12 @@
-// The page's own paths (web/src/core/compute.ts, the Timing lab's memory figures) run against the
+// The page's own paths (web/src/attention/compute.ts, the Timing lab's memory figures) run against the
 // real wasm core in Node and are checked against the NumPy oracle's fixtures, not against the page:
 // the mask the page draws (tests/fixtures/masks.json), the NaN rows it counts, the memory it
 // predicts (the core's own refusal threshold), the lesson-2 preset's weights
 // (tests/fixtures/numpy_rng.json) and the Check readout.
 import { describe, it, expect, beforeAll } from 'vitest';
-import type { AttnCore, CreateAttnCore } from '../../web/src/core/attn-core';
-import { computeAttention, checkAttention, exampleOf } from '../../web/src/core/compute';
-import { coreBytes, checkBudget, memoryTable } from '../../web/src/timing/model';
+import type { AttnCore, CreateAttnCore } from '../../web/src/wasm/attn-core';
+import { computeAttention, checkAttention, exampleOf } from '../../web/src/attention/compute';
+import { coreBytes, checkBudget, memoryTable } from '../../web/src/measure/model';
 import { defaultState, withLinkFields, normalizeState, type State } from '../../web/src/app/state';
 import { PRESETS, findPreset, presetState } from '../../web/src/app/presets';
 import masksText from '../fixtures/masks.json?raw';

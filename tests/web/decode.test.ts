@@ -3,9 +3,8 @@
 // normalisation and their URL round trip.
 import { describe, it, expect } from 'vitest';
 import { copyPrompt, expectedAt, stepFlops, cacheBytesFormula, kvVariants, totalMs, timingRows, exportCsv } from '../../web/src/decode/model';
-import { decodeHash, encodeState } from '../../web/src/app/codec';
-import { defaultState, normalizeState } from '../../web/src/app/state';
-import { stats } from '../../web/src/timing/model';
+import { decodeHash, encodeState, defaultState, normalizeState } from '../../web/src/app/state';
+import { stats } from '../../web/src/measure/model';
 
 describe('copyPrompt', () => {
   // [noise(4), s(6), s(6)]: the mask marks the second copy from its 2nd token (positions 11…15).

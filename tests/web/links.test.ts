@@ -4,8 +4,8 @@
 // before the table (commit 289be8f): per link, the decoded state by link key and its notices.
 // Also: the table itself (unique keys, valid defaults) and the migration step.
 import { describe, it, expect } from 'vitest';
-import { decodeHash, encodeState, migrate, CODEC_VERSION, MIGRATIONS, type Migration } from '../../web/src/app/codec';
-import { defaultState, linkFields, normalizeState, rows, TABLE } from '../../web/src/app/state';
+import { migrate, CODEC_VERSION, MIGRATIONS, type Migration } from '../../web/src/state/codec';
+import { decodeHash, encodeState, defaultState, linkFields, normalizeState, rows, TABLE } from '../../web/src/app/state';
 import { PRESETS, presetHash, presetState } from '../../web/src/app/presets';
 import fixtureText from './fixtures/v1-links.json?raw';
 import readme from '../../README.md?raw';

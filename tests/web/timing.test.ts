@@ -1,10 +1,9 @@
 import { describe, it, expect } from 'vitest';
-import { decodeHash, encodeState } from '../../web/src/app/codec';
-import { defaultState, type State, withLinkFields } from '../../web/src/app/state';
+import { decodeHash, encodeState, defaultState, type State, withLinkFields } from '../../web/src/app/state';
 import { PRESETS, presetState } from '../../web/src/app/presets';
 import {
   batchSize, checkBudget, fitExponent, kernelsOf, plannedCalls, stats, sweepTs,
-} from '../../web/src/timing/model';
+} from '../../web/src/measure/model';
 
 const roundTrip = (s: State) => decodeHash(encodeState(s));
 

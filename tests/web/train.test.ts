@@ -2,8 +2,7 @@
 // values, the cross-field rules), its presets' links, the run history (crossings, shelf and drop,
 // thinning for drawing), the CSV export and the FLOP count behind GFLOP/s.
 import { describe, it, expect } from 'vitest';
-import { decodeHash, encodeState } from '../../web/src/app/codec';
-import { defaultState, normalizeState, type State } from '../../web/src/app/state';
+import { decodeHash, encodeState, defaultState, normalizeState, hashOf, type State } from '../../web/src/app/state';
 import { compareSettings, defaultTrainState, flopsPerStep, minVocab, trainerConfig, archChanged, type TrainState } from '../../web/src/train/config';
 import { TRAIN_PRESETS, presetTrain } from '../../web/src/train/presets';
 import { trainHash, trainPresetHash } from '../../web/src/train/links';
@@ -74,13 +73,13 @@ describe('train state rows', () => {
 
   it('every preset is a valid share link into the Train tab that decodes to the preset', () => {
     for (const p of TRAIN_PRESETS) {
-      const d = decodeHash(trainPresetHash(p));
+      const d = decodeHash(trainPresetHash(p, hashOf));
       expect(d.notices, p.id).toEqual([]);
       expect(d.state.page.view).toBe('train');
       expect(d.state.train).toEqual(presetTrain(p));
     }
-    expect(new Set(TRAIN_PRESETS.map((p) => trainPresetHash(p))).size).toBe(TRAIN_PRESETS.length);
-    expect(trainHash({ ...defaultTrainState(), until: 137, play: true })).toBe('#v=1&view=train&until=137&play=1');
+    expect(new Set(TRAIN_PRESETS.map((p) => trainPresetHash(p, hashOf))).size).toBe(TRAIN_PRESETS.length);
+    expect(trainHash({ ...defaultTrainState(), until: 137, play: true }, hashOf)).toBe('#v=1&view=train&until=137&play=1');
   });
 
   it('the learning rate and the run controls are not architecture; everything else resets', () => {

@@ -1,23 +1,39 @@
 // The page: owns the state, keeps it in the URL hash, asks the Worker to compute, renders the
 // current view, and wires sharing, embedding and export. Text from the URL only ever reaches the
 // page through textContent. start() is called once, by app/main.ts.
-import { decodeHash, encodeState } from './codec';
-import { computeKey, normalizeState, statesEqual, withPatch, FILL_LABEL, type Patch, type State } from './state';
-import { ComputeClient, type ComputeOutcome } from '../core/worker-client';
-import { CHECK_AUTO_WORK, Computer, checkWork, computeFlops, coreRefusal } from '../core/compute';
-import { loadCore } from '../core/load';
-import { preferenceFromSearch } from '../core/core-build';
-import type { AttentionResult } from '../core/protocol';
-import { createControls } from './controls';
-import { VIEW_FACTORIES } from './views';
-import type { View, ViewContext, BaseViewContext } from '../ui/view';
-import { createCheckPanel } from './check';
+import { computeKey, decodeHash, encodeState, hashOf, linkFields, normalizeState, statesEqual, withPatch, type Patch, type State } from './state';
+import { FILL_LABEL } from '../attention/state';
+import { ComputeClient, type ComputeOutcome } from '../attention/worker-client';
+import { CHECK_AUTO_WORK, Computer, checkWork, computeFlops, coreRefusal } from '../attention/compute';
+import { loadCore } from '../wasm/load-core';
+import { preferenceFromSearch } from '../wasm/core-build';
+import type { AttentionResult } from '../attention/protocol';
+import { createControls } from '../attention/controls';
+import { VIEW_FACTORIES } from './features';
+import type { LabContext, View } from '../ui/view';
+import { createCheckPanel } from '../attention/check';
 import { el, clear, fmt } from '../ui/dom';
 import { parseEmbed, startResizeMessages, type Section } from '../embed/embed';
 import { openEmbedDialog } from '../embed/dialog';
 import { pageHeader, presetGallery, pageFooter } from './layout';
-import { exportJson, exportWeightsCsv, exportOutputCsv, download, heatmapPng } from './export';
-import { getTrainedAttention, setTrainedAttention, type TrainedAttention } from './trained-model';
+import { exportJson, exportWeightsCsv, exportOutputCsv } from '../attention/export';
+import { download, heatmapPng } from '../shared/export';
+import { getTrainedAttention, setTrainedAttention, type TrainedAttention } from '../shared/trained-model';
+
+/** What the page gives a lab (a view that renders without an attention result). */
+interface PageLabContext extends LabContext<State, Patch> {
+  client: ComputeClient<State>;
+  /** The link of the default state with a patch laid over it (app/state.ts). */
+  hashOf(patch: Patch): string;
+}
+/** What the page gives an attention view. */
+interface PageResultContext extends PageLabContext {
+  result: AttentionResult;
+  /** Uint8Array(T*T), 1 = forbidden by the mask. */
+  forbidden: Uint8Array;
+  selectHead(h: number): void;
+}
+type PageView = { needsResult: true; view: View<PageResultContext> } | { needsResult: false; view: View<PageLabContext> };
 
 /** startupMs: the part of the first figure spent starting the Worker and the wasm core (0 later);
  *  local: computed on the page's thread; checkMs: the Check when it ran with the computation;
@@ -66,7 +82,7 @@ export function start(): void {
   const pngSelect = el('select', { 'aria-label': 'Heatmap to save as PNG' });
   const exportBar = el('div', { class: 'export', 'data-section': 'export' },
     el('span', { class: 'export-title', text: 'Export' }),
-    btn('JSON', 'export-json', () => shown && download('attention.json', exportJson(shown.result, shown.state), 'application/json')),
+    btn('JSON', 'export-json', () => shown && download('attention.json', exportJson(shown.result, linkFields(shown.state)), 'application/json')),
     btn('CSV weights', 'export-csv-weights', () => shown && download('attention-weights.csv', exportWeightsCsv(shown.result), 'text/csv')),
     btn('CSV output', 'export-csv-output', () => shown && download('attention-output.csv', exportOutputCsv(shown.result), 'text/csv')),
     el('span', { class: 'png-group' }, pngSelect, btn('PNG', 'export-png', () => void savePng())));
@@ -142,7 +158,10 @@ export function start(): void {
   }
 
   // ---------- views ----------
-  const views = new Map<string, View>();
+  // What the page gives a view: every feature's context type (attention/context.ts, the labs'
+  // TimingContext, TrainContext, DecodeContext) is a part of one of these two, so the views are
+  // created below without a cast; the compiler checks each against the page's.
+  const views = new Map<string, PageView>();
   const tabButtons = VIEW_FACTORIES.map((f, i) => {
     const b = el('button', { type: 'button', role: 'tab', id: `tab-${f.id}`, 'data-view': f.id, text: f.label, tabindex: '-1' });
     b.addEventListener('click', () => setState({ page: { view: f.id } }, 'control'));
@@ -158,12 +177,13 @@ export function start(): void {
     return b;
   });
 
-  function currentView(): View {
+  function currentView(): PageView {
     let v = views.get(state.page.view);
     if (!v) {
       const f = VIEW_FACTORIES.find((x) => x.id === state.page.view) ?? VIEW_FACTORIES[0];
-      v = f.create();
-      views.set(f.id, v);
+      const made: PageView = f.needsResult ? { needsResult: true, view: f.create() } : { needsResult: false, view: f.create() };
+      views.set(f.id, made);
+      return made;
     }
     return v;
   }
@@ -177,22 +197,22 @@ export function start(): void {
       b.tabIndex = on ? 0 : -1;
     }
     viewHost.setAttribute('aria-labelledby', `tab-${state.page.view}`);
-    const v = currentView();
+    const pv = currentView();
+    const v = pv.view;
     if (viewHost.firstElementChild !== v.root) {
       clear(viewHost);
       viewHost.append(v.root);
     }
     // A view that needs no attention result (the timing lab) renders at once, without the heatmap
     // chrome (model controls, export, NaN banner).
-    const needsResult = VIEW_FACTORIES.find((f) => f.id === v.id)?.needsResult ?? true;
-    html.classList.toggle('static-view', !needsResult);
-    checkPanel.root.hidden = !needsResult || !shown;
-    if (!needsResult) {
+    html.classList.toggle('static-view', !pv.needsResult);
+    checkPanel.root.hidden = !pv.needsResult || !shown;
+    if (!pv.needsResult) {
       viewHost.querySelector('.placeholder')?.remove();
-      const base: BaseViewContext = { state, announce: (t) => (live.textContent = t), client, width: Math.max(280, viewHost.clientWidth || 320), update: (p) => setState(p, 'control') };
-      (v.render as (c: BaseViewContext) => void).call(v, base);
+      pv.view.render(labContext(state));
       return;
     }
+    const rv = pv.view;
     const ta = getTrainedAttention();
     trainedBanner.hidden = !ta;
     for (const id of ['export-json', 'export-csv-weights', 'export-csv-output']) {
@@ -209,13 +229,7 @@ export function start(): void {
       trainedLayer.value = String(ta.layer);
       trainedText.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer} of ${ta.layers} (from 0), every head, on the tokens ${ta.tokens.join(' ')}.`;
       const s: State = { ...state, page: { ...state.page, head: Math.min(state.page.head, r.heads - 1) } };
-      const ctx: ViewContext = {
-        state: s, result: r, forbidden: r.allowed.map((a) => 1 - a),
-        selectHead: (h) => setState({ page: { head: h } }, 'control'),
-        announce: (t) => (live.textContent = t), client,
-        width: Math.max(280, viewHost.clientWidth || 320), update: (p) => setState(p, 'control'),
-      };
-      v.render(ctx);
+      rv.render({ ...labContext(s), result: r, forbidden: r.allowed.map((a) => 1 - a), selectHead: (h) => setState({ page: { head: h } }, 'control') });
       clear(pngSelect);
       for (const { name } of v.heatmaps()) pngSelect.append(el('option', { value: name, text: name }));
       pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
@@ -232,17 +246,7 @@ export function start(): void {
     // The mask as the core applies it (core.allowedMask, computed in the Worker).
     const forbidden = new Uint8Array(r.allowed.length);
     for (let k = 0; k < forbidden.length; k++) forbidden[k] = 1 - r.allowed[k];
-    const ctx: ViewContext = {
-      state: s,
-      result: r,
-      forbidden,
-      selectHead: (h) => setState({ page: { head: h } }, 'control'),
-      announce: (t) => (live.textContent = t),
-      client,
-      width: Math.max(280, viewHost.clientWidth || 320),
-      update: (p) => setState(p, 'control'),
-    };
-    v.render(ctx);
+    rv.render({ ...labContext(s), result: r, forbidden, selectHead: (h) => setState({ page: { head: h } }, 'control') });
     const keep = pngSelect.value;
     clear(pngSelect);
     for (const { name } of v.heatmaps()) pngSelect.append(el('option', { value: name, text: name }));
@@ -251,6 +255,10 @@ export function start(): void {
     if (preferred) pngSelect.value = preferred;
     pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
     renderNanBanner(r, s);
+  }
+
+  function labContext(s: State): PageLabContext {
+    return { state: s, announce: (t) => (live.textContent = t), client, width: Math.max(280, viewHost.clientWidth || 320), update: (p) => setState(p, 'control'), hashOf };
   }
 
   /** One layer of the trained model's weights as an attention result (weights only, causal). */
@@ -282,7 +290,7 @@ export function start(): void {
   }
 
   async function savePng(): Promise<void> {
-    const v = currentView();
+    const v = currentView().view;
     const item = v.heatmaps().find((h) => h.name === pngSelect.value);
     const d = item?.heatmap.current;
     if (!item || !d) return;
@@ -446,7 +454,7 @@ export function start(): void {
     html.dataset.status = errorBanner.hidden ? 'ready' : 'error';
   }
 
-  function onOutcome(o: ComputeOutcome, onPage = false): void {
+  function onOutcome(o: ComputeOutcome<State>, onPage = false): void {
     // A Worker's answer for an older state than the one on screen (the page computed a newer one
     // itself meanwhile) is dropped.
     if (shown && o.requestedAt < shown.requestedAt) {
@@ -555,7 +563,7 @@ export function start(): void {
   });
 
   // ---------- start ----------
-  const client = new ComputeClient(onOutcome);
+  const client = new ComputeClient<State>(onOutcome);
   window.__attentionPlayground = { timings, state: () => state, ready: () => html.dataset.status === 'ready' };
   showNotices(initial.notices);
   controls.update(state);

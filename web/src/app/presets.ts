@@ -1,6 +1,6 @@
 // The presets gallery: each preset is a partial state; its share link is the encoded state.
 // `figure` states what the lesson says you should see (the browser tests check these).
-import { encodeState } from './codec';
+import { encodeState } from './state';
 import { defaultState, normalizeState, withPatch, type Patch, type State } from './state';
 
 export interface Preset {

@@ -1,7 +1,7 @@
 // The Decode tab's Workers: one that holds the model (stepping), and a fresh one per timing run.
 // Cancel terminates the Worker concerned, which stops even a call running inside wasm; the
 // stepping Worker is then started again on the next request.
-import type { TrainedModel } from '../app/trained-model';
+import type { TrainedModel } from '../shared/trained-model';
 import type { DecodeMessage, DecodeRequest, TimingParams } from './protocol';
 
 function spawn(name: string): Worker {

@@ -5,11 +5,11 @@
 // else the default induction model (config A) trained in this tab's Worker first.
 import './decode.css';
 import { el, clear, fmt, syncInput, commitInput } from '../ui/dom';
-import { download } from '../app/export';
-import { getTrainedModel, onTrainedModel } from '../app/trained-model';
+import { download } from '../shared/export';
+import { getTrainedModel, onTrainedModel } from '../shared/trained-model';
 import { logLogChart } from '../ui/loglog-chart';
-import { formatBytes, formatMs, sweepTs } from '../timing/model';
-import type { BaseViewContext, View, ViewFactory } from '../ui/view';
+import { formatBytes, formatMs, sweepTs } from '../measure/model';
+import type { LabContext, View, ViewFactory } from '../ui/view';
 import { DecodeClient } from './client';
 import type { DecodeMessage, StepData, Trajectory } from './protocol';
 import { drawMatrix } from './matrix';
@@ -17,8 +17,11 @@ import {
   cacheBytesFormula, dHead, exportCsv, fitOf, kvVariants, stepFlops, timingRows, totalMs,
   type DecodeExport, type DecodeMode, type DecodePoint, type DecodeShape,
 } from './model';
-import { decodeStateOf, decodePatch } from './bridge';
-import { DECODE_LIMITS, type DecodeState } from './state';
+import { decodeStateOf, decodePatch, type DecodePatch } from './bridge';
+import { DECODE_LIMITS, type DecodeSlice, type DecodeState } from './state';
+
+/** What the page gives the Decode tab: its settings, and a way to change them. */
+export type DecodeContext = LabContext<DecodeSlice, DecodePatch>;
 
 const TIMING_SHAPE = { dModel: 256, heads: 8, layers: 2 };
 const POW2 = [64, 128, 256, 512, 1024, 2048, 4096];
@@ -36,10 +39,10 @@ interface Sweep {
   phase: 'running' | 'done' | 'cancelled' | 'failed';
 }
 
-class DecodeView implements View {
+class DecodeView implements View<DecodeContext> {
   readonly id = 'decode';
   readonly root: HTMLElement;
-  private ctx: BaseViewContext | null = null;
+  private ctx: DecodeContext | null = null;
   private ds: DecodeState | null = null;
   private client = new DecodeClient((m) => this.onStepMessage(m));
   private model: Extract<DecodeMessage, { kind: 'model-ready' }> | null = null;
@@ -175,7 +178,7 @@ class DecodeView implements View {
     return [];
   }
 
-  render(ctx: BaseViewContext): void {
+  render(ctx: DecodeContext): void {
     this.ctx = ctx;
     this.ds = decodeStateOf(ctx.state);
     const d = this.ds;
@@ -620,4 +623,4 @@ function fmtFlops(v: number): string {
   return `${v} FLOP`;
 }
 
-export const decodeView: ViewFactory = { id: 'decode', label: 'Decode', needsResult: false, create: () => new DecodeView() };
+export const decodeView: ViewFactory<DecodeContext, 'decode', false> = { id: 'decode', label: 'Decode', needsResult: false, create: () => new DecodeView() };

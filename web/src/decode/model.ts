@@ -1,8 +1,8 @@
 // The Decode tab's arithmetic: the copying prompt cut out of an induction sequence, FLOPs of one
 // decoding step with and without the K/V cache, the cache's bytes for MHA / GQA / MQA, and the
 // exports. Pure (no DOM, no Worker), unit-tested in tests/web/decode.test.ts. Timing statistics
-// and the exponent fit are the Timing lab's (timing/model.ts).
-import { fitExponent, type Fit, type Stats } from '../timing/model';
+// and the exponent fit are shared with the Timing lab (measure/model.ts).
+import { fitExponent, type Fit, type Stats } from '../measure/model';
 
 /** The model's shape as far as decoding cares. */
 export interface DecodeShape {

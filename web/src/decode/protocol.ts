@@ -1,5 +1,5 @@
 // Messages between the Decode tab and its Workers (decode/worker.ts). Plain data.
-import type { TrainedModel } from '../app/trained-model';
+import type { TrainedModel } from '../shared/trained-model';
 import type { DecodePoint, DecodeShape, StepRecord } from './model';
 
 export interface TimingParams {

@@ -1,8 +1,8 @@
 // The Decode tab's sub-state (state.decode): rows of the state table (app/state.ts explains how a
 // tab adds its sub-state). Which probe sequence, how much of the second copy the prompt keeps,
-// the step shown, cache on/off, and the timing sweep's T range. Imports only app/fields.
-import { int, pow2, yesNo } from '../app/fields';
-import type { State, SubState } from '../app/state';
+// the step shown, cache on/off, and the timing sweep's T range. Imports only the state foundation.
+import { int, pow2, yesNo } from '../state/fields';
+import type { SubState } from '../state/table';
 
 export interface DecodeState {
   /** Probe sequence (index into the module's sampleBatch draws). */
@@ -22,13 +22,18 @@ export const DECODE_LIMITS = { maxSeq: 9999, minKeep: 1, maxKeep: 8, maxStep: 81
 const L = DECODE_LIMITS;
 
 // compute: false everywhere: the tab has its own Workers; nothing here reruns the heatmaps.
-export const DECODE: SubState<DecodeState> = {
+/** The part of the state the decode rows read. */
+export interface DecodeSlice {
+  decode: DecodeState;
+}
+
+export const DECODE: SubState<DecodeState, DecodeSlice> = {
   fields: {
     seq: { key: 'dseq', label: 'decode: sequence', kind: int(0, L.maxSeq), default: 0, compute: false },
     keep: { key: 'dkeep', label: 'decode: prompt tokens of the second copy', kind: int(L.minKeep, L.maxKeep), default: 2, compute: false },
     step: { key: 'dstep', label: 'decode: step', kind: int(0, L.maxStep), default: 0, compute: false },
     cache: { key: 'dcache', label: 'decode: KV cache', kind: yesNo(), default: true, compute: false },
     tStart: { key: 'dts', label: 'decode: first T', kind: pow2(L.minT, L.maxT / 2), default: 256, compute: false },
-    tEnd: { key: 'dte', label: 'decode: last T', kind: pow2((s: State) => s.decode.tStart * 2, L.maxT), default: 4096, fallback: (s) => Math.max(4096, s.decode.tStart * 2), compute: false },
+    tEnd: { key: 'dte', label: 'decode: last T', kind: pow2((s: DecodeSlice) => s.decode.tStart * 2, L.maxT), default: 4096, fallback: (s) => Math.max(4096, s.decode.tStart * 2), compute: false },
   },
 };

@@ -2,10 +2,10 @@
 // for stepping (it holds the model) and starts a fresh one per timing run; Cancel terminates the
 // Worker, which stops even a call running inside wasm.
 /// <reference lib="webworker" />
-import { loadTrain, type AttnTrainLib, type AttnTrainer } from './load';
+import { loadTrain, type AttnTrainLib, type AttnTrainer } from '../wasm/load-train';
 import type { DecodeMessage, DecodeRequest, StepData, TimingParams, Trajectory } from './protocol';
 import { copyPrompt, kvVariants, type DecodeMode, type DecodeShape } from './model';
-import { batchSize, plannedCalls, stats, sweepTs } from '../timing/model';
+import { batchSize, plannedCalls, stats, sweepTs } from '../measure/model';
 
 function post(m: DecodeMessage, transfer: Transferable[] = []): void {
   (self as unknown as DedicatedWorkerGlobalScope).postMessage(m, transfer);

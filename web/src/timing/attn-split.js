@@ -1,7 +1,7 @@
 // @ts-check
 // Split one core.attention call across N workers, exactly, and merge the parts back.
 // Pure JavaScript (no DOM, no Worker, no wasm), type-checked through its JSDoc (tsc --noEmit -p web)
-// against the core's API types (core/attn-core.d.ts): the page's timing lab (TypeScript) and
+// against the core's API types (wasm/attn-core.d.ts): the page's timing lab (TypeScript) and
 // bench/run.mjs (Node worker_threads) import this same file.
 //
 // Two ways to split (planSplit picks one):
@@ -30,15 +30,15 @@
 /**
  * The options of the call to split: core.attention's, with kvHeads defaulting to heads and dv to dk,
  * plus `ranges` = core.keyRanges({ tq, tk, causal, window }) (needed when causal or window > 0).
- * @typedef {Omit<import('../core/attn-core').CoreAttentionOptions, 'dv'> & { dv?: number, ranges?: Uint32Array | null }} SplitOpts
+ * @typedef {Omit<import('../wasm/attn-core').CoreAttentionOptions, 'dv'> & { dv?: number, ranges?: Uint32Array | null }} SplitOpts
  */
 /** What core.attention returns; each part returns one and mergeParts builds one.
- * @typedef {import('../core/attn-core').CoreAttentionResult} AttnResultLike */
+ * @typedef {import('../wasm/attn-core').CoreAttentionResult} AttnResultLike */
 /**
  * SplitOpts with every default filled in.
- * @typedef {import('../core/attn-core').CoreAttentionOptions & {
+ * @typedef {import('../wasm/attn-core').CoreAttentionOptions & {
  *   kvHeads: number, causal: boolean, window: number, keyPadding: Uint8Array | null,
- *   mask: Uint8Array | null, maskFill: import('../core/attn-core').MaskFill, returnScores: boolean,
+ *   mask: Uint8Array | null, maskFill: import('../wasm/attn-core').MaskFill, returnScores: boolean,
  *   ranges: Uint32Array | null }} FullOpts
  */
 /**

@@ -4,8 +4,8 @@
 // the page, at once. One sweep at a time.
 import type { TimingMessage, TimingRunRequest } from './protocol';
 import type { PartRequest } from './part-worker';
-import type { SweepParams } from './model';
-import { coreWorkerName } from '../core/core-build';
+import type { SweepParams } from '../measure/model';
+import { coreWorkerName } from '../wasm/core-build';
 
 export class TimingClient {
   private worker: Worker | null = null;

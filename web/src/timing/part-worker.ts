@@ -4,8 +4,8 @@
 // inputs of its part (copied to it once per T) and runs core.attention on them on request.
 // Nothing is shared: no SharedArrayBuffer, so no cross-origin isolation is needed.
 /// <reference lib="webworker" />
-import { loadCore } from '../core/load';
-import type { Kernel } from '../core/attn-core';
+import { loadCore } from '../wasm/load-core';
+import type { Kernel } from '../wasm/attn-core';
 import type { AttnResultLike, FullOpts } from './attn-split.js';
 
 export type PartRequest =

@@ -1,5 +1,5 @@
 // Messages between the timing lab and its own Worker (web/src/timing/worker.ts). Plain data.
-import type { Skip, Stats, SweepParams, TimingKernel } from './model';
+import type { Skip, Stats, SweepParams, TimingKernel } from '../measure/model';
 
 export interface TimingRunRequest {
   kind: 'run';

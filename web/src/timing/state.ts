@@ -1,7 +1,7 @@
 // The Timing lab's sub-state: its fields, link keys, defaults and limits (rows of the state table,
-// see app/state.ts for how a tab adds its sub-state). Imports only app/fields (no cycle).
-import { int, oneOf, pow2, yesNo } from '../app/fields';
-import type { State, SubState } from '../app/state';
+// see app/state.ts for how a tab adds its sub-state). Imports only the state foundation.
+import { int, oneOf, pow2, yesNo } from '../state/fields';
+import type { SubState } from '../state/table';
 
 export type TimingKernels = 'both' | 'naive' | 'tiled';
 export type TimingInput = 'qkv' | 'proj';
@@ -38,10 +38,15 @@ export interface TimingState {
 const L = TIMING_LIMITS;
 // compute: false everywhere — the lab runs only when the user presses Run; these fields never
 // trigger the heatmap worker.
-export const TIMING: SubState<TimingState> = {
+/** The part of the state the timing rows read. */
+export interface TimingSlice {
+  timing: TimingState;
+}
+
+export const TIMING: SubState<TimingState, TimingSlice> = {
   fields: {
     firstT: { key: 'tstart', label: 'timing: first T', kind: pow2(L.timingMinT, L.timingMaxT), default: 64, compute: false },
-    lastT: { key: 'tend', label: 'timing: last T', kind: pow2((s: State) => s.timing.firstT, L.timingMaxT), default: 4096, fallback: (s) => Math.max(4096, s.timing.firstT), compute: false },
+    lastT: { key: 'tend', label: 'timing: last T', kind: pow2((s: TimingSlice) => s.timing.firstT, L.timingMaxT), default: 4096, fallback: (s) => Math.max(4096, s.timing.firstT), compute: false },
     dModel: { key: 'tdm', label: 'timing: d_model', kind: int(1, L.timingMaxDModel), default: 512, compute: false },
     dK: { key: 'tdk', label: 'timing: d_k', kind: int(1, L.timingMaxDk), default: 64, compute: false },
     heads: { key: 'th', label: 'timing: heads', kind: int(1, L.timingMaxHeads), default: 1, compute: false },

@@ -3,20 +3,27 @@
 // fitted exponent and the "×4 per doubling" line, and what each kernel needs in memory.
 // It needs no attention result (needsResult: false); its settings live in the URL (t* fields).
 import { el, clear } from '../ui/dom';
-import { download } from '../app/export';
-import { LIMITS, TIMING_WORKERS, type State, type TimingKernels, type TimingInput, type TimingState } from '../app/state';
+import { download } from '../shared/export';
+import { TIMING_LIMITS as L, TIMING_WORKERS, type TimingSlice as State, type TimingKernels, type TimingInput, type TimingState } from './state';
+import type { CoreBuildInfo } from '../wasm/core-build';
 import { TimingClient } from './client';
-import { coreBuildLabel } from '../core/core-build';
+import { coreBuildLabel } from '../wasm/core-build';
 import type { TimingMessage, TimingPoint } from './protocol';
 import {
   FIT_FLOOR_MS, TIME_BUDGET_MS, fitExponent, formatBytes, formatMs, kernelsOf, skipText, sweepTs,
-  type Fit, type MemoryTable, type SweepParams, type TimingKernel,
-} from './model';
-import type { BaseViewContext, View, ViewFactory } from '../ui/view';
+  type Fit, type MemoryParams, type MemoryTable, type SweepParams, type TimingKernel,
+} from '../measure/model';
+import type { LabContext, View, ViewFactory } from '../ui/view';
 import { logLogChart } from '../ui/loglog-chart';
 
 const KERNEL_LABEL: Record<TimingKernel, string> = { naive: 'naive (full T×T weights)', tiled: 'tiled (online softmax)' };
-const POW2 = sweepTs(LIMITS.timingMinT, LIMITS.timingMaxT);
+const POW2 = sweepTs(L.timingMinT, L.timingMaxT);
+
+/** What the page gives the lab: its settings, and the compute Worker's answers about the core
+ *  (which build runs; the memory each kernel needs), asked of the page's client. */
+export interface TimingContext extends LabContext<State, { timing?: Partial<TimingState> }> {
+  client: { about(): Promise<CoreBuildInfo>; memory(params: MemoryParams): Promise<MemoryTable> };
+}
 
 type Phase = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
 
@@ -44,11 +51,11 @@ function describe(p: SweepParams): string {
   return `T = ${p.tStart} … ${p.tEnd} by doubling · ${shape} · ${p.heads} head${p.heads > 1 ? 's' : ''} · ${p.causal ? 'causal' : 'no mask'} · ${p.kernels.join(' and ')}${split}`;
 }
 
-class TimingView implements View {
+class TimingView implements View<TimingContext> {
   readonly id = 'timing';
   readonly root: HTMLElement;
   private client = new TimingClient();
-  private ctx: BaseViewContext | null = null;
+  private ctx: TimingContext | null = null;
   private sweep: Sweep | null = null;
   private phase: Phase = 'idle';
   private statusText = 'Press Run to start the sweep.';
@@ -59,9 +66,9 @@ class TimingView implements View {
   private mode = el('select', { 'data-testid': 'timing-mode' },
     el('option', { value: 'qkv', text: 'random Q, K, V → core.attention' }),
     el('option', { value: 'proj', text: 'lesson 2’s loop: X → Wq, Wk, Wv → attention' }));
-  private dm = el('input', { type: 'number', min: 1, max: LIMITS.timingMaxDModel, step: 1, inputmode: 'numeric', 'data-testid': 'timing-dm' });
-  private dk = el('input', { type: 'number', min: 1, max: LIMITS.maxDk, step: 1, inputmode: 'numeric', 'data-testid': 'timing-dk' });
-  private heads = el('input', { type: 'number', min: 1, max: LIMITS.timingMaxHeads, step: 1, inputmode: 'numeric', 'data-testid': 'timing-heads' });
+  private dm = el('input', { type: 'number', min: 1, max: L.timingMaxDModel, step: 1, inputmode: 'numeric', 'data-testid': 'timing-dm' });
+  private dk = el('input', { type: 'number', min: 1, max: L.timingMaxDk, step: 1, inputmode: 'numeric', 'data-testid': 'timing-dk' });
+  private heads = el('input', { type: 'number', min: 1, max: L.timingMaxHeads, step: 1, inputmode: 'numeric', 'data-testid': 'timing-heads' });
   private ker = el('select', { 'data-testid': 'timing-kernels' },
     el('option', { value: 'both', text: 'naive and tiled' }),
     el('option', { value: 'naive', text: 'naive only' }),
@@ -143,7 +150,7 @@ class TimingView implements View {
     return [];
   }
 
-  render(ctx: BaseViewContext): void {
+  render(ctx: TimingContext): void {
     this.ctx = ctx;
     this.showCoreBuild(ctx);
     this.syncControls(ctx.state);
@@ -167,7 +174,7 @@ class TimingView implements View {
     this.dm.title = st.timing.input === 'proj' ? '' : 'Only the lesson’s loop projects X of width d_model';
   }
 
-  private showCoreBuild(ctx: BaseViewContext): void {
+  private showCoreBuild(ctx: TimingContext): void {
     if (this.coreBuildAsked) return;
     this.coreBuildAsked = true;
     this.coreBuild.textContent = 'core: …';
@@ -517,4 +524,4 @@ function rangeText(a: number, b: number): string {
   return ux === uy ? `${x.split(' ')[0]} – ${y}` : `${x} – ${y}`;
 }
 
-export const timingView: ViewFactory = { id: 'timing', label: 'Timing lab', needsResult: false, create: () => new TimingView() };
+export const timingView: ViewFactory<TimingContext, 'timing', false> = { id: 'timing', label: 'Timing lab', needsResult: false, create: () => new TimingView() };

@@ -5,11 +5,11 @@
 // grew by what the naive kernel needed (its peak so far, in 64 KiB pages, allocator slack and
 // the copied inputs included), likewise for the tiled one.
 /// <reference lib="webworker" />
-import { loadCore, type AttnCore } from '../core/load';
+import { loadCore, type AttnCore } from '../wasm/load-core';
 import type { TimingMessage, TimingRunRequest } from './protocol';
 import { mergeParts, partCall, planSplit, type AttnResultLike, type FullOpts } from './attn-split.js';
 import type { PartReply, PartRequest } from './part-worker';
-import { batchSize, checkBudget, coreBytes, plannedCalls, predictQuadratic, stats, sweepTs, type SweepParams, type TimingKernel } from './model';
+import { batchSize, checkBudget, coreBytes, plannedCalls, predictQuadratic, stats, sweepTs, type SweepParams, type TimingKernel } from '../measure/model';
 
 
 const MIN_POINT_MS = 250;

@@ -1,16 +1,16 @@
 // The Train tab's sub-state: its rows of the state table (link key, kind, default, limits; see
 // app/state.ts). compute: false everywhere: the Train tab runs its own Worker, never the heatmap
 // one. Link keys beyond the config: `play=1` starts training on open (slides), `until=N` stops at
-// step N, `uacc=x` stops at held-out accuracy ≥ x. Imports only app/fields and types (no cycle).
-import { brief, decodeComponent, int, oneOf, real, yesNo, type Kind } from '../app/fields';
-import type { State, SubState } from '../app/state';
+// step N, `uacc=x` stops at held-out accuracy ≥ x. Imports only the state foundation.
+import { brief, decodeComponent, int, oneOf, real, yesNo, type Kind } from '../state/fields';
+import type { SubState } from '../state/table';
 import {
   TRAIN_COMPARES, TRAIN_KERNELS, TRAIN_LIMITS as L, TRAIN_POSITIONAL, TRAIN_TASKS, defaultTrainState, minVocab,
   type TrainScale, type TrainState,
 } from './config';
 
 /** Scale: `sqrt`, `none` or a number in minScale…maxScale. */
-const scaleKind: Kind<TrainScale, State> = {
+const scaleKind: Kind<TrainScale, TrainSlice> = {
   same: (a, b) => a === b,
   format: (v, key) => [key, String(v)],
   parse(raw, key, notices) {
@@ -43,16 +43,21 @@ const scaleKind: Kind<TrainScale, State> = {
 };
 
 const D = defaultTrainState();
-const T = (s: State) => s.train;
-export const TRAIN: SubState<TrainState> = {
+/** The part of the state the train rows read. */
+export interface TrainSlice {
+  train: TrainState;
+}
+
+const T = (s: TrainSlice) => s.train;
+export const TRAIN: SubState<TrainState, TrainSlice> = {
   fields: {
     task: { key: 'task', label: 'train: task', kind: oneOf(TRAIN_TASKS), default: D.task, compute: false },
     vocab: { key: 'vocab', label: 'train: vocabulary', kind: int(2, L.maxVocab), default: D.vocab, compute: false },
     seqLen: { key: 'seqlen', label: 'train: sequence length', kind: int(L.minSeqLen, L.maxSeqLen), default: D.seqLen, compute: false },
     layers: { key: 'layers', label: 'train: layers', kind: int(1, L.maxLayers), default: D.layers, compute: false },
     heads: { key: 'nh', label: 'train: heads', kind: int(1, L.maxHeads), default: D.heads, compute: false },
-    kvHeads: { key: 'nkv', label: 'train: K/V heads', kind: int(1, (s: State) => T(s).heads), default: D.kvHeads, fallback: (s) => T(s).heads, compute: false },
-    dModel: { key: 'dmodel', label: 'train: d_model', kind: int((s: State) => T(s).heads, L.maxDModel), default: D.dModel, compute: false },
+    kvHeads: { key: 'nkv', label: 'train: K/V heads', kind: int(1, (s: TrainSlice) => T(s).heads), default: D.kvHeads, fallback: (s) => T(s).heads, compute: false },
+    dModel: { key: 'dmodel', label: 'train: d_model', kind: int((s: TrainSlice) => T(s).heads, L.maxDModel), default: D.dModel, compute: false },
     positional: { key: 'pos', label: 'train: positions', kind: oneOf(TRAIN_POSITIONAL), default: D.positional, compute: false },
     layerNorm: { key: 'ln', label: 'train: LayerNorm', kind: yesNo(), default: D.layerNorm, compute: false },
     scale: { key: 'qks', label: 'train: scale', kind: scaleKind, default: D.scale, compute: false },
@@ -98,7 +103,7 @@ export const TRAIN: SubState<TrainState> = {
 };
 
 /** The Train tab's settings in a state. */
-export function trainOf(s: State): TrainState {
+export function trainOf(s: TrainSlice): TrainState {
   return s.train;
 }
 

@@ -7,9 +7,9 @@
 import './train.css';
 import { el, clear, fmt } from '../ui/dom';
 import { Heatmap } from '../ui/heatmap';
-import { download, heatmapPng } from '../app/export';
-import { getTrainedModel, setTrainedAttention, setTrainedModel } from '../app/trained-model';
-import type { BaseViewContext, View, ViewFactory } from '../ui/view';
+import { download, heatmapPng } from '../shared/export';
+import { getTrainedModel, setTrainedAttention, setTrainedModel } from '../shared/trained-model';
+import type { LabContext, View, ViewFactory } from '../ui/view';
 import { TrainClient } from './client';
 import type { HeadScores, Snapshot, TrainMessage } from './protocol';
 import {
@@ -18,8 +18,8 @@ import {
 } from './config';
 import { History, PHASE_TEXT, crossing, phaseOf, shelfAndDrop, thin, type Phase } from './history';
 import { drawChart, type Series } from './chart';
-import { trainOf, trainPatch } from './state';
-import { trainHash, trainPresetHash } from './links';
+import { trainOf, trainPatch, type TrainSlice } from './state';
+import { trainHash, trainPresetHash, type TrainLinkPatch } from './links';
 import { TRAIN_PRESETS } from './presets';
 import { exportCsv, exportDoc } from './export';
 
@@ -28,6 +28,12 @@ const SNAP_EVERY = 10;
 /** Publish the model for the other tabs every this many steps while running. */
 const PUBLISH_EVERY = 300;
 const HEAD_COLORS = ['#2c5cc5', '#c2410c', '#1a7f37', '#8a3ffc', '#b3134f', '#0e7490', '#9a6700', '#475569'];
+
+/** What the page gives the Train tab: its settings, a way to change them (and to open the
+ *  trained model in the Heads view), and the page's share-link writer. */
+export interface TrainContext extends LabContext<TrainSlice, { train?: TrainState; page?: { view: 'heads'; head: number } }> {
+  hashOf(patch: TrainLinkPatch): string;
+}
 
 type RunState = 'loading' | 'idle' | 'running' | 'stopped' | 'diverged' | 'refused' | 'error';
 
@@ -41,7 +47,7 @@ interface TrainDebug {
   /** ms spent in each redraw (the page's own work per frame) */
   drawMs: number[];
   compare: () => number[] | null;
-  /** the step of the model last handed to the other tabs (app/trained-model.ts), or null */
+  /** the step of the model last handed to the other tabs (shared/trained-model.ts), or null */
   published: () => number | null;
   phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null };
 }
@@ -71,10 +77,10 @@ function select(testid: string, options: readonly (readonly [string, string])[])
   return el('select', { 'data-testid': testid }, ...options.map(([v, t]) => el('option', { value: v, text: t })));
 }
 
-class TrainView implements View {
+class TrainView implements View<TrainContext> {
   readonly id = 'train';
   readonly root: HTMLElement;
-  private ctx: BaseViewContext | null = null;
+  private ctx: TrainContext | null = null;
   private client = new TrainClient((m) => this.onMessage(m));
   /** the settings the current trainer was built from */
   private built: TrainState | null = null;
@@ -199,7 +205,7 @@ class TrainView implements View {
     const presets = el('section', { class: 'tr-presets', 'aria-labelledby': 'train-presets-title' },
       el('h3', { id: 'train-presets-title', text: 'Experiments' }),
       el('ul', { class: 'cards' }, ...TRAIN_PRESETS.map((p) => el('li', { class: 'card' },
-        el('a', { href: trainPresetHash(p), 'data-train-preset': p.id, class: 'card-link' },
+        el('a', { 'data-train-preset': p.id, class: 'card-link' },
           el('span', { class: 'card-lesson', text: 'Train' }),
           el('strong', { class: 'card-title', text: p.title }),
           el('span', { class: 'card-blurb', text: p.blurb }),
@@ -594,9 +600,15 @@ class TrainView implements View {
 
   // ---------- view ----------
 
-  render(ctx: BaseViewContext): void {
+  render(ctx: TrainContext): void {
     this.ctx = ctx;
     const t = trainOf(ctx.state);
+    // The experiment cards' links are written with the page's link writer, which the first
+    // render brings.
+    for (const a of this.root.querySelectorAll<HTMLAnchorElement>('a[data-train-preset]:not([href])')) {
+      const p = TRAIN_PRESETS.find((x) => x.id === a.dataset.trainPreset);
+      if (p) a.href = trainPresetHash(p, (x) => ctx.hashOf(x));
+    }
     if (!this.built) {
       this.wantPlay = t.play;
       this.start(t, '');
@@ -907,7 +919,7 @@ class TrainView implements View {
     const t = this.ts;
     if (!t) return;
     const u = new URL(location.href);
-    u.hash = trainHash({ ...t, until: this.step, play: true });
+    u.hash = trainHash({ ...t, until: this.step, play: true }, (p) => this.ctx!.hashOf(p));
     u.search = '';
     try {
       await navigator.clipboard.writeText(u.toString());
@@ -918,4 +930,4 @@ class TrainView implements View {
   }
 }
 
-export const trainView: ViewFactory = { id: 'train', label: 'Train', needsResult: false, create: () => new TrainView() };
+export const trainView: ViewFactory<TrainContext, 'train', false> = { id: 'train', label: 'Train', needsResult: false, create: () => new TrainView() };

@@ -4,9 +4,7 @@
 // replayed run reports the same history), and yields between chunks so Pause, a new learning
 // rate or an ablation are taken at once. The page starts a new Worker to reset.
 /// <reference lib="webworker" />
-import createAttnTrain from '../../../build/wasm/attn_train.mjs';
-import type { AttnTrainLib, AttnTrainer } from './attn-train';
-import wasmUrl from '../../../build/wasm/attn_train.wasm?url';
+import { loadTrain, type AttnTrainLib, type AttnTrainer } from '../wasm/load-train';
 import type { HeadScores, Snapshot, StopReason, TrainMessage, TrainRequest } from './protocol';
 
 /** Work per chunk before the Worker yields (and posts one progress message). */
@@ -151,7 +149,7 @@ async function handle(m: TrainRequest): Promise<void> {
     case 'init': {
       const t0 = performance.now();
       try {
-        if (!lib) lib = await createAttnTrain({ locateFile: () => wasmUrl });
+        if (!lib) lib = await loadTrain();
       } catch (e) {
         post({ kind: 'fatal', message: `The training module failed to load: ${errorOf(e).message}` });
         return;

@@ -2,7 +2,7 @@
 // a min–max whisker per point, its fitted power law dashed), an optional reference slope, labels
 // at the right edge kept apart. Styled by the .timing-chart rules in styles.css (series colours
 // come from the `cls` class of each series).
-import type { Fit } from '../timing/model';
+import type { Fit } from '../measure/model';
 
 const SVG = 'http://www.w3.org/2000/svg';
 function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {

@@ -1,42 +1,35 @@
-// The view (tab) system. A view is a self-contained module with a root element and a render
-// function; the page owns state, compute and URL. Add a view (e.g. a timing lab) by writing a
-// module that exports a ViewFactory, listing it in app/views.ts and its id in app/state.ts VIEWS.
-import type { Patch, State, ViewId } from '../app/state';
-import type { AttentionResult } from '../core/protocol';
+// The view (tab) system, generic over what a view is given. A view is a self-contained module with
+// a root element and a render function; the page (app/) owns state, compute and the URL, and
+// hands each view a context. Each feature names the context its views need (e.g.
+// attention/context.ts, timing's TimingContext) as the part of the page it reads, so a view
+// imports no page type; the page's own context satisfies every feature's (checked by the compiler
+// where app/features.ts lists the views, with no cast).
 import type { Heatmap } from './heatmap';
-import type { ComputeClient } from '../core/worker-client';
 
-/** What every view gets. A view whose factory has needsResult: false gets only this. */
-export interface BaseViewContext {
-  state: State;
+/** What every view may use, for a state slice S and a patch type P it emits. */
+export interface LabContext<S, P> {
+  state: S;
   /** Speak a sentence through the page's aria-live region. */
-  announce(text: string): void;
-  client: ComputeClient;
+  announce: (text: string) => void;
   /** Width available to the view, CSS px. */
   width: number;
   /** Change the page's state (normalised, written to the URL). */
-  update(patch: Patch): void;
+  update: (patch: P) => void;
 }
 
-export interface ViewContext extends BaseViewContext {
-  result: AttentionResult;
-  /** Uint8Array(T*T), 1 = forbidden by the mask. */
-  forbidden: Uint8Array;
-  selectHead(h: number): void;
-}
-
-export interface View {
-  readonly id: ViewId;
+export interface View<Ctx> {
+  readonly id: string;
   readonly root: HTMLElement;
-  render(ctx: ViewContext): void;
+  render: (ctx: Ctx) => void;
   /** Heatmaps a PNG export can offer, by name. */
   heatmaps(): { name: string; heatmap: Heatmap }[];
 }
 
-export interface ViewFactory {
-  id: ViewId;
-  label: string;
-  /** Whether the view needs an attention result to render (a timing lab would not). */
-  needsResult: boolean;
-  create(): View;
+/** How the page makes a view. `needsResult`: whether the page computes an attention result
+ *  before rendering it (the Heads views) or not (the labs, which run their own Workers). */
+export interface ViewFactory<Ctx, Id extends string = string, NeedsResult extends boolean = boolean> {
+  readonly id: Id;
+  readonly label: string;
+  readonly needsResult: NeedsResult;
+  create(): View<Ctx>;
 }

@@ -1,12 +1,12 @@
 // Talks to the compute Worker. Requests are coalesced: while one computation runs, only the
 // latest pending request is kept, so dragging a slider never queues stale work.
-import type { State } from '../app/state';
+import type { ModelSlice } from './state';
 import type { AttentionResult, CheckResult, StudyResult, WorkerResponse } from './protocol';
-import type { MemoryParams, MemoryTable } from '../timing/model';
-import { coreWorkerName, type CoreBuildInfo } from './core-build';
+import type { MemoryParams, MemoryTable } from '../measure/model';
+import { coreWorkerName, type CoreBuildInfo } from '../wasm/core-build';
 import { resultArrays } from './compute';
 
-export interface ComputeOutcome {
+export interface ComputeOutcome<State extends ModelSlice = ModelSlice> {
   state: State;
   /** performance.now() when the request was made (for recompute+redraw timing). */
   requestedAt: number;
@@ -16,7 +16,8 @@ export interface ComputeOutcome {
   latest: boolean;
 }
 
-export class ComputeClient {
+/** `State`: the page's state type (the Worker reads its model; the outcome carries it back). */
+export class ComputeClient<State extends ModelSlice = ModelSlice> {
   private worker: Worker;
   private nextId = 1;
   private inflight: { id: number; state: State; requestedAt: number } | null = null;
@@ -24,7 +25,7 @@ export class ComputeClient {
   /** Side requests (study, check, memory): answered in order, outside the coalesced computations. */
   private waiters = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
 
-  constructor(private onOutcome: (o: ComputeOutcome) => void) {
+  constructor(private onOutcome: (o: ComputeOutcome<State>) => void) {
     this.worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: coreWorkerName('attention-core') });
     this.worker.onmessage = (e: MessageEvent<WorkerResponse>) => this.onMessage(e.data);
     this.worker.onerror = (e) => {

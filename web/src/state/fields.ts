@@ -1,6 +1,7 @@
 // Field kinds: how one state field is written into the link, read back, and brought into range.
-// Pure (no DOM, no globals). The table of fields is in app/state.ts; this file only knows how
-// each *kind* of value behaves, so the codec (app/codec.ts) never branches on a field name.
+// Pure (no DOM, no globals). The rows are the features' (each feature's state.ts; the engine is
+// state/table.ts); this file only knows how each *kind* of value behaves, so the codec
+// (state/codec.ts) never branches on a field name.
 //
 // A kind answers four questions:
 //   format(v)        the link text of a value (already percent-encoded),

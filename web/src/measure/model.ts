@@ -2,7 +2,7 @@
 // least-squares exponent of t ∝ T^p, and the memory and time predictions that stop a sweep before
 // it asks too much. Pure (no DOM, no Worker), unit-tested in tests/web/timing.test.ts; the memory
 // figures are asked of a core passed in (tests/web/timing-core.test.ts).
-import type { AttnCore } from '../core/attn-core';
+import type { AttnCore } from '../wasm/attn-core';
 
 export type TimingKernel = 'naive' | 'tiled';
 export type KernelChoice = 'both' | TimingKernel;

@@ -3,10 +3,10 @@
 // to (core.check, docs/js-api.md). Computed live in the compute Worker: with every computation while
 // it is cheap (CHECK_AUTO_WORK), on request above that (it costs about ten naive calls).
 import { el, clear } from '../ui/dom';
-import type { CheckResult } from '../core/protocol';
-import type { ComputeClient } from '../core/worker-client';
-import type { State } from './state';
-import { CHECK_AUTO_WORK, checkWork } from '../core/compute';
+import type { CheckResult } from './protocol';
+import type { ComputeClient } from './worker-client';
+import type { ModelSlice as State } from './state';
+import { CHECK_AUTO_WORK, checkWork } from './compute';
 
 const exp = (x: number) => (Number.isFinite(x) ? x.toExponential(1) : String(x));
 
@@ -20,7 +20,7 @@ export interface CheckPanel {
   failed(message: string): void;
 }
 
-export function createCheckPanel(client: () => ComputeClient): CheckPanel {
+export function createCheckPanel(client: () => Pick<ComputeClient, 'check'>): CheckPanel {
   const body = el('span', { class: 'check-body', 'data-testid': 'check-body' });
   const run = el('button', { type: 'button', class: 'btn small', 'data-testid': 'check-run', text: 'Run the check', hidden: true });
   const root = el('div', { class: 'check-readout', 'data-testid': 'check', role: 'status' }, el('strong', { text: 'Check: ' }), body, run);

@@ -3,10 +3,10 @@
 // embed mode next to this script, and sizes it from the page's resize messages (origin and source
 // checked). Attributes: preset (a gallery id), hash (a full share-link hash, wins over preset),
 // view, show, hide, height (initial px).
-import { findPreset, presetState } from '../app/presets';
-import { encodeState, decodeHash } from '../app/codec';
-import type { State } from '../app/state';
-import { RESIZE_MESSAGE, MESSAGE_VERSION } from './embed';
+import { findPreset, presetState } from './presets';
+import { encodeState, decodeHash } from './state';
+import type { State } from './state';
+import { RESIZE_MESSAGE, MESSAGE_VERSION } from '../embed/embed';
 
 const PAGE = new URL(/* @vite-ignore */ './index.html', import.meta.url);
 

@@ -3,13 +3,14 @@
 import { Heatmap } from '../ui/heatmap';
 import { el, clear, fmt, setText, tokenRef } from '../ui/dom';
 import { legend } from '../ui/legend';
-import type { View, ViewContext, ViewFactory } from '../ui/view';
+import type { View, ViewFactory } from '../ui/view';
+import type { AttentionContext } from './context';
 import { headSlice, describeWeight, rowSums } from './util';
 
-class MaskView implements View {
+class MaskView implements View<AttentionContext> {
   readonly id = 'mask';
   readonly root: HTMLElement;
-  private ctx: ViewContext | null = null;
+  private ctx: AttentionContext | null = null;
   private readout = el('p', { class: 'readout', 'aria-live': 'polite' });
   private scores: Heatmap;
   private mask: Heatmap;
@@ -54,7 +55,7 @@ class MaskView implements View {
     ];
   }
 
-  render(ctx: ViewContext): void {
+  render(ctx: AttentionContext): void {
     this.ctx = ctx;
     const r = ctx.result;
     const T = r.t;
@@ -107,4 +108,4 @@ class MaskView implements View {
   }
 }
 
-export const maskView: ViewFactory = { id: 'mask', label: 'Mask effect', needsResult: true, create: () => new MaskView() };
+export const maskView: ViewFactory<AttentionContext, 'mask', true> = { id: 'mask', label: 'Mask effect', needsResult: true, create: () => new MaskView() };

@@ -1,8 +1,8 @@
 // Messages between the page and the compute Worker. Plain data; typed arrays are transferred.
-import type { State } from '../app/state';
-import type { CoreCheck } from './attn-core';
-import type { MemoryParams, MemoryTable } from '../timing/model';
-import type { CoreBuildInfo } from './core-build';
+import type { ModelSlice as State } from './state';
+import type { CoreCheck } from '../wasm/attn-core';
+import type { MemoryParams, MemoryTable } from '../measure/model';
+import type { CoreBuildInfo } from '../wasm/core-build';
 
 export interface ComputeRequest {
   kind: 'compute';

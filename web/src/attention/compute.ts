@@ -1,9 +1,9 @@
 // Turns a State into calls on the wasm core (docs/js-api.md). Runs inside the Worker.
-import type { State } from '../app/state';
+import type { ModelSlice as State } from './state';
 import { keyPadding } from './mask';
 import type { AttentionResult, CheckResult } from './protocol';
 
-import type { AttnCore, CoreMhaResult } from './attn-core';
+import type { AttnCore, CoreMhaResult } from '../wasm/attn-core';
 
 export function scaleValue(s: State): number | null {
   const scale = s.model.scale;

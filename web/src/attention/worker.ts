@@ -1,10 +1,10 @@
 // The compute Worker: loads the wasm core once and answers compute / study requests.
 // Errors from the core (bad input) come back as data; the page keeps its last good view.
 /// <reference lib="webworker" />
-import { loadCore, type AttnCore } from './load';
-import { preferenceFromWorkerName } from './core-build';
+import { loadCore, type AttnCore } from '../wasm/load-core';
+import { preferenceFromWorkerName } from '../wasm/core-build';
 import { Computer, coreRefusal, resultArrays } from './compute';
-import { memoryTable } from '../timing/model';
+import { memoryTable } from '../measure/model';
 import type { WorkerRequest, WorkerResponse, StudyResult } from './protocol';
 
 let corePromise: Promise<AttnCore> | null = null;

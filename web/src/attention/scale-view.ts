@@ -1,8 +1,9 @@
 // Scale view: lesson 1's entropy study (mean softmax entropy vs d_k, scaled and unscaled, with
 // the ln 16 ceiling) as an SVG chart, plus the live entropy of the current rows.
 import { el, clear, fmt, setText, tokenRef } from '../ui/dom';
-import type { StudyResult } from '../core/protocol';
-import type { View, ViewContext, ViewFactory } from '../ui/view';
+import type { StudyResult } from './protocol';
+import type { View, ViewFactory } from '../ui/view';
+import type { AttentionContext } from './context';
 
 const SVG = 'http://www.w3.org/2000/svg';
 function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
@@ -12,7 +13,7 @@ function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, s
   return e;
 }
 
-class ScaleView implements View {
+class ScaleView implements View<AttentionContext> {
   readonly id = 'scale';
   readonly root: HTMLElement;
   private chart = el('div', { class: 'study-chart' });
@@ -23,7 +24,7 @@ class ScaleView implements View {
   private study: StudyResult | null = null;
   private studyError: string | null = null;
   private requested = false;
-  private ctx: ViewContext | null = null;
+  private ctx: AttentionContext | null = null;
   private drawnStudy: StudyResult | string | null | undefined = undefined;
   /** The live rows' elements, kept across redraws (only their text and bar widths change). */
   private rows: { li: HTMLElement; tok: HTMLElement; bar: HTMLElement; val: HTMLElement }[] = [];
@@ -51,7 +52,7 @@ class ScaleView implements View {
     return [];
   }
 
-  render(ctx: ViewContext): void {
+  render(ctx: AttentionContext): void {
     this.ctx = ctx;
     if (!this.requested) {
       this.requested = true;
@@ -112,7 +113,7 @@ class ScaleView implements View {
     this.studyTable.append(tb);
   }
 
-  private drawLive(ctx: ViewContext): void {
+  private drawLive(ctx: AttentionContext): void {
     const r = ctx.result;
     const T = r.t;
     const h = Math.min(ctx.state.page.head, r.heads - 1);
@@ -162,4 +163,4 @@ class ScaleView implements View {
   }
 }
 
-export const scaleView: ViewFactory = { id: 'scale', label: 'Scale (√d_k)', needsResult: true, create: () => new ScaleView() };
+export const scaleView: ViewFactory<AttentionContext, 'scale', true> = { id: 'scale', label: 'Scale (√d_k)', needsResult: true, create: () => new ScaleView() };

@@ -1,8 +1,9 @@
 // The control panel. Emits patches; the page normalises them (with notices) and re-renders.
 import { el, clear } from '../ui/dom';
-import { FILLS, FILL_LABEL, LIMITS, splitTokens, type ModelState, type Patch, type State } from './state';
+import { FILLS, FILL_LABEL, MODEL_LIMITS as LIMITS, splitTokens, type ModelSlice as State, type ModelState } from './state';
 
-export type { Patch } from './state';
+/** What the controls emit: a change to the model sub-state. */
+export type Patch = { model: Partial<ModelState> };
 
 export interface Controls {
   root: HTMLElement;

@@ -2,13 +2,14 @@
 import { Heatmap } from '../ui/heatmap';
 import { el, clear, fmt, tokenRef } from '../ui/dom';
 import { legend } from '../ui/legend';
-import type { View, ViewContext, ViewFactory } from '../ui/view';
+import type { View, ViewFactory } from '../ui/view';
+import type { AttentionContext } from './context';
 import { headSlice } from './util';
 
-class OutputView implements View {
+class OutputView implements View<AttentionContext> {
   readonly id = 'output';
   readonly root: HTMLElement;
-  private ctx: ViewContext | null = null;
+  private ctx: AttentionContext | null = null;
   private heads = el('div', { class: 'out-heads' });
   private headMaps: Heatmap[] = [];
   private merged: Heatmap;
@@ -51,7 +52,7 @@ class OutputView implements View {
     return [...this.headMaps.map((hm, i) => ({ name: `head-${i + 1}-output`, heatmap: hm })), { name: 'merged', heatmap: this.merged }, { name: 'output', heatmap: this.output }];
   }
 
-  render(ctx: ViewContext): void {
+  render(ctx: AttentionContext): void {
     this.ctx = ctx;
     const r = ctx.result;
     const T = r.t;
@@ -94,4 +95,4 @@ class OutputView implements View {
   }
 }
 
-export const outputView: ViewFactory = { id: 'output', label: 'Output', needsResult: true, create: () => new OutputView() };
+export const outputView: ViewFactory<AttentionContext, 'output', true> = { id: 'output', label: 'Output', needsResult: true, create: () => new OutputView() };

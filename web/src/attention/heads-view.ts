@@ -3,10 +3,11 @@
 import { Heatmap } from '../ui/heatmap';
 import { el, clear, fmt, tokenRef } from '../ui/dom';
 import { legend } from '../ui/legend';
-import type { View, ViewContext, ViewFactory } from '../ui/view';
+import type { View, ViewFactory } from '../ui/view';
+import type { AttentionContext } from './context';
 import { headSlice, describeWeight, kvHeadOf } from './util';
 
-class HeadsView implements View {
+class HeadsView implements View<AttentionContext> {
   readonly id = 'heads';
   readonly root: HTMLElement;
   private grid = el('div', { class: 'head-grid', role: 'list', 'aria-label': 'All heads (select one to zoom)' });
@@ -16,7 +17,7 @@ class HeadsView implements View {
   private readout = el('p', { class: 'readout', 'aria-live': 'polite', 'data-testid': 'readout' });
   private tableBox = el('details', { class: 'sr-table' });
   private tableBody = el('div');
-  private ctx: ViewContext | null = null;
+  private ctx: AttentionContext | null = null;
 
   constructor() {
     this.zoom = new Heatmap({
@@ -49,7 +50,7 @@ class HeadsView implements View {
     return this.thumbs.map((t, i) => ({ name: `head-${i + 1}-weights`, heatmap: t.hm }));
   }
 
-  render(ctx: ViewContext): void {
+  render(ctx: AttentionContext): void {
     this.ctx = ctx;
     const { result: r, state: s } = ctx;
     const T = r.t;
@@ -88,7 +89,7 @@ class HeadsView implements View {
     if (this.tableBox.open) this.renderTable(ctx);
   }
 
-  private renderTable(ctx: ViewContext): void {
+  private renderTable(ctx: AttentionContext): void {
     clear(this.tableBody);
     if (!this.tableBox.open) return;
     const r = ctx.result;
@@ -116,4 +117,4 @@ class HeadsView implements View {
   }
 }
 
-export const headsView: ViewFactory = { id: 'heads', label: 'Heads', needsResult: true, create: () => new HeadsView() };
+export const headsView: ViewFactory<AttentionContext, 'heads', true> = { id: 'heads', label: 'Heads', needsResult: true, create: () => new HeadsView() };

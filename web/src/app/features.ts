@@ -1,0 +1,30 @@
+// THE list of features, in tab order: each names the sub-state it owns (its key in the state and
+// its rows of the state table) and its views (tabs). Adding a tab = a folder with its sub-state
+// rows (state.ts), its view (a ViewFactory with a context type of its own) and one line here; the
+// State type, the table, the link format, the view ids and the tabs follow from this list
+// (app/state.ts, app/page.ts). The page's context must satisfy each view's context type (the
+// compiler checks it in app/page.ts). Keep keys and order: they are the link format (v1 links).
+import { MODEL } from '../attention/state';
+import { headsView } from '../attention/heads-view';
+import { maskView } from '../attention/mask-view';
+import { scaleView } from '../attention/scale-view';
+import { outputView } from '../attention/output-view';
+import { TIMING } from '../timing/state';
+import { timingView } from '../timing/timing-view';
+import { TRAIN } from '../train/state';
+import { trainView } from '../train/train-view';
+import { DECODE } from '../decode/state';
+import { decodeView } from '../decode/decode-view';
+
+export const FEATURES = [
+  { key: 'model', state: MODEL, views: [headsView, maskView, scaleView, outputView] },
+  { key: 'timing', state: TIMING, views: [timingView] },
+  { key: 'train', state: TRAIN, views: [trainView] },
+  { key: 'decode', state: DECODE, views: [decodeView] },
+] as const;
+
+export type Feature = (typeof FEATURES)[number];
+/** Every view a link may name, in tab order. */
+export const VIEW_FACTORIES = FEATURES.flatMap((f): Feature['views'][number][] => [...f.views]);
+export type ViewId = Feature['views'][number]['id'];
+export const VIEWS = VIEW_FACTORIES.map((f) => f.id);

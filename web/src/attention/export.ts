@@ -1,0 +1,59 @@
+// Exports of the current view: JSON ({ tokens, heads: [{ weights }], output, state }), CSV of the
+// weights and of the output (a heatmap's PNG: shared/export.ts). NaN is written as null in JSON.
+import type { AttentionResult } from './protocol';
+
+function rows(a: Float32Array, r: number, c: number, offset = 0): (number | null)[][] {
+  const out: (number | null)[][] = [];
+  for (let i = 0; i < r; i++) {
+    const row: (number | null)[] = [];
+    for (let j = 0; j < c; j++) {
+      const v = a[offset + i * c + j];
+      row.push(Number.isFinite(v) ? v : null);
+    }
+    out.push(row);
+  }
+  return out;
+}
+
+/** `fields`: the page's state keyed by link keys (the shape of v1 links). */
+export function exportJson(r: AttentionResult, fields: Record<string, unknown>): string {
+  const T = r.t;
+  const heads = Array.from({ length: r.heads }, (_, h) => ({
+    head: h,
+    weights: rows(r.weights, T, T, h * T * T),
+    output: rows(r.headOutputs, T, r.dv, h * T * r.dv),
+  }));
+  return JSON.stringify({
+    tokens: r.tokens,
+    heads,
+    output: rows(r.output, T, r.dModel),
+    merged: rows(r.merged, T, r.heads * r.dv),
+    shape: { t: T, heads: r.heads, kvHeads: r.kvHeads, dModel: r.dModel, dk: r.dk, dv: r.dv },
+    scale: r.scale,
+    // The state by its link keys (flat, as in a #v=1 link), so the export's format does not
+    // depend on how the code groups the fields.
+    state: fields,
+  });
+}
+
+function csvCell(s: string): string {
+  // Quote always; neutralise spreadsheet formulas in token text.
+  const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+  return `"${safe.replace(/"/g, '""')}"`;
+}
+
+export function exportWeightsCsv(r: AttentionResult): string {
+  const T = r.t;
+  const lines = ['head,query_pos,query_token,key_pos,key_token,weight'];
+  for (let h = 0; h < r.heads; h++)
+    for (let i = 0; i < T; i++)
+      for (let j = 0; j < T; j++) lines.push(`${h + 1},${i},${csvCell(r.tokens[i])},${j},${csvCell(r.tokens[j])},${r.weights[(h * T + i) * T + j]}`);
+  return lines.join('\n') + '\n';
+}
+
+export function exportOutputCsv(r: AttentionResult): string {
+  const header = ['pos', 'token', ...Array.from({ length: r.dModel }, (_, k) => `dim_${k}`)];
+  const lines = [header.join(',')];
+  for (let i = 0; i < r.t; i++) lines.push([String(i), csvCell(r.tokens[i]), ...Array.from(r.output.subarray(i * r.dModel, (i + 1) * r.dModel), String)].join(','));
+  return lines.join('\n') + '\n';
+}

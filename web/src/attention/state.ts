@@ -1,0 +1,225 @@
+// The attention feature's sub-state (state.model): what the heatmap Worker computes — tokens,
+// weights, mask, scale — as rows of the state table (state/table.ts explains rows and kinds), and
+// the zoomed head's kind (the page's `head` field, whose limit is this model's head count).
+// Pure: no DOM, no globals.
+import LZString from 'lz-string';
+import { brief, clampNumber, decodeComponent, int, oneOf, positions, real, yesNo, type Kind } from '../state/fields';
+import type { SubState } from '../state/table';
+
+/** The part of the whole state this feature reads: its limits depend only on the model. */
+export interface ModelSlice {
+  model: ModelState;
+}
+
+export const MODEL_LIMITS = {
+  maxT: 256,
+  maxTokenLength: 32,
+  maxHeads: 8,
+  maxDModel: 512,
+  maxDk: 1024,
+  maxSharp: 100,
+  maxScale: 1000,
+  /** The core needs a positive scale (0 would make every score 0; it refuses it). */
+  minScale: 0.001,
+  maxSeed: 0xffffffff,
+  /** Token lists whose plain encoding is longer than this are lz-string compressed. */
+  compressAbove: 300,
+} as const;
+
+export type Source = 'induction' | 'random';
+/** Random model only: 'normal' = every weight N(0,1), as lesson 2 draws it; 'scaled' = N(0, 1/d_model). */
+export type WeightInit = 'normal' | 'scaled';
+/** Random model only: the core's generator. 'splitmix' = SplitMix64 + Box–Muller (the default);
+ *  'numpy' = NumPy's default_rng(seed) stream, so lesson 2's X, Wq, Wk, Wv come out bit for bit. */
+export type Generator = 'splitmix' | 'numpy';
+export type Fill = 'neg_inf' | 'finite' | 'zero';
+/** 'sqrt' = 1/sqrt(d_k) (the lesson's default), 'none' = 1 (the "delete the sqrt" experiment), or a custom number. */
+export type Scale = 'sqrt' | 'none' | number;
+
+/** What the heatmap Worker computes. */
+export interface ModelState {
+  source: Source;
+  tokens: string[];
+  /** Sharpness of the hand-built induction model (lesson 1 uses 14). */
+  sharpness: number;
+  /** Seed of the random weights. */
+  seed: number;
+  init: WeightInit;
+  generator: Generator;
+  /** Random model only: query heads, K/V heads (GQA/MQA), d_model, d_k. */
+  heads: number;
+  kvHeads: number;
+  dModel: number;
+  dK: number;
+  causal: boolean;
+  /** Sliding window width; 0 = off. */
+  window: number;
+  /** Key positions marked as padding (sorted, unique, 0-based). */
+  padding: number[];
+  fill: Fill;
+  scale: Scale;
+}
+
+export const LESSON_SENTENCE = 'the cat sat on the mat because the cat was tired'.split(' ');
+
+/** The induction example is lesson 1's two-head model; its shape is fixed by the core. */
+export const INDUCTION_HEADS = 2;
+
+export const FILLS: readonly Fill[] = ['neg_inf', 'finite', 'zero'];
+export const FILL_LABEL: Record<Fill, string> = {
+  neg_inf: '−∞ (fully masked row → NaN)',
+  finite: '−1e9 (fully masked row → uniform)',
+  zero: 'zero row (fully masked row → 0)',
+};
+
+/** Split user text into tokens (whitespace separated). */
+export function splitTokens(text: string): string[] {
+  return text.split(/\s+/u).filter((t) => t.length > 0);
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/gu;
+
+/** Tokens: written `tokens=the+cat` (each token percent-encoded), or `tz=<lz-string>` when long. */
+const tokenKind: Kind<string[], ModelSlice> = {
+  aliases: ['tz'],
+  same: (a, b) => a.length === b.length && a.every((x, i) => x === b[i]),
+  format(v, key) {
+    const plain = v.map((t) => encodeURIComponent(t)).join('+');
+    return plain.length > MODEL_LIMITS.compressAbove ? ['tz', LZString.compressToEncodedURIComponent(v.join(' '))] : [key, plain];
+  },
+  // '+' separates tokens; each token was percent-encoded.
+  parse: (raw) => raw.split('+').map((t) => decodeComponent(t, false) ?? '').filter((t) => t !== ''),
+  read(fields, key, notices) {
+    const tz = fields.get('tz');
+    const plain = fields.get(key);
+    if (tz === undefined) return plain === undefined ? undefined : this.parse(plain, key, notices);
+    if (plain !== undefined) notices.push('tokens: both “tokens” and “tz” were given; “tokens” was ignored');
+    let list: string | null = null;
+    try {
+      list = LZString.decompressFromEncodedURIComponent(tz);
+    } catch {
+      list = null;
+    }
+    if (typeof list !== 'string' || list.trim() === '') {
+      notices.push('tokens: the compressed token list is corrupt; using the lesson sentence');
+      return undefined;
+    }
+    return list.split(/\s+/u).filter((t) => t !== '');
+  },
+  normalize(v, c) {
+    // Strip invisible control characters, cap length and count.
+    let stripped = false;
+    let cut = false;
+    let tokens = (Array.isArray(v) ? (v as unknown[]) : [])
+      .map((t) => String(t))
+      .map((t) => {
+        const x = t.replace(CONTROL, '');
+        if (x !== t) stripped = true;
+        return x;
+      })
+      .flatMap((t) => splitTokens(t))
+      .map((t) => {
+        const chars = Array.from(t);
+        if (chars.length <= MODEL_LIMITS.maxTokenLength) return t;
+        cut = true;
+        return chars.slice(0, MODEL_LIMITS.maxTokenLength).join('');
+      });
+    if (stripped) c.notices.push('tokens: invisible control characters were removed');
+    if (cut) c.notices.push(`tokens: tokens longer than ${MODEL_LIMITS.maxTokenLength} characters were shortened`);
+    if (tokens.length > MODEL_LIMITS.maxT) {
+      c.notices.push(`tokens: ${tokens.length} tokens is more than the limit of ${MODEL_LIMITS.maxT}; kept the first ${MODEL_LIMITS.maxT}`);
+      tokens = tokens.slice(0, MODEL_LIMITS.maxT);
+    }
+    if (tokens.length === 0) {
+      c.notices.push('tokens: the token list was empty; using the lesson sentence');
+      tokens = [...LESSON_SENTENCE];
+    }
+    return tokens;
+  },
+};
+
+/** Scale: `sqrt`, `none` or a positive number. */
+const scaleKind: Kind<Scale, ModelSlice> = {
+  same: (a, b) => a === b,
+  format: (v, key) => [key, String(v)],
+  parse(raw, key, notices) {
+    const v = decodeComponent(raw, true);
+    if (v === null) {
+      notices.push(`setting “${key}” is not valid percent-encoding; it was ignored`);
+      return undefined;
+    }
+    if (v === 'sqrt' || v === 'none') return v;
+    const x = Number(/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v.trim()) ? v : NaN);
+    if (Number.isNaN(x)) {
+      notices.push(`scale: “${brief(v)}” is not sqrt, none or a number; using sqrt`);
+      return undefined;
+    }
+    return x;
+  },
+  normalize(v, c) {
+    if (v === 'sqrt' || v === 'none') return v;
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      c.notices.push('scale: not a number; using 1/√d_k');
+      return 'sqrt';
+    }
+    if (v < MODEL_LIMITS.minScale || v > MODEL_LIMITS.maxScale) {
+      const x = Math.min(Math.max(v, MODEL_LIMITS.minScale), MODEL_LIMITS.maxScale);
+      c.notices.push(`scale: ${v} is outside ${MODEL_LIMITS.minScale}…${MODEL_LIMITS.maxScale}; using ${x}`);
+      return x;
+    }
+    return v;
+  },
+};
+
+/** Number of query heads the computation will have. */
+export function effectiveHeads(s: ModelSlice): number {
+  return s.model.source === 'induction' ? INDUCTION_HEADS : s.model.heads;
+}
+export function effectiveKvHeads(s: ModelSlice): number {
+  return s.model.source === 'induction' ? INDUCTION_HEADS : s.model.kvHeads;
+}
+
+const T = (s: ModelSlice) => s.model.tokens.length;
+
+export const MODEL: SubState<ModelState, ModelSlice> = {
+  fields: {
+    source: { key: 'src', label: 'weights source', kind: oneOf(['induction', 'random'] as const), default: 'induction', compute: true },
+    tokens: { key: 'tokens', label: 'tokens', kind: tokenKind, default: [...LESSON_SENTENCE], compute: true },
+    sharpness: { key: 'sharp', label: 'sharpness', kind: real(0, MODEL_LIMITS.maxSharp), default: 14, compute: true },
+    seed: { key: 'seed', label: 'seed', kind: int(0, MODEL_LIMITS.maxSeed), default: 0, compute: true },
+    init: { key: 'init', label: 'weight init', kind: oneOf(['normal', 'scaled'] as const, (l, v) => `${l} “${v}” is unknown; using N(0,1)`), default: 'normal', compute: true },
+    generator: { key: 'gen', label: 'generator', kind: oneOf(['splitmix', 'numpy'] as const), default: 'splitmix', compute: true },
+    heads: { key: 'heads', label: 'heads', kind: int(1, MODEL_LIMITS.maxHeads), default: 2, compute: true },
+    kvHeads: { key: 'kv', label: 'K/V heads', kind: int(1, (s) => s.model.heads), default: 2, fallback: (s) => Math.min(2, s.model.heads), compute: true },
+    dModel: { key: 'dm', label: 'd_model', kind: int(1, MODEL_LIMITS.maxDModel), default: 8, compute: true },
+    dK: { key: 'dk', label: 'd_k', kind: int(1, MODEL_LIMITS.maxDk), default: 4, compute: true },
+    causal: { key: 'causal', label: 'causal', kind: yesNo(), default: true, compute: true },
+    window: { key: 'win', label: 'window', kind: int(0, T), default: 0, compute: true },
+    padding: { key: 'pad', label: 'padding', kind: positions((s) => T(s) - 1), default: [], compute: true },
+    fill: { key: 'fill', label: 'mask fill', kind: oneOf(FILLS, (l, v) => `${l} “${v}” is unknown; using −∞`), default: 'neg_inf', compute: true },
+    scale: { key: 'scale', label: 'scale', kind: scaleKind, default: 'sqrt', compute: true },
+  },
+  fix(s, notices) {
+    const m = s.model;
+    if (m.heads % m.kvHeads !== 0) {
+      let k = m.kvHeads;
+      while (m.heads % k !== 0) k -= 1;
+      notices.push(`K/V heads: ${m.kvHeads} does not divide ${m.heads} heads; using ${k}`);
+      m.kvHeads = k;
+    }
+  },
+};
+
+/** The zoomed head: 0-based in the state, 1-based in notices ("Head 2 of 2" on the page). */
+export const headKind: Kind<number, ModelSlice> = {
+  ...int<ModelSlice>(0, (s) => effectiveHeads(s) - 1),
+  normalize(v, c) {
+    const H = effectiveHeads(c.state);
+    const quiet: string[] = [];
+    const head = clampNumber('selected head', v, 0, H - 1, 0, quiet, true);
+    if (quiet.length > 0)
+      c.notices.push(typeof v === 'number' && Number.isInteger(v) ? `selected head: there is no head ${v + 1} (heads 1…${H}); showing head ${head + 1}` : `selected head: “${brief(v)}” is not a head number; showing head ${head + 1}`);
+    return head;
+  },
+};
