@@ -1,4 +1,4 @@
-// Shared by the Chromium benchmarks (bench/browser_api_bench.mjs and its --peers mode, issue 12):
+// Shared by the Chromium benchmarks (bench/browser_api_bench.mjs and its --peers mode):
 // a static server for the repository on 127.0.0.1 and Debian's Chromium through playwright-core
 // (launch arguments from TOOLCHAIN.md).
 //   const { base, close } = await serveRepo(root, { pages: { '/bench.html': '<!doctype html>...' } });

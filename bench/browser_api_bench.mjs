@@ -1,4 +1,4 @@
-// core.attention in Chromium (issue 12 items 3, 4 and 5): serves the repo on 127.0.0.1
+// core.attention in Chromium (the API speed targets, 4 and 5): serves the repo on 127.0.0.1
 // (bench/browser.mjs), loads both builds in a page through cpp/bindings/load_core.mjs (prefer
 // 'simd' and 'relaxed'), times causal calls after warm-up on the same inputs as every other
 // runner (bench/inputs_core.mjs) and checks each output against the float64 reference rows.

@@ -1,4 +1,4 @@
-// Issue 12, item 1: input-to-paint in Chromium while a slider is dragged, per view.
+// Input-to-paint in Chromium while a slider is dragged, per view.
 //
 //   npm run bench:frames                      # builds dist/ if missing, then measures it
 //   node bench/browser_frame_bench.mjs --dist /tmp/dist-old --dist dist   # before / after, interleaved
@@ -22,7 +22,7 @@
 // Where the time goes (medians per row): `compute: page` or `worker` = the result's computeMs
 // (on the page's own thread or in the Worker), `check` = the Check's ms when it ran with the
 // computation, `redraw` = the view's render, `input→drawn` = from the input to the end of the
-// redraw. Targets (issue 12): T ≤ 64 with ≤ 4 heads median ≤ 16 ms and p95 ≤ 33 ms; T = 256 with
+// redraw. Targets: T ≤ 64 with ≤ 4 heads median ≤ 16 ms and p95 ≤ 33 ms; T = 256 with
 // 8 heads median ≤ 33 ms.
 import path from 'node:path';
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Shared by every runner of `npm run bench -- --peers` (issue 12): the same input bytes for all
+// Shared by every runner of `npm run bench -- --peers`: the same input bytes for all
 // implementations and a float64 reference for checking their outputs.
 //
 // Inputs: q, k, v of shape (T, d) float32, uniform(-1, 1) from a 32-bit LCG seeded per T, so a

@@ -1,4 +1,4 @@
-// Is the API's time the same in every process? (issue 12 item 3: "find and remove the
+// Is the API's time the same in every process? (the API speed targets: "find and remove the
 // bimodality first".) Runs bench/api_bench.mjs in N fresh Node processes per placement (pinned
 // to each vCPU with taskset, and unpinned), and prints each process's median per T and the
 // spread (slowest / fastest process median) per placement. A spread near 1 on each pinned vCPU

@@ -1,15 +1,15 @@
 // npm run bench [-- --quick] [-- --peers [--api-only]] [-- --cpu N]
 //
-// --peers (issue 12): also tfjs-wasm and onnxruntime-web (pinned in bench/peers/package.json,
+// --peers: also tfjs-wasm and onnxruntime-web (pinned in bench/peers/package.json,
 // installed there with npm ci, apart from the app's dependencies) and PyTorch one thread
 // (Debian python3-torch; back to back and interleaved), all on the same input bytes
 // (bench/inputs.mjs -> bench/out/), outputs checked against a float64 reference.
 // --cpu N: the vCPU every one-thread process is pinned to (taskset; default: the last one).
-// On this machine kind the vCPUs differ in speed (issue 12: ~1.45x), and an unpinned process
+// On this machine kind the vCPUs differ in speed (~1.45x), and an unpinned process
 // lands on either, which made timings bimodal across processes; pinning makes every
 // implementation run on the same one.
 //
-// Part 2 (issue 9): one training step (forward + backward + AdamW) of the attention-only
+// Part 2: one training step (forward + backward + AdamW) of the attention-only
 // transformer, config A and d_model 32, batch 32: the attn_train wasm module under Node vs
 // PyTorch eager with one thread (bench/train_bench.mjs, bench/train_torch.py), interleaved with
 // the rounds above; and KV-cache decoding per-token time for T = 256 ... 4096 (once).
@@ -17,7 +17,7 @@
 // Times scaled dot-product attention on given Q, K, V (scores, mask, softmax, A.V; no
 // projections) for NumPy (the lessons' code, float64 and float32, on OpenBLAS), our
 // native build and our wasm builds in Node, in several interleaved rounds (each
-// process warms up first), prints medians, ratios and GFLOP/s, checks the issue's
+// process warms up first), prints medians, ratios and GFLOP/s, checks the speed
 // targets, and writes bench/results.json (rows) and bench/results.meta.json.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,7 +30,7 @@ const quick = process.argv.includes('--quick');
 // --train-only: only the training-step and decoding part (plus the SIMD peak it reports against).
 const trainOnly = process.argv.includes('--train-only');
 // --api-only (with --peers): only the JS API rows, the peers and PyTorch (Node) and the Chromium
-// table (issue 12 items 3 and 5; a few minutes instead of the whole bench); writes bench/results.api.json.
+// table (a few minutes instead of the whole bench); writes bench/results.api.json.
 const apiOnly = process.argv.includes('--api-only') && !trainOnly;
 const peers = process.argv.includes('--peers');
 const cpuArg = process.argv.indexOf('--cpu');
@@ -81,7 +81,7 @@ const list = (a) => a.join(',');
 
 // OpenBLAS (NumPy's and PyTorch's BLAS here) picks its kernels by CPU model. The machine's preset
 // OPENBLAS_CORETYPE=Haswell cost ~1.5x on an AMD EPYC, so it is unset; but OpenBLAS 0.3.21 does not
-// know every CPU, and on one it does not know (an Intel Xeon of family 6 model 207, issue 12) it
+// know every CPU, and on one it does not know (an Intel Xeon of family 6 model 207) it
 // falls back to its Prescott (SSE3) kernels: sgemm 1024^3 at 5-7 GFLOP/s instead of ~34 with
 // SkylakeX. Then the core is named from the CPU's flags, so the peers are measured at their best.
 function blasCoreOverride() {
@@ -145,7 +145,7 @@ for (const [impl, file, kernel] of [['wasm-bwd-tiled', 'attn_bench_wasm.js', 'ba
 }
 jobs.push({ impl: 'wasm-peak', threads: 1, peak: true, cmd: NODE,
   args: [...wasmArgs('attn_bench_wasm.js'), '--kernel', 'peak', '--reps', '3'], env });
-// issue 12: the relaxed-SIMD (FMA) driver; Node 20 validates relaxed SIMD only behind a flag.
+// the relaxed-SIMD (FMA) driver; Node 20 validates relaxed SIMD only behind a flag.
 const RELAXED = '--experimental-wasm-relaxed-simd';
 const fmaArgs = (...a) => [RELAXED, ...wasmArgs('attn_bench_wasm_relaxed.js'), ...a];
 jobs.push({ impl: 'wasm-tiled-fma', threads: 1, causal: true, cmd: NODE,
@@ -162,7 +162,7 @@ jobs.push({ impl: 'train-wasm', train: true, cmd: NODE, env,
 jobs.push({ impl: 'train-pytorch', train: true, cmd: PY, env: numpyEnv(1),
   args: ['bench/train_torch.py', '--dmodel', list(TRAIN_D), '--reps', quick ? '20' : '40'] });
 
-// The JS API as the page calls it (issue 12): core.attention through the browser module, Node's
+// The JS API as the page calls it: core.attention through the browser module, Node's
 // default tiering (like a browser), wall clock per call and the kernel's own time inside it.
 const apiTs = quick ? [64, 256, 1024, 2048] : [64, 256, 1024, 2048, 4096];
 const outDir = path.join(root, 'bench/out');
@@ -178,7 +178,7 @@ if (peers) {
     jobs.push({ impl, threads: 1, causal: true, peer: true, cmd: NODE,
       args: [path.join(root, 'bench/peers/run_peer.mjs'), '--impl', impl, '--T', list(apiTs), '--reps', '3', '--dir', outDir], env });
   }
-  // The same comparison in Chromium (issue 12 item 5): bench/browser_api_bench.mjs --peers runs our two
+  // The same comparison in Chromium: bench/browser_api_bench.mjs --peers runs our two
   // builds, tfjs-wasm and ort-wasm in one page (each rep every implementation once, rotating, after a
   // warm-up). One launch per round, interleaved with the other jobs like every process here, so its
   // samples and the PyTorch rows share the machine's ups and downs; pinned like the one-thread jobs
@@ -418,8 +418,8 @@ target('wasm-tiled vs numpy-f64', get('numpy-f64', T)?.ms, get('wasm-tiled', T)?
 target('wasm-tiled vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-tiled', T)?.ms, 3);
 target('wasm-simd vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-simd', T)?.ms, 1.5);
 target('non-causal wasm-tiled vs wasm-peak', get('wasm-tiled', T, false)?.gflops, peak, 0.7, '%');
-target('issue 12: wasm-tiled-fma vs wasm-tiled (SIMD128), causal', get('wasm-tiled', T)?.ms, get('wasm-tiled-fma', T)?.ms, 1.4);
-target('issue 12: non-causal wasm-tiled-fma vs the FMA peak', get('wasm-tiled-fma', T, false)?.gflops, peakFma, 0.8, '%');
+target('wasm-tiled-fma vs wasm-tiled (SIMD128), causal', get('wasm-tiled', T)?.ms, get('wasm-tiled-fma', T)?.ms, 1.4);
+target('non-causal wasm-tiled-fma vs the FMA peak', get('wasm-tiled-fma', T, false)?.gflops, peakFma, 0.8, '%');
 
 log('\nAttention backward (dQ, dK, dV of sum(output * dO); the forward runs before the clock), causal, one head,' +
     ` d_k = ${DK}, one thread; GFLOP/s count 4·T²·d_k (the four products over the allowed half):`);
@@ -438,7 +438,7 @@ target('wasm tiled backward vs PyTorch autograd (T = 2048)', get('torch-bwd', 20
 meta.targets = targets;
 
 if (!trainOnly) {
-// ---------------------------------------------------------------- issue 12: the API and the peers
+// ---------------------------------------------------------------- the API and the peers
 {
   log(`\nThrough the JS API (core.attention in Node, default tiering, after warm-up; causal, one head, d_k = ${DK}),` +
       (pinCpu >= 0 ? ` every one-thread process pinned to vCPU ${pinCpu}` : ' unpinned') + ':');
@@ -479,7 +479,7 @@ if (!trainOnly) {
     const worst = Math.max(...e.map((x) => x ?? Infinity));
     log(`  ${(worst <= 1e-5 ? 'PASS' : 'MISS').padEnd(5)} ${impl.padEnd(18)} ${e.map((x) => (x === undefined ? '—' : x.toExponential(1))).join('  ')} (need ≤ 1e-5)`);
   }
-  log('Issue 12 targets:');
+  log('API speed targets:');
   const o256 = over(256) / kern(256);
   targets.push({ name: 'API overhead at T = 256 (fresh result arrays)', measured: +o256.toFixed(3), need: '<= 0.10', pass: o256 <= 0.1 });
   log(`  ${(o256 <= 0.1 ? 'PASS' : 'MISS').padEnd(5)} API overhead at T = 256 (copies, checks, fresh result arrays): ` +
@@ -508,7 +508,7 @@ if (!trainOnly) {
   }
 }
 
-// ---------------------------------------------------------------- issue 12: Chromium
+// ---------------------------------------------------------------- Chromium
 if (peers) {
   const launches = chromiumRows.filter((r) => 'relaxedSimdValidates' in r).length;
   log(`\nIn Chromium (bench/browser_api_bench.mjs --peers, one launch per round: ${launches} of ${rounds}; one page, cross-origin isolated,` +
@@ -576,7 +576,7 @@ if (peers) {
       const worst = Math.max(...e.map((x) => x ?? Infinity));
       log(`  ${(worst <= 1e-5 ? 'PASS' : 'MISS').padEnd(5)} ${i.padEnd(18)} ${e.map((x) => (x === undefined ? '—' : x.toExponential(1))).join('  ')} (need ≤ 1e-5)`);
     }
-    log('  Issue 12 target in Chromium: ≥ 2× PyTorch one thread back to back at every T:');
+    log('  API speed targets in Chromium: ≥ 2× PyTorch one thread back to back at every T:');
     for (const [i, name] of [['simd', 'SIMD128'], ['relaxed', 'relaxed SIMD']]) {
       for (const T of apiTs) target(`Chromium ${name} vs PyTorch one thread back to back at T = ${T}`, get('torch-b2b', T)?.ms, cms(i, T), 2);
     }

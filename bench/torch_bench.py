@@ -1,4 +1,4 @@
-"""PyTorch one thread in `npm run bench -- --peers` (issue 12): causal attention forward on the
+"""PyTorch one thread in `npm run bench -- --peers`: causal attention forward on the
 shared inputs (bench/inputs.mjs writes bench/out/inputs-T*.bin), the lessons' formulation
 (matmul, scale, masked_fill with a precomputed mask, softmax, matmul), float32, CPU.
 

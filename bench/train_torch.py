@@ -2,7 +2,7 @@
 """PyTorch eager reference for the training-step benchmark (bench/run.mjs --train).
 
 One thread (torch.set_num_threads(1)); run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset.
-The model is the attention-only transformer of issue 9 (tests/oracle/gen_model_fixtures.py
+The model is the attention-only transformer the Train tab trains (tests/oracle/gen_model_fixtures.py
 checks the same maths), float32, written the lesson's way (matmul, scale, masked_fill,
 softmax, matmul). Per step, on one fixed batch: forward (loss), backward, AdamW; medians of
 each phase after warm-up, printed as one JSON line per config.

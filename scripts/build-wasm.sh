@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds build/wasm/attn_core.{mjs,wasm}, its relaxed-SIMD twin attn_core_relaxed.{mjs,wasm} (issue 12;
+# Builds build/wasm/attn_core.{mjs,wasm}, its relaxed-SIMD twin attn_core_relaxed.{mjs,wasm} (the
 # cpp/bindings/load_core.mjs picks one at load time) and build/wasm/attn_train.{mjs,wasm}
 # (configuring the 'wasm' preset on first use).
 set -euo pipefail

@@ -1,4 +1,4 @@
-"""Exports the ONNX graph onnxruntime-web runs in `npm run bench -- --peers` (issue 12).
+"""Exports the ONNX graph onnxruntime-web runs in `npm run bench -- --peers`.
 
     make_onnx.py OUT.onnx [--dk 64]
 

@@ -1,4 +1,4 @@
-// One peer of `npm run bench -- --peers` in Node (issue 12), one thread, after warm-up:
+// One peer of `npm run bench -- --peers` in Node, one thread, after warm-up:
 //   node bench/peers/run_peer.mjs --impl tfjs-wasm|ort-wasm --T 64,256 --reps 10 --dir bench/out
 // Reads the shared inputs (bench/inputs.mjs, written by run.mjs), times one causal attention
 // call per rep, wall clock from the Float32Arrays in to a Float32Array out (tensor creation,

@@ -1,4 +1,4 @@
-// Post-link step of the relaxed-SIMD build (issue 12): LLVM 14 (Emscripten 3.1.6) encodes
+// Post-link step of the relaxed-SIMD build: LLVM 14 (Emscripten 3.1.6) encodes
 // __builtin_wasm_fma_f32x4 with the relaxed-SIMD proposal's prototype opcode (0xfd 0xaf 0x01,
 // "f32x4.fma"), which engines that ship relaxed SIMD reject. The final opcode,
 // f32x4.relaxed_madd, is 0xfd 0x85 0x02: the same length, so the code is patched in place.

@@ -1,7 +1,7 @@
 """Reference maths for the attention core, in float64 NumPy.
 
 Independent of the C++ code: written from the lessons in ../shared/seeds and the
-semantics stated in issue 2 / docs/js-api.md. Inputs are float32 values (the
+semantics stated in docs/js-api.md. Inputs are float32 values (the
 caller rounds them); every computation here is float64.
 
 NumPy's own behaviour is the reference for the corner cases: a row whose

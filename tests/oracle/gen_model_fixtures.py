@@ -5,7 +5,7 @@
     /usr/bin/python3 tests/oracle/gen_model_fixtures.py --check   # regenerate in memory, compare,
                                                                   # exit 1 if the file differs
 
-An independent implementation of the model in issue 9, written from its text (not from the
+An independent implementation of the model specified in docs/train-api.md, written from that text (not from the
 C++): token embedding, optional learned positional embedding, attention-only layers with
 causal multi-head attention (GQA: query head h reads K/V head h // (H / H_kv)), residual
 stream, optional final LayerNorm (eps 1e-5), untied unembedding, next-token cross-entropy
@@ -193,7 +193,7 @@ def adamw_case(name, cfg, lr, wd, clip, batch=3, std=0.5, betas=(0.9, 0.99), eps
 
 
 def pattern_scores(tokens, weights, H):
-    """Per head (previous, induction, duplicate) as defined in issue 9, item 5."""
+    """Per head (previous, induction, duplicate) as defined in docs/train-api.md (head scores)."""
     B, T = tokens.shape
     out = np.zeros((3, H))
     for h in range(H):
