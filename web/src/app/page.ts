@@ -4,7 +4,10 @@
 import { computeKey, decodeHash, encodeState, hashOf, linkFields, normalizeState, statesEqual, withPatch, type Patch, type State } from './state';
 import { FILL_LABEL } from '../attention/state';
 import { ComputeClient, type ComputeOutcome } from '../attention/worker-client';
-import { CHECK_AUTO_WORK, Computer, checkWork, computeFlops, coreRefusal } from '../attention/compute';
+import { Computer } from '../attention/compute';
+import { createScheduler } from '../attention/scheduler';
+import { createLinkWriter } from './link-writer';
+import { createReadiness, type Status } from './readiness';
 import { loadCore } from '../wasm/load-core';
 import { preferenceFromSearch } from '../wasm/core-build';
 import type { AttentionResult } from '../attention/protocol';
@@ -324,135 +327,42 @@ export function start(): void {
     else renderView();
   }
 
-  // The link follows the state at once after a single change (a click, a key), but not while a
-  // slider is dragged: then it is written once the changes pause for URL_QUIET_MS. A
-  // history.replaceState call took 1-70 ms in Chromium (the browser process records it) and
-  // landed inside a later change's frame (the p95 of the frames bench), and Chromium ignores
-  // it after ~200 calls in 10 s. Copy link and Embed encode the state itself, not the URL.
-  // The page counts as ready (data-status, for scripts and tests) only once the link is written.
-  const URL_QUIET_MS = 300;
-  let lastChangeAt = -Infinity;
-  let urlTimer = 0;
-  let urlPending = false;
-  function writeHash(): void {
-    clearTimeout(urlTimer);
-    const now = performance.now();
-    const quiet = now - lastChangeAt >= URL_QUIET_MS;
-    lastChangeAt = now;
-    if (quiet) flushHash();
-    else {
-      urlPending = true;
-      if (html.dataset.status === 'ready') html.dataset.status = 'busy';
-      urlTimer = window.setTimeout(flushHash, URL_QUIET_MS);
-    }
-  }
-  function flushHash(): void {
-    clearTimeout(urlTimer);
-    const hash = encodeState(state);
-    if (hash !== location.hash && !(hash === '#v=1' && location.hash === '')) history.replaceState(history.state, '', hash);
-    if (urlPending) {
-      urlPending = false;
-      if (shown) settle();
-    }
-  }
-  // Leaving or hiding the page mid-drag: the link still gets the last state.
-  window.addEventListener('pagehide', flushHash);
-  document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && flushHash());
+  // The link: written at once after a single change, once the changes pause during a drag, and
+  // on leaving or hiding the page (app/link-writer.ts says why).
+  const link = createLinkWriter({
+    encode: () => encodeState(state),
+    current: () => location.hash,
+    replace: (hash) => history.replaceState(history.state, '', hash),
+    onPending: () => readiness.busyIfReady(),
+    onFlushed: () => shown && settle(),
+  });
+  const writeHash = () => link.changed();
+  window.addEventListener('pagehide', () => link.flush());
+  document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && link.flush());
 
-  // A second core on the page's own thread for small states (computeFlops ≤ LOCAL_FLOPS, about a
-  // millisecond): computed inside the input event, the picture is painted in the same frame. A
-  // Worker's answer arrives as a task after that frame has started, so it is painted one frame
-  // (16.7 ms at 60 Hz) later however fast the Worker is. Larger states go to the Worker, which
-  // keeps the page responsive while it computes. Both run the same build (same ?core= choice), so
-  // the numbers are the same bits either way.
-  const LOCAL_FLOPS = 6e6;
-  let local: Computer | null = null;
-  const computeHere = (): boolean => {
-    const flops = local && shown ? computeFlops(state, shown) : null;
-    return flops !== null && flops <= LOCAL_FLOPS;
-  };
-  let localLoading = false;
-  function startLocalCore(): void {
-    if (localLoading || local) return;
-    localLoading = true;
-    loadCore(preferenceFromSearch(location.search)).then(
-      (core) => {
-        local = new Computer(core);
-        // Once the page is idle, compute the shown state once on it (the result is not drawn; its
-        // arrays go to the pool): the first change then finds the example cached and the code
-        // warm instead of paying both inside its frame.
-        const warm = () => {
-          if (!local || !computeHere()) return;
-          try {
-            local.recycle(local.compute(state, { check: false }));
-          } catch { /* a refusal shows up when the state is really computed */ }
-        };
-        if ('requestIdleCallback' in window) requestIdleCallback(warm, { timeout: 2000 });
-        else setTimeout(warm, 200);
-      },
-      () => { /* the Worker computes everything */ },
-    );
-  }
-
-  function request(): void {
-    const requestedAt = performance.now();
-    if (local && computeHere()) {
-      try {
-        const result = local.compute(state, { check: false });
-        onOutcome({ state, requestedAt, result, latest: true }, true);
-        return;
-      } catch (err) {
-        const refusal = coreRefusal(err);
-        if (refusal) {
-          onOutcome({ state, requestedAt, error: refusal, latest: true }, true);
-          return;
-        }
-        local = null; // not a refusal: leave this core and let the Worker compute from now on
-      }
-    }
-    html.dataset.status = 'busy';
-    client.request(state);
-  }
-
-  function recycle(r: AttentionResult, onPage: boolean): void {
-    if (r.source) return; // not a computed result (the trained model's weights)
-    if (onPage) local?.recycle(r);
-    else client.recycle(r);
-  }
-
-  // The Check of a result computed on the page: in the Worker, once the changes pause.
-  let checkTimer = 0;
-  let checkWaiting = false; // scheduled, not yet sent
-  let checksInFlight = 0;
-  function cancelCheck(): void {
-    clearTimeout(checkTimer);
-    checkWaiting = false;
-  }
-  function scheduleCheck(s: State, r: AttentionResult): void {
-    cancelCheck();
-    if (checkWork(r.heads, r.t, r.dk) > CHECK_AUTO_WORK) {
-      checkPanel.show(null, s, r);
-      return;
-    }
-    checkPanel.pending();
-    checkWaiting = true;
-    checkTimer = window.setTimeout(() => {
-      checkWaiting = false;
-      checksInFlight++;
-      client.check(s).then(
-        (c) => { if (shown && shown.state === s) checkPanel.show(c, s, r); },
-        (e: Error) => { if (shown && shown.state === s) checkPanel.failed(e.message); },
-      ).finally(() => {
-        checksInFlight--;
-        settle();
-      });
-    }, 120);
-  }
-  /** Ready once nothing is computing or waiting to be checked, and the link is written. */
-  function settle(): void {
-    if (client.busy || checkWaiting || checksInFlight > 0 || urlPending) return;
-    html.dataset.status = errorBanner.hidden ? 'ready' : 'error';
-  }
+  // Where each computation runs (the page's core for small states, else the Worker), where its
+  // arrays go back, and the Check of a page-computed result (attention/scheduler.ts).
+  const scheduler = createScheduler<State>({
+    client: { request: (s) => client.request(s), recycle: (r) => client.recycle(r), check: (s) => client.check(s), get busy() { return client.busy; } },
+    loadLocal: () => loadCore(preferenceFromSearch(location.search)).then((core) => new Computer(core)),
+    state: () => state,
+    shown: () => shown,
+    onOutcome,
+    onWorkerRequest: () => readiness.busy(),
+    whenIdle: (fn) => ('requestIdleCallback' in window ? requestIdleCallback(fn, { timeout: 2000 }) : setTimeout(fn, 200)),
+    check: { show: (c, s, r) => checkPanel.show(c, s, r), pending: () => checkPanel.pending(), failed: (m) => checkPanel.failed(m) },
+    onCheckDone: () => settle(),
+  });
+  const request = () => scheduler.request();
+  const recycle = (r: AttentionResult, onPage: boolean) => scheduler.recycle(r, onPage);
+  /** Ready once nothing is computing or waiting to be checked, and the link is written (app/readiness.ts). */
+  const readiness = createReadiness({
+    blockers: [() => client.busy, () => scheduler.checking, () => link.pending],
+    failed: () => !errorBanner.hidden,
+    set: (s) => (html.dataset.status = s),
+    get: () => html.dataset.status as Status,
+  });
+  const settle = () => readiness.settle();
 
   function onOutcome(o: ComputeOutcome<State>, onPage = false): void {
     // A Worker's answer for an older state than the one on screen (the page computed a newer one
@@ -473,10 +383,10 @@ export function start(): void {
       // them, which copies a later result into them (two sets in turn instead of fresh arrays).
       if (replaced && replaced.result !== o.result) recycle(replaced.result, replaced.onPage);
       if (onPage) {
-        html.dataset.status = 'busy';
-        scheduleCheck(o.state, o.result);
+        readiness.busy();
+        scheduler.scheduleCheck(o.state, o.result);
       } else {
-        cancelCheck();
+        scheduler.cancelCheck();
         checkPanel.show(o.result.check, o.state, o.result);
       }
       if (o.latest && revealPending) reveal();
@@ -508,7 +418,7 @@ export function start(): void {
       if (!shown) renderView();
     }
     if (o.latest) settle();
-    if (startedUp) startLocalCore();
+    if (startedUp) scheduler.startLocalCore();
   }
 
   // ---------- sharing ----------

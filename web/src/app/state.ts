@@ -75,10 +75,13 @@ export const PAGE: SubState<PageState, ModelSlice> = {
   },
 };
 
-const byKey = Object.fromEntries(FEATURES.map((f) => [f.key, f.state]));
+/** Each feature's rows by its key (fromEntries forgets the keys' types; this names them again). */
+const FEATURE_TABLE = Object.fromEntries(FEATURES.map((f) => [f.key, f.state])) as { [F in Feature as F['key']]: F['state'] };
 /** THE table. Order = link order = normalization order: the model, the page (its head's limit
- *  reads the model), then the labs in list order. */
-export const TABLE = { model: byKey.model, page: PAGE, ...byKey } as unknown as Table<State>;
+ *  reads the model), then the labs in list order. The compiler checks that each feature's rows
+ *  read only what the composed state has (its slice). */
+const { model, ...labs } = FEATURE_TABLE;
+export const TABLE: Table<State> = { model, page: PAGE, ...labs };
 
 export const STATE = createTable<State>(TABLE);
 export const { rows, defaultState, cloneState, statesEqual, computeKey, normalizeState, withPatch, linkFields, withLinkFields } = STATE;
@@ -88,9 +91,3 @@ export const { encodeState, decodeHash } = createCodec(STATE, { maxHashLength: L
 export function hashOf(patch: Patch): string {
   return encodeState(normalizeState(withPatch(defaultState(), patch)).state);
 }
-
-// The cast above only forgets key order; this checks that every feature's sub-state reads only
-// what the composed state has (a slice the whole state satisfies).
-type TableChecked = { [F in Feature as F['key']]: F['state'] } extends { [G in Feature['key']]: SubState<State[G], State> } ? true : never;
-const tableChecked: TableChecked = true;
-void tableChecked;
