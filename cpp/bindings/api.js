@@ -293,9 +293,9 @@
     var o = attentionOpts(opts);
     if (o.returnScores) fail('returnScores', 'attentionBackward has no returnScores');
     // The gradients are softmax attention's: a variant option other than its default is refused.
-    var v = variantOpts(opts), defaults = variantOpts({});
+    var vo = variantOpts(opts), defaults = variantOpts({});
     ['qkNorm', 'position', 'normalizer', 'maxShift', 'maskMode', 'precision'].forEach(function (key) {
-      if (v[key] !== defaults[key]) fail(key, key + ': attentionBackward is softmax attention\'s only (the default options)');
+      if (vo[key] !== defaults[key]) fail(key, key + ': attentionBackward is softmax attention\'s only (the default options)');
     });
     var r = unwrap(getSession().attentionBackward(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'),
                                                   f32(dOut, 'dOut'), o));

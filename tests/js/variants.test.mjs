@@ -17,7 +17,9 @@ const rel = (t) => (e) => t * (1 + Math.abs(e));
 
 function inputsOf(c, Ctor = Float32Array) {
   const x = fx.inputs[c.inputs];
-  return [Ctor.from(nums(x.q)), Ctor.from(nums(x.k)), Ctor.from(nums(x.v))];
+  // The fixture's inputs are float32 values in shortest decimal form: round to float32 first.
+  const f = (a) => Ctor.from(Float32Array.from(nums(a)));
+  return [f(x.q), f(x.k), f(x.v)];
 }
 function optsOf(c, extra = {}) {
   const x = fx.inputs[c.inputs], o = c.opts;
@@ -105,12 +107,12 @@ test('estimates cover the variant paths: a cap equal to the estimate passes, one
   const c = good;
   for (const [extra, kernel] of [[{}, 'naive'], [{ qkNorm: true }, 'naive'], [{ precision: 'float16', qkNorm: false, position: 'none', normalizer: 'softmax' }, 'naive'],
     [{ precision: 'float64' }, 'naive'], [{ normalizer: 'linear', position: 'none', qkNorm: false }, 'tiled'], [{}, 'tiled']]) {
-    const o = optsOf(c, { ...extra, kernel });
+    const o = optsOf(c, { precision: 'float32', ...extra, kernel });
     const est = core.estimateBytes(o, kernel);
     core.attention(...inputsOf(c), { ...o, memoryCap: est });
     expectFieldError(() => core.attention(...inputsOf(c), { ...o, memoryCap: est - 1 }), ['memory'], JSON.stringify(extra));
   }
-  assert.ok(core.estimateBytes(optsOf(c, { precision: 'float64' })) > core.estimateBytes(optsOf(c)));
+  assert.ok(core.estimateBytes(optsOf(c, { precision: 'float64' })) > core.estimateBytes(optsOf(c, { precision: 'float32' })));
   const mo = { t: 6, dModel: 8, heads: 2 };
   assert.ok(core.estimateMultiHeadBytes({ ...mo, precision: 'float64' }) > core.estimateMultiHeadBytes(mo));
 });
