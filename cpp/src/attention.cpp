@@ -259,11 +259,18 @@ Status attention(const T* q, std::size_t q_len, const T* k, std::size_t k_len, c
   if (!detail::naive_kernel(q, k, v, opts, scale, out)) {
     out->diag.nan_rows = detail::count_nan_rows(*out, s.heads * s.tq);
   }
-  // rowSums of the softmax weights (the original kernels leave them untouched).
+  // rowSums of the softmax weights (the original kernels leave them untouched): eight
+  // independent partial sums, so the pass costs about one add per weight instead of a serial
+  // chain of T_k dependent adds (a few per cent of the naive kernel at T = 2048 otherwise).
   for (std::size_t row = 0; row < s.heads * s.tq; ++row) {
     const T* w = out->weights.data() + row * s.tk;
-    T sum = 0;
-    for (std::size_t j = 0; j < s.tk; ++j) sum += w[j];
+    T acc[8] = {};
+    std::size_t j = 0;
+    for (; j + 8 <= s.tk; j += 8) {
+      for (std::size_t c = 0; c < 8; ++c) acc[c] += w[j + c];
+    }
+    T sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; j < s.tk; ++j) sum += w[j];
     out->row_sums.data()[row] = sum;
   }
   return Status::Ok();
