@@ -430,6 +430,12 @@ void fuzz_variants(FuzzedDataProvider& p, const std::vector<float>& q, const std
   var.precision = prec == 0   ? attn::Precision::kFloat16
                   : prec == 1 ? attn::Precision::kFloat64
                               : attn::Precision::kFloat32;
+  // float16 is softmax-only: mostly give it a combination it accepts.
+  if (var.precision == attn::Precision::kFloat16 && p.ConsumeIntegralInRange<int>(0, 3) != 0) {
+    var.normalizer = attn::Normalizer::kSoftmax;
+    var.position = attn::Position::kNone;
+    var.qk_norm = false;
+  }
   if (p.ConsumeIntegralInRange<int>(0, 7) == 0) o.dropout = 0.25;
   const attn::Shape& s = o.shape;
   g_call += std::string(" | variant ") + attn::normalizer_name(var.normalizer) + " " +

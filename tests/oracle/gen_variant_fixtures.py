@@ -392,9 +392,7 @@ def num(x, digits=DIGITS):
 
 
 def f32_text(x):
-    t = repr(float(np.float32(x)))
-    # shortest float32 text: numpy's str of a float32
-    t = str(np.float32(x))
+    t = str(np.float32(x))  # numpy's shortest text that reads back as the same float32
     if t.endswith(".0"):
         t = t[:-2]
     assert np.float32(float(t)) == np.float32(x)
