@@ -102,7 +102,7 @@ export class CostPanel {
       this.total.dataset.cachedMs = a.toFixed(1);
       this.total.dataset.recomputeMs = b.toFixed(1);
       this.total.append(el('strong', { text: `Generating ${N} tokens one by one: about ${formatMs(a)} with the cache, ${formatMs(b)} without (${fmt(b / a, 0)}×). ` }),
-        el('span', { class: 'muted', text: `Σ over t = 1…${N} of the fitted per-step time c·tᵖ ≈ c·N^(p+1)/(p+1): ≈ N² with the cache, ≈ N³ without.` }));
+        el('span', { class: 'muted', 'data-testid': 'decode-total-how', text: `Σ over t = 1…${N} of the fitted per-step time c·tᵖ ≈ c·N^(p+1)/(p+1): with the fitted p that grows as N^${(fc.exponent + 1).toFixed(2)} with the cache and N^${(fr.exponent + 1).toFixed(2)} without (an ideal cached step, p = 1, would give N²; an ideal recompute, p = 2, N³).` }));
     } else this.total.append(el('span', { class: 'muted', text: 'The total time to generate N tokens appears when both fits are in.' }));
     clear(this.notes);
     for (const n of sw?.notes ?? []) this.notes.append(el('li', { class: 'note-skip', text: n }));

@@ -180,8 +180,8 @@ export class StepperPanel {
     const pred = st.predicted;
     const copyNote = expNext === null ? '' : pred === expNext ? ' ✓ the copy' : ' ✗ not the copy';
     this.stepInfo.append(
-      el('p', {}, el('strong', { text: `Step ${n} of ${tj.steps.length}: ` }),
-        `appended ${st.source === 'prompt' ? 'prompt' : 'generated'} token ${st.token} at position ${n - 1}. `,
+      el('p', {}, el('strong', { text: stepTitle(n, tj) }),
+        n === tj.promptLen ? `nothing generated yet (the last prompt token, ${st.token}, is at position ${n - 1}; press Step ▶ to generate). ` : `appended ${st.source === 'prompt' ? 'prompt' : 'generated'} token ${st.token} at position ${n - 1}. `,
         el('span', { 'data-testid': 'decode-prediction', 'data-predicted': pred, 'data-expected': expNext ?? '', text: `Prediction for position ${n}: ${pred} (p = ${fmt(st.prob, 2)})` }),
         expNext === null ? (n < tj.steps.length ? ' — the task expects no particular token here.' : ' — the sequence is full.') : `; the copy task expects ${expNext}${copyNote}.`),
       tj.firstCopy < 0 ? el('p', { class: 'muted small', text: `This model's task has no copy to find: the first ${tj.promptLen} tokens of a held-out sequence are the prompt, and the model writes the rest.` }) : el('p', { class: 'muted small', text: `Prompt: noise (positions 0–${tj.firstCopy - 1}), s (${tj.firstCopy}–${tj.secondCopy - 1}, ${tj.sLen} tokens), then the first ${tj.promptLen - tj.secondCopy} token${tj.promptLen - tj.secondCopy > 1 ? 's' : ''} of s again; from position ${tj.promptLen} on the model writes. An induction head looks back to the token after the earlier occurrence of the current token, and copies it.` }));
@@ -262,6 +262,14 @@ export class StepperPanel {
       }
     }
   }
+}
+
+/** "Prompt: 25 of 32 tokens, ", "Generated 2 of 7 (token 27 of 32): ", or a prompt token's. */
+function stepTitle(n: number, tj: Trajectory): string {
+  const T = tj.steps.length, P = tj.promptLen;
+  if (n === P) return `Prompt: ${P} of ${T} tokens, `;
+  if (n < P) return `Prompt token ${n} of ${P}: `;
+  return `Generated ${n - P} of ${T - P} (token ${n} of ${T}): `;
 }
 
 function fmtFlops(v: number): string {

@@ -61,7 +61,9 @@ class TimingView implements View<TimingContext> {
     ...TIMING_WORKERS.map((n) => el('option', { value: n, text: n === 1 ? '1 (default)' : String(n) })));
   private workersNote = el('p', { class: 'timing-workers-note muted small', 'data-testid': 'timing-workers-note' });
   /** Which build of the core runs here (issue 12), as the compute Worker's core reports it. */
-  private coreBuild = el('p', { class: 'timing-core-build muted small', 'data-testid': 'core-build', 'data-build': 'unknown' });
+  private coreBuild = el('span', { class: 'timing-core-build muted small', 'data-testid': 'core-build', 'data-build': 'unknown' });
+  /** The same in a student's words first; the build's name under "details". */
+  private coreBuildPlain = el('span', { 'data-testid': 'core-build-plain' });
   private coreBuildAsked = false;
   private runBtn = el('button', { type: 'button', class: 'btn primary', 'data-testid': 'timing-run', text: 'Run sweep' });
   private cancelBtn = el('button', { type: 'button', class: 'btn', 'data-testid': 'timing-cancel', text: 'Cancel', disabled: true });
@@ -107,7 +109,7 @@ class TimingView implements View<TimingContext> {
         el('label', { class: 'tfield check' }, this.causal, el('span', { text: 'causal mask' })),
         field('Workers per call', this.workers)),
       this.workersNote,
-      this.coreBuild,
+      el('div', { class: 'muted small' }, this.coreBuildPlain, ' ', el('details', { class: 'check-details' }, el('summary', { text: 'details' }), ' ', this.coreBuild)),
       el('div', { class: 'trow actions' }, this.runBtn, this.cancelBtn, el('div', { class: 'tprogress' }, this.progress, this.status)));
 
     this.root = el('div', { class: 'view-timing', 'data-testid': 'timing-view' },
@@ -159,6 +161,9 @@ class TimingView implements View<TimingContext> {
     this.coreBuild.textContent = 'core: …';
     ctx.client.about().then((a) => {
       this.coreBuild.dataset.build = a.relaxedSimd ? 'relaxed' : 'simd128';
+      this.coreBuildPlain.textContent = a.relaxedSimd
+        ? 'This browser runs the faster build of the core: it does each multiply and add in one step, so the last digits may differ from another browser’s.'
+        : 'This browser runs the standard build of the core (the same digits in every browser).';
       this.coreBuild.textContent = `core: ${coreBuildLabel(a.relaxedSimd)}` + (a.relaxedSimd
         ? ' — this browser validates WebAssembly relaxed SIMD, so the forward kernels fuse each multiply-add (results may differ from SIMD128 in the last bits); training stays SIMD128 so a run replays exactly.'
         : a.prefer === 'simd' ? ' — asked for with ?core=simd128.' : ' — this browser does not validate WebAssembly relaxed SIMD (no fused multiply-add), so the SIMD128 build runs.');
@@ -239,7 +244,7 @@ class TimingView implements View<TimingContext> {
     const pp = sw?.params ?? (this.ctx ? paramsOf(this.ctx.state) : null);
     this.projNote.hidden = pp?.mode !== 'proj';
     if (pp?.mode === 'proj') {
-      this.projNote.textContent = `This is lesson 2’s loop: every call also multiplies X (T × ${pp.dModel}) by Wq, Wk and Wv and the result by Wo — about 4·T·${pp.dModel}·${pp.heads * pp.dk} multiply-adds, linear in T. While T is small next to d_model those projections take most of the time and a doubling costs little more than ×2; the ratio climbs toward ×4 as the T × T scores take over. Extend the sweep to larger T to watch it happen.`;
+      this.projNote.textContent = projText(pp, this.session);
     }
     clear(this.notes);
     for (const n of sw?.notes ?? []) this.notes.append(el('li', { class: `note-${n.kind}`, text: n.text }));
@@ -267,6 +272,24 @@ class TimingView implements View<TimingContext> {
         'The arithmetic is still quadratic, so its slope is still about 2. It is exact, not an approximation: its output equals the naive kernel’s up to floating-point rounding. On a GPU the saving is memory traffic, which is usually what costs time. Here, compare the two slopes (both about 2) and the memory panel: quadratic against linear.'),
     );
   }
+}
+
+/** What the lesson's loop measures: the projections (linear in T) next to the scores (T²), by
+ *  the multiply-add count, and the ratios this sweep measured. No promise of ×4 the run does not show. */
+function projText(p: SweepParams, s: TimingSession): string {
+  const share = (t: number) => Math.round((100 * t) / (t + 2 * p.dModel)); // 2HT²d_k / (2HT²d_k + 4T·d_model·H·d_k)
+  const ratio = (t: number) => (2 * (2 * t + 2 * p.dModel)) / (t + 2 * p.dModel); // work(2T) / work(T)
+  const last = p.tEnd / 2;
+  let text = `What this measures: lesson 2’s loop. Every call multiplies X (T × ${p.dModel}) by Wq, Wk and Wv and the result by Wo — 4·T·${p.dModel}·${p.heads * p.dk} multiply-adds, linear in T — besides the scores and weights · V, 2·T²·${p.heads * p.dk}, quadratic. By that count the scores are ${share(p.tStart)} % of the work at T = ${p.tStart} and ${share(p.tEnd)} % at T = ${p.tEnd}: at these sizes the projections dominate, and a doubling should cost about ×${ratio(p.tStart).toFixed(1)} … ×${ratio(last).toFixed(1)}, not ×4 (×4 needs T far above 2·d_model = ${2 * p.dModel}).`;
+  for (const k of p.kernels) {
+    const pts = s.pointsOf(k);
+    const rs = pts.slice(1).map((q, i) => (pts[i].t * 2 === q.t ? `×${(q.stats.median / pts[i].stats.median).toFixed(1)}` : null)).filter((x) => x);
+    if (rs.length) {
+      const f = s.fits()[k];
+      text += ` Measured here (${k}): ${rs.join(', ')} per doubling${f ? `, fitted p = ${f.exponent.toFixed(2)}` : ''}.`;
+    }
+  }
+  return text;
 }
 
 export const timingView: ViewFactory<TimingContext, 'timing', false> = { id: 'timing', label: 'Timing lab', needsResult: false, create: () => new TimingView() };
