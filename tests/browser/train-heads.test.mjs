@@ -78,8 +78,10 @@ test('Open in Heads view: the trained weights on the probe, per layer, labelled,
   await page.getByTestId('train-open-heads').click();
   await page.waitForSelector('[data-testid=trained-banner]:not([hidden])');
   assert.equal(await page.getAttribute('#tab-heads', 'aria-selected'), 'true');
-  assert.match(await page.getByTestId('trained-text').textContent(), /Trained model \(Train tab, step 20\), layer 1 of 2 .* 5 9 2 7 5 9 2 7/);
-  assert.match(await page.locator('.zoom-title').textContent(), /^Trained model, layer 1, head 0/);
+  // Layers and heads count from 1 in the text, as in the lessons (the second layer is "layer 2").
+  assert.match(await page.getByTestId('trained-text').textContent(), /Trained model \(Train tab, step 20\), layer 2 of 2, .* 5 9 2 7 5 9 2 7\. Layers and heads count from 1/);
+  assert.match(await page.locator('.zoom-title').textContent(), /^Trained model, layer 2, head 1 of 2/);
+  assert.deepEqual(await page.$$eval('[data-testid=trained-layer] option', (os) => os.map((o) => o.textContent)), ['1', '2']);
   assert.doesNotMatch(await page.evaluate(() => location.hash), /view=heads.*trained|src=train/, 'nothing trained enters the link');
   // The zoomed head's table: the module's weights at step 20 on the same tokens.
   const lib = await nodeLib();
@@ -101,7 +103,7 @@ test('Open in Heads view: the trained weights on the probe, per layer, labelled,
   };
   check(await cells(), 1, 0);
   await page.getByTestId('trained-layer').selectOption('0');
-  await page.waitForFunction(() => /^Trained model, layer 0/.test(document.querySelector('.zoom-title').textContent));
+  await page.waitForFunction(() => /^Trained model, layer 1,/.test(document.querySelector('.zoom-title').textContent));
   check(await cells(), 0, 0);
   await page.screenshot({ path: join(SHOTS, 'train-open-heads.png') });
   // Back to Train: the run is still there; the Heads view without trained weights is the example again.

@@ -131,3 +131,14 @@ describe('timing lab: model', () => {
     expect(batchSize(0)).toBe(256);
   });
 });
+
+describe('formatMs: long durations with sensible digits', () => {
+  it('seconds, minutes and hours, never "1964.82 s"', async () => {
+    const { formatMs } = await import('../../web/src/measure/model');
+    expect(formatMs(1964820)).toBe('32.7 min');
+    expect(formatMs(45_300)).toBe('45.3 s');
+    expect(formatMs(4_321)).toBe('4.32 s');
+    expect(formatMs(250_000)).toBe('250 s');
+    expect(formatMs(3 * 3600 * 1000)).toBe('3.0 h');
+  });
+});

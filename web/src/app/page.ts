@@ -228,9 +228,9 @@ export function start(): void {
       nanBanner.hidden = true;
       const r = trainedResult(ta);
       clear(trainedLayer);
-      for (let l = 0; l < ta.layers; l++) trainedLayer.append(el('option', { value: String(l), text: String(l) }));
+      for (let l = 0; l < ta.layers; l++) trainedLayer.append(el('option', { value: String(l), text: String(l + 1) }));
       trainedLayer.value = String(ta.layer);
-      trainedText.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer} of ${ta.layers} (from 0), every head, on the tokens ${ta.tokens.join(' ')}.`;
+      trainedText.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer + 1} of ${ta.layers}, every head, on the tokens ${ta.tokens.join(' ')}. Layers and heads count from 1, as in the lessons.`;
       const s: State = { ...state, page: { ...state.page, head: Math.min(state.page.head, r.heads - 1) } };
       rv.render({ ...labContext(s), result: r, forbidden: r.allowed.map((a) => 1 - a), selectHead: (h) => setState({ page: { head: h } }, 'control') });
       clear(pngSelect);
@@ -274,7 +274,7 @@ export function start(): void {
       weights: ta.weights.subarray(l * H * T * T, (l + 1) * H * T * T), scores: null,
       entropy: new Float32Array(H * T), headOutputs: new Float32Array(0), merged: new Float32Array(0),
       output: new Float32Array(0), allowed, nanRowsPerHead: new Array<number>(H).fill(0), check: null,
-      computeMs: 0, source: `Trained model, layer ${l}`,
+      computeMs: 0, source: `Trained model, layer ${l + 1}`,
     };
   }
 
@@ -405,7 +405,7 @@ export function start(): void {
         if (timings.length > 200) timings.shift();
         const what = `T = ${o.result.t}, ${o.result.heads} head${o.result.heads > 1 ? 's' : ''}`;
         const work = `compute ${fmt(o.result.computeMs, 1)} ms, drawn in ${fmt(totalMs - startupMs, 1)} ms`;
-        status.textContent = first ? `${what}: ${work} · start-up ${fmt(startupMs, 0)} ms (Worker + wasm, once)` : `${what}: ${work}${onPage ? ' (on the page)' : ''}`;
+        status.textContent = first ? `${what}: ${work} · start-up ${fmt(startupMs, 0)} ms (loading the WebAssembly core, once)` : `${what}: ${work}${onPage ? ' (on the page)' : ''}`;
         status.title = 'compute: time inside the wasm core; drawn in: from the change to the new picture (compute included)';
       }
     } else if (o.error) {

@@ -14,6 +14,8 @@ class HeadsView implements View<AttentionContext> {
   private thumbs: { box: HTMLElement; hm: Heatmap; cap: HTMLElement }[] = [];
   private zoom: Heatmap;
   private zoomTitle = el('h3', { class: 'zoom-title' });
+  /** Why the hand-built heads fade on a longer sentence (d_k grows with T). */
+  private dkNote = el('p', { class: 'dk-note small', 'data-testid': 'dk-note', hidden: true });
   private readout = el('p', { class: 'readout', 'aria-live': 'polite', 'data-testid': 'readout' });
   private tableBox = el('details', { class: 'sr-table' });
   private tableBody = el('div');
@@ -39,7 +41,7 @@ class HeadsView implements View<AttentionContext> {
     this.root = el(
       'div',
       { class: 'view-heads' },
-      el('section', { class: 'zoom-panel' }, this.zoomTitle, this.zoom.root, this.readout, el('div', { class: 'legend-row' }, legend())),
+      el('section', { class: 'zoom-panel' }, this.zoomTitle, this.dkNote, this.zoom.root, this.readout, el('div', { class: 'legend-row' }, legend())),
       el('section', { class: 'grid-panel' }, el('h3', { class: 'panel-title', text: 'All heads' }), this.grid, this.tableBox),
     );
   }
@@ -74,16 +76,21 @@ class HeadsView implements View<AttentionContext> {
       t.box.classList.toggle('selected', h === sel);
       t.hm.setLabel(`Head ${h + 1}${h === sel ? ' (selected)' : ''}. Press Enter to zoom.`);
       const kv = r.kvHeads !== r.heads ? ` · K/V ${kvHeadOf(h, r.heads, r.kvHeads) + 1}` : '';
-      // A trained model's heads are numbered as in the Train tab (from 0).
-      t.cap.textContent = r.source ? `${r.source} head ${h}${kv}` : `Head ${h + 1}${kv}`;
+      // Layers and heads are counted from 1 in every text, as in the lessons (exports keep 0-based indices).
+      t.cap.textContent = r.source ? `${r.source} head ${h + 1}${kv}` : `Head ${h + 1}${kv}`;
     });
     // Zoomed head
     const labelW = Math.min(140, 24 + 8 * Math.max(...r.tokens.map((t) => Array.from(t).length)));
     const avail = narrow ? ctx.width - labelW - 16 : Math.min(620, ctx.width - 360 - labelW);
     this.zoom.setMaxSize(Math.max(160, avail));
     const src = r.source ? `${r.source}, ` : '';
-    const num = r.source ? `head ${sel} (of ${H}, from 0)` : `Head ${sel + 1} of ${H}`;
+    const num = r.source ? `head ${sel + 1} of ${H}` : `Head ${sel + 1} of ${H}`;
     this.zoomTitle.textContent = `${src}${num} — attention weights`;
+    // Lesson 1's hand-built model gives every word and every position a dimension of its own:
+    // d_k = max(12, words, T). A longer sentence makes d_k larger, 1/√d_k smaller, and the rows softer.
+    const handBuilt = !r.source && s.model.source === 'induction' && r.dk > 12;
+    this.dkNote.hidden = !handBuilt;
+    if (handBuilt) this.dkNote.textContent = `Why the heads look faded: this hand-built model gives every word and every position a dimension of its own, so d_k = max(12, words, T) = ${r.dk} here (12 for the lesson’s sentence). The scores are divided by √d_k = ${fmt(Math.sqrt(r.dk), 2)} instead of √12 = 3.46, so each row spreads its weight more. Raise Sharpness to sharpen them again.`;
     this.zoom.setLabel(`${src}${num} attention weights, ${T} queries by ${T} keys`);
     this.zoom.update({ rows: T, cols: T, values: headSlice(r.weights, sel, T * T), forbidden: ctx.forbidden, lo: 0, hi: 1, rowLabels: r.tokens, colLabels: r.tokens });
     if (this.tableBox.open) this.renderTable(ctx);
@@ -101,7 +108,7 @@ class HeadsView implements View<AttentionContext> {
     }
     const w = headSlice(r.weights, h, T * T);
     const table = el('table', { class: 'weights-table' });
-    const name = r.source ? `${r.source}, head ${h} (from 0)` : `Head ${h + 1}`;
+    const name = r.source ? `${r.source}, head ${h + 1}` : `Head ${h + 1}`;
     table.append(el('caption', { text: `${name} attention weights: rows are queries, columns are keys` }));
     const head = el('tr', {}, el('th', { scope: 'col', text: 'query \\ key' }));
     for (let j = 0; j < T; j++) head.append(el('th', { scope: 'col', text: tokenRef(r.tokens, j) }));

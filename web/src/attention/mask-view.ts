@@ -17,6 +17,8 @@ class MaskView implements View<AttentionContext> {
   private weights: Heatmap;
   private sums = el('div', { class: 'row-sums', 'aria-label': 'Row sums of the weights' });
   private title = el('h3', { class: 'panel-title' });
+  /** This view's own head picker (the Heads view's thumbnails are not on screen here). */
+  private headPick = el('select', { 'data-testid': 'mask-head', 'aria-label': 'Head shown' });
   private scoreLegend = el('div', { class: 'legend-row' });
 
   constructor() {
@@ -29,10 +31,11 @@ class MaskView implements View<AttentionContext> {
     const panel = (title: string, sub: string, hm: Heatmap, extra?: HTMLElement) =>
       el('figure', { class: 'mask-panel' }, el('figcaption', {}, el('strong', { text: title }), el('span', { class: 'muted', text: sub })), el('div', { class: 'mask-fig' }, hm.root, extra ?? null));
     this.readout.textContent = 'Point at or focus a cell to read it.';
+    this.headPick.addEventListener('change', () => this.ctx?.selectHead(Number(this.headPick.value)));
     this.root = el(
       'div',
       { class: 'view-mask' },
-      this.title,
+      el('div', { class: 'mask-head' }, this.title, el('label', { class: 'mask-pick' }, el('span', { text: 'Head ' }), this.headPick)),
       el(
         'div',
         { class: 'mask-row' },
@@ -61,7 +64,20 @@ class MaskView implements View<AttentionContext> {
     const T = r.t;
     const h = Math.min(ctx.state.page.head, r.heads - 1);
     this.title.textContent = `Head ${h + 1}: what the mask does (scale ${fmt(r.scale, 4)})`;
-    const size = ctx.width < 700 ? ctx.width - 110 : Math.max(160, (ctx.width - 120) / 3 - 80);
+    if (this.headPick.options.length !== r.heads) {
+      clear(this.headPick);
+      for (let k = 0; k < r.heads; k++) this.headPick.append(el('option', { value: k, text: `${k + 1} of ${r.heads}` }));
+    }
+    this.headPick.value = String(h);
+    this.headPick.disabled = r.heads < 2;
+    // Wide: the three panels share one row; panels 2 and 3 label their rows by position only
+    // (the tokens are on panel 1's rows), so the maps get the room. The widths: panel 1's token
+    // labels, two position columns, the row sums, the two operators and the gaps.
+    const wide = ctx.width >= 700;
+    this.root.classList.toggle('mask-wide', wide);
+    const chars = Math.max(...r.tokens.map((t) => Array.from(t).length), 1);
+    const tokW = Math.min(150, 26 + 7 * chars), posW = 14 + 8 * String(T - 1).length;
+    const size = wide ? Math.max(120, Math.floor((ctx.width - tokW - 2 * posW - 60 - 2 * 30 - 4 * 10) / 3)) : ctx.width - 110;
     for (const hm of [this.scores, this.mask, this.weights]) hm.setMaxSize(size);
     const scores = r.scores ? headSlice(r.scores, h, T * T) : new Float32Array(T * T).fill(NaN);
     // Indexed loops over the T² cells, not iterators or Float32Array.from with a callback: at

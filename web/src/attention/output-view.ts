@@ -19,8 +19,10 @@ class OutputView implements View<AttentionContext> {
   private outLegendBox = el('div', { class: 'legend-row' });
 
   constructor() {
-    this.merged = this.mk('Merged heads (T × H·d_v)', 'merged');
-    this.output = this.mk('Output after W_o (T × d_model)', 'output');
+    // Below 2 px a cell is still drawn (the canvas is scaled): at T = 256 the hand-built model's
+    // merged heads are 512 columns, which at 2 px ran past the card.
+    this.merged = this.mk('Merged heads (T × H·d_v)', 'merged', 0.25);
+    this.output = this.mk('Output after W_o (T × d_model)', 'output', 0.25);
     this.readout.textContent = 'Point at or focus a cell to read it.';
     this.root = el(
       'div',
@@ -34,11 +36,11 @@ class OutputView implements View<AttentionContext> {
     );
   }
 
-  private mk(label: string, what: string): Heatmap {
+  private mk(label: string, what: string, minCell = 2): Heatmap {
     return new Heatmap({
       label,
       maxSize: 260,
-      minCell: 2,
+      minCell,
       maxCell: 22,
       showLabels: true,
       interactive: true,

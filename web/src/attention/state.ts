@@ -219,7 +219,12 @@ export const headKind: Kind<number, ModelSlice> = {
     const quiet: string[] = [];
     const head = clampNumber('selected head', v, 0, H - 1, 0, quiet, true);
     if (quiet.length > 0)
-      c.notices.push(typeof v === 'number' && Number.isInteger(v) ? `selected head: there is no head ${v + 1} (heads 1…${H}); showing head ${head + 1}` : `selected head: “${brief(v)}” is not a head number; showing head ${head + 1}`);
+    {
+      // The hand-built model always has its 2 heads: say so, or "heads: … using 8" above reads as
+      // a contradiction of "heads 1…2" here.
+      const why = c.state.model.source === 'induction' && c.state.model.heads !== H ? `; lesson 1’s hand-built model has ${H} heads whatever the link’s heads says (that applies to random weights)` : '';
+      c.notices.push(typeof v === 'number' && Number.isInteger(v) ? `selected head: there is no head ${v + 1} (heads 1…${H}${why}); showing head ${head + 1}` : `selected head: “${brief(v)}” is not a head number; showing head ${head + 1}`);
+    }
     return head;
   },
 };

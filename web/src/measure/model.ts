@@ -176,7 +176,13 @@ export function formatMs(ms: number): string {
   if (ms < 1) return `${ms.toFixed(3)} ms`;
   if (ms < 10) return `${ms.toFixed(2)} ms`;
   if (ms < 1000) return `${ms.toFixed(1)} ms`;
-  return `${(ms / 1000).toFixed(2)} s`;
+  // Long durations (a total generation time from the fits) with sensible digits, not "1964.82 s".
+  const s = ms / 1000;
+  if (s < 10) return `${s.toFixed(2)} s`;
+  if (s < 100) return `${s.toFixed(1)} s`;
+  if (s < 600) return `${s.toFixed(0)} s`;
+  if (s < 3600 * 2) return `${(s / 60).toFixed(1)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
 }
 
 export function skipText(s: Skip, kernel: TimingKernel): string {

@@ -1,0 +1,122 @@
+// The Timing lab's results: the fitted exponents, the log–log chart with the "×4 per doubling"
+// line, and the table of medians per T. It draws what the session holds.
+import { el, clear } from '../ui/dom';
+import { logLogChart } from '../ui/loglog-chart';
+import { FIT_FLOOR_MS, formatBytes, formatMs, kernelsOf, sweepTs, type TimingKernel } from '../measure/model';
+import type { TimingSession } from './session';
+import type { TimingSlice } from './state';
+
+const KERNEL_LABEL: Record<TimingKernel, string> = { naive: 'naive (full T×T weights)', tiled: 'tiled (online softmax)' };
+
+export class ResultsPanel {
+  readonly fit = el('div', { class: 'timing-fit' });
+  readonly chart = el('div', { class: 'timing-chart' });
+  readonly table = el('table', { class: 'timing-table', 'data-testid': 'timing-table' });
+
+  constructor(private session: TimingSession) {}
+
+  draw(st: TimingSlice | null): void {
+    this.drawFit();
+    this.drawChart(st);
+    this.drawTable(st);
+  }
+
+  private drawFit(): void {
+    clear(this.fit);
+    const f = this.session.fits();
+    const kernels = this.session.sweep?.params.kernels ?? [];
+    const main = f.naive ? 'naive' : f.tiled ? 'tiled' : null;
+    const headline = el('p', { class: 'fit-main', 'data-testid': 'timing-exponent' });
+    if (main) {
+      headline.dataset.value = f[main]!.exponent.toFixed(3);
+      headline.dataset.kernel = main;
+    }
+    headline.append(el('span', { class: 'fit-label', text: 'Fitted exponent p in time ∝ Tᵖ:' }));
+    if (kernels.length === 0 || Object.keys(f).length === 0) headline.append(el('strong', { text: 'p = — (needs two points above 0.5 ms)' }));
+    for (const k of kernels) {
+      const fk = f[k];
+      if (!fk) continue;
+      headline.append(el('span', { class: `fit-k k-${k}`, 'data-testid': `timing-exponent-${k}`, 'data-value': fk.exponent.toFixed(3) },
+        el('span', { class: 'sw-line', 'aria-hidden': 'true' }), `${k} `, el('strong', { text: `p = ${fk.exponent.toFixed(2)}` })));
+    }
+    this.fit.append(headline, el('p', { class: 'muted small', text: `Least-squares fit of log t against log T over the points whose median is at least ${FIT_FLOOR_MS} ms (below that, the timer's resolution and fixed per-call costs flatten the curve). Quadratic cost means p ≈ 2.` }));
+  }
+
+  private drawChart(st: TimingSlice | null): void {
+    clear(this.chart);
+    const s = this.session;
+    const sw = s.sweep;
+    const planned = sw ? sweepTs(sw.params.tStart, sw.params.tEnd) : sweepTs(st?.timing.firstT ?? 64, st?.timing.lastT ?? 4096);
+    const f = s.fits();
+    const series = (['naive', 'tiled'] as const).map((k) => ({
+      label: k, cls: `k-${k}`, marker: k === 'naive' ? 'circle' as const : 'square' as const, labelDy: k === 'naive' ? -8 : 18, fit: f[k] ?? null,
+      points: s.pointsOf(k).map((p) => ({ t: p.t, median: p.stats.median, min: p.stats.min, max: p.stats.max, title: `${k}, T = ${p.t}: median ${formatMs(p.stats.median)} (min ${formatMs(p.stats.min)}, max ${formatMs(p.stats.max)}, ${p.stats.n} samples)` })),
+    }));
+    // Reference: ×4 per doubling through the first fitted point of the first kernel with a fit;
+    // without a fit yet, through the last point of the first kernel.
+    const withFit = series.findIndex((se) => se.fit);
+    const ref = withFit >= 0 ? withFit : series.findIndex((se) => se.points.length > 0);
+    const parts = (['naive', 'tiled'] as const).filter((k) => f[k]).map((k) => `${k} kernel slope ${f[k]!.exponent.toFixed(2)}`);
+    this.chart.append(logLogChart({
+      ts: planned, series, testid: 'timing-chart', clipId: 'timing-clip',
+      ariaLabel: `Log–log chart of time per call against T${parts.length ? ': ' + parts.join(', ') : ''}; a dashed line shows ×4 per doubling (slope 2).`,
+      xLabel: 'sequence length T (log scale, ×2 per step)', yLabel: 'time per call, ms (log scale)',
+      empty: s.phase === 'running' ? 'Measuring…' : 'Press “Run sweep” to measure',
+      refs: ref >= 0 ? [{ slope: 2, label: '×4 per doubling', series: ref }] : [],
+    }));
+  }
+
+  private drawTable(st: TimingSlice | null): void {
+    clear(this.table);
+    const s = this.session;
+    const sw = s.sweep;
+    const kernels = sw?.params.kernels ?? kernelsOf(st?.timing.kernels ?? 'both');
+    const head1 = el('tr', {}, el('th', { scope: 'col', rowspan: 2, text: 'T' }));
+    const head2 = el('tr');
+    for (const k of kernels) {
+      head1.append(el('th', { scope: 'colgroup', colspan: 2, class: `k-${k}`, text: KERNEL_LABEL[k] }));
+      head2.append(el('th', { scope: 'col', text: 'median, min – max' }), el('th', { scope: 'col', text: '× prev. T' }));
+    }
+    // Memory columns carry class "mem": a phone hides them (the memory panel above has the figures).
+    for (const k of kernels) head1.append(el('th', { scope: 'col', rowspan: 2, class: 'mem', text: `${k} memory: core estimate · its instance’s heap` }));
+    this.table.append(el('caption', { text: 'Time per call (median of the repeats, after warm-up) for each T' }), el('thead', {}, head1, head2));
+    const tb = el('tbody');
+    const ts = [...new Set((sw?.points ?? []).map((p) => p.t))].sort((a, b) => a - b);
+    for (const t of ts) {
+      const tr = el('tr', { 'data-testid': 'timing-row', 'data-t': t }, el('th', { scope: 'row', text: String(t) }));
+      const mem: HTMLElement[] = [];
+      for (const k of kernels) {
+        const ps = s.pointsOf(k);
+        const i = ps.findIndex((p) => p.t === t);
+        const p = ps[i];
+        if (!p) {
+          const stop = sw!.stops.get(k);
+          tr.append(el('td', { colspan: 2, class: 'muted stopped', text: stop && t >= stop.t ? stop.why : '—' }));
+          mem.push(el('td', { class: 'num muted mem', text: '—' }));
+          continue;
+        }
+        const split = (sw!.params.workers ?? 1) > 1;
+        mem.push(el('td', { class: 'num mem', 'data-mem-kernel': k, 'data-estimate': String(p.estimateBytes), 'data-measured': String(p.heapBytes), text: `${formatBytes(p.estimateBytes)} · ${split ? 'n/a' : formatBytes(p.heapBytes)}` }));
+        const prev = ps[i - 1];
+        const ratio = prev && prev.t * 2 === t ? p.stats.median / prev.stats.median : NaN;
+        tr.append(
+          el('td', { class: 'num', 'data-kernel': k, 'data-ms': p.stats.median.toFixed(4), title: `${p.stats.n} samples${p.batch > 1 ? `, each the mean of ${p.batch} calls` : ''}; interquartile range ${formatMs(p.stats.q1)} – ${formatMs(p.stats.q3)}` },
+            el('span', { class: 'med', text: formatMs(p.stats.median) }),
+            el('span', { class: 'spread', text: rangeText(p.stats.min, p.stats.max) })),
+          el('td', { class: 'num ratio', text: Number.isFinite(ratio) ? `×${ratio.toFixed(1)}` : '' }),
+        );
+      }
+      tr.append(...mem);
+      tb.append(tr);
+    }
+    if (ts.length === 0) tb.append(el('tr', {}, el('td', { colspan: 1 + kernels.length * 3, class: 'muted', text: 'No measurements yet.' })));
+    this.table.append(tb);
+  }
+}
+
+/** "1.2 – 3.4 ms" (one unit when both ends share it), else "980 ms – 1.02 s". */
+function rangeText(a: number, b: number): string {
+  const x = formatMs(a), y = formatMs(b);
+  const ux = x.split(' ')[1], uy = y.split(' ')[1];
+  return ux === uy ? `${x.split(' ')[0]} – ${y}` : `${x} – ${y}`;
+}
