@@ -119,6 +119,8 @@ async function checkFrames(page, label) {
   assert.deepEqual(a.tokens, ['t0', 't1', 't2', 't3', 't4', 't5'], label);
   // The heatmap's cells: NumPy's W in float32, exactly (the link carries float32 bits).
   assert.deepEqual(a.weights, ref.W.flat().map(Math.fround), label);
+  // What the page found, on the closed panel's summary line (compact embed).
+  assert.match(await small.locator('[data-testid=arrays-summary]').innerText(), /W 6 × 6: rows sum to 1, causal/, label);
   const b = await large.evaluate(() => window.__attentionPlayground.weights());
   assert.equal(b.t, 160, label);
   assert.deepEqual(b.weights, ref.big, `${label}: the 160 × 160 W sent by postMessage`);

@@ -20,8 +20,9 @@ import { exportJson, exportWeightsCsv, exportOutputCsv } from '../attention/expo
 import { download, heatmapPng } from '../shared/export';
 import { getTrainedAttention, setTrainedAttention, type TrainedAttention } from '../shared/trained-model';
 import { createArraysPanel } from '../attention/arrays-panel';
-import { arraysFitLink, arraysMode, NO_ARRAYS, ROLES } from '../attention/arrays-state';
-import { ARRAY_LINK_KEYS, ARRAYS_BY_MESSAGE_PARAM, READY_INTERVAL_MS, READY_TRIES, readArraysMessage, readyMessage, receivedMessage } from '../shared/arrays';
+import { arraysFitLink, NO_ARRAYS } from '../attention/arrays-state';
+import { ARRAY_LINK_KEYS, ARRAYS_BY_MESSAGE_PARAM } from '../shared/arrays';
+import { receiveArrays } from './arrays-message';
 import { PRESETS } from './presets';
 
 /** What the page gives a lab (a view that renders without an attention result). */
@@ -104,6 +105,7 @@ export function start(): void {
   const arraysPanel = createArraysPanel({
     apply: (arrays, heads) => setState({ arrays, ...(heads ? { model: { heads, kvHeads: heads } } : {}) }, 'control'),
     lesson2: () => setState(PRESETS.find((p) => p.id === 'lesson2')!.state, 'control'),
+    autoOpen: !cfg.embed,
   });
   // "Open in Heads view" from the Train tab: the trained model's weights in the Heads view, with
   // a label, a layer picker and a way back. Ephemeral (not in the link: it cannot carry weights).
@@ -620,38 +622,4 @@ export function start(): void {
 /** The share link of a state: the student's arrays only when they fit (docs/arrays.md). */
 function linkOf(s: State): string {
   return encodeState(arraysFitLink(s.arrays) ? s : { ...s, arrays: { ...NO_ARRAYS } });
-}
-
-/**
- * Arrays too large for a link, sent by the page that embeds this one (the notebook helper's
- * script; docs/arrays.md, "postMessage protocol"): say "ready" to the parent until they arrive,
- * accept them only from the parent window (event.source: a file:// notebook's origin is "null"),
- * and answer whether they could be read.
- */
-function receiveArrays(id: string | null, apply: (arrays: State['arrays']) => void): void {
-  const parent = window.parent;
-  if (parent === window) return;
-  let tries = 0;
-  let done = false;
-  const ready = () => {
-    if (done || tries++ >= READY_TRIES) return clearInterval(timer);
-    parent.postMessage(readyMessage(id), '*'); // carries no data
-  };
-  const timer = window.setInterval(ready, READY_INTERVAL_MS);
-  ready();
-  window.addEventListener('message', (e) => {
-    if (e.source !== parent) return;
-    const m = readArraysMessage(e.data, id);
-    if (!m) return;
-    done = true;
-    clearInterval(timer);
-    const raw = (e.data as { arrays: Record<string, unknown> }).arrays;
-    if (m.errors.length === 0) {
-      const arrays = { ...NO_ARRAYS, step: 0 };
-      for (const r of ROLES) if (m.arrays[r]) arrays[r] = raw[ARRAY_LINK_KEYS[r]] as string;
-      if (arraysMode(arrays) === 'none') m.errors.push('the message holds no complete set: W, or Q, K and V, or X, W_q, W_k and W_v');
-      else apply(arrays);
-    }
-    parent.postMessage(receivedMessage(id, m.errors), e.origin && e.origin !== 'null' ? e.origin : '*');
-  });
 }

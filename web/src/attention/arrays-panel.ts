@@ -44,6 +44,8 @@ export interface ArraysPanelHooks {
   apply(arrays: ArraysState, heads: number | null): void;
   /** Set the page up as lesson 2's example (T = 6, causal, NumPy's default_rng(0)). */
   lesson2(): void;
+  /** Open the panel when arrays arrive (not in a compact embed: the summary line says enough). */
+  autoOpen: boolean;
 }
 
 /** Pick each role's array from what was read: by name, else in the order given. */
@@ -81,6 +83,16 @@ export function encodeRoles(arrays: Partial<Record<ArrayRole, NdArray>>): Arrays
   return arraysFitLink(wide) ? wide : enc('f4');
 }
 
+/** One line for the panel's summary (seen while it is closed, e.g. in a notebook's frame). */
+function summaryOf(info: NonNullable<AttentionResult['arrays']>, r: AttentionResult): string {
+  const shape = `${r.heads > 1 ? `${r.heads} × ` : ''}${r.t} × ${r.t}`;
+  if (info.mode !== 'weights') return `${info.mode === 'qkv' ? 'Q, K, V' : 'X, W_q, W_k, W_v'} → W ${shape}, computed by the core`;
+  const rows = info.findings[0]?.startsWith('Every row') ? 'rows sum to 1' : 'rows do not all sum to 1';
+  const causal = info.findings.some((f) => f.startsWith('Causal shape')) ? ', causal' : '';
+  const cmp = info.compare ? (info.compare.matches ? `; matches the playground to ${info.compare.tolerance.toPrecision(2)}` : `; differs from the playground by ${info.compare.maxAbs.toPrecision(2)}`) : '';
+  return `W ${shape}: ${rows}${causal}${cmp}`;
+}
+
 export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
   let mode: Mode = 'weights';
   const radios = (Object.keys(MODE_LABEL) as Mode[]).map((m) => {
@@ -115,7 +127,8 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
     el('p', { class: 'muted', text: 'Paste what NumPy printed (print(W), np.round, repr, .tolist(), several named arrays), or drop files. The page checks them and shows them here.' }),
     modeSet, hint, el('label', { class: 'arrays-paste' }, el('span', { text: 'Paste' }), paste), headsRow,
     el('div', { class: 'arrays-actions' }, show, remove), drop, error, findings, linkNote, compareBox);
-  const details = el('details', { class: 'arrays-panel', 'data-testid': 'arrays-panel', 'data-section': 'arrays' }, el('summary', { text: 'Your arrays' }), body);
+  const summaryNote = el('span', { class: 'arrays-summary muted', 'data-testid': 'arrays-summary' });
+  const details = el('details', { class: 'arrays-panel', 'data-testid': 'arrays-panel', 'data-section': 'arrays' }, el('summary', {}, 'Your arrays', summaryNote), body);
   const root = details;
 
   function setMode(m: Mode): void {
@@ -199,7 +212,7 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
   function update(a: ArraysState, _heads: number, r: AttentionResult | null, head: number): void {
     const m = arraysMode(a);
     remove.hidden = m === 'none';
-    if (m !== 'none' && !details.open && details.dataset.opened !== '1') {
+    if (m !== 'none' && hooks.autoOpen && !details.open && details.dataset.opened !== '1') {
       details.open = true; // arrays from a link or the notebook: show what was found
       details.dataset.opened = '1';
     }
@@ -209,6 +222,7 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
     }
     clear(findings);
     const info = r?.arrays;
+    summaryNote.textContent = m === 'none' || !info ? '' : ` — ${summaryOf(info, r!)}`;
     if (m === 'none' || !info) {
       linkNote.textContent = '';
       compareBox.hidden = true;
