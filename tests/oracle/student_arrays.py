@@ -52,9 +52,11 @@ def main():
     with open(os.path.join(out, "lesson2.json"), "w") as f:
         json.dump({"arrays": {k: v.tolist() for k, v in a.items()}, "texts": texts,
                    "big": big.astype(np.float32).astype(np.float64).ravel().tolist()}, f)
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "web", "public"))
+    import attention_playground as ap
+    with open(os.path.join(out, "links.json"), "w") as f:
+        json.dump({"W": ap.encode_array(W), "big": ap.encode_array(big.astype(np.float32))}, f)
     if len(sys.argv) > 2:
-        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "web", "public"))
-        import attention_playground as ap
         small = ap.show(W, url=sys.argv[2], tokens=["t%d" % i for i in range(6)])
         large = ap.show(big.astype(np.float32), url=sys.argv[2])
         assert small.in_link and not large.in_link
