@@ -47,6 +47,8 @@ async function waitHttp(url, ms = 20000) {
 }
 
 let home, nbPath, appPort, procs = [], browser, files;
+// The servers this file starts end with it, even when a timeout skips the after() hook.
+process.on('exit', () => procs.forEach((p) => p.kill('SIGTERM')));
 const NB = 'student.ipynb';
 
 before(async () => {
