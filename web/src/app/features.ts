@@ -5,6 +5,7 @@
 // (app/state.ts, app/page.ts). The page's context must satisfy each view's context type (the
 // compiler checks it in app/page.ts). Keep keys and order: they are the link format (v1 links).
 import { MODEL } from '../attention/state';
+import { ARRAYS } from '../attention/arrays-state';
 import { headsView } from '../attention/heads-view';
 import { maskView } from '../attention/mask-view';
 import { scaleView } from '../attention/scale-view';
@@ -21,6 +22,9 @@ export const FEATURES = [
   { key: 'timing', state: TIMING, views: [timingView] },
   { key: 'train', state: TRAIN, views: [trainView] },
   { key: 'decode', state: DECODE, views: [decodeView] },
+  // The student's own arrays (shown by the attention views; no tab of their own). Last: its keys
+  // are new, so every earlier link reads as before.
+  { key: 'arrays', state: ARRAYS, views: [] },
 ] as const;
 
 export type Feature = (typeof FEATURES)[number];

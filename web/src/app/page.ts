@@ -22,6 +22,11 @@ import { pageHeader, presetGallery, pageFooter } from './layout';
 import { exportJson, exportWeightsCsv, exportOutputCsv } from '../attention/export';
 import { download, heatmapPng } from '../shared/export';
 import { getTrainedAttention, setTrainedAttention, type TrainedAttention } from '../shared/trained-model';
+import { createArraysPanel } from '../attention/arrays-panel';
+import { arraysFitLink, NO_ARRAYS } from '../attention/arrays-state';
+import { ARRAY_LINK_KEYS, ARRAYS_BY_MESSAGE_PARAM } from '../shared/arrays';
+import { receiveArrays } from './arrays-message';
+import { PRESETS } from './presets';
 
 /** What the page gives a lab (a view that renders without an attention result). */
 interface PageLabContext extends LabContext<State, Patch> {
@@ -43,7 +48,15 @@ type PageView = { needsResult: true; view: View<PageResultContext> } | { needsRe
  *  drawMs: the view's redraw. */
 interface Timing { t: number; heads: number; computeMs: number; totalMs: number; startupMs: number; local: boolean; checkMs: number | null; drawMs: number }
 declare global {
-  interface Window { __attentionPlayground?: { timings: Timing[]; state: () => State; ready: () => boolean } }
+  interface Window {
+    __attentionPlayground?: {
+      timings: Timing[];
+      state: () => State;
+      ready: () => boolean;
+      /** The weights on screen (H, T, T) as plain numbers, for scripts and tests (the notebook test). */
+      weights: () => { tokens: string[]; heads: number; t: number; weights: number[]; arrays: string | null } | null;
+    };
+  }
 }
 
 export function start(): void {
@@ -91,6 +104,12 @@ export function start(): void {
     el('span', { class: 'png-group' }, pngSelect, btn('PNG', 'export-png', () => void savePng())));
   const stageHead = el('div', { class: 'stage-head' }, tabs, exportBar);
   const checkPanel = createCheckPanel(() => client);
+  // The student's own arrays (state.arrays): pasted, dropped, from a link or from the notebook.
+  const arraysPanel = createArraysPanel({
+    apply: (arrays, heads) => setState({ arrays, ...(heads ? { model: { heads, kvHeads: heads } } : {}) }, 'control'),
+    lesson2: () => setState(PRESETS.find((p) => p.id === 'lesson2')!.state, 'control'),
+    autoOpen: !cfg.embed,
+  });
   // "Open in Heads view" from the Train tab: the trained model's weights in the Heads view, with
   // a label, a layer picker and a way back. Ephemeral (not in the link: it cannot carry weights).
   const trainedLayer = el('select', { 'data-testid': 'trained-layer', 'aria-label': 'Layer of the trained model' });
@@ -111,7 +130,7 @@ export function start(): void {
     setState({}, 'control');
     renderView();
   });
-  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, errorBanner, nanBanner, trainedBanner, viewHost, checkPanel.root);
+  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, errorBanner, nanBanner, trainedBanner, viewHost, arraysPanel.root, checkPanel.root);
 
   const gallery = presetGallery();
   const footer = pageFooter();
@@ -209,7 +228,9 @@ export function start(): void {
     // A view that needs no attention result (the timing lab) renders at once, without the heatmap
     // chrome (model controls, export, NaN banner).
     html.classList.toggle('static-view', !pv.needsResult);
-    checkPanel.root.hidden = !pv.needsResult || !shown;
+    // The Check recomputes; weights the student gave have nothing to recompute.
+    checkPanel.root.hidden = !pv.needsResult || !shown || shown.result.arrays?.mode === 'weights';
+    arraysPanel.root.hidden = !pv.needsResult || cfg.hidden.has('arrays');
     if (!pv.needsResult) {
       viewHost.querySelector('.placeholder')?.remove();
       pv.view.render(labContext(state));
@@ -244,6 +265,14 @@ export function start(): void {
     }
     viewHost.querySelector('.placeholder')?.remove();
     const r = shown.result;
+    arraysPanel.update(state.arrays, state.model.heads, r, state.page.head);
+    if (r.arrays?.mode === 'weights' && state.page.view !== 'heads') {
+      // Only the Heads view draws given weights: the others need scores and values.
+      clear(viewHost);
+      viewHost.append(el('p', { class: 'placeholder muted', 'data-testid': 'arrays-weights-only', text: 'Your weights W are shown in the Heads view. The Mask effect, Scale and Output views need the scores and values: give Q, K and V (or X, W_q, W_k, W_v) under “Your arrays”.' }));
+      renderNanBanner(r, shown.state);
+      return;
+    }
     // Head and view come from the live state; everything else from the state that was computed.
     const s: State = { ...shown.state, page: { head: Math.min(state.page.head, r.heads - 1), view: state.page.view } };
     // The mask as the core applies it (core.allowedMask, computed in the Worker).
@@ -330,7 +359,7 @@ export function start(): void {
   // The link: written at once after a single change, once the changes pause during a drag, and
   // on leaving or hiding the page (app/link-writer.ts says why).
   const link = createLinkWriter({
-    encode: () => encodeState(state),
+    encode: () => linkOf(state),
     current: () => location.hash,
     replace: (hash) => history.replaceState(history.state, '', hash),
     onPending: () => readiness.busyIfReady(),
@@ -409,6 +438,7 @@ export function start(): void {
         status.title = 'compute: time inside the wasm core; drawn in: from the change to the new picture (compute included)';
       }
     } else if (o.error) {
+      if (o.error.field && (o.error.field === 'arrays' || Object.values(ARRAY_LINK_KEYS).includes(o.error.field as never))) arraysPanel.refused(o.error.message);
       errorBanner.hidden = false;
       errorBanner.textContent = '';
       errorBanner.append(
@@ -438,12 +468,12 @@ export function start(): void {
   function shareUrl(): string {
     const u = new URL(location.href);
     u.search = '';
-    u.hash = encodeState(state);
+    u.hash = linkOf(state);
     return u.toString();
   }
 
   copyLink.addEventListener('click', () => void copyText(shareUrl(), 'Link'));
-  copyEmbed.addEventListener('click', () => openEmbedDialog(embedPanel, encodeState(state), (text, what) => void copyText(text, what)));
+  copyEmbed.addEventListener('click', () => openEmbedDialog(embedPanel, linkOf(state), (text, what) => void copyText(text, what)));
 
   // The skip link moves focus to the views; it must never reach the hash (the URL codec would read
   // "#main-stage" as a setting and reset the state).
@@ -457,7 +487,7 @@ export function start(): void {
     // A fragment that names an element on the page (not a share link) is an in-page jump: keep the
     // state and put its hash back.
     if (/^#[\w-]+$/.test(location.hash) && document.getElementById(location.hash.slice(1))) {
-      history.replaceState(history.state, '', encodeState(state));
+      history.replaceState(history.state, '', linkOf(state));
       return;
     }
     const d = decodeHash(location.hash);
@@ -474,7 +504,17 @@ export function start(): void {
 
   // ---------- start ----------
   const client = new ComputeClient<State>(onOutcome);
-  window.__attentionPlayground = { timings, state: () => state, ready: () => html.dataset.status === 'ready' };
+  window.__attentionPlayground = {
+    timings,
+    state: () => state,
+    ready: () => html.dataset.status === 'ready',
+    weights: () => {
+      const ta = getTrainedAttention();
+      if (!shown || ta) return null;
+      const r = shown.result;
+      return { tokens: [...r.tokens], heads: r.heads, t: r.t, weights: Array.from(r.weights.subarray(0, r.heads * r.t * r.t)), arrays: r.arrays?.mode ?? null };
+    },
+  };
   showNotices(initial.notices);
   controls.update(state);
   renderView();
@@ -486,4 +526,10 @@ export function start(): void {
     resizeRaf = requestAnimationFrame(() => shown && renderView());
   }).observe(viewHost);
   if (cfg.embed) startResizeMessages(cfg.frameId);
+  if (new URLSearchParams(location.search).get(ARRAYS_BY_MESSAGE_PARAM[0]) === ARRAYS_BY_MESSAGE_PARAM[1]) receiveArrays(cfg.frameId, (arrays) => setState({ arrays }, 'control'));
+}
+
+/** The share link of a state: the student's arrays only when they fit (docs/arrays.md). */
+function linkOf(s: State): string {
+  return encodeState(arraysFitLink(s.arrays) ? s : { ...s, arrays: { ...NO_ARRAYS } });
 }

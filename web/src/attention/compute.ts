@@ -3,7 +3,9 @@ import type { ModelSlice as State } from './state';
 import { keyPadding } from './mask';
 import type { AttentionResult, CheckResult } from './protocol';
 
-import type { AttnCore, CoreMhaResult } from '../wasm/attn-core';
+import type { AttnCore } from '../wasm/attn-core';
+import { arraysCall, computeArrays } from './arrays-compute';
+import { arraysMode, type ArraysSlice } from './arrays-state';
 
 export function scaleValue(s: State): number | null {
   const scale = s.model.scale;
@@ -91,7 +93,14 @@ export class Computer {
   }
 
   /** The state's result; with the Check when `check` and the state is small (CHECK_AUTO_WORK). */
-  compute(s: State, { check = true }: { check?: boolean } = {}): AttentionResult {
+  compute(s: State & Partial<ArraysSlice>, { check = true }: { check?: boolean } = {}): AttentionResult {
+    if (s.arrays && arraysMode(s.arrays) !== 'none') {
+      const withArrays = s as State & ArraysSlice;
+      const r = computeArrays(this.core, withArrays, () => this.compute({ model: s.model }, { check: false }));
+      // The Check runs on the student's Q, K, V (the weights mode has none: nothing to check).
+      if (check && r.arrays!.mode !== 'weights' && checkWork(r.heads, r.t, r.dk) <= CHECK_AUTO_WORK) r.check = this.runArraysCheck(withArrays);
+      return r;
+    }
     const t0 = performance.now();
     const c = this.attend(s);
     const computeMs = performance.now() - t0;
@@ -123,7 +132,10 @@ export class Computer {
   }
 
   /** The Check on request (for states above CHECK_AUTO_WORK, or after a result drawn without it). */
-  check(s: State): CheckResult {
+  check(s: State & Partial<ArraysSlice>): CheckResult {
+    const mode = s.arrays ? arraysMode(s.arrays) : 'none';
+    if (mode === 'weights') throw Object.assign(new Error('your weights W were given, not computed: there is nothing for the Check to recompute'), { name: 'AttnError', field: 'uw' });
+    if (mode !== 'none') return this.runArraysCheck(s as State & ArraysSlice);
     const c = this.attend(s);
     this.pool.give([c.weights, c.scores, c.headOutputs, c.merged, c.output, c.entropy]);
     return this.runCheck(s, c.proj);
@@ -132,6 +144,16 @@ export class Computer {
   /** Takes back the arrays of a result this Computer made, once nothing reads them any more. */
   recycle(r: AttentionResult): void {
     this.pool.give(resultArrays(r));
+  }
+
+  /** core.check on the student's Q, K, V (given, or projected from X by the core). */
+  private runArraysCheck(s: State & ArraysSlice): CheckResult {
+    const t0 = performance.now();
+    const { q, k, v, opts } = arraysCall(this.core, s);
+    const { returnScores: _r, kernel: _k, ...checkOpts } = opts;
+    void _r; void _k;
+    const c = this.core.check(q, k, v, checkOpts);
+    return { ...c, ms: performance.now() - t0, t: opts.tq, heads: opts.heads, dk: opts.dk };
   }
 
   /** core.check on the state's own projected Q, K, V (the heads' attention, before W_o). */
@@ -193,7 +215,8 @@ export function checkAttention(core: AttnCore, s: State): CheckResult {
  *  the picture a frame later), the rest in the Worker. A random model's shape is in the state;
  *  the hand-built model's is the core's choice, known here from `last` (the shown result) when it
  *  is the same model at the same length, and else null (unknown: the Worker computes it). */
-export function computeFlops(s: State, last: { state: State; result: AttentionResult } | null): number | null {
+export function computeFlops(s: State & Partial<ArraysSlice>, last: { state: State; result: AttentionResult } | null): number | null {
+  if (s.arrays && arraysMode(s.arrays) !== 'none') return null; // the student's arrays: the Worker computes them
   const m = s.model;
   const t = m.tokens.length;
   let h: number, kv: number, dm: number, dk: number;

@@ -79,6 +79,36 @@ export interface AttentionResult {
   computeMs: number;
   /** Set when the weights are not this page's example (e.g. "Trained model, layer 1"): titles say so. */
   source?: string;
+  /** Set when the result comes from the student's own arrays (state.arrays). */
+  arrays?: ArraysInfo;
+}
+
+/** What the page found about the student's arrays, and the comparison with its own W. */
+export interface ArraysInfo {
+  mode: 'weights' | 'qkv' | 'projections';
+  /** Plain-language findings (rows sum to 1, causal shape, NaN rows, warnings). */
+  findings: string[];
+  /** The page's tokens did not match T: the heatmaps are labelled by position. */
+  fromPositions: boolean;
+  /** Weights mode, when the page's example has the same T: the student's W against it. */
+  compare: {
+    /** The page's W, (H, T, T) for the student's H heads. */
+    reference: Float32Array;
+    /** Student's − page's, entry by entry (NaN where either is NaN). */
+    diff: Float32Array;
+    maxAbs: number;
+    /** Where the largest |Δ| is (indices into the student's shape). */
+    at: number[];
+    tolerance: number;
+    matches: boolean;
+    nanMismatches: number;
+    /** Heads of the page's example (a one-head W is compared with its head 1). */
+    refHeads: number;
+  } | null;
+  /** Why there is no comparison (weights mode). */
+  compareNote: string | null;
+  /** The rounding step the arrays were printed with (0: exact). */
+  printStep: number;
 }
 
 export interface StudyResult {

@@ -4,7 +4,7 @@ export const RESIZE_MESSAGE = 'attention-playground:resize';
 export const MESSAGE_VERSION = 1;
 
 /** Sections a page can show or hide. */
-export const SECTIONS = ['title', 'share', 'tabs', 'export', 'controls', 'tokens', 'model', 'mask', 'scale', 'presets', 'legend'] as const;
+export const SECTIONS = ['title', 'share', 'tabs', 'export', 'controls', 'tokens', 'model', 'mask', 'scale', 'presets', 'legend', 'arrays'] as const;
 export type Section = (typeof SECTIONS)[number];
 const CONTROL_GROUPS: Section[] = ['tokens', 'model', 'mask', 'scale'];
 
