@@ -261,7 +261,8 @@ export function start(): void {
   /** In fit mode, the height the view may use: the frame's height less everything around it. */
   function fitHeight(): number | undefined {
     if (!cfg.fit) return undefined;
-    const around = html.scrollHeight - viewHost.getBoundingClientRect().height;
+    // The document's own height (not scrollHeight, which is at least the window's).
+    const around = html.getBoundingClientRect().height - viewHost.getBoundingClientRect().height;
     return Math.max(80, window.innerHeight - around);
   }
 
