@@ -22,10 +22,34 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
 fi
 
+# The course-material hosts the browser tests embed the playground in (tests/browser/hosts*.mjs):
+# the classic notebook and nbconvert, MkDocs, RequireJS. Without their recommends (a desktop's
+# worth of packages otherwise).
+HOST_PACKAGES=(jupyter-notebook python3-notebook python3-nbclient python3-nbconvert jupyter-nbconvert
+  python3-ipykernel mkdocs libjs-requirejs)
+missing=()
+for p in "${HOST_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages for the host tests: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
 # npm ci when node_modules is absent or older than the lock file.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: npm ci"
   npm ci --no-audit --no-fund
+fi
+
+# reveal.js for the slide-deck host test: a test-only folder with its own lock file, so the app's
+# dependencies do not grow.
+if [ ! -f tests/hosts/node_modules/.package-lock.json ] || [ tests/hosts/package-lock.json -nt tests/hosts/node_modules/.package-lock.json ]; then
+  echo "setup: npm ci --prefix tests/hosts"
+  npm ci --prefix tests/hosts --no-audit --no-fund
 fi
 
 # Emscripten 3.1.6 needs Node to find its 'acorn' in Debian's node path.

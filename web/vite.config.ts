@@ -38,10 +38,32 @@ function cspMeta(): Plugin {
   };
 }
 
+// lz-string (the share links' `tz=` codec, kept so every recorded link decodes the same) ships
+// only a UMD file. Bundled as is, its wrapper tests `typeof define === 'function' && define.amd`
+// first: on a page that loads RequireJS (the classic Jupyter notebook, Moodle) it calls the
+// host's global define() instead of exporting, so the playground gets no codec and the host's
+// next require() fails ("Mismatched anonymous define() module"). Its code body is plain ES5 that
+// ends in `var LZString = (...)();`: swap the wrapper for an ES export. The build fails if the
+// file no longer has the expected wrapper (a new lz-string release), rather than shipping a UMD.
+function lzStringAsEsm(): Plugin {
+  const wrapper = /\nif \(typeof define === 'function' && define\.amd\) \{[\s\S]*$/;
+  return {
+    name: 'attention-playground-lz-string-esm',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!/[\\/]lz-string[\\/]libs[\\/]lz-string\.js$/.test(id.split('?')[0])) return null;
+      if (!wrapper.test(code)) throw new Error(`lz-string: the UMD wrapper was not found in ${id}; check the new release`);
+      return { code: code.replace(wrapper, '\nexport default LZString;\n'), map: null };
+    },
+  };
+}
+
 export default defineConfig({
   root: webRoot,
   base: './',
-  plugins: [cspMeta()],
+  plugins: [lzStringAsEsm(), cspMeta()],
+  // The dev server pre-bundles dependencies with its own transform: leave lz-string to the plugin.
+  optimizeDeps: { exclude: ['lz-string'] },
   server: { fs: { allow: [repoRoot] } },
   worker: { format: 'es' },
   build: {

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { parseEmbed, embedSnippet, RESIZE_MESSAGE } from '../../web/src/embed/embed';
+import { parseEmbed, embedSnippet, cspSnippet, parseHeight, switchOff, RESIZE_MESSAGE } from '../../web/src/embed/embed';
 import { buildLut, VIRIDIS_LUT, lutIndex } from '../../web/src/ui/colormap';
 
 describe('embed options', () => {
@@ -29,6 +29,37 @@ describe('embed options', () => {
     expect(s).toContain('d.version === 1');
     expect(s).not.toMatch(/src="[^"]*"x"/);
     expect(s).toContain('embed=1');
+  });
+  it('size switches: maxheight, autosize, fit (fit only in embed mode, and it sends no heights)', () => {
+    expect(parseEmbed('?embed=1').autosize).toBe(true);
+    expect(parseEmbed('?embed=1').maxHeight).toBeNull();
+    expect(parseEmbed('?embed=1&maxheight=700').maxHeight).toBe(700);
+    expect(parseEmbed('?embed=1&maxheight=50').maxHeight).toBeNull(); // below 100 px: ignored
+    expect(parseEmbed('?embed=1&maxheight=abc').maxHeight).toBeNull();
+    expect(parseEmbed('?embed=1&autosize=0').autosize).toBe(false);
+    expect(parseEmbed('?embed=1&autosize=off').autosize).toBe(false);
+    expect(parseEmbed('?embed=1&fit=1').fit).toBe(true);
+    expect(parseEmbed('?embed=1&fit=1').autosize).toBe(false);
+    expect(parseEmbed('?fit=1').fit).toBe(false);
+  });
+  it('heights and switches from attributes', () => {
+    expect(parseHeight('480')).toBe(480);
+    expect(parseHeight(' 480px ')).toBe(480);
+    expect(parseHeight('48')).toBeNull();
+    expect(parseHeight('20000')).toBeNull();
+    expect(parseHeight('1e3')).toBeNull();
+    expect(parseHeight(null)).toBeNull();
+    for (const v of ['0', 'false', 'off', 'NO']) expect(switchOff(v)).toBe(true);
+    for (const v of ['', '1', 'on', null]) expect(switchOff(v)).toBe(false);
+  });
+  it('the strict-CSP snippet has no inline script or style and loads the listener by address', () => {
+    const s = cspSnippet('https://example.org/ap/', '#v=1&tokens=%3Cb%3E+"x"', { show: 'tokens', maxHeight: 700 });
+    expect(s).not.toMatch(/style=/);
+    expect(s).not.toMatch(/<script>/);
+    expect(s).toContain('<script src="https://example.org/ap/embed-listener.js" defer></script>');
+    expect(s).toContain('data-attention-playground');
+    expect(s).toContain('data-maxheight="700"');
+    expect(s).not.toMatch(/src="[^"]*"x"/);
   });
 });
 

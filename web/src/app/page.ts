@@ -71,6 +71,7 @@ export function start(): void {
   const html = document.documentElement;
   html.dataset.status = 'loading';
   if (cfg.embed) html.classList.add('embed');
+  if (cfg.fit) html.classList.add('fit');
 
   // ---------- layout ----------
   const app = document.getElementById('app')!;
@@ -289,8 +290,19 @@ export function start(): void {
     renderNanBanner(r, s);
   }
 
+  /** In fit mode, the height the view may use: the frame's height less everything around it. */
+  function fitHeight(): number | undefined {
+    if (!cfg.fit) return undefined;
+    // The document's own height (not scrollHeight, which is at least the window's).
+    const around = html.getBoundingClientRect().height - viewHost.getBoundingClientRect().height;
+    return Math.max(80, window.innerHeight - around);
+  }
+
   function labContext(s: State): PageLabContext {
-    return { state: s, announce: (t) => (live.textContent = t), client, width: Math.max(280, viewHost.clientWidth || 320), update: (p) => setState(p, 'control'), hashOf };
+    // No floor near a phone's width: a notebook's output cell on a phone is 233 px wide, and a
+    // view laid out for more overflowed it sideways.
+    const width = Math.max(120, viewHost.clientWidth || 320);
+    return { state: s, announce: (t) => (live.textContent = t), client, width, height: fitHeight(), update: (p) => setState(p, 'control'), hashOf };
   }
 
   /** One layer of the trained model's weights as an attention result (weights only, causal). */
@@ -525,7 +537,11 @@ export function start(): void {
     cancelAnimationFrame(resizeRaf);
     resizeRaf = requestAnimationFrame(() => shown && renderView());
   }).observe(viewHost);
-  if (cfg.embed) startResizeMessages(cfg.frameId);
+  if (cfg.fit) window.addEventListener('resize', () => {
+    cancelAnimationFrame(resizeRaf);
+    resizeRaf = requestAnimationFrame(() => shown && renderView());
+  });
+  if (cfg.embed && cfg.autosize) startResizeMessages(cfg.frameId, cfg.maxHeight);
   if (new URLSearchParams(location.search).get(ARRAYS_BY_MESSAGE_PARAM[0]) === ARRAYS_BY_MESSAGE_PARAM[1]) receiveArrays(cfg.frameId, (arrays) => setState({ arrays }, 'control'));
 }
 

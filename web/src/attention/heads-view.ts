@@ -20,6 +20,7 @@ class HeadsView implements View<AttentionContext> {
   private tableBox = el('details', { class: 'sr-table' });
   private tableBody = el('div');
   private ctx: AttentionContext | null = null;
+  private gridPanel: HTMLElement;
 
   constructor() {
     this.zoom = new Heatmap({
@@ -42,7 +43,7 @@ class HeadsView implements View<AttentionContext> {
       'div',
       { class: 'view-heads' },
       el('section', { class: 'zoom-panel' }, this.zoomTitle, this.dkNote, this.zoom.root, this.readout, el('div', { class: 'legend-row' }, legend())),
-      el('section', { class: 'grid-panel' }, el('h3', { class: 'panel-title', text: 'All heads' }), this.grid, this.tableBox),
+      this.gridPanel = el('section', { class: 'grid-panel' }, el('h3', { class: 'panel-title', text: 'All heads' }), this.grid, this.tableBox),
     );
   }
 
@@ -59,6 +60,8 @@ class HeadsView implements View<AttentionContext> {
     const H = r.heads;
     const sel = Math.min(s.page.head, H - 1);
     const narrow = ctx.width < 760; // matches the @container (max-width: 759px) rule in styles.css
+    // Fit mode in a narrow box: the thumbnails would go below the zoomed head, out of the box.
+    this.gridPanel.hidden = narrow && ctx.height !== undefined;
     // Thumbnails
     while (this.thumbs.length > H) this.thumbs.pop()!.box.remove();
     while (this.thumbs.length < H) {
@@ -82,7 +85,13 @@ class HeadsView implements View<AttentionContext> {
     // Zoomed head
     const labelW = Math.min(140, 24 + 8 * Math.max(...r.tokens.map((t) => Array.from(t).length)));
     const avail = narrow ? ctx.width - labelW - 16 : Math.min(620, ctx.width - 360 - labelW);
-    this.zoom.setMaxSize(Math.max(160, avail));
+    // No 160 px floor: in a 233 px notebook cell it pushed the last columns out of sight. The
+    // heatmap scales down (its cells may go below a pixel; the labels thin out).
+    let size = Math.max(48, avail);
+    // Fit mode: the zoomed head also fits the frame's height, less what surrounds the heatmap in
+    // its panel (title, column labels, readout, legend: measured on the last layout, estimated
+    // before the first).
+    if (ctx.height !== undefined) size = Math.max(48, Math.min(size, ctx.height - this.zoomChrome()));
     const src = r.source ? `${r.source}, ` : '';
     const num = r.source ? `head ${sel + 1} of ${H}` : `Head ${sel + 1} of ${H}`;
     this.zoomTitle.textContent = `${src}${num} — attention weights`;
@@ -92,8 +101,25 @@ class HeadsView implements View<AttentionContext> {
     this.dkNote.hidden = !handBuilt;
     if (handBuilt) this.dkNote.textContent = `Why the heads look faded: this hand-built model gives every word and every position a dimension of its own, so d_k = max(12, words, T) = ${r.dk} here (12 for the lesson’s sentence). The scores are divided by √d_k = ${fmt(Math.sqrt(r.dk), 2)} instead of √12 = 3.46, so each row spreads its weight more. Raise Sharpness to sharpen them again.`;
     this.zoom.setLabel(`${src}${num} attention weights, ${T} queries by ${T} keys`);
+    this.zoom.setMaxSize(size);
     this.zoom.update({ rows: T, cols: T, values: headSlice(r.weights, sel, T * T), forbidden: ctx.forbidden, lo: 0, hi: 1, rowLabels: r.tokens, colLabels: r.tokens });
+    if (ctx.height !== undefined && this.root.isConnected) {
+      // The labels' height depends on the cell size: lay out once more with the measured chrome.
+      const again = Math.max(48, Math.min(Math.max(48, avail), ctx.height - this.zoomChrome()));
+      if (Math.abs(again - size) >= 2) {
+        this.zoom.setMaxSize(again);
+        this.zoom.update({ rows: T, cols: T, values: headSlice(r.weights, sel, T * T), forbidden: ctx.forbidden, lo: 0, hi: 1, rowLabels: r.tokens, colLabels: r.tokens });
+      }
+    }
     if (this.tableBox.open) this.renderTable(ctx);
+  }
+
+  /** The zoom panel's height less the heatmap's own (px); an estimate before the first layout. */
+  private zoomChrome(): number {
+    const panel = this.root.querySelector<HTMLElement>('.zoom-panel');
+    const frame = this.zoom.root.querySelector<HTMLElement>('.hm-frame');
+    if (!panel || !frame || !this.root.isConnected || frame.offsetHeight === 0) return 240;
+    return panel.getBoundingClientRect().height - frame.getBoundingClientRect().height + 4;
   }
 
   private renderTable(ctx: AttentionContext): void {

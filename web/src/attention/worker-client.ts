@@ -5,6 +5,28 @@ import type { AttentionResult, CheckResult, StudyResult, WorkerResponse } from '
 import type { MemoryParams, MemoryTable } from '../measure/model';
 import { coreWorkerName, type CoreBuildInfo } from '../wasm/core-build';
 import { resultArrays } from './compute';
+import { createCoreService } from './core-service';
+
+/** What the client needs of a Worker; the page-thread stand-in provides the same. */
+interface Port {
+  postMessage(msg: unknown, transfer?: Transferable[]): void;
+  onmessage: ((e: MessageEvent<WorkerResponse>) => void) | null;
+  onerror: ((e: ErrorEvent) => void) | null;
+}
+
+/** The compute service on the page's own thread, behind a Worker-like port. Used where `new
+ *  Worker()` throws: a frame sandboxed with `allow-scripts` only has an opaque origin, and
+ *  Chromium refuses to start a Worker from it (SecurityError). Slower for large states (the page's
+ *  thread computes), but the views draw instead of an empty stage. */
+function pageThreadPort(name: string): Port {
+  const port: Port = { postMessage: () => {}, onmessage: null, onerror: null };
+  const handle = createCoreService(name, (msg) => queueMicrotask(() => port.onmessage?.({ data: msg } as MessageEvent<WorkerResponse>)));
+  port.postMessage = (msg) => void handle(msg as never);
+  return port;
+}
+
+/** True when the compute runs on the page's thread (no Worker could be created here). */
+export let computeOnPageThread = false;
 
 export interface ComputeOutcome<State extends ModelSlice = ModelSlice> {
   state: State;
@@ -18,7 +40,7 @@ export interface ComputeOutcome<State extends ModelSlice = ModelSlice> {
 
 /** `State`: the page's state type (the Worker reads its model; the outcome carries it back). */
 export class ComputeClient<State extends ModelSlice = ModelSlice> {
-  private worker: Worker;
+  private worker: Port;
   private nextId = 1;
   private inflight: { id: number; state: State; requestedAt: number } | null = null;
   private pending: { state: State; requestedAt: number } | null = null;
@@ -26,7 +48,13 @@ export class ComputeClient<State extends ModelSlice = ModelSlice> {
   private waiters = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
 
   constructor(private onOutcome: (o: ComputeOutcome<State>) => void) {
-    this.worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: coreWorkerName('attention-core') });
+    const name = coreWorkerName('attention-core');
+    try {
+      this.worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name });
+    } catch {
+      computeOnPageThread = true;
+      this.worker = pageThreadPort(name);
+    }
     this.worker.onmessage = (e: MessageEvent<WorkerResponse>) => this.onMessage(e.data);
     this.worker.onerror = (e) => {
       const inflight = this.inflight;

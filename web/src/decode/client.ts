@@ -3,6 +3,7 @@
 // stepping Worker is then started again on the next request.
 import type { TrainedModel } from '../shared/trained-model';
 import type { DecodeMessage, DecodeRequest, TimingParams } from './protocol';
+import { workerBlockedMessage } from '../wasm/core-build';
 
 function spawn(name: string): Worker {
   return new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name });
@@ -18,9 +19,15 @@ export class DecodeClient {
     return this.timer !== null;
   }
 
-  private ensure(): Worker {
+  private ensure(): Worker | null {
     if (this.stepper) return this.stepper;
-    const w = spawn('attention-decode');
+    let w: Worker;
+    try {
+      w = spawn('attention-decode');
+    } catch (err) {
+      this.onStep({ kind: 'fatal', message: workerBlockedMessage('decoder', err) });
+      return null;
+    }
     w.onmessage = (e: MessageEvent<DecodeMessage>) => this.stepper === w && this.onStep(e.data);
     w.onerror = (e) => {
       e.preventDefault();
@@ -34,7 +41,7 @@ export class DecodeClient {
   }
 
   private send(m: DecodeRequest): void {
-    this.ensure().postMessage(m);
+    this.ensure()?.postMessage(m);
   }
 
   setModel(model: TrainedModel | null): void {
@@ -56,7 +63,13 @@ export class DecodeClient {
 
   runTiming(params: TimingParams, budgetMs: number, on: (m: DecodeMessage) => void): void {
     this.cancelTiming();
-    const w = spawn('attention-decode-timing');
+    let w: Worker;
+    try {
+      w = spawn('attention-decode-timing');
+    } catch (err) {
+      on({ kind: 'fatal', message: workerBlockedMessage('decoding timer', err) });
+      return;
+    }
     this.timer = w;
     const finish = () => {
       if (this.timer === w) this.timer = null;

@@ -14,6 +14,27 @@ export interface EmbedConfig {
   hidden: Set<Section>;
   /** An id the host chose, echoed in messages. */
   frameId: string | null;
+  /** `fit=1`: lay the view out inside the box the host gives the frame (its height included):
+   *  the zoomed heatmap is scaled to the frame, nothing scrolls, no height messages are sent. */
+  fit: boolean;
+  /** `autosize=0`: send no height messages (the host keeps the frame's height). */
+  autosize: boolean;
+  /** `maxheight=N` (px, 100–10000): the height messages never ask for more. */
+  maxHeight: number | null;
+}
+
+/** A height in CSS px from an attribute or link key: a whole number 100–10000 (a trailing "px" is
+ *  allowed), else null. Pure. */
+export function parseHeight(v: string | null | undefined): number | null {
+  const m = /^\s*(\d{1,5})\s*(px)?\s*$/.exec(v ?? '');
+  if (!m) return null;
+  const n = Number(m[1]);
+  return n >= 100 && n <= 10000 ? n : null;
+}
+
+/** An on/off switch: "0", "false", "off", "no" are off; anything else (present) is on. Pure. */
+export function switchOff(v: string | null | undefined): boolean {
+  return v != null && /^\s*(0|false|off|no)\s*$/i.test(v);
 }
 
 function list(v: string | null): string[] {
@@ -42,15 +63,19 @@ export function parseEmbed(search: string): EmbedConfig {
   }
   const rawId = q.get('id');
   const frameId = rawId && /^[\w-]{1,64}$/.test(rawId) ? rawId : null;
-  return { embed, hidden, frameId };
+  const fit = embed && (q.get('fit') === '1' || q.get('fit') === 'true');
+  const autosize = !fit && !switchOff(q.get('autosize'));
+  return { embed, hidden, frameId, fit, autosize, maxHeight: parseHeight(q.get('maxheight')) };
 }
 
-/** Post the document height to the parent whenever it changes. */
-export function startResizeMessages(frameId: string | null): void {
+/** Post the document height to the parent whenever it changes (never more than maxHeight: a
+ *  taller page scrolls inside its frame). */
+export function startResizeMessages(frameId: string | null, maxHeight: number | null = null): void {
   if (window.parent === window) return;
   let last = -1;
   const send = () => {
-    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    const full = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    const height = maxHeight ? Math.min(full, maxHeight) : full;
     if (height === last) return;
     last = height;
     window.parent.postMessage({ type: RESIZE_MESSAGE, version: MESSAGE_VERSION, height, id: frameId }, '*');
@@ -82,4 +107,20 @@ addEventListener('message', function (e) {
   }
 });
 </script>`;
+}
+
+/** The same frame for hosts with a strict Content-Security-Policy (no inline script or style):
+ *  attributes only, plus the small listener script shipped next to the page
+ *  (embed-listener.js), which the host loads by address or copies to its own site. Pure. */
+export function cspSnippet(pageUrl: string, hash: string, opts: { show?: string; maxHeight?: number } = {}): string {
+  const u = new URL(pageUrl);
+  const q = new URLSearchParams({ embed: '1' });
+  if (opts.show) q.set('show', opts.show);
+  u.search = q.toString();
+  u.hash = hash;
+  const listener = new URL('embed-listener.js', pageUrl).toString();
+  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  const max = opts.maxHeight ? ` data-maxheight="${opts.maxHeight}"` : '';
+  return `<iframe data-attention-playground${max} src="${esc(u.toString())}" title="Attention Playground" width="100%" height="640" frameborder="0" loading="lazy"></iframe>
+<script src="${esc(listener)}" defer></script>`;
 }

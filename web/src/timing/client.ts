@@ -5,7 +5,7 @@
 import type { TimingMessage, TimingRunRequest } from './protocol';
 import type { PartRequest } from './part-worker';
 import type { SweepParams } from '../measure/model';
-import { coreWorkerName } from '../wasm/core-build';
+import { coreWorkerName, workerBlockedMessage } from '../wasm/core-build';
 
 export class TimingClient {
   private worker: Worker | null = null;
@@ -17,7 +17,13 @@ export class TimingClient {
 
   run(params: SweepParams, budgetMs: number, onMessage: (m: TimingMessage) => void): void {
     this.cancel();
-    const w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: coreWorkerName('attention-timing') });
+    let w: Worker;
+    try {
+      w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: coreWorkerName('attention-timing') });
+    } catch (err) {
+      onMessage({ kind: 'fatal', message: workerBlockedMessage('timing lab', err) });
+      return;
+    }
     this.worker = w;
     const ports: MessagePort[] = [];
     const parts: Worker[] = [];

@@ -2,6 +2,7 @@
 // also stops a train() call that is running inside the wasm core); messages of an old Worker are
 // dropped.
 import type { TrainMessage, TrainRequest } from './protocol';
+import { workerBlockedMessage } from '../wasm/core-build';
 
 export class TrainClient {
   private worker: Worker | null = null;
@@ -16,7 +17,13 @@ export class TrainClient {
 
   start(config: Record<string, unknown>, evalEvery: number, snapEvery: number): void {
     this.stop();
-    const w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'attention-train' });
+    let w: Worker;
+    try {
+      w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'attention-train' });
+    } catch (err) {
+      this.onMessage({ kind: 'fatal', message: workerBlockedMessage('training', err) });
+      return;
+    }
     this.worker = w;
     w.onmessage = (e: MessageEvent<TrainMessage>) => {
       if (this.worker !== w) return;

@@ -13,6 +13,9 @@ export interface LabContext<S, P> {
   announce: (text: string) => void;
   /** Width available to the view, CSS px. */
   width: number;
+  /** In fit mode (an embed given a fixed box), the height available to the view, CSS px: its
+   *  main figure is scaled to it and nothing scrolls. Undefined otherwise (the page grows). */
+  height?: number;
   /** Change the page's state (normalised, written to the URL). */
   update: (patch: P) => void;
 }

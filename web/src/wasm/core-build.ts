@@ -40,3 +40,14 @@ export function preferenceFromWorkerName(name: string): CorePreference {
 export function coreBuildLabel(relaxedSimd: boolean): string {
   return relaxedSimd ? 'relaxed SIMD (FMA)' : 'SIMD128';
 }
+
+/** What the page says when `new Worker()` throws: in a frame sandboxed without
+ *  allow-same-origin (an opaque origin) Chromium starts no Worker from the page's scripts. The
+ *  heatmap views then compute on the page's own thread; the timing, training and decoding tabs
+ *  cannot (they time or run long work in Workers), so they say what the host must allow. */
+export function workerBlockedMessage(what: string, err: unknown): string {
+  const detail = String((err as Error)?.message ?? err);
+  return `The ${what} needs a Worker, and this page cannot start one here (${detail}). ` +
+    'If the playground is embedded in a frame with sandbox="allow-scripts", the host page must add allow-same-origin ' +
+    '(sandbox="allow-scripts allow-same-origin"); or open the playground in its own tab.';
+}
