@@ -86,6 +86,45 @@
       memoryCap: cap,
     };
   }
+  // The attention variants (docs/js-api.md, "Attention variants"): each option is checked
+  // whenever it is given, used or not; which combinations a kernel supports is the core's check.
+  var NORMALIZERS = ['softmax', 'softmax1', 'sigmoid', 'relu', 'linear'];
+  var POSITIONS = ['none', 'rope', 'alibi'];
+  var MASK_MODES = ['before', 'after'];
+  var PRECISIONS = ['float32', 'float64', 'float16'];
+  function variantOpts(o) {
+    var sb = o.sigmoidBias === undefined ? null : o.sigmoidBias;
+    if (sb !== null && (typeof sb !== 'number' || !Number.isFinite(sb))) {
+      fail('sigmoidBias', 'sigmoidBias must be null (-ln tk) or a finite number (got ' + String(sb) + ')');
+    }
+    var rb = o.ropeBase === undefined || o.ropeBase === null ? 10000 : o.ropeBase;
+    if (typeof rb !== 'number' || !Number.isFinite(rb) || !(rb > 0)) {
+      fail('ropeBase', 'ropeBase must be a finite number above 0 (got ' + String(rb) + ')');
+    }
+    return {
+      qkNorm: boolField(o, 'qkNorm', false),
+      position: oneOf(o, 'position', POSITIONS, 'none'),
+      ropeBase: rb,
+      normalizer: oneOf(o, 'normalizer', NORMALIZERS, 'softmax'),
+      sigmoidBias: sb,
+      maxShift: boolField(o, 'maxShift', true),
+      maskMode: oneOf(o, 'maskMode', MASK_MODES, 'before'),
+      precision: oneOf(o, 'precision', PRECISIONS, 'float32'),
+    };
+  }
+  function withVariant(o, opts) {
+    var v = variantOpts(opts);
+    for (var key in v) o[key] = v[key];
+    return o;
+  }
+  // Inputs: Float32Array, or also Float64Array under precision 'float64'.
+  function floatIn(a, name, precision) {
+    if (precision === 'float64' && a instanceof Float64Array) return a;
+    if (!(a instanceof Float32Array)) {
+      fail(name, name + (precision === 'float64' ? ' must be a Float32Array or Float64Array' : ' must be a Float32Array'));
+    }
+    return a;
+  }
   function copy(a) {
     return a === null || a === undefined ? null : a.slice();
   }
@@ -98,6 +137,7 @@
   function diag(r, out) {
     out.entropy = copy(r.entropy);
     out.lse = copy(r.lse);
+    out.rowSums = copy(r.rowSums);
     out.weights = copy(r.weights);
     out.scores = copy(r.scores);
     out.fullyMaskedRows = r.fullyMaskedRows;
@@ -149,7 +189,8 @@
     vLen: 17, padLen: 18, maskLen: 19, q: 20, k: 21, v: 22, pad: 23, mask: 24, output: 25,
     outputLen: 26, entropy: 27, rowsLen: 28, lse: 29, weights: 30, weightsLen: 31, scores: 32,
     scoresLen: 33, fullyMasked: 34, nanRows: 35, infScoreRows: 36, scale2: 37, perHead: 38,
-    perHeadLen: 39, kernelMs: 40,
+    perHeadLen: 39, kernelMs: 40, qkNorm: 41, position: 42, ropeBase: 43, normalizer: 44,
+    sigmoidBias: 45, maxShift: 46, maskMode: 47, precision: 48, rowSums: 49,
   };
   var FILL = { neg_inf: 0, finite: 1, zero: 2 };
   var ioIndex = -1;  // io block of the session, in doubles (its address never changes)
@@ -187,12 +228,23 @@
   Module['lastKernelMs'] = function () {
     return ioIndex < 0 ? NaN : HEAPF64[ioIndex + IO.kernelMs];
   };
+  // precision 'float64': the Embind call on doubles; every result a Float64Array copy.
+  function attention64(q, k, v, o, into) {
+    if (into !== undefined && into !== null) fail('into', "into is for float32 results (precision 'float64' returns fresh Float64Arrays)");
+    var r = unwrap(getSession().attention64(q, k, v, o));
+    return {
+      output: copy(r.output), entropy: copy(r.entropy), lse: copy(r.lse), rowSums: copy(r.rowSums),
+      weights: copy(r.weights), scores: copy(r.scores), fullyMaskedRows: r.fullyMaskedRows,
+      nanRows: r.nanRows, infScoreRows: r.infScoreRows, nanRowsPerHead: r.nanRowsPerHead, scale: r.scale,
+    };
+  }
   Module['attention'] = function (q, k, v, opts, into) {
-    var o = attentionOpts(opts);
-    f32(q, 'q'), f32(k, 'k'), f32(v, 'v');
+    var o = withVariant(attentionOpts(opts), opts);
+    floatIn(q, 'q', o.precision), floatIn(k, 'k', o.precision), floatIn(v, 'v', o.precision);
+    if (o.precision === 'float64') return attention64(q, k, v, o, into);
     var rows = o.heads * o.tq, cells = rows * o.tk;
     var dst = intoArrays(into, { output: rows * o.dv, entropy: rows, lse: rows, weights: cells,
-                                 scores: cells });
+                                 scores: cells, rowSums: rows });
     if (dst.weights && o.kernel === 'tiled') {
       fail('into.weights', 'into.weights is for the naive kernel (the tiled kernel returns no weights)');
     }
@@ -208,6 +260,11 @@
     F[b + IO.qLen] = q.length, F[b + IO.kLen] = k.length, F[b + IO.vLen] = v.length;
     F[b + IO.padLen] = o.keyPadding ? o.keyPadding.length : -1;
     F[b + IO.maskLen] = o.mask ? o.mask.length : -1;
+    F[b + IO.qkNorm] = o.qkNorm ? 1 : 0, F[b + IO.position] = POSITIONS.indexOf(o.position);
+    F[b + IO.ropeBase] = o.ropeBase, F[b + IO.normalizer] = NORMALIZERS.indexOf(o.normalizer);
+    F[b + IO.sigmoidBias] = o.sigmoidBias === null ? NaN : o.sigmoidBias;
+    F[b + IO.maxShift] = o.maxShift ? 1 : 0, F[b + IO.maskMode] = MASK_MODES.indexOf(o.maskMode);
+    F[b + IO.precision] = PRECISIONS.indexOf(o.precision);
     if (s.prepareAttention() !== 0) rawFail(s);
     F = HEAPF64;  // prepareAttention may have grown the memory
     HEAPF32.set(q, F[b + IO.q] / 4);
@@ -223,6 +280,7 @@
       output: outInto(dst.output, F[b + IO.output], F[b + IO.outputLen]),
       entropy: outInto(dst.entropy, F[b + IO.entropy], rows),
       lse: outInto(dst.lse, F[b + IO.lse], rows),
+      rowSums: outInto(dst.rowSums, F[b + IO.rowSums], rows),
       weights: F[b + IO.weightsLen] > 0 ? outInto(dst.weights, F[b + IO.weights], F[b + IO.weightsLen]) : null,
       scores: F[b + IO.scoresLen] > 0 ? outInto(dst.scores, F[b + IO.scores], F[b + IO.scoresLen]) : null,
       fullyMaskedRows: F[b + IO.fullyMasked], nanRows: F[b + IO.nanRows],
@@ -234,6 +292,11 @@
   Module['attentionBackward'] = function (q, k, v, dOut, opts) {
     var o = attentionOpts(opts);
     if (o.returnScores) fail('returnScores', 'attentionBackward has no returnScores');
+    // The gradients are softmax attention's: a variant option other than its default is refused.
+    var vo = variantOpts(opts), defaults = variantOpts({});
+    ['qkNorm', 'position', 'normalizer', 'maxShift', 'maskMode', 'precision'].forEach(function (key) {
+      if (vo[key] !== defaults[key]) fail(key, key + ': attentionBackward is softmax attention\'s only (the default options)');
+    });
     var r = unwrap(getSession().attentionBackward(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'),
                                                   f32(dOut, 'dOut'), o));
     return { dq: copy(r.dq), dk: copy(r.dk), dv: copy(r.dv), output: copy(r.output), lse: copy(r.lse) };
@@ -242,15 +305,17 @@
   Module['multiHeadAttention'] = function (x, wq, wk, wv, wo, opts) {
     if (!isObject(opts)) fail('opts', 'opts must be an object');
     var heads = intField(opts, 'heads', undefined, 1);
-    var o = commonOpts(opts);
+    var o = withVariant(commonOpts(opts), opts);
     o.t = intField(opts, 't', undefined, 1);
     o.dModel = intField(opts, 'dModel', undefined, 1);
     o.heads = heads;
     o.kvHeads = intField(opts, 'kvHeads', heads, 1);
     o.dk = intField(opts, 'dk', 0, 1);  // 0: dModel / heads
     o.dv = intField(opts, 'dv', 0, 1);  // 0: dk
+    var p = o.precision;
     var r = unwrap(getSession().multiHeadAttention(
-        f32(x, 'x'), f32(wq, 'wq'), f32(wk, 'wk'), f32(wv, 'wv'), f32(wo, 'wo'), o));
+        floatIn(x, 'x', p), floatIn(wq, 'wq', p), floatIn(wk, 'wk', p), floatIn(wv, 'wv', p),
+        floatIn(wo, 'wo', p), o));
     return diag(r, {
       output: copy(r.output), merged: copy(r.merged), headOutputs: copy(r.headOutputs),
       q: copy(r.q), k: copy(r.k), v: copy(r.v), dk: r.dk, dv: r.dv, kvHeads: r.kvHeads,
@@ -376,7 +441,7 @@
 
   Module['estimateBytes'] = function (opts, kernel) {
     if (!isObject(opts)) fail('opts', 'opts must be an object');
-    var o = shapeOpts(opts);
+    var o = withVariant(shapeOpts(opts), opts);
     o.kernel = kernelArg(opts, kernel);
     o.returnScores = boolField(opts, 'returnScores', false);
     return unwrap(getSession().estimateBytes(o)).bytes;
@@ -390,7 +455,7 @@
       kvHeads: intField(opts, 'kvHeads', heads, 1), dk: intField(opts, 'dk', 0, 1), dv: intField(opts, 'dv', 0, 1),
       kernel: kernelArg(opts, kernel), returnScores: boolField(opts, 'returnScores', false),
     };
-    return unwrap(getSession().estimateMultiHeadBytes(o)).bytes;
+    return unwrap(getSession().estimateMultiHeadBytes(withVariant(o, opts))).bytes;
   };
 
   Module['check'] = function (q, k, v, opts) {

@@ -46,9 +46,36 @@ attn::Status read_common(const val& o, attn::MaskSpec* mask, std::optional<doubl
   return attn::Status::Ok();
 }
 
-val diag_into(val r, const attn::AttentionResult<float>& a, double scale) {
+// The variant's options (attn/variants.hpp), already type-checked by api.js (variantOpts).
+attn::Status read_variant(const val& o, attn::Variant* v) {
+  v->qk_norm = o["qkNorm"].as<bool>();
+  v->rope_base = o["ropeBase"].as<double>();
+  if (!o["sigmoidBias"].isNull()) v->sigmoid_bias = o["sigmoidBias"].as<double>();
+  v->max_shift = o["maxShift"].as<bool>();
+  const std::string pos = o["position"].as<std::string>(), norm = o["normalizer"].as<std::string>(),
+                    mode = o["maskMode"].as<std::string>(), prec = o["precision"].as<std::string>();
+  if (!attn::parse_position(pos.c_str(), &v->position)) {
+    return attn::Status::Invalid("position", "position must be 'none', 'rope' or 'alibi'");
+  }
+  if (!attn::parse_normalizer(norm.c_str(), &v->normalizer)) {
+    return attn::Status::Invalid(
+        "normalizer", "normalizer must be 'softmax', 'softmax1', 'sigmoid', 'relu' or 'linear'");
+  }
+  if (!attn::parse_mask_mode(mode.c_str(), &v->mask_mode)) {
+    return attn::Status::Invalid("maskMode", "maskMode must be 'before' or 'after'");
+  }
+  if (!attn::parse_precision(prec.c_str(), &v->precision)) {
+    return attn::Status::Invalid("precision",
+                                 "precision must be 'float32', 'float64' or 'float16'");
+  }
+  return attn::Status::Ok();
+}
+
+template <class T>
+val diag_into(val r, const attn::AttentionResult<T>& a, double scale) {
   r.set("entropy", view(a.entropy.data(), a.entropy.size()));
   r.set("lse", view(a.lse.data(), a.lse.size()));
+  r.set("rowSums", view(a.row_sums.data(), a.row_sums.size()));
   r.set("fullyMaskedRows", static_cast<double>(a.diag.fully_masked_rows));
   r.set("nanRows", static_cast<double>(a.diag.nan_rows));
   r.set("infScoreRows", static_cast<double>(a.diag.inf_score_rows));
@@ -93,6 +120,16 @@ class Session {
     opts.memory_cap = io_size(Io::kMemoryCap);
     opts.dropout = in[Io::kDropout];
     opts.dropout_seed = static_cast<std::uint64_t>(in[Io::kDropoutSeed]);
+    // The variant, as small integers in enum order (api.js: VARIANT_CODES).
+    attn::Variant& var = opts.variant;
+    var.qk_norm = in[Io::kQkNorm] != 0;
+    var.position = static_cast<attn::Position>(static_cast<int>(in[Io::kPosition]));
+    var.rope_base = in[Io::kRopeBase];
+    var.normalizer = static_cast<attn::Normalizer>(static_cast<int>(in[Io::kNormalizer]));
+    if (!std::isnan(in[Io::kSigmoidBias])) var.sigmoid_bias = in[Io::kSigmoidBias];
+    var.max_shift = in[Io::kMaxShift] != 0;
+    var.mask_mode = static_cast<attn::MaskMode>(static_cast<int>(in[Io::kMaskMode]));
+    var.precision = static_cast<attn::Precision>(static_cast<int>(in[Io::kPrecision]));
     const bool has_pad = in[Io::kPadLen] >= 0, has_mask = in[Io::kMaskLen] >= 0;
     const std::size_t pad_len = has_pad ? io_size(Io::kPadLen) : 0;
     const std::size_t mask_len = has_mask ? io_size(Io::kMaskLen) : 0;
@@ -137,6 +174,7 @@ class Session {
     io_[Io::kEntropy] = address(res_.entropy.data());
     io_[Io::kRowsLen] = static_cast<double>(res_.entropy.size());
     io_[Io::kLse] = address(res_.lse.data());
+    io_[Io::kRowSums] = address(res_.row_sums.data());
     io_[Io::kWeights] = address(res_.weights.data());
     io_[Io::kWeightsLen] = static_cast<double>(res_.weights.size());
     io_[Io::kScores] = address(res_.scores.data());
@@ -155,6 +193,32 @@ class Session {
     io_[Io::kPerHead] = address(per_head_.data());
     io_[Io::kPerHeadLen] = static_cast<double>(per_head_.size());
     return 0;
+  }
+
+  // precision 'float64': every step in double (attn::attention<double>); q, k and v come as
+  // Float32Array or Float64Array and are widened once; the results are views of doubles.
+  val attention64(val q, val k, val v, val o) {
+    attn::AttentionOptions opts;
+    bool tiled = false;
+    attn::Status st = read_attention(o, &opts, &tiled);
+    if (st.ok()) st = read_variant(o, &opts.variant);
+    if (!st.ok()) return error(st);
+    st = attn::validate(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
+                        v["length"].as<std::size_t>(), !tiled, sizeof(double));
+    if (!st.ok()) return error(st);
+    q64_ = emscripten::convertJSArrayToNumberVector<double>(q);
+    k64_ = emscripten::convertJSArrayToNumberVector<double>(k);
+    v64_ = emscripten::convertJSArrayToNumberVector<double>(v);
+    copy_masks(o, &opts.mask);
+    st = tiled ? attn::attention_tiled(q64_.data(), q64_.size(), k64_.data(), k64_.size(),
+                                       v64_.data(), v64_.size(), opts, &res64_)
+               : attn::attention(q64_.data(), q64_.size(), k64_.data(), k64_.size(), v64_.data(),
+                                 v64_.size(), opts, &res64_);
+    if (!st.ok()) return error(st);
+    val r = val::object();
+    r.set("ok", true);
+    r.set("output", view(res64_.output.data(), res64_.output.size()));
+    return diag_into(r, res64_, attn::effective_scale(opts));
   }
 
   // {ok: false, field, message, code} of the last failed prepareAttention / runAttention.
@@ -204,6 +268,8 @@ class Session {
     if (!st.ok()) return error(st);
     m.tiled = o["kernel"].as<std::string>() == "tiled";
     m.return_scores = o["returnScores"].as<bool>();
+    st = read_variant(o, &m.variant);
+    if (!st.ok()) return error(st);
     if (m.tiled && m.return_scores) {
       return error(attn::Status::Invalid("returnScores", "returnScores needs the naive kernel"));
     }
@@ -213,36 +279,18 @@ class Session {
     st = attn::resolve_mha(&probe);
     if (!st.ok()) return error(st);
     const double in_bytes =
-        4.0 * (x["length"].as<double>() + wq["length"].as<double>() + wk["length"].as<double>() +
-               wv["length"].as<double>() + wo["length"].as<double>());
+        (m.variant.precision == attn::Precision::kFloat64 ? 8.0 : 4.0) *
+        (x["length"].as<double>() + wq["length"].as<double>() + wk["length"].as<double>() +
+         wv["length"].as<double>() + wo["length"].as<double>());
     if (in_bytes > static_cast<double>(m.memory_cap)) {
       return error(attn::Status::Exhausted("memory", "the inputs alone exceed the memory cap"));
     }
-    x_ = emscripten::convertJSArrayToNumberVector<float>(x);
-    wq_ = emscripten::convertJSArrayToNumberVector<float>(wq);
-    wk_ = emscripten::convertJSArrayToNumberVector<float>(wk);
-    wv_ = emscripten::convertJSArrayToNumberVector<float>(wv);
-    wo_ = emscripten::convertJSArrayToNumberVector<float>(wo);
     copy_masks(o, &m.mask);
-    st = attn::multi_head_attention(x_.data(), x_.size(), wq_.data(), wq_.size(), wk_.data(),
-                                    wk_.size(), wv_.data(), wv_.size(), wo_.data(), wo_.size(), m,
-                                    &mha_);
-    if (!st.ok()) return error(st);
-    val r = val::object();
-    r.set("ok", true);
-    r.set("output", view(mha_.output.data(), mha_.output.size()));
-    r.set("merged", view(mha_.merged.data(), mha_.merged.size()));
-    r.set("headOutputs", view(mha_.attn.output.data(), mha_.attn.output.size()));
-    r.set("q", view(mha_.q.data(), mha_.q.size()));
-    r.set("k", view(mha_.k.data(), mha_.k.size()));
-    r.set("v", view(mha_.v.data(), mha_.v.size()));
-    r.set("dk", static_cast<double>(probe.dk));
-    r.set("dv", static_cast<double>(probe.dv));
-    r.set("kvHeads", static_cast<double>(probe.kv_heads));
-    attn::AttentionOptions ao;
-    ao.shape.dk = probe.dk;
-    ao.scale = m.scale;
-    return diag_into(r, mha_.attn, attn::effective_scale(ao));
+    // precision 'float64': the whole call (projections included) in double.
+    if (m.variant.precision == attn::Precision::kFloat64) {
+      return run_mha<double>(x, wq, wk, wv, wo, m, probe, &x64_, &mha64_);
+    }
+    return run_mha<float>(x, wq, wk, wv, wo, m, probe, &x_, &mha_);
   }
 
   // Step 4 of multiHeadAttention alone (attn::merge_and_project): the page's redraw when only the
@@ -393,8 +441,12 @@ class Session {
     const attn::Shape s{size_field(o, "heads"), size_field(o, "kvHeads"), size_field(o, "tq"),
                         size_field(o, "tk"),    size_field(o, "dk"),      size_field(o, "dv")};
     const bool tiled = o["kernel"].as<std::string>() == "tiled";
+    attn::Variant var;
+    attn::Status st = read_variant(o, &var);
+    if (!st.ok()) return error(st);
+    const std::size_t elem = var.precision == attn::Precision::kFloat64 ? 8 : 4;
     return bytes_result(
-        attn::estimate_bytes(s, sizeof(float), !tiled, !tiled && o["returnScores"].as<bool>()));
+        attn::estimate_bytes(s, elem, !tiled, !tiled && o["returnScores"].as<bool>(), var));
   }
 
   // The same for multiHeadAttention (attn::estimate_mha_bytes; inputs not counted).
@@ -408,9 +460,11 @@ class Session {
     m.dv = size_field(o, "dv");
     m.tiled = o["kernel"].as<std::string>() == "tiled";
     m.return_scores = !m.tiled && o["returnScores"].as<bool>();
-    attn::Status st = attn::resolve_mha(&m);
+    attn::Status st = read_variant(o, &m.variant);
+    if (st.ok()) st = attn::resolve_mha(&m);
     if (!st.ok()) return error(st);
-    return bytes_result(attn::estimate_mha_bytes(m));
+    return bytes_result(
+        attn::estimate_mha_bytes(m, m.variant.precision == attn::Precision::kFloat64 ? 8 : 4));
   }
 
   // float32 kernel vs float64 scalar kernel, tiled vs naive (attn::check_kernels).
@@ -444,6 +498,35 @@ class Session {
   // ---- end issue 8 ----
 
  private:
+  template <class T>
+  val run_mha(const val& x, const val& wq, const val& wk, const val& wv, const val& wo,
+              const attn::MhaOptions& m, const attn::MhaOptions& probe, std::vector<T>* in,
+              attn::MhaResult<T>* res) {
+    std::vector<T> bufs[5];
+    const val* src[5] = {&x, &wq, &wk, &wv, &wo};
+    for (int i = 0; i < 5; ++i) bufs[i] = emscripten::convertJSArrayToNumberVector<T>(*src[i]);
+    *in = std::move(bufs[0]);
+    attn::Status st = attn::multi_head_attention(
+        in->data(), in->size(), bufs[1].data(), bufs[1].size(), bufs[2].data(), bufs[2].size(),
+        bufs[3].data(), bufs[3].size(), bufs[4].data(), bufs[4].size(), m, res);
+    if (!st.ok()) return error(st);
+    val r = val::object();
+    r.set("ok", true);
+    r.set("output", view(res->output.data(), res->output.size()));
+    r.set("merged", view(res->merged.data(), res->merged.size()));
+    r.set("headOutputs", view(res->attn.output.data(), res->attn.output.size()));
+    r.set("q", view(res->q.data(), res->q.size()));
+    r.set("k", view(res->k.data(), res->k.size()));
+    r.set("v", view(res->v.data(), res->v.size()));
+    r.set("dk", static_cast<double>(probe.dk));
+    r.set("dv", static_cast<double>(probe.dv));
+    r.set("kvHeads", static_cast<double>(probe.kv_heads));
+    attn::AttentionOptions ao;
+    ao.shape.dk = probe.dk;
+    ao.scale = m.scale;
+    return diag_into(r, res->attn, attn::effective_scale(ao));
+  }
+
   // Shape, masks (declared with their lengths until copied), scale, fill, kernel, dropout.
   attn::Status read_attention(const val& o, attn::AttentionOptions* opts, bool* tiled) {
     opts->shape = {size_field(o, "heads"), size_field(o, "kvHeads"), size_field(o, "tq"),
@@ -536,6 +619,17 @@ class Session {
       kPerHead,
       kPerHeadLen,
       kKernelMs,
+      // in: the variant (attn/variants.hpp), enums as their index
+      kQkNorm,
+      kPosition,
+      kRopeBase,
+      kNormalizer,
+      kSigmoidBias /* NaN: -ln tk */,
+      kMaxShift,
+      kMaskMode,
+      kPrecision,
+      // out of runAttention: rowSums' address (length kRowsLen)
+      kRowSums,
       kCount
     };
   };
@@ -582,6 +676,9 @@ class Session {
   std::vector<std::uint8_t> pad_, mask_;
   attn::AttentionResult<float> res_;
   attn::MhaResult<float> mha_;
+  std::vector<double> q64_, k64_, v64_, x64_;  // precision 'float64'
+  attn::AttentionResult<double> res64_;
+  attn::MhaResult<double> mha64_;
   attn::Example ex_;
   std::vector<std::uint8_t> allowed_;  // issue 8: allowedMask's result
   std::vector<std::uint32_t> ranges_;  // issue 8: keyRanges' result
@@ -621,6 +718,7 @@ EMSCRIPTEN_BINDINGS(attn_core) {
       .function("ioAddress", &Session::ioAddress)  // issue 12
       .function("prepareAttention", &Session::prepareAttention)
       .function("runAttention", &Session::runAttention)
+      .function("attention64", &Session::attention64)
       .function("lastError", &Session::lastError)
       .function("attentionBackward", &Session::attentionBackward)
       .function("multiHeadAttention", &Session::multiHeadAttention)

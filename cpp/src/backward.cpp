@@ -141,6 +141,20 @@ Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::s
     return Status::Invalid("kernel", "kernel must be 'naive' or 'tiled'");
   }
   const bool naive = kernel == Kernel::kNaive;
+  // The gradients are softmax attention's: a variant names its first non-default option.
+  const Variant& var = opts.variant;
+  const char* variant_field = var.qk_norm                              ? "qkNorm"
+                              : var.position != Position::kNone        ? "position"
+                              : var.normalizer != Normalizer::kSoftmax ? "normalizer"
+                              : !var.max_shift                         ? "maxShift"
+                              : var.mask_mode != MaskMode::kBefore     ? "maskMode"
+                              : var.precision == Precision::kFloat16   ? "precision"
+                                                                       : nullptr;
+  if (variant_field) {
+    return Status::Invalid(variant_field, std::string(variant_field) +
+                                              ": the backward pass is softmax attention's only "
+                                              "(the default options)");
+  }
   // Every field except memory through the forward's checks; the cap is checked below
   // against the backward's own (larger) estimate.
   AttentionOptions unlimited = opts;

@@ -118,7 +118,8 @@ std::size_t estimate_mha_bytes(const MhaOptions& o, std::size_t elem_size) {
     proj = sat_add(proj, sat_mul(2, sat_mul(o.t, cols)));
   proj = sat_add(proj, sat_mul(o.t, sat_add(sat_mul(o.heads, o.dv), o.d_model)));
   const Shape s{o.heads, o.kv_heads, o.t, o.t, o.dk, o.dv};
-  return sat_add(sat_mul(proj, elem_size), estimate_bytes(s, elem_size, !o.tiled, o.return_scores));
+  return sat_add(sat_mul(proj, elem_size),
+                 estimate_bytes(s, elem_size, !o.tiled, o.return_scores, o.variant));
 }
 
 template <class T>
@@ -143,6 +144,7 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
   ao.fill = o.fill;
   ao.return_scores = o.return_scores;
   ao.memory_cap = o.memory_cap;
+  ao.variant = o.variant;
   // Scale, masks and the attention's own memory are checked before anything is allocated.
   st = validate(ao, sat_mul(wq_cols, o.t), sat_mul(wk_cols, o.t), sat_mul(wv_cols, o.t), !o.tiled,
                 sizeof(T));

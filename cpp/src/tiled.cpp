@@ -8,6 +8,7 @@
 #include "checked.hpp"
 #include "diagnostics.hpp"
 #include "kernels.hpp"
+#include "variant_kernels.hpp"
 
 namespace attn {
 
@@ -33,8 +34,24 @@ Status attention_tiled(const T* q, std::size_t q_len, const T* k, std::size_t k_
   out->scores.resize({0, 0, 0});
   out->entropy.resize({s.heads, s.tq});
   out->lse.resize({s.heads, s.tq});
+  out->row_sums.resize({s.heads, s.tq});
   out->diag = {};
-  detail::tiled_kernel(q, k, v, opts, static_cast<T>(effective_scale(opts)), out);
+  const T scale = static_cast<T>(effective_scale(opts));
+  if (opts.variant.normalizer == Normalizer::kLinear) {
+    detail::linear_prefix_kernel(q, k, v, opts, out);
+  } else if (opts.variant.needs_variant_kernel()) {
+    detail::tiled_variant_kernel(q, k, v, opts, scale, out);
+  } else {
+    detail::tiled_kernel(q, k, v, opts, scale, out);
+    // rowSums of the online softmax: l * (1/l) = 1 for a row with a distribution (finite fill's
+    // uniform fully masked row included), 0 for a 'zero' fully masked row (lse -inf), NaN for
+    // a NaN row (lse NaN). Read from lse so the SIMD kernel stays as it is.
+    for (std::size_t row = 0; row < s.heads * s.tq; ++row) {
+      const T l = out->lse.data()[row];
+      out->row_sums.data()[row] =
+          std::isnan(l) ? l : (l == -std::numeric_limits<T>::infinity() ? T(0) : T(1));
+    }
+  }
   out->diag.nan_rows = detail::count_nan_rows(*out, s.heads * s.tq);  // see diagnostics.hpp
   return Status::Ok();
 }

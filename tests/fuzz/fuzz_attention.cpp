@@ -10,6 +10,8 @@
 //   - valid results: weight rows sum to 1 (or are the policy's fully-masked row), forbidden
 //     weights are exactly 0, diagnostics count what the output holds, and the naive and tiled
 //     kernels agree wherever both are finite;
+//   - the attention variants (fuzz_variants): the options decoded from the fuzz bytes, with
+//     their own invariants and the tiled kernel against the naive one;
 //   - attention_backward (both kernels, dropout, a given or recomputed forward): the same
 //     validation and memory rules, gradients of the right sizes, and on ordinary inputs
 //     finite gradients on which the naive and tiled kernels agree.
@@ -30,6 +32,7 @@
 #include <string>
 #include <tuple>
 #include <vector>
+#include <xtensor/xoperation.hpp>
 
 #include "attn/attention.hpp"
 #include "attn/backward.hpp"
@@ -402,6 +405,148 @@ void check_attention(const std::vector<float>& q, const std::vector<float>& k,
   }
 }
 
+// The attention variants (attn/variants.hpp) on inputs a valid default call accepted: the
+// options come from the bytes after everything fuzz_attention read (all zero, i.e. skipped, when
+// the input is used up, so older corpus entries keep their meaning). Checks: an error names its
+// field; a success stays within the cap, counts its fully masked and NaN rows, gives forbidden
+// cells weight exactly 0 (except softmax's fill policies for a fully masked row), zero rows for
+// a fully masked row of every other normalizer, rowSums = the sum of the weights; and the tiled
+// kernel, where it accepts the call, agrees with the naive one on ordinary inputs.
+void fuzz_variants(FuzzedDataProvider& p, const std::vector<float>& q, const std::vector<float>& k,
+                   const std::vector<float>& v, attn::AttentionOptions o) {
+  if (p.ConsumeIntegral<std::uint8_t>() < 64) return;
+  attn::Variant& var = o.variant;
+  var.normalizer = static_cast<attn::Normalizer>(p.ConsumeIntegralInRange<int>(0, 4));
+  var.position = static_cast<attn::Position>(p.ConsumeIntegralInRange<int>(0, 2));
+  var.qk_norm = p.ConsumeBool();
+  var.max_shift = p.ConsumeIntegralInRange<int>(0, 3) != 0;
+  var.mask_mode =
+      p.ConsumeIntegralInRange<int>(0, 3) == 0 ? attn::MaskMode::kAfter : attn::MaskMode::kBefore;
+  static const double odd[] = {0.0, -1.0, NAN, INFINITY, 1e-300, 1e300, 2.0, 1e6};
+  if (p.ConsumeIntegralInRange<int>(0, 7) == 0)
+    var.rope_base = odd[p.ConsumeIntegralInRange<int>(0, 7)];
+  if (p.ConsumeBool()) var.sigmoid_bias = pick_float(p);
+  const int prec = p.ConsumeIntegralInRange<int>(0, 7);
+  var.precision = prec == 0   ? attn::Precision::kFloat16
+                  : prec == 1 ? attn::Precision::kFloat64
+                              : attn::Precision::kFloat32;
+  if (p.ConsumeIntegralInRange<int>(0, 7) == 0) o.dropout = 0.25;
+  const attn::Shape& s = o.shape;
+  g_call += std::string(" | variant ") + attn::normalizer_name(var.normalizer) + " " +
+            attn::position_name(var.position) + " qkNorm=" + std::to_string(var.qk_norm) +
+            " shift=" + std::to_string(var.max_shift) + " " + attn::mask_mode_name(var.mask_mode) +
+            " " + attn::precision_name(var.precision) + " ropeBase=" + num(var.rope_base) +
+            " bias=" + (var.sigmoid_bias ? num(*var.sigmoid_bias) : "default") +
+            " dropout=" + num(o.dropout);
+  const std::size_t lq = s.heads * s.tq * s.dk, lk = s.kv_heads * s.tk * s.dk,
+                    lv = s.kv_heads * s.tk * s.dv;
+  const bool f64 = var.precision == attn::Precision::kFloat64;
+  // The float32 result, or the float64 one narrowed, for the checks below.
+  attn::AttentionResult<float> r;
+  attn::Status st;
+  {
+    if (f64) {
+      const std::vector<double> qd(q.begin(), q.end()), kd(k.begin(), k.end()),
+          vd(v.begin(), v.end());
+      attn::AttentionResult<double> rd;
+      {
+        PeakScope ps;
+        st = attn::attention(qd.data(), lq, kd.data(), lk, vd.data(), lv, o, &rd);
+        if (st.ok())
+          CHECK(ps.used() <= o.memory_cap + kSlack,
+                "float64 variant used " + std::to_string(ps.used()));
+      }
+      if (st.ok()) {
+        r.output = xt::cast<float>(rd.output);
+        r.weights = xt::cast<float>(rd.weights);
+        r.row_sums = xt::cast<float>(rd.row_sums);
+        r.diag = rd.diag;
+      }
+    } else {
+      PeakScope ps;
+      st = attn::attention(q.data(), lq, k.data(), lk, v.data(), lv, o, &r);
+      if (st.ok())
+        CHECK(ps.used() <= o.memory_cap + kSlack, "variant used " + std::to_string(ps.used()));
+    }
+  }
+  if (!st.ok()) {
+    check_error(st);
+    return;
+  }
+  const bool softmax = var.normalizer == attn::Normalizer::kSoftmax;
+  const bool after = var.mask_mode == attn::MaskMode::kAfter;
+  std::size_t fully = 0;
+  for (std::size_t h = 0; h < s.heads; ++h) {
+    for (std::size_t i = 0; i < s.tq; ++i) {
+      const std::size_t row = h * s.tq + i;
+      const float* w = r.weights.data() + row * s.tk;
+      const float* y = r.output.data() + row * s.dv;
+      std::size_t n_allowed = 0;
+      for (std::size_t j = 0; j < s.tk; ++j) n_allowed += allowed(o.mask, i, j, s.tq, s.tk);
+      fully += n_allowed == 0;
+      const bool policy_row = softmax && !after && n_allowed == 0;
+      if (var.precision != attn::Precision::kFloat16 && !policy_row) {
+        for (std::size_t j = 0; j < s.tk; ++j) {
+          if (!allowed(o.mask, i, j, s.tq, s.tk))
+            CHECK(w[j] == 0.f, "forbidden weight at " + at(h, i));
+        }
+      }
+      if (n_allowed == 0 && (!softmax || after)) {
+        for (std::size_t c = 0; c < s.dv; ++c)
+          CHECK(y[c] == 0.f, "fully masked output at " + at(h, i));
+      }
+      double sum = 0, mag = 0;
+      for (std::size_t j = 0; j < s.tk; ++j) sum += w[j], mag += std::abs(w[j]);
+      const float rs = r.row_sums.data()[row];
+      if (std::isfinite(sum) && std::isfinite(rs)) {
+        CHECK(std::abs(sum - rs) <= 1e-4 * (1 + mag),
+              at(h, i) + " rowSums " + num(rs) + " sum " + num(sum));
+      }
+    }
+  }
+  CHECK(r.diag.fully_masked_rows == fully, "variant fully masked rows");
+  std::size_t nan_rows = 0;
+  for (std::size_t row = 0; row < s.heads * s.tq; ++row) {
+    nan_rows +=
+        any_nan(r.weights.data() + row * s.tk, s.tk) || any_nan(r.output.data() + row * s.dv, s.dv);
+  }
+  CHECK(r.diag.nan_rows == nan_rows, "variant nan rows");
+  // The tiled kernel: refused with a named field, or close to the naive result.
+  attn::AttentionResult<float> t;
+  attn::Status tst;
+  {
+    PeakScope ps;
+    tst = attn::attention_tiled(q.data(), lq, k.data(), lk, v.data(), lv, o, &t);
+    if (tst.ok())
+      CHECK(ps.used() <= o.memory_cap + kSlack, "tiled variant used " + std::to_string(ps.used()));
+  }
+  if (!tst.ok()) {
+    check_error(tst);
+    return;
+  }
+  CHECK(!f64 && var.precision != attn::Precision::kFloat16 && !after && var.max_shift,
+        "the tiled kernel accepted an unsupported combination");
+  CHECK(t.diag.fully_masked_rows == fully || var.normalizer == attn::Normalizer::kLinear,
+        "tiled variant fully masked rows");
+  if (!finite_all(q.data(), lq) || !finite_all(k.data(), lk) || !finite_all(v.data(), lv)) return;
+  for (const auto* a : {&q, &k, &v})
+    for (float x : *a)
+      if (std::abs(x) > 100) return;  // ordinary magnitudes only: rounding stays small
+  for (std::size_t row = 0; row < s.heads * s.tq; ++row) {
+    const float* w = r.weights.data() + row * s.tk;
+    double mass = 0;
+    for (std::size_t j = 0; j < s.tk; ++j) mass += std::abs(w[j]);
+    for (std::size_t c = 0; c < s.dv; ++c) {
+      const float a = r.output.data()[row * s.dv + c], b = t.output.data()[row * s.dv + c];
+      if (std::isfinite(a) && std::isfinite(b)) {
+        CHECK(std::abs(a - b) <= 1e-3 * (1 + 100 * mass), "tiled vs naive variant at row " +
+                                                              std::to_string(row) + ": " + num(a) +
+                                                              " vs " + num(b));
+      }
+    }
+  }
+}
+
 // Largest buffer the harness allocates; any longer claimed length must be refused by the cap.
 constexpr std::size_t kMaxAlloc = std::size_t{1} << 17;
 constexpr std::size_t kHuge = std::numeric_limits<std::size_t>::max();  // a saturated count
@@ -550,6 +695,7 @@ void fuzz_attention(FuzzedDataProvider& p) {
   CHECK(naive_bytes <= o.memory_cap);
   if (o.return_scores) CHECK(r.scores.size() == r.weights.size());
   check_attention(q, k, v, o, r, tst.ok() ? &tr : nullptr);
+  const bool exact_lens = lq == nq && lk == nk && lv == nv;
 
   // The float64 path on the same (widened) inputs must also obey the row invariants' basics.
   if (p.ConsumeBool()) {
@@ -564,6 +710,7 @@ void fuzz_attention(FuzzedDataProvider& p) {
       CHECK(sd.code == attn::StatusCode::kResourceExhausted, sd.message);
     }
   }
+  if (exact_lens) fuzz_variants(p, q, k, v, o);
 }
 
 void fuzz_multihead(FuzzedDataProvider& p) {

@@ -328,3 +328,108 @@ test('soak: a request over the memory cap is refused and the next call is exact'
   assert.equal(bits(after.output), bits(before.output));
   assert.equal(bits(after.weights), bits(before.weights));
 });
+
+// The attention variants: random valid option sets (some combinations are refused with a named
+// field, e.g. RoPE with an odd d_k or an unsupported tiled combination) and hostile values of
+// every new field, through one instance; a fixed reference call keeps its bits throughout.
+const VARIANT_CALLS = Math.max(200, Math.floor(CALLS / 5));
+function randomVariantOpts(r) {
+  const o = randomAttentionOpts(r);
+  o.normalizer = r.pick(['softmax', 'softmax1', 'sigmoid', 'relu', 'linear']);
+  o.position = r.pick(['none', 'rope', 'alibi']);
+  o.qkNorm = r.bool();
+  o.maxShift = r.bool(0.8);
+  o.maskMode = r.pick(['before', 'before', 'after']);
+  o.precision = r.pick(['float32', 'float32', 'float64', 'float16']);
+  // Mostly combinations the kernels support; the rest must be refused naming the field.
+  if (o.precision === 'float16' && r.bool(0.8)) Object.assign(o, { normalizer: 'softmax', position: 'none', qkNorm: false, kernel: 'naive' });
+  if (o.kernel === 'tiled' && r.bool(0.8)) Object.assign(o, { maskMode: 'before', maxShift: true, precision: 'float32' });
+  if (o.normalizer === 'linear' && o.position === 'alibi' && r.bool(0.8)) o.position = 'rope';
+  if (o.position === 'rope' && o.dk % 2 === 1 && r.bool(0.8)) o.dk += 1;
+  if (r.bool(0.3)) o.ropeBase = r.pick([100, 10000, 1e6]);
+  if (r.bool(0.3)) o.sigmoidBias = r.pick([null, -2, 0, 3]);
+  return o;
+}
+const VARIANT_FIELDS = ['qkNorm', 'position', 'ropeBase', 'normalizer', 'sigmoidBias', 'maxShift', 'maskMode', 'precision'];
+function checkVariant(o, res, where) {
+  const rows = o.heads * o.tq;
+  assert.equal(res.rowSums.length, rows, where);
+  const Ctor = o.precision === 'float64' ? Float64Array : Float32Array;
+  assert.ok(res.output instanceof Ctor && res.rowSums instanceof Ctor, where);
+  let fully = 0, nanRows = 0;
+  for (let row = 0; row < rows; row++) {
+    const i = row % o.tq;
+    let n = 0;
+    for (let j = 0; j < o.tk; j++) n += allowed(o, i, j);
+    fully += n === 0;
+    const y = res.output.subarray(row * o.dv, (row + 1) * o.dv);
+    const w = res.weights ? res.weights.subarray(row * o.tk, (row + 1) * o.tk) : null;
+    nanRows += y.some(Number.isNaN) || (w !== null && w.some(Number.isNaN));
+    if (!w) continue;
+    // Softmax 'before' keeps the original kernels' rules: the fill policy's fully masked row,
+    // and a NaN row NaN throughout (forbidden cells included).
+    const policyRow = o.normalizer === 'softmax' && o.maskMode === 'before' && (n === 0 || w.some(Number.isNaN));
+    if (o.precision !== 'float16' && !policyRow) {
+      for (let j = 0; j < o.tk; j++) if (!allowed(o, i, j)) assert.equal(w[j], 0, `${where}: forbidden weight row ${row} key ${j}`);
+    }
+    if (n === 0 && !policyRow && o.normalizer !== 'softmax') assert.ok(y.every((x) => x === 0), `${where}: fully masked row ${row}`);
+    let sum = 0, mag = 0;
+    for (const x of w) sum += x, mag += Math.abs(x);
+    if (Number.isFinite(sum) && Number.isFinite(res.rowSums[row])) {
+      assert.ok(Math.abs(sum - res.rowSums[row]) <= 1e-4 * (1 + mag), `${where}: rowSums row ${row}`);
+    }
+  }
+  assert.equal(res.fullyMaskedRows, o.kernel === 'tiled' && o.normalizer === 'linear' ? res.fullyMaskedRows : fully, where);
+  if (res.weights) assert.equal(res.nanRows, nanRows, where);
+}
+
+test('soak: random attention variants and hostile variant options keep the module correct', async (t) => {
+  const { default: createAttnCore } = await import(path.join(DIR, 'attn_core.mjs'));
+  const core = await createAttnCore({ wasmBinary: fs.readFileSync(path.join(DIR, 'attn_core.wasm')) });
+  const r = rng(18);
+  const refIn = [values(r, 2 * 6 * 4, false), values(r, 6 * 4, false), values(r, 6 * 3, false)];
+  const refOpts = { heads: 2, kvHeads: 1, tq: 6, tk: 6, dk: 4, dv: 3, causal: true, normalizer: 'softmax1', position: 'rope', qkNorm: true };
+  const ref = core.attention(...refIn, refOpts);
+  const counts = { ok: 0, refused: 0, hostile: 0 };
+  const HOSTILE = [NaN, -1, 0, 1.5, Infinity, '4', '', true, {}, [], 'SOFTMAX', 'float8', 'rope ', 4n, Symbol('x')];
+  for (let n = 0; n < VARIANT_CALLS; n++) {
+    const o = randomVariantOpts(r);
+    const where = `variant call #${n} ${JSON.stringify({ ...o, keyPadding: o.keyPadding && Array.from(o.keyPadding).join(''), mask: o.mask && 'custom' })}`;
+    const q = values(r, o.heads * o.tq * o.dk), k = values(r, o.kvHeads * o.tk * o.dk), v = values(r, o.kvHeads * o.tk * o.dv);
+    if (r.bool(0.25)) { // a hostile value of one new field
+      const key = r.pick(VARIANT_FIELDS);
+      const bad = r.pick(HOSTILE);
+      let res = null;
+      try {
+        res = core.attention(q, k, v, { ...o, [key]: bad });
+      } catch (e) {
+        assert.equal(e.name, 'AttnError', `${where}: ${e}`);
+        assert.ok(e.field && e.message.includes(e.field), `${where}: ${e.field} / ${e.message}`);
+        counts.hostile++;
+        continue;
+      }
+      // Accepted: the value must be a valid one (e.g. sigmoidBias 0, ropeBase 1.5).
+      const valid = (key === 'sigmoidBias' && Number.isFinite(bad)) || (key === 'ropeBase' && Number.isFinite(bad) && bad > 0) ||
+        ((key === 'qkNorm' || key === 'maxShift') && typeof bad === 'boolean');
+      assert.ok(valid, `${where}: ${key}=${String(bad)} accepted`);
+      checkVariant({ ...o, [key]: bad }, res, where);
+      continue;
+    }
+    let res;
+    try {
+      res = core.attention(q, k, v, o);
+    } catch (e) {
+      assert.equal(e.name, 'AttnError', `${where}: ${e}`);
+      assert.ok(['position', 'kernel', 'maxShift', 'precision', 'dropout'].includes(e.field), `${where}: refused with ${e.field}: ${e.message}`);
+      counts.refused++;
+      continue;
+    }
+    checkVariant(o, res, where);
+    counts.ok++;
+  }
+  const after = core.attention(...refIn, refOpts);
+  assert.equal(bits(after.output), bits(ref.output));
+  assert.equal(bits(after.rowSums), bits(ref.rowSums));
+  t.diagnostic(`variant calls ${VARIANT_CALLS}: ${JSON.stringify(counts)}`);
+  assert.ok(counts.ok > VARIANT_CALLS / 3 && counts.refused > 0 && counts.hostile > 0, JSON.stringify(counts));
+});

@@ -15,6 +15,7 @@
 
 #include "attn/mask.hpp"
 #include "attn/status.hpp"
+#include "attn/variants.hpp"
 
 namespace attn {
 
@@ -43,6 +44,8 @@ struct AttentionOptions {
   double dropout = 0.0;
   std::uint64_t dropout_seed = 0;
   std::size_t memory_cap = kDefaultMemoryCap;
+  // The attention variants (attn/variants.hpp); the defaults run the original kernels.
+  Variant variant;
 };
 
 // Per-call diagnostics, shared by both kernels.
@@ -54,26 +57,31 @@ struct Diagnostics {
 
 template <class T>
 struct AttentionResult {
-  xt::xtensor<T, 3> output;   // (H, T_q, d_v)
-  xt::xtensor<T, 3> weights;  // (H, T_q, T_k); empty for the tiled kernel
-  xt::xtensor<T, 3> scores;   // (H, T_q, T_k) scaled, unmasked; only if return_scores
-  xt::xtensor<T, 2> entropy;  // (H, T_q) nats; 0 for an all-zero row, NaN for a NaN row
-  xt::xtensor<T, 2> lse;      // (H, T_q) log-sum-exp of the masked scaled scores
+  xt::xtensor<T, 3> output;    // (H, T_q, d_v)
+  xt::xtensor<T, 3> weights;   // (H, T_q, T_k); empty for the tiled kernel
+  xt::xtensor<T, 3> scores;    // (H, T_q, T_k) scaled, unmasked; only if return_scores
+  xt::xtensor<T, 2> entropy;   // (H, T_q) nats; 0 for an all-zero row, NaN for a NaN row
+  xt::xtensor<T, 2> lse;       // (H, T_q) log-sum-exp of the masked scaled scores; softmax1
+                               // counts its e^0 sink term; NaN for sigmoid, relu and linear
+  xt::xtensor<T, 2> row_sums;  // (H, T_q) sum_j of the returned weights (the tiled kernels
+                               // accumulate it as they go)
   Diagnostics diag;
 };
 
 // The scale actually used: opts.scale or 1/sqrt(d_k).
 double effective_scale(const AttentionOptions& opts);
 
-// Checks every field (shapes, divisibility, scale, mask sizes, memory) without
-// allocating; the masks' sizes are the ones opts.mask carries. `materialise_weights` is
-// true for the naive kernel; `elem_size` is sizeof the element type (float32 by default).
+// Checks every field (shapes, divisibility, scale, mask sizes, the variant's options and
+// which kernel supports them, memory) without allocating; the masks' sizes are the ones opts.mask
+// carries. `materialise_weights` is true for the naive kernel; `elem_size` is sizeof the element
+// type (float32 by default).
 Status validate(const AttentionOptions& opts, std::size_t q_len, std::size_t k_len,
                 std::size_t v_len, bool materialise_weights, std::size_t elem_size = sizeof(float));
 
-// Bytes a call will allocate (outputs plus working memory), for the memory cap.
+// Bytes a call will allocate (outputs plus working memory), for the memory cap. `variant`
+// adds the variant kernels' working copies of q and k (and v under float16).
 std::size_t estimate_bytes(const Shape& s, std::size_t elem_size, bool materialise_weights,
-                           bool return_scores);
+                           bool return_scores, const Variant& variant = Variant{});
 
 // q: (H, T_q, d_k), k: (H_kv, T_k, d_k), v: (H_kv, T_k, d_v), all row-major.
 // The lengths are the element counts of the buffers (checked against the shape).

@@ -29,6 +29,7 @@ struct MhaOptions {
   bool tiled = false;          // use the tiled kernel (no weights returned)
   bool return_scores = false;  // naive only: keep the scaled, unmasked scores
   std::size_t memory_cap = kDefaultMemoryCap;
+  Variant variant;  // passed through to the attention call (attn/variants.hpp)
 };
 
 template <class T>
