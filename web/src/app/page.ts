@@ -1,7 +1,8 @@
 // The page: owns the state, keeps it in the URL hash, asks the Worker to compute, renders the
 // current view, and wires sharing, embedding and export. Text from the URL only ever reaches the
 // page through textContent. start() is called once, by app/main.ts.
-import { computeKey, decodeHash, encodeState, hashOf, linkFields, normalizeState, statesEqual, withPatch, type Patch, type State } from './state';
+import { computeKey, decodeHash, defaultState, encodeState, hashOf, linkFields, normalizeState, statesEqual, withLinkFields, withPatch, type Patch, type State } from './state';
+import { createPathBar, stepFields } from '../lesson/path-bar';
 import { FILL_LABEL } from '../attention/state';
 import { ComputeClient, type ComputeOutcome } from '../attention/worker-client';
 import { CHECK_AUTO_WORK, Computer, checkWork, computeFlops, coreRefusal } from '../attention/compute';
@@ -108,7 +109,9 @@ export function start(): void {
     setState({}, 'control');
     renderView();
   });
-  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, errorBanner, nanBanner, trainedBanner, viewHost, checkPanel.root);
+  // The guided path (the Lesson feature's "Start here"): a step is a whole state, over the default.
+  const pathBar = createPathBar((n) => setState(n === 0 ? { lesson: { step: 0 } } : normalizeState(withLinkFields(defaultState(), stepFields(n))).state, 'control'));
+  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, pathBar.root, errorBanner, nanBanner, trainedBanner, viewHost, checkPanel.root);
 
   const gallery = presetGallery();
   const footer = pageFooter();
@@ -189,6 +192,7 @@ export function start(): void {
   }
 
   function renderView(): void {
+    pathBar.update(state.lesson.step);
     // Trained weights are shown in the Heads view only; leaving it drops them (ephemeral).
     if (state.page.view !== 'heads') setTrainedAttention(null);
     for (const b of tabButtons) {
