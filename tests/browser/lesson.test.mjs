@@ -117,3 +117,43 @@ test('375 px: no sideways scroll', async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('guided path: Start here, then ← / → by keyboard through states; lstep in the link; slides in ?embed=1', async () => {
+  const { page, context, errors } = await open('#v=1&view=lesson');
+  await page.getByRole('button', { name: /Start here/ }).focus();
+  await page.keyboard.press('Enter');
+  await waitReady(page);
+  assert.match(page.url(), /lstep=1/);
+  assert.equal(await page.getByTestId('path-bar').isVisible(), true);
+  assert.match(await page.locator('.path-count').textContent(), /^Step 1 of \d+$/);
+  await page.evaluate(() => document.activeElement?.blur?.());
+  await page.keyboard.press('ArrowRight');
+  await waitReady(page);
+  assert.match(page.url(), /lstep=2/);
+  assert.match(page.url(), /view=mask/);
+  await page.keyboard.press('ArrowRight');
+  await waitReady(page);
+  assert.match(page.url(), /lstep=3/);
+  // Step 3 is the fully masked row: the first key is padding and the −∞ fill gives a NaN row.
+  assert.match(page.url(), /pad=0/);
+  await page.keyboard.press('ArrowLeft');
+  await waitReady(page);
+  assert.match(page.url(), /lstep=2/);
+  await shot(page, 'path');
+  await page.getByRole('button', { name: 'close the guided path' }).click();
+  await waitReady(page);
+  assert.equal(await page.getByTestId('path-bar').isHidden(), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+
+  const e = await open('?embed=1#v=1&view=lesson&lexp=shift&llogit=100&lstep=7', { width: 800, height: 600 });
+  assert.match(await e.page.locator('.path-count').textContent(), /^Step 7 of /);
+  await e.page.getByRole('button', { name: 'next step' }).click();
+  await waitReady(e.page);
+  await drawn(e.page);
+  assert.match(e.page.url(), /lstep=8/);
+  assert.match(e.page.url(), /lexp=after/);
+  await shot(e.page, 'embed-slide');
+  assert.deepEqual(e.errors, []);
+  await e.context.close();
+});

@@ -26,6 +26,8 @@ interface PageLabContext extends LabContext<State, Patch> {
   client: ComputeClient<State>;
   /** The link of the default state with a patch laid over it (app/state.ts). */
   hashOf(patch: Patch): string;
+  /** Open the guided path (the Lesson feature's steps) at step 1. */
+  startPath(): void;
 }
 /** What the page gives an attention view. */
 interface PageResultContext extends PageLabContext {
@@ -110,7 +112,8 @@ export function start(): void {
     renderView();
   });
   // The guided path (the Lesson feature's "Start here"): a step is a whole state, over the default.
-  const pathBar = createPathBar((n) => setState(n === 0 ? { lesson: { step: 0 } } : normalizeState(withLinkFields(defaultState(), stepFields(n))).state, 'control'));
+  const goStep = (n: number) => setState(n === 0 ? { lesson: { step: 0 } } : normalizeState(withLinkFields(defaultState(), stepFields(n))).state, 'control');
+  const pathBar = createPathBar(goStep);
   const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, pathBar.root, errorBanner, nanBanner, trainedBanner, viewHost, checkPanel.root);
 
   const gallery = presetGallery();
@@ -262,7 +265,7 @@ export function start(): void {
   }
 
   function labContext(s: State): PageLabContext {
-    return { state: s, announce: (t) => (live.textContent = t), client, width: Math.max(280, viewHost.clientWidth || 320), update: (p) => setState(p, 'control'), hashOf };
+    return { state: s, announce: (t) => (live.textContent = t), client, width: Math.max(280, viewHost.clientWidth || 320), update: (p) => setState(p, 'control'), hashOf, startPath: () => goStep(1) };
   }
 
   /** One layer of the trained model's weights as an attention result (weights only, causal). */

@@ -23,6 +23,8 @@ export interface LessonSlice {
 }
 export type LessonPatch = { lesson?: Partial<LessonState>; model?: { scale?: RunModel['scale'] } };
 export interface LessonContext extends LabContext<LessonSlice, LessonPatch> {
+  /** Open the guided path at its first step (the page turns a step into its whole state). */
+  startPath(): void;
   hashOf(patch: { page?: { view: 'lesson' }; lesson?: Partial<LessonState> }): string;
 }
 
@@ -61,7 +63,7 @@ class LessonView implements View<LessonContext> {
       return f;
     };
     const start = el('button', { type: 'button', class: 'start-here', text: 'Start here: the guided path' });
-    start.addEventListener('click', () => this.ctx?.update({ lesson: { step: 1 } }));
+    start.addEventListener('click', () => this.ctx?.startPath());
     this.root = el('div', { class: 'view-lesson' },
       el('p', { class: 'muted', text: 'The attention computation line by line. Each line carries its control; change one and the right-hand pictures recompute with it, beside the standard computation (same head, same tokens).' }),
       start,

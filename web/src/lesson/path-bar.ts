@@ -25,11 +25,11 @@ export function createPathBar(go: (step: number) => void): PathBar {
   const root = el('section', { class: 'path-bar', 'aria-label': 'Guided path: both lessons in order', 'data-testid': 'path-bar' },
     el('div', { class: 'path-head' }, prev, count, next, title, close), text);
   root.hidden = true;
-  // ← / → anywhere but in a field, a slider or a heatmap (which use the arrow keys themselves).
+  // ← / → anywhere but in a field, a slider, the tabs or a heatmap (which use the arrow keys).
   document.addEventListener('keydown', (e) => {
     if (step === 0 || e.altKey || e.ctrlKey || e.metaKey) return;
     const t = e.target as HTMLElement | null;
-    if (t && t !== document.body && !root.contains(t)) return;
+    if (t && t.closest?.('input, select, textarea, [contenteditable], [role="tab"], .hm-frame')) return;
     if (e.key === 'ArrowRight' && step < STEPS.length) go(step + 1);
     else if (e.key === 'ArrowLeft' && step > 1) go(step - 1);
     else return;
