@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { watch, waitReady, servedBrowser, ROOT, SHOTS } from './helpers.mjs';
+import { watch, waitReady, servedBrowser, exportJson, ROOT, SHOTS } from './helpers.mjs';
 
 const env = servedBrowser();
 const oracle = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/lesson.json'), 'utf8'));
@@ -17,7 +17,7 @@ async function open(hash, viewport = { width: 1366, height: 900 }) {
   const w = watch(page);
   await page.goto(env.server.url + '/' + hash);
   await waitReady(page);
-  await drawn(page);
+  if (hash.includes('view=lesson')) await drawn(page);
   return { page, context, ...w };
 }
 async function drawn(page) {
@@ -156,4 +156,35 @@ test('guided path: Start here, then ← / → by keyboard through states; lstep 
   await shot(e.page, 'embed-slide');
   assert.deepEqual(e.errors, []);
   await e.context.close();
+});
+
+test('Export JSON: each head’s q, k, v; the weights recomputed from them as a student would in NumPy', async () => {
+  const { page, context, errors } = await open('#v=1&src=random&heads=4&kv=2&dm=16&dk=4&seed=7&view=heads');
+  const j = await exportJson(page);
+  assert.equal(j.heads.length, 4);
+  const T = j.tokens.length, dk = j.shape.dk;
+  for (const h of j.heads) {
+    assert.equal(h.q.length, T);
+    assert.equal(h.q[0].length, dk);
+    assert.equal(h.v[0].length, j.shape.dv);
+    // softmax(q·kᵀ/√d_k) under the causal mask, row by row, in float64.
+    for (let i = 0; i < T; i++) {
+      const s = h.k.slice(0, i + 1).map((kr) => kr.reduce((a, x, c) => a + x * h.q[i][c], 0) / Math.sqrt(dk));
+      const m = Math.max(...s);
+      const e = s.map((x) => Math.exp(x - m));
+      const z = e.reduce((a, b) => a + b, 0);
+      for (let jj = 0; jj <= i; jj++) near(h.weights[i][jj], e[jj] / z, 2e-6, `head ${h.head} row ${i} key ${jj}`);
+    }
+  }
+  // GQA: heads 1–2 share K/V head 1, heads 3–4 K/V head 2.
+  assert.deepEqual(j.heads[0].k, j.heads[1].k);
+  assert.notDeepEqual(j.heads[1].k, j.heads[2].k);
+  // NaN weights export as null (the all-padding preset, −∞ fill).
+  await page.goto(env.server.url + '/#v=1&src=random&tokens=pad+pad+pad+pad&heads=1&kv=1&dm=8&dk=4&causal=0&pad=0,1,2,3');
+  await waitReady(page);
+  const n = await exportJson(page);
+  assert.equal(n.heads[0].weights[0][0], null);
+  assert.equal(n.heads[0].q.length, 4);
+  assert.deepEqual(errors, []);
+  await context.close();
 });

@@ -5,8 +5,8 @@ import { computeKey, decodeHash, defaultState, encodeState, hashOf, linkFields, 
 import { createPathBar, stepFields } from '../lesson/path-bar';
 import { FILL_LABEL } from '../attention/state';
 import { ComputeClient, type ComputeOutcome } from '../attention/worker-client';
-import { CHECK_AUTO_WORK, Computer, checkWork, computeFlops, coreRefusal } from '../attention/compute';
-import { loadCore } from '../wasm/load-core';
+import { CHECK_AUTO_WORK, Computer, checkWork, computeFlops, coreRefusal, projections } from '../attention/compute';
+import { loadCore, type AttnCore } from '../wasm/load-core';
 import { preferenceFromSearch } from '../wasm/core-build';
 import type { AttentionResult } from '../attention/protocol';
 import { createControls } from '../attention/controls';
@@ -17,7 +17,7 @@ import { el, clear, fmt } from '../ui/dom';
 import { parseEmbed, startResizeMessages, type Section } from '../embed/embed';
 import { openEmbedDialog } from '../embed/dialog';
 import { pageHeader, presetGallery, pageFooter } from './layout';
-import { exportJson, exportWeightsCsv, exportOutputCsv } from '../attention/export';
+import { exportJson, exportWeightsCsv, exportOutputCsv, type Projections } from '../attention/export';
 import { download, heatmapPng } from '../shared/export';
 import { getTrainedAttention, setTrainedAttention, type TrainedAttention } from '../shared/trained-model';
 
@@ -85,7 +85,7 @@ export function start(): void {
   const pngSelect = el('select', { 'aria-label': 'Heatmap to save as PNG' });
   const exportBar = el('div', { class: 'export', 'data-section': 'export' },
     el('span', { class: 'export-title', text: 'Export' }),
-    btn('JSON', 'export-json', () => shown && download('attention.json', exportJson(shown.result, linkFields(shown.state)), 'application/json')),
+    btn('JSON', 'export-json', () => void saveJson()),
     btn('CSV weights', 'export-csv-weights', () => shown && download('attention-weights.csv', exportWeightsCsv(shown.result), 'text/csv')),
     btn('CSV output', 'export-csv-output', () => shown && download('attention-output.csv', exportOutputCsv(shown.result), 'text/csv')),
     el('span', { class: 'png-group' }, pngSelect, btn('PNG', 'export-png', () => void savePng())));
@@ -303,6 +303,22 @@ export function start(): void {
     if (!item || !d) return;
     const blob = await heatmapPng(item.heatmap.dataCanvas, d, `Attention Playground — ${item.name}`);
     if (blob) download(`${item.name}.png`, blob);
+  }
+
+  // The JSON export with each head's q, k, v: projected on a core of the page's own (loaded on the
+  // first export), not carried with every result.
+  let exportCore: Promise<AttnCore> | null = null;
+  async function saveJson(): Promise<void> {
+    const o = shown;
+    if (!o) return;
+    let proj: Projections | null = null;
+    if (!o.result.source) {
+      try {
+        exportCore ??= loadCore(preferenceFromSearch(location.search));
+        proj = projections(await exportCore, o.state);
+      } catch { /* the export goes without q, k, v */ }
+    }
+    download('attention.json', exportJson(o.result, linkFields(o.state), proj), 'application/json');
   }
 
   // ---------- state ----------

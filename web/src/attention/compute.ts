@@ -160,6 +160,20 @@ export class Computer {
   }
 }
 
+/** The projections Q, K, V of a state's example as X·W gives them (before qk-norm and RoPE), split
+ *  per head: (H, T, d_k), (H_kv, T, d_k), (H_kv, T, d_v). For the JSON export, computed when it is
+ *  asked for (not carried with every result: at T = 256 they are megabytes per change). */
+export function projections(core: AttnCore, s: State): { q: Float32Array; k: Float32Array; v: Float32Array; dk: number; dv: number; kvHeads: number } {
+  const ex = exampleOf(core, s);
+  const m = s.model;
+  const variant = variantOptions(s.lesson);
+  const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
+    t: ex.t, dModel: ex.dModel, heads: ex.heads, kvHeads: ex.kvHeads, dk: ex.dk, dv: ex.dv,
+    ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: m.fill, kernel: 'naive', ...variant,
+  });
+  return { q: f32(r.q), k: f32(r.k), v: f32(r.v), dk: r.dk, dv: r.dv, kvHeads: r.kvHeads };
+}
+
 /** A result's large arrays (what the Worker transfers, and what the page gives back). */
 export function resultArrays(r: AttentionResult): Float32Array[] {
   return [r.weights, r.scores, r.headOutputs, r.merged, r.output, r.entropy].filter((a): a is Float32Array => a !== null);
