@@ -34,7 +34,7 @@ function normLine(v: VariantState): string {
   switch (v.normalizer) {
     case 'softmax': return 'W = exp(S) / exp(S).sum(-1, keepdims=True)';
     case 'softmax1': return 'W = exp(S) / (exp(-m) + exp(S).sum(-1, keepdims=True))';
-    case 'sigmoid': return `W = 1 / (1 + exp(-(S + ${v.sigmoidBias === 'auto' ? '-log(T)' : String(v.sigmoidBias)})))`;
+    case 'sigmoid': return `W = 1 / (1 + exp(-(S ${v.sigmoidBias === 'auto' ? '- log(T)' : v.sigmoidBias < 0 ? `- ${-v.sigmoidBias}` : `+ ${v.sigmoidBias}`})))`;
     case 'relu': return 'W = maximum(S, 0) / T';
     case 'linear': return 'W = S / (S.sum(-1, keepdims=True) + 1e-6)';
   }
@@ -53,7 +53,7 @@ export function codeLines(c: LineContext, standard: LineContext): CodeLine[] {
     { id: 'scores', code: linear ? 'S = phi(Q) @ phi(K).T  # phi = elu + 1, no scale' : `S = (Q @ K.T) ${scaleText}`, label: 'scores and scale', control: 'scale', picture: 'scores', inactive: false, changed: false },
     { id: 'alibi', code: v.position === 'alibi' ? 'S = S - m_h * abs(i - j)' : '# no ALiBi bias', label: 'ALiBi distance penalty', control: null, picture: 'scores', inactive: v.position !== 'alibi', changed: false },
     { id: 'mask', code: v.maskMode === 'before' ? `S = where(allowed, S, ${softmaxLike ? FILL_CODE[c.fill] : '(weight 0)'})` : '# mask: applied after the normalizer', label: 'the mask', control: 'maskMode', picture: 'scores', inactive: false, changed: false },
-    { id: 'shift', code: !softmaxLike ? '# no max shift (nothing to overflow)' : v.maxShift ? (v.normalizer === 'softmax1' ? 'm = maximum(S.max(-1, keepdims=True), 0); S = S - m' : 'S = S - S.max(-1, keepdims=True)') : '# max shift off: exp(S) as it is', label: 'the max shift', control: 'maxShift', picture: 'weights', inactive: !softmaxLike || !v.maxShift, changed: false },
+    { id: 'shift', code: !softmaxLike ? '# no max shift (nothing to overflow)' : v.maxShift ? (v.normalizer === 'softmax1' ? 'm = maximum(S.max(-1, keepdims=True), 0); S = S - m' : 'S = S - S.max(-1, keepdims=True)') : '# max shift off: exp(S) as it is', label: 'the max shift', control: softmaxLike ? 'maxShift' : null, picture: 'weights', inactive: !softmaxLike || !v.maxShift, changed: false },
     { id: 'norm', code: normLine(v), label: 'the normalizer', control: 'normalizer', picture: 'weights', inactive: false, changed: false },
     { id: 'after', code: 'W = where(allowed, W, 0)', label: 'mask after the normalizer', control: null, picture: 'weights', inactive: false, changed: false },
     { id: 'out', code: 'O = W @ V', label: 'weighted sum of the values', control: null, picture: 'output', inactive: false, changed: false },
