@@ -127,7 +127,7 @@ export function shuffleCard(core: AttnCore, m: RunModel, seed = 7): CardResult {
   return {
     id: 'shuffle', title: 'Shuffle the keys and values', line: 'O = W @ V',
     text: [
-      `K and V rows permuted together (seed ${seed}), no mask: max |Δ output| = ${f(none)}. The weights' columns move with the keys and the weighted sum is the same sum in another order: attention has no notion of order by itself.`,
+      `K and V rows permuted together (seed ${seed}), no mask: max |Δ output| = ${f(none)}${none === 0 ? '' : ' (float32 rounding: the same sum in another order)'}. The weights' columns move with the keys and the weighted sum is the same sum in another order: attention has no notion of order by itself.`,
       `With RoPE max |Δ| = ${f(rope)}, with ALiBi ${f(alibi)}: both make a score depend on where a key sits, so moving a key changes its score. A causal mask that is not permuted with the keys lets each query see a different set of them: ${f(causal)}.`,
     ],
     figures: { seed, maxDeltaNone: none, maxDeltaRope: rope, maxDeltaAlibi: alibi, maxDeltaCausal: causal },
@@ -227,13 +227,13 @@ export function sqrtCard(core: AttnCore, seed = 3): CardResult {
 
 // ---------- one card per variant ----------
 const VARIANT_CARDS = {
-  softmax1: { title: 'softmax1 (off by one)', line: 'W = softmax(S)', what: 'adds a virtual key of score 0 and value 0, so a row can put weight on “nothing”', costs: 'one more term per row; same T² work', opts: { normalizer: 'softmax1' } },
-  sigmoid: { title: 'Sigmoid attention', line: 'W = softmax(S)', what: 'weights each key on its own (σ(s − ln T)), with no normalization across the row', costs: 'no row maximum or sum to wait for; same T² work', opts: { normalizer: 'sigmoid' } },
-  relu: { title: 'ReLU attention', line: 'W = softmax(S)', what: 'max(s, 0)/T: negative scores get weight 0 exactly, rows are not normalized', costs: 'no exp at all; same T² work', opts: { normalizer: 'relu' } },
-  linear: { title: 'Linear attention', line: 'S = (Q @ K.T) * scale and W = softmax(S)', what: 'φ(q)·φ(k) with φ = elu + 1 replaces exp(q·k); the row is normalized by its sum', costs: 'the causal prefix-sum form never builds T × T: memory and work linear in T', opts: { normalizer: 'linear' } },
-  rope: { title: 'RoPE', line: 'Q, K = rope(Q), rope(K)', what: 'rotates pairs of coordinates of q and k by their positions, so q·k depends on i − j', costs: 'one rotation per q and k row: T·d_k, no T² term', opts: { position: 'rope' } },
-  alibi: { title: 'ALiBi', line: 'S = S − m_h·|i − j|', what: 'subtracts a per-head slope times the distance from each score', costs: 'one add per score: T² adds, no parameters', opts: { position: 'alibi' } },
-  qknorm: { title: 'QK-norm (scale 10)', line: 'Q, K = Q/‖Q‖, K/‖K‖', what: 'scores become cosines in [−1, 1]; with 1/√d_k the rows turn almost uniform, so it needs a larger scale such as 10', costs: 'one norm per q and k row: T·d_k', opts: { qkNorm: true } },
+  softmax1: { title: 'softmax1 (off by one)', line: 'W = softmax(S)', verb: 'Replaces', what: 'adds a virtual key of score 0 and value 0, so a row can put weight on “nothing”', costs: 'one more term per row; same T² work', opts: { normalizer: 'softmax1' } },
+  sigmoid: { title: 'Sigmoid attention', line: 'W = softmax(S)', verb: 'Replaces', what: 'weights each key on its own (σ(s − ln T)), with no normalization across the row', costs: 'no row maximum or sum to wait for; same T² work', opts: { normalizer: 'sigmoid' } },
+  relu: { title: 'ReLU attention', line: 'W = softmax(S)', verb: 'Replaces', what: 'divides max(s, 0) by T: negative scores get weight 0 exactly and rows are not normalized', costs: 'no exp at all; same T² work', opts: { normalizer: 'relu' } },
+  linear: { title: 'Linear attention', line: 'S = (Q @ K.T) * scale and W = softmax(S)', verb: 'Replaces', what: 'uses φ(q)·φ(k), φ = elu + 1, in place of exp(q·k) and divides each row by its sum', costs: 'the causal prefix-sum form never builds T × T: memory and work linear in T', opts: { normalizer: 'linear' } },
+  rope: { title: 'RoPE', line: 'Q, K = rope(Q), rope(K)', verb: 'Adds', what: 'rotates pairs of coordinates of q and k by their positions, so q·k depends on i − j', costs: 'one rotation per q and k row: T·d_k, no T² term', opts: { position: 'rope' } },
+  alibi: { title: 'ALiBi', line: 'S = S − m_h·|i − j|', verb: 'Adds', what: 'subtracts a per-head slope times the distance from each score', costs: 'one add per score: T² adds, no parameters', opts: { position: 'alibi' } },
+  qknorm: { title: 'QK-norm (scale 10)', line: 'Q, K = Q/‖Q‖, K/‖K‖', verb: 'Adds', what: 'makes every score a cosine in [−1, 1]: with 1/√d_k the scores stay small and the rows flatten (the mean entropy rises, below), so it needs a larger scale such as 10', costs: 'one norm per q and k row: T·d_k', opts: { qkNorm: true } },
 } as const;
 export type VariantCardId = keyof typeof VARIANT_CARDS;
 export const VARIANT_CARD_IDS = Object.keys(VARIANT_CARDS) as VariantCardId[];
@@ -257,7 +257,7 @@ export function variantCard(core: AttnCore, m: RunModel, id: VariantCardId): Car
   for (const s of chg.rowSums!) if (!Number.isNaN(s)) sumErr = Math.max(sumErr, Math.abs(s - 1));
   const figures: Record<string, number> = { maxDeltaWeights: d, maxRowSumError: sumErr, entropyStandard: meanEntropy(std.entropy), entropyChanged: meanEntropy(chg.entropy) };
   const text = [
-    `Replaces the line ${c.line}: it ${c.what}. Cost: ${c.costs}.`,
+    `${c.verb} the line ${c.line}: it ${c.what}. Cost: ${c.costs}.`,
     `On this example: max |Δw| against softmax ${f(d)}, max |Σ − 1| ${f(sumErr)}, mean row entropy ${f(figures.entropyStandard)} → ${f(figures.entropyChanged)} nats.`,
   ];
   if (id === 'qknorm') {

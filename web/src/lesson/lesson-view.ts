@@ -38,7 +38,7 @@ class LessonView implements View<LessonContext> {
   private loading = false;
   private lines = el('ol', { class: 'code-lines', 'aria-label': 'The computation, one line per step' });
   private status = el('p', { class: 'muted', 'aria-live': 'polite', text: 'Loading the core…' });
-  private maps: Record<'std' | 'chg' | 'diff' | 'outStd' | 'outChg', Heatmap>;
+  private maps: Record<'std' | 'chg' | 'diff' | 'scores' | 'outStd' | 'outChg', Heatmap>;
   private figs: Record<string, HTMLElement> = {};
   private badgeBox = el('div', { class: 'lesson-badges' });
   private readout = el('p', { class: 'readout', 'aria-live': 'polite', text: 'Point at or focus a cell to read it.' });
@@ -47,6 +47,7 @@ class LessonView implements View<LessonContext> {
   private lastKey = '';
   private prevVariant: LessonState | null = null;
   private justChanged: LineId | null = null;
+  private prevScale: RunModel['scale'] | null = null;
   private tokens: string[] = [];
 
   constructor() {
@@ -56,7 +57,7 @@ class LessonView implements View<LessonContext> {
       describe: (i, j, v) => `${label}: ${cols === 'keys' ? `query ${tokenRef(this.tokens, i)} → key ${tokenRef(this.tokens, j)}` : `token ${tokenRef(this.tokens, i)}, dim ${j}`}: ${fmt(v)}`,
       onCell: (t) => (this.readout.textContent = t),
     });
-    this.maps = { std: mk('Standard weights', 'keys'), chg: mk('Changed weights', 'keys'), diff: mk('Changed − standard', 'keys'), outStd: mk('Standard output', 'dims'), outChg: mk('Changed output', 'dims') };
+    this.maps = { std: mk('Standard weights', 'keys'), chg: mk('Changed weights', 'keys'), diff: mk('Changed − standard', 'keys'), scores: mk('Changed scores', 'keys'), outStd: mk('Standard output', 'dims'), outChg: mk('Changed output', 'dims') };
     const fig = (key: keyof LessonView['maps'], caption: string, picture: Picture) => {
       const f = el('figure', { class: 'lesson-fig', 'data-picture': picture ?? '', 'data-map': key }, el('figcaption', { text: caption }), this.maps[key].root);
       this.figs[key] = f;
@@ -70,7 +71,7 @@ class LessonView implements View<LessonContext> {
       el('div', { class: 'lesson-top' },
         el('section', { class: 'lesson-code' }, el('h3', { class: 'panel-title', text: 'The computation' }), this.lines, this.status),
         el('section', { class: 'lesson-pics' }, el('h3', { class: 'panel-title', text: 'Standard vs changed' }), this.badgeBox,
-          el('div', { class: 'lesson-figs' }, fig('std', 'Standard: softmax weights', 'weights'), fig('chg', 'Changed: weights', 'weights'), fig('diff', 'Difference (changed − standard)', 'scores'), fig('outStd', 'Standard output W @ V', 'output'), fig('outChg', 'Changed output', 'output')),
+          el('div', { class: 'lesson-figs' }, fig('std', 'Standard: softmax weights', 'weights'), fig('chg', 'Changed: weights', 'weights'), fig('diff', 'Difference (changed − standard)', 'weights'), fig('scores', 'Changed: scores the normalizer receives (unmasked)', 'scores'), fig('outStd', 'Standard output W @ V', 'output'), fig('outChg', 'Changed output', 'output')),
           legend({ lo: 0, hi: 1, title: 'weight', masked: true, nan: true }), this.readout)),
       el('h3', { class: 'panel-title', text: 'Experiments' }), this.cardList, this.cardBox);
   }
@@ -93,8 +94,9 @@ class LessonView implements View<LessonContext> {
       return;
     }
     const l = ctx.state.lesson;
-    if (this.prevVariant) this.justChanged = changedLine(this.prevVariant, l) ?? this.justChanged;
+    if (this.prevVariant) this.justChanged = changedLine(this.prevVariant, l) ?? (this.prevScale !== ctx.state.model.scale ? 'scores' : this.justChanged);
     this.prevVariant = { ...l };
+    this.prevScale = ctx.state.model.scale;
     const key = JSON.stringify([ctx.state.model, ctx.state.page.head, l]);
     if (key === this.lastKey) return;
     this.lastKey = key;
@@ -188,6 +190,10 @@ class LessonView implements View<LessonContext> {
     this.maps.chg.update({ ...w(c.changed.weights), hi: Math.max(1, maxFinite(c.changed.weights)) });
     const d = Math.max(1e-6, c.maxAbsDiff);
     this.maps.diff.update({ rows: T, cols: T, values: c.diff, forbidden, lo: -d, hi: d, rowLabels: labels, colLabels: labels });
+    if (c.changed.scores) {
+      const sm = Math.max(1e-6, maxFinite(c.changed.scores, true));
+      this.maps.scores.update({ rows: T, cols: T, values: toF32(c.changed.scores), forbidden, lo: -sm, hi: sm, rowLabels: labels, colLabels: labels });
+    }
     const dims = Array.from({ length: c.dv }, (_, i) => String(i));
     const om = Math.max(1e-6, maxFinite(c.standard.output, true), maxFinite(c.changed.output, true));
     this.maps.outStd.update({ rows: T, cols: c.dv, values: toF32(c.standard.output), lo: -om, hi: om, rowLabels: labels, colLabels: dims });
