@@ -46,6 +46,7 @@ run "backward oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_bac
 run "NumPy rng tables and fixture are current" /usr/bin/python3 tests/oracle/gen_numpy_rng.py --check
 run "oracle mask fixture is current" /usr/bin/python3 tests/oracle/gen_masks.py --check
 run "variant oracle fixture is current" /usr/bin/python3 tests/oracle/gen_variant_fixtures.py --check
+run "lesson page-figure oracle fixture is current" /usr/bin/python3 tests/oracle/gen_lesson_fixtures.py --check
 run "PyTorch model fixtures are current" /usr/bin/python3 tests/oracle/gen_model_fixtures.py --check
 run "PyTorch score-gradient fixture is current" /usr/bin/python3 tests/oracle/gen_score_grad_fixtures.py --check
 run "notebook helper + NumPy array fixtures (unittest)" /usr/bin/python3 -m unittest discover -s tests/python

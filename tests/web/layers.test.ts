@@ -34,7 +34,7 @@ const { dirname, join, relative, resolve, sep } = (await import(/* @vite-ignore 
 
 const SRC = resolve(decodeURIComponent(new URL('../../web/src', import.meta.url).pathname));
 export const FOUNDATIONS = ['state', 'wasm', 'ui', 'shared', 'measure'] as const;
-export const FEATURES = ['attention', 'timing', 'train', 'decode', 'embed'] as const;
+export const FEATURES = ['attention', 'timing', 'train', 'decode', 'embed', 'lesson'] as const;
 const APP = 'app';
 /** The only folder that may import from outside web/src (the generated wasm modules). */
 const OUTSIDE_ALLOWED = 'wasm';

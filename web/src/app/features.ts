@@ -16,12 +16,15 @@ import { TRAIN } from '../train/state';
 import { trainView } from '../train/train-view';
 import { DECODE } from '../decode/state';
 import { decodeView } from '../decode/decode-view';
+import { LESSON } from '../lesson/state';
+import { lessonView } from '../lesson/lesson-view';
 
 export const FEATURES = [
   { key: 'model', state: MODEL, views: [headsView, maskView, scaleView, outputView] },
   { key: 'timing', state: TIMING, views: [timingView] },
   { key: 'train', state: TRAIN, views: [trainView] },
   { key: 'decode', state: DECODE, views: [decodeView] },
+  { key: 'lesson', state: LESSON, views: [lessonView] },
   // The student's own arrays (shown by the attention views; no tab of their own). Last: its keys
   // are new, so every earlier link reads as before.
   { key: 'arrays', state: ARRAYS, views: [] },

@@ -1,14 +1,15 @@
 // The page: owns the state, keeps it in the URL hash, asks the Worker to compute, renders the
 // current view, and wires sharing, embedding and export. Text from the URL only ever reaches the
 // page through textContent. start() is called once, by app/main.ts.
-import { computeKey, decodeHash, encodeState, hashOf, linkFields, normalizeState, statesEqual, withPatch, type Patch, type State } from './state';
+import { computeKey, decodeHash, defaultState, encodeState, hashOf, linkFields, normalizeState, statesEqual, withLinkFields, withPatch, type Patch, type State } from './state';
+import { createPathBar, stepFields } from '../lesson/path-bar';
 import { FILL_LABEL } from '../attention/state';
 import { ComputeClient, type ComputeOutcome } from '../attention/worker-client';
-import { Computer } from '../attention/compute';
+import { Computer, projections } from '../attention/compute';
 import { createScheduler } from '../attention/scheduler';
 import { createLinkWriter } from './link-writer';
 import { createReadiness, type Status } from './readiness';
-import { loadCore } from '../wasm/load-core';
+import { loadCore, type AttnCore } from '../wasm/load-core';
 import { preferenceFromSearch } from '../wasm/core-build';
 import type { AttentionResult } from '../attention/protocol';
 import { createControls } from '../attention/controls';
@@ -19,7 +20,7 @@ import { el, clear, fmt } from '../ui/dom';
 import { parseEmbed, startResizeMessages, type Section } from '../embed/embed';
 import { openEmbedDialog } from '../embed/dialog';
 import { pageHeader, presetGallery, pageFooter } from './layout';
-import { exportJson, exportWeightsCsv, exportOutputCsv } from '../attention/export';
+import { exportJson, exportWeightsCsv, exportOutputCsv, type Projections } from '../attention/export';
 import { download, heatmapPng } from '../shared/export';
 import { getTrainedAttention, setTrainedAttention, type TrainedAttention } from '../shared/trained-model';
 import { createArraysPanel } from '../attention/arrays-panel';
@@ -33,6 +34,8 @@ interface PageLabContext extends LabContext<State, Patch> {
   client: ComputeClient<State>;
   /** The link of the default state with a patch laid over it (app/state.ts). */
   hashOf(patch: Patch): string;
+  /** Open the guided path (the Lesson feature's steps) at step 1. */
+  startPath(): void;
 }
 /** What the page gives an attention view. */
 interface PageResultContext extends PageLabContext {
@@ -99,7 +102,7 @@ export function start(): void {
   const pngSelect = el('select', { 'aria-label': 'Heatmap to save as PNG' });
   const exportBar = el('div', { class: 'export', 'data-section': 'export' },
     el('span', { class: 'export-title', text: 'Export' }),
-    btn('JSON', 'export-json', () => shown && download('attention.json', exportJson(shown.result, linkFields(shown.state)), 'application/json')),
+    btn('JSON', 'export-json', () => void saveJson()),
     btn('CSV weights', 'export-csv-weights', () => shown && download('attention-weights.csv', exportWeightsCsv(shown.result), 'text/csv')),
     btn('CSV output', 'export-csv-output', () => shown && download('attention-output.csv', exportOutputCsv(shown.result), 'text/csv')),
     el('span', { class: 'png-group' }, pngSelect, btn('PNG', 'export-png', () => void savePng())));
@@ -131,7 +134,10 @@ export function start(): void {
     setState({}, 'control');
     renderView();
   });
-  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, errorBanner, nanBanner, trainedBanner, viewHost, arraysPanel.root, checkPanel.root);
+  // The guided path (the Lesson feature's "Start here"): a step is a whole state, over the default.
+  const goStep = (n: number) => setState(n === 0 ? { lesson: { step: 0 } } : normalizeState(withLinkFields(defaultState(), stepFields(n))).state, 'control');
+  const pathBar = createPathBar(goStep);
+  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, pathBar.root, errorBanner, nanBanner, trainedBanner, viewHost, arraysPanel.root, checkPanel.root);
 
   const gallery = presetGallery();
   const footer = pageFooter();
@@ -212,6 +218,7 @@ export function start(): void {
   }
 
   function renderView(): void {
+    pathBar.update(state.lesson.step);
     // Trained weights are shown in the Heads view only; leaving it drops them (ephemeral).
     if (state.page.view !== 'heads') setTrainedAttention(null);
     for (const b of tabButtons) {
@@ -302,7 +309,7 @@ export function start(): void {
     // No floor near a phone's width: a notebook's output cell on a phone is 233 px wide, and a
     // view laid out for more overflowed it sideways.
     const width = Math.max(120, viewHost.clientWidth || 320);
-    return { state: s, announce: (t) => (live.textContent = t), client, width, height: fitHeight(), update: (p) => setState(p, 'control'), hashOf };
+    return { state: s, announce: (t) => (live.textContent = t), client, width, height: fitHeight(), update: (p) => setState(p, 'control'), hashOf, startPath: () => goStep(1) };
   }
 
   /** One layer of the trained model's weights as an attention result (weights only, causal). */
@@ -340,6 +347,22 @@ export function start(): void {
     if (!item || !d) return;
     const blob = await heatmapPng(item.heatmap.dataCanvas, d, `Attention Playground — ${item.name}`);
     if (blob) download(`${item.name}.png`, blob);
+  }
+
+  // The JSON export with each head's q, k, v: projected on a core of the page's own (loaded on the
+  // first export), not carried with every result.
+  let exportCore: Promise<AttnCore> | null = null;
+  async function saveJson(): Promise<void> {
+    const o = shown;
+    if (!o) return;
+    let proj: Projections | null = null;
+    if (!o.result.source) {
+      try {
+        exportCore ??= loadCore(preferenceFromSearch(location.search));
+        proj = projections(await exportCore, o.state);
+      } catch { /* the export goes without q, k, v */ }
+    }
+    download('attention.json', exportJson(o.result, linkFields(o.state), proj), 'application/json');
   }
 
   // ---------- state ----------

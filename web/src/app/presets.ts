@@ -92,6 +92,21 @@ export const PRESETS: Preset[] = [
   },
 ];
 
+// The Lesson view's experiment cards (lesson/experiments.ts): each a link that opens its card.
+// Their figures are measured by the card's run on the page; the sentences here state no number.
+const lessonCard = (id: State['lesson']['exp'], title: string, lesson: string, blurb: string, figure: string, extra: Partial<State['lesson']> = {}): Preset => ({
+  id: `lesson-${id}`, title, lesson, blurb, figure, state: { page: { view: 'lesson' }, lesson: { exp: id, ...extra } },
+});
+PRESETS.push(
+  lessonCard('shift', 'Max shift off', 'Lesson 2 · three details', 'Push the largest logit past each format’s limit with the row maximum not subtracted.', 'The row turns NaN exactly at the threshold the card measures for the chosen precision; with the shift on it never does.', { logit: 100 }),
+  lessonCard('after', '−∞ before, not zero after', 'Lesson 2 · three details', 'Mask the scores before the softmax, or zero the weights after it.', 'Zeroing after leaves rows summing below 1 and shrinks every output; for sigmoid the two are the same.', { maskMode: 'after' }),
+  lessonCard('shuffle', 'Shuffle the keys and values', 'Lesson 1 · no notion of order', 'Permute K and V together and compare the outputs.', 'Identical without positions; RoPE, ALiBi or an unpermuted causal mask break it.'),
+  lessonCard('amplify', 'Attention cannot amplify', 'Lesson 1 · a weighted average', 'Check each output against the range of the values its row attends to.', 'Softmax stays inside; sigmoid and relu rows sum above 1 and leave it; softmax1 pulls toward 0.'),
+  lessonCard('loop', 'Heads as a loop', 'Lesson 2 · conceptually the loop', 'H single-head calls against one packed multi-head call.', 'The same outputs up to float32 rounding.'),
+  lessonCard('sqrtdk', 'Why √d_k, measured', 'Lesson 1 · the scale', 'The spread of q·k for unit-variance vectors, d_k = 1 … 1024, from the core.', 'It grows like √d_k: about 8× wider at 64 than at 1.'),
+  lessonCard('softmax1', 'The variants: which line they replace', 'Lesson 2 · the last sentence', 'softmax1, sigmoid, relu, linear, RoPE, ALiBi and qk-norm, each one changed line beside the standard computation.', 'The changed line is highlighted; the badges say what it does to row sums and the values’ range.', { normalizer: 'softmax1' }),
+);
+
 export function presetState(p: Preset): State {
   return normalizeState(withPatch(defaultState(), p.state)).state;
 }

@@ -1,11 +1,21 @@
 // Turns a State into calls on the wasm core (docs/js-api.md). Runs inside the Worker.
-import type { ModelSlice as State } from './state';
+import type { ModelSlice } from './state';
+import { isStandard, variantOptions, type VariantSlice } from '../shared/variant';
 import { keyPadding } from './mask';
 import type { AttentionResult, CheckResult } from './protocol';
 
 import type { AttnCore } from '../wasm/attn-core';
 import { arraysCall, computeArrays } from './arrays-compute';
 import { arraysMode, type ArraysSlice } from './arrays-state';
+
+/** The model, and the attention variant the Lesson feature sets (state.lesson; absent = standard):
+ *  the Heads, Mask, Scale and Output views show the variant too. */
+type State = ModelSlice & VariantSlice;
+
+/** Results of a float64 call as the Float32Arrays the views draw. */
+function f32(a: Float32Array | Float64Array): Float32Array {
+  return a instanceof Float32Array ? a : Float32Array.from(a);
+}
 
 export function scaleValue(s: State): number | null {
   const scale = s.model.scale;
@@ -70,13 +80,15 @@ export class Computer {
     const core = this.core;
     const m = s.model;
     const key = exampleKey(s);
-    const cached = this.cache && this.cache.key === key ? this.cache.proj : null;
+    const variant = variantOptions(s.lesson);
+    // Float64 and float16 run the whole call in that precision (projections included): no cache.
+    const cached = this.cache && this.cache.key === key && variant.precision === 'float32' ? this.cache.proj : null;
     if (cached) {
       const { ex, q, k, v, dk, dv, kvHeads } = cached;
       const H = ex.heads, T = ex.t, pool = this.pool;
       // Copied into recycled arrays where there are some: in Chromium a fresh 2 MiB array costs
       // about as much as the whole kernel at T = 256 (its pages are touched for the first time).
-      const a = core.attention(q, k, v, { heads: H, kvHeads, tq: T, tk: T, dk, dv, ...maskOpts(s, T), scale: scaleValue(s), maskFill: m.fill, returnScores: true, kernel: 'naive' },
+      const a = core.attention(q, k, v, { heads: H, kvHeads, tq: T, tk: T, dk, dv, ...maskOpts(s, T), scale: scaleValue(s), maskFill: m.fill, returnScores: true, kernel: 'naive', ...variant, precision: 'float32' },
         { weights: pool.take(H * T * T), scores: pool.take(H * T * T), output: pool.take(H * T * dv), entropy: pool.take(H * T) });
       const mo = core.mergeHeads(a.output, ex.wo, { t: T, heads: H, dv, dModel: ex.dModel }, { merged: pool.take(T * H * dv), output: pool.take(T * ex.dModel) });
       return { ex, proj: cached, scale: a.scale, weights: a.weights!, scores: a.scores ?? null, entropy: a.entropy, headOutputs: a.output, merged: mo.merged, output: mo.output, nanRowsPerHead: a.nanRowsPerHead };
@@ -85,11 +97,11 @@ export class Computer {
     const ex = exampleOf(core, s);
     const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
       t: ex.t, dModel: ex.dModel, heads: ex.heads, kvHeads: ex.kvHeads, dk: ex.dk, dv: ex.dv,
-      ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: m.fill, returnScores: true, kernel: 'naive',
+      ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: m.fill, returnScores: true, kernel: 'naive', ...variant,
     });
-    const proj: Projected = { ex, q: r.q, k: r.k, v: r.v, dk: r.dk, dv: r.dv, kvHeads: r.kvHeads };
-    this.cache = { key, proj };
-    return { ex, proj, scale: r.scale, weights: r.weights!, scores: r.scores ?? null, entropy: r.entropy, headOutputs: r.headOutputs, merged: r.merged, output: r.output, nanRowsPerHead: r.nanRowsPerHead };
+    const proj: Projected = { ex, q: f32(r.q), k: f32(r.k), v: f32(r.v), dk: r.dk, dv: r.dv, kvHeads: r.kvHeads };
+    if (variant.precision === 'float32') this.cache = { key, proj };
+    return { ex, proj, scale: r.scale, weights: f32(r.weights!), scores: r.scores ? f32(r.scores) : null, entropy: f32(r.entropy), headOutputs: f32(r.headOutputs), merged: f32(r.merged), output: f32(r.output), nanRowsPerHead: r.nanRowsPerHead };
   }
 
   /** The state's result; with the Check when `check` and the state is small (CHECK_AUTO_WORK). */
@@ -107,7 +119,8 @@ export class Computer {
     const ex = c.ex;
     // The mask every kernel applies, from the core (the page draws forbidden cells from it).
     const allowed = this.core.allowedMask({ t: ex.t, ...maskOpts(s, ex.t) });
-    const doCheck = check && checkWork(ex.heads, ex.t, ex.dk) <= CHECK_AUTO_WORK;
+    // core.check compares the standard computation's kernels; it takes no variant options.
+    const doCheck = check && isStandard(s.lesson) && checkWork(ex.heads, ex.t, ex.dk) <= CHECK_AUTO_WORK;
     return {
       tokens: [...ex.tokens],
       t: ex.t,
@@ -159,6 +172,7 @@ export class Computer {
   /** core.check on the state's own projected Q, K, V (the heads' attention, before W_o). */
   private runCheck(s: State, p: Projected): CheckResult {
     const ex = p.ex;
+    if (!isStandard(s.lesson)) throw new Error('The Check compares the kernels of the standard computation; the core checks no attention variant (set the Lesson view’s lines back to standard to check).');
     const t0 = performance.now();
     const c = this.core.check(p.q, p.k, p.v, {
       heads: ex.heads, kvHeads: p.kvHeads, tq: ex.t, tk: ex.t, dk: p.dk, dv: p.dv,
@@ -166,6 +180,20 @@ export class Computer {
     });
     return { ...c, ms: performance.now() - t0, t: ex.t, heads: ex.heads, dk: ex.dk };
   }
+}
+
+/** The projections Q, K, V of a state's example as X·W gives them (before qk-norm and RoPE), split
+ *  per head: (H, T, d_k), (H_kv, T, d_k), (H_kv, T, d_v). For the JSON export, computed when it is
+ *  asked for (not carried with every result: at T = 256 they are megabytes per change). */
+export function projections(core: AttnCore, s: State): { q: Float32Array; k: Float32Array; v: Float32Array; dk: number; dv: number; kvHeads: number } {
+  const ex = exampleOf(core, s);
+  const m = s.model;
+  const variant = variantOptions(s.lesson);
+  const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
+    t: ex.t, dModel: ex.dModel, heads: ex.heads, kvHeads: ex.kvHeads, dk: ex.dk, dv: ex.dv,
+    ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: m.fill, kernel: 'naive', ...variant,
+  });
+  return { q: f32(r.q), k: f32(r.k), v: f32(r.v), dk: r.dk, dv: r.dv, kvHeads: r.kvHeads };
 }
 
 /** A result's large arrays (what the Worker transfers, and what the page gives back). */

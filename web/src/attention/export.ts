@@ -15,14 +15,27 @@ function rows(a: Float32Array, r: number, c: number, offset = 0): (number | null
   return out;
 }
 
-/** `fields`: the page's state keyed by link keys (the shape of v1 links). */
-export function exportJson(r: AttentionResult, fields: Record<string, unknown>): string {
+/** The projections of the result's example, split per head (compute.ts's projections()). */
+export interface Projections { q: Float32Array; k: Float32Array; v: Float32Array; dk: number; dv: number; kvHeads: number }
+
+/** `fields`: the page's state keyed by link keys (the shape of v1 links). `proj`: each head's q, k
+ *  and v (X·W, before qk-norm and RoPE) join its weights, so the heatmap can be recomputed. */
+export function exportJson(r: AttentionResult, fields: Record<string, unknown>, proj: Projections | null = null): string {
   const T = r.t;
-  const heads = Array.from({ length: r.heads }, (_, h) => ({
-    head: h,
-    weights: rows(r.weights, T, T, h * T * T),
-    output: rows(r.headOutputs, T, r.dv, h * T * r.dv),
-  }));
+  const heads = Array.from({ length: r.heads }, (_, h) => {
+    const head: Record<string, unknown> = {
+      head: h,
+      weights: rows(r.weights, T, T, h * T * T),
+      output: rows(r.headOutputs, T, r.dv, h * T * r.dv),
+    };
+    if (proj) {
+      const g = Math.floor(h / (r.heads / proj.kvHeads)); // GQA: the K/V head it reads
+      head.q = rows(proj.q, T, proj.dk, h * T * proj.dk);
+      head.k = rows(proj.k, T, proj.dk, g * T * proj.dk);
+      head.v = rows(proj.v, T, proj.dv, g * T * proj.dv);
+    }
+    return head;
+  });
   return JSON.stringify({
     tokens: r.tokens,
     heads,

@@ -7,6 +7,30 @@
 export type MaskFill = 'neg_inf' | 'finite' | 'zero';
 export type Kernel = 'naive' | 'tiled';
 
+export type Normalizer = 'softmax' | 'softmax1' | 'sigmoid' | 'relu' | 'linear';
+export type PositionEncoding = 'none' | 'rope' | 'alibi';
+export type MaskMode = 'before' | 'after';
+export type Precision = 'float32' | 'float64' | 'float16';
+
+/** The attention variants: each replaces one line of the computation (docs/js-api.md, "Attention
+ *  variants"). Defaults (softmax, no position, no qkNorm, max shift on, mask before, float32) give
+ *  today's results bit for bit. */
+export interface CoreVariantOptions {
+  /** q, k ← x / max(‖x‖₂, 1e-12) per row, first. */
+  qkNorm?: boolean;
+  position?: PositionEncoding;
+  /** RoPE's base (> 0; checked even when position is not 'rope'). */
+  ropeBase?: number;
+  normalizer?: Normalizer;
+  /** sigmoid's bias b; null = −ln T_k. */
+  sigmoidBias?: number | null;
+  /** false (softmax, softmax1 only): e^s without subtracting the row maximum. */
+  maxShift?: boolean;
+  maskMode?: MaskMode;
+  /** 'float64': every array result is a Float64Array; 'float16': emulated binary16, softmax only. */
+  precision?: Precision;
+}
+
 /** Mask, scale, fill, kernel and cap: shared by attention and multiHeadAttention. */
 export interface CoreCommonOptions {
   causal?: boolean;
@@ -25,7 +49,10 @@ export interface CoreCommonOptions {
   memoryCap?: number;
 }
 
-export interface CoreAttentionOptions extends CoreCommonOptions {
+/** A Float32Array, or a Float64Array under precision 'float64'. */
+export type CoreArray = Float32Array | Float64Array;
+
+export interface CoreAttentionOptions extends CoreCommonOptions, CoreVariantOptions {
   heads: number;
   /** Default heads (GQA/MQA: fewer, dividing heads). */
   kvHeads?: number;
@@ -45,8 +72,11 @@ export interface CoreAttentionResult {
   scores?: Float32Array | null;
   /** (H, T_q) nats */
   entropy: Float32Array;
-  /** (H, T_q) log-sum-exp of each row's scores */
+  /** (H, T_q) log-sum-exp of each row's scores (softmax, softmax1; NaN for the others) */
   lse: Float32Array;
+  /** (H, T_q) Σ_j w_ij of the returned weights (the tiled kernels accumulate them too). Always
+   *  returned by the core; absent only from timing/attn-split.js's recombined result. */
+  rowSums?: Float32Array;
   fullyMaskedRows: number;
   nanRows: number;
   infScoreRows: number;
@@ -55,7 +85,7 @@ export interface CoreAttentionResult {
   scale: number;
 }
 
-export interface CoreMhaOptions extends CoreCommonOptions {
+export interface CoreMhaOptions extends CoreCommonOptions, CoreVariantOptions {
   t: number;
   dModel: number;
   heads: number;
@@ -65,6 +95,9 @@ export interface CoreMhaOptions extends CoreCommonOptions {
   /** 0 or absent: dk. */
   dv?: number;
 }
+
+/** attention's result under precision 'float64': every array a Float64Array. */
+export type CoreAttentionResult64 = { [K in keyof CoreAttentionResult]: CoreAttentionResult[K] extends Float32Array ? Float64Array : CoreAttentionResult[K] extends Float32Array | null ? Float64Array | null : CoreAttentionResult[K] extends Float32Array | null | undefined ? Float64Array | null | undefined : CoreAttentionResult[K] };
 
 export interface CoreMhaResult extends CoreAttentionResult {
   /** (T, d_model) after merge and W_o */
@@ -80,6 +113,9 @@ export interface CoreMhaResult extends CoreAttentionResult {
   dv: number;
   kvHeads: number;
 }
+
+/** multiHeadAttention's result under precision 'float64'. */
+export type CoreMhaResult64 = { [K in keyof CoreMhaResult]: CoreMhaResult[K] extends Float32Array ? Float64Array : CoreMhaResult[K] extends Float32Array | null ? Float64Array | null : CoreMhaResult[K] extends Float32Array | null | undefined ? Float64Array | null | undefined : CoreMhaResult[K] };
 
 export interface CoreInductionOptions {
   tokens?: string[];
@@ -130,6 +166,7 @@ export interface CoreAttentionInto {
   output?: Float32Array;
   entropy?: Float32Array;
   lse?: Float32Array;
+  rowSums?: Float32Array;
   /** naive kernel only */
   weights?: Float32Array;
   /** with returnScores only */
@@ -139,11 +176,14 @@ export interface CoreAttentionInto {
 export interface AttnCore {
   /** `into`: caller-owned arrays of the exact lengths to copy the results into (fields left out,
    *  or undefined, are fresh arrays); the same arrays are returned. */
+  /** precision 'float64': the inputs may be Float64Arrays, every array result is a Float64Array (no `into`). */
+  attention(q: CoreArray, k: CoreArray, v: CoreArray, opts: CoreAttentionOptions & { precision: 'float64' }): CoreAttentionResult64;
+  /** float32 and float16 (binary16 values in Float32Arrays). A caller whose precision is only known
+   *  at run time must treat the arrays as CoreArray (they are Float64Arrays under 'float64'). */
   attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: CoreAttentionOptions, into?: CoreAttentionInto | null): CoreAttentionResult;
+  /** precision 'float64': every array result is a Float64Array. */
+  multiHeadAttention(x: CoreArray, wq: CoreArray, wk: CoreArray, wv: CoreArray, wo: CoreArray, opts: CoreMhaOptions & { precision: 'float64' }): CoreMhaResult64;
   multiHeadAttention(x: Float32Array, wq: Float32Array, wk: Float32Array, wv: Float32Array, wo: Float32Array, opts: CoreMhaOptions): CoreMhaResult;
-  /** Step 4 of multiHeadAttention alone: merged (T, H·d_v) and output = merged·W_o (T, d_model)
-   *  from per-head outputs (H, T, d_v); with attention() on multiHeadAttention's q, k, v the same
-   *  bits as multiHeadAttention. */
   mergeHeads(headOutputs: Float32Array, wo: Float32Array, opts: { t: number; heads: number; dv: number; dModel: number; memoryCap?: number }, into?: { merged?: Float32Array; output?: Float32Array } | null): { merged: Float32Array; output: Float32Array };
   example(name: 'induction', opts?: CoreInductionOptions): CoreExample;
   example(name: 'random', opts?: CoreRandomOptions): CoreExample;

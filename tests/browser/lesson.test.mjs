@@ -1,0 +1,190 @@
+// The Lesson view in Chromium: the code lines and their controls (keyboard only, each control
+// named by its line), the side-by-side pictures and badges, each experiment card's figures read
+// from the page against the NumPy oracle (tests/oracle/gen_lesson_fixtures.py →
+// tests/fixtures/lesson.json), the guided path by keyboard, and 375 px without sideways scroll.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { watch, waitReady, servedBrowser, exportJson, ROOT, SHOTS } from './helpers.mjs';
+
+const env = servedBrowser();
+const oracle = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/lesson.json'), 'utf8'));
+
+async function open(hash, viewport = { width: 1366, height: 900 }) {
+  const context = await env.browser.newContext({ viewport, acceptDownloads: true });
+  const page = await context.newPage();
+  const w = watch(page);
+  await page.goto(env.server.url + '/' + hash);
+  await waitReady(page);
+  if (hash.includes('view=lesson')) await drawn(page);
+  return { page, context, ...w };
+}
+async function drawn(page) {
+  await page.waitForFunction(() => !!document.querySelector('.view-lesson')?.getAttribute('data-drawn'), null, { timeout: 20000 });
+}
+async function figures(page) {
+  return JSON.parse(await page.locator('.lesson-card').getAttribute('data-figures'));
+}
+async function shot(page, name) {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `lesson-${name}.png`), fullPage: true });
+}
+const near = (a, b, tol, msg) => assert.ok(Math.abs(a - b) <= tol, `${msg}: ${a} is not within ${tol} of ${b}`);
+
+test('code lines: each control is labelled by its line; changing one by keyboard recomputes and highlights it', async () => {
+  const { page, context, errors } = await open('#v=1&view=lesson');
+  const labels = await page.locator('.code-lines select, .code-lines input').evaluateAll((xs) => xs.map((x) => x.getAttribute('aria-label')));
+  assert.ok(labels.length >= 6);
+  for (const l of labels) assert.match(l, /^line \d+, /);
+  // Standard: no changed line, rows sum to 1.
+  assert.equal(await page.locator('.code-line.changed').count(), 0);
+  const norm = page.getByLabel(/, the normalizer$/);
+  await norm.focus();
+  await page.keyboard.press('ArrowDown'); // softmax → softmax1
+  await waitReady(page);
+  await drawn(page);
+  assert.match(page.url(), /norm=softmax1/);
+  assert.equal(await page.locator('.code-line.just-changed').getAttribute('data-line'), 'norm');
+  const sum = Number(await page.locator('.badge-row').nth(1).locator('[data-badge="rowsum"]').getAttribute('data-value'));
+  assert.ok(sum > 0 && sum < 1, `softmax1 rows sum below 1 (max |Σ−1| ${sum})`);
+  await shot(page, 'softmax1');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('max shift card: the thresholds measured on the page match the oracle', async () => {
+  const { page, context, errors } = await open('#v=1&view=lesson&lexp=shift&llogit=100');
+  const f = await figures(page);
+  near(f.thresholdF32, oracle.thresholds.float32, 1e-3, 'float32 threshold');
+  near(f.thresholdF64, oracle.thresholds.float64, 1e-3, 'float64 threshold');
+  near(f.thresholdF16, oracle.thresholds.float16, 0.01, 'float16 threshold');
+  assert.equal(f.nanShiftOff, 100 > oracle.thresholds.float32 ? 1 : 0);
+  assert.equal(f.nanShiftOn, 0);
+  const text = await page.locator('.lesson-card').innerText();
+  assert.ok(text.includes(oracle.thresholds.float32.toFixed(2)) && text.includes(oracle.thresholds.float64.toFixed(2)) && text.includes(oracle.thresholds.float16.toFixed(2)), text);
+  await shot(page, 'shift');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('cards: zero after, shuffle, cannot amplify, heads as a loop and √d_k state the oracle’s figures', async () => {
+  const { page, context, errors } = await open('#v=1&view=lesson&lexp=after');
+  let f = await figures(page);
+  near(f.minRowSumAfter, oracle.after.minRowSumAfter, 1e-5, 'smallest row sum after');
+  near(f.meanNormBefore, oracle.after.meanNormBefore, 1e-4, 'mean norm before');
+  near(f.meanNormAfter, oracle.after.meanNormAfter, 1e-4, 'mean norm after');
+  assert.equal(f.sigmoidMaxDelta, 0);
+  await shot(page, 'after');
+  for (const [id, check] of [
+    ['shuffle', (x) => { assert.ok(x.maxDeltaNone < 1e-5); near(x.maxDeltaRope, oracle.shuffle.maxDeltaRope, 1e-4, 'RoPE'); near(x.maxDeltaAlibi, oracle.shuffle.maxDeltaAlibi, 1e-4, 'ALiBi'); near(x.maxDeltaCausal, oracle.shuffle.maxDeltaCausal, 1e-4, 'causal'); }],
+    ['amplify', (x) => { assert.ok(x.softmaxViolation <= 1e-5); near(x.sigmoidMaxRowSum, oracle.amplify.sigmoidMaxRowSum, 1e-4, 'sigmoid row sum'); near(x.reluMaxRowSum, oracle.amplify.reluMaxRowSum, 1e-4, 'relu row sum'); near(x.softmax1MinRowSum, oracle.amplify.softmax1MinRowSum, 1e-4, 'softmax1 row sum'); }],
+    ['loop', (x) => { assert.equal(x.heads, 2); assert.ok(x.maxDelta < 1e-5); }],
+    ['sqrtdk', (x) => { for (const d of [1, 64, 1024]) near(x[`std${d}`] / Math.sqrt(d), 1, 0.25, `std at d_k ${d} / √d_k`); }],
+  ]) {
+    await page.locator(`a[data-card="${id}"]`).click();
+    await waitReady(page);
+    await drawn(page);
+    f = await figures(page);
+    check(f);
+    await shot(page, id);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('variant cards: each names the line it replaces and runs', async () => {
+  const { page, context, errors } = await open('#v=1&view=lesson&lexp=sigmoid&norm=sigmoid');
+  for (const id of ['softmax1', 'sigmoid', 'relu', 'linear', 'rope', 'alibi', 'qknorm']) {
+    await page.locator(`a[data-card="${id}"]`).click();
+    await waitReady(page);
+    await drawn(page);
+    const text = await page.locator('.lesson-card').innerText();
+    assert.match(text, /(Replaces|Adds) the line/);
+    const f = await figures(page);
+    assert.ok(Number.isFinite(f.maxDeltaWeights), id);
+    await shot(page, id);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('375 px: no sideways scroll', async () => {
+  const { page, context, errors } = await open('#v=1&view=lesson&lexp=shift', { width: 375, height: 800 });
+  const [sw, cw] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  assert.ok(sw <= cw, `scrollWidth ${sw} > clientWidth ${cw}`);
+  await shot(page, 'phone');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('guided path: Start here, then ← / → by keyboard through states; lstep in the link; slides in ?embed=1', async () => {
+  const { page, context, errors } = await open('#v=1&view=lesson');
+  await page.getByRole('button', { name: /Start here/ }).focus();
+  await page.keyboard.press('Enter');
+  await waitReady(page);
+  assert.match(page.url(), /lstep=1/);
+  assert.equal(await page.getByTestId('path-bar').isVisible(), true);
+  assert.match(await page.locator('.path-count').textContent(), /^Step 1 of \d+$/);
+  await page.evaluate(() => document.activeElement?.blur?.());
+  await page.keyboard.press('ArrowRight');
+  await waitReady(page);
+  assert.match(page.url(), /lstep=2/);
+  assert.match(page.url(), /view=mask/);
+  await page.keyboard.press('ArrowRight');
+  await waitReady(page);
+  assert.match(page.url(), /lstep=3/);
+  // Step 3 is the fully masked row: the first key is padding and the −∞ fill gives a NaN row.
+  assert.match(page.url(), /pad=0/);
+  await page.keyboard.press('ArrowLeft');
+  await waitReady(page);
+  assert.match(page.url(), /lstep=2/);
+  await shot(page, 'path');
+  await page.getByRole('button', { name: 'close the guided path' }).click();
+  await waitReady(page);
+  assert.equal(await page.getByTestId('path-bar').isHidden(), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+
+  const e = await open('?embed=1#v=1&view=lesson&lexp=shift&llogit=100&lstep=7', { width: 800, height: 600 });
+  assert.match(await e.page.locator('.path-count').textContent(), /^Step 7 of /);
+  await e.page.getByRole('button', { name: 'next step' }).click();
+  await waitReady(e.page);
+  await drawn(e.page);
+  assert.match(e.page.url(), /lstep=8/);
+  assert.match(e.page.url(), /lexp=after/);
+  await shot(e.page, 'embed-slide');
+  assert.deepEqual(e.errors, []);
+  await e.context.close();
+});
+
+test('Export JSON: each head’s q, k, v; the weights recomputed from them as a student would in NumPy', async () => {
+  const { page, context, errors } = await open('#v=1&src=random&heads=4&kv=2&dm=16&dk=4&seed=7&view=heads');
+  const j = await exportJson(page);
+  assert.equal(j.heads.length, 4);
+  const T = j.tokens.length, dk = j.shape.dk;
+  for (const h of j.heads) {
+    assert.equal(h.q.length, T);
+    assert.equal(h.q[0].length, dk);
+    assert.equal(h.v[0].length, j.shape.dv);
+    // softmax(q·kᵀ/√d_k) under the causal mask, row by row, in float64.
+    for (let i = 0; i < T; i++) {
+      const s = h.k.slice(0, i + 1).map((kr) => kr.reduce((a, x, c) => a + x * h.q[i][c], 0) / Math.sqrt(dk));
+      const m = Math.max(...s);
+      const e = s.map((x) => Math.exp(x - m));
+      const z = e.reduce((a, b) => a + b, 0);
+      for (let jj = 0; jj <= i; jj++) near(h.weights[i][jj], e[jj] / z, 2e-6, `head ${h.head} row ${i} key ${jj}`);
+    }
+  }
+  // GQA: heads 1–2 share K/V head 1, heads 3–4 K/V head 2.
+  assert.deepEqual(j.heads[0].k, j.heads[1].k);
+  assert.notDeepEqual(j.heads[1].k, j.heads[2].k);
+  // NaN weights export as null (the all-padding preset, −∞ fill).
+  await page.goto(env.server.url + '/#v=1&src=random&tokens=pad+pad+pad+pad&heads=1&kv=1&dm=8&dk=4&causal=0&pad=0,1,2,3');
+  await waitReady(page);
+  const n = await exportJson(page);
+  assert.equal(n.heads[0].weights[0][0], null);
+  assert.equal(n.heads[0].q.length, 4);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,203 @@
+// The Lesson feature: its state rows (link round trips, hostile values corrected with a notice,
+// the core's refused combinations fixed before the core sees them), the variant reaching the
+// attention views' compute service, and the runs behind the side-by-side view and the cards,
+// against the real wasm core in Node and the NumPy oracle's fixtures (tests/fixtures/variants.json).
+import { describe, it, expect, beforeAll } from 'vitest';
+import fc from 'fast-check';
+import type { AttnCore, CreateAttnCore } from '../../web/src/wasm/attn-core';
+import { decodeHash, encodeState, defaultState, normalizeState, withLinkFields, linkFields, type State } from '../../web/src/app/state';
+import { computeAttention } from '../../web/src/attention/compute';
+import { NORMALIZERS, POSITIONS, PRECISIONS, MASK_MODES } from '../../web/src/shared/variant';
+import { compare } from '../../web/src/lesson/run';
+import { codeLines } from '../../web/src/lesson/code-lines';
+import { afterCard, amplifyCard, loopCard, overflowThreshold, permutation, shuffleCard, sqrtCard, variantCard, VARIANT_CARD_IDS } from '../../web/src/lesson/experiments';
+import { STEPS } from '../../web/src/lesson/path-steps';
+import variantsText from '../fixtures/variants.json?raw';
+
+const MJS = new URL('../../build/wasm/attn_core.mjs', import.meta.url).href;
+const WASM = new URL('../../build/wasm/attn_core.wasm', import.meta.url);
+let core: AttnCore;
+beforeAll(async () => {
+  const fs = await import(/* @vite-ignore */ 'node:' + 'fs');
+  const { default: create } = (await import(/* @vite-ignore */ MJS)) as { default: CreateAttnCore };
+  core = await create({ wasmBinary: fs.readFileSync(WASM) });
+});
+
+const clean = (fields: Record<string, unknown>): State => {
+  const n = normalizeState(withLinkFields(defaultState(), fields));
+  expect(n.notices).toEqual([]);
+  return n.state;
+};
+
+describe('lesson state rows', () => {
+  it('round-trip every value of every variant key through a link', () => {
+    const arb = fc.record({
+      norm: fc.constantFrom(...NORMALIZERS), posenc: fc.constantFrom(...POSITIONS), qkn: fc.boolean(), shift: fc.boolean(),
+      mmode: fc.constantFrom(...MASK_MODES), prec: fc.constantFrom(...PRECISIONS), sbias: fc.oneof(fc.constant('auto'), fc.integer({ min: -100, max: 100 })),
+      lstep: fc.integer({ min: 0, max: STEPS.length }), view: fc.constantFrom('lesson', 'heads', 'mask', 'scale', 'output'),
+    });
+    fc.assert(fc.property(arb, (f) => {
+      const s = normalizeState(withLinkFields(defaultState(), f)).state;
+      const d = decodeHash(encodeState(s));
+      expect(d.notices).toEqual([]);
+      expect(linkFields(d.state)).toEqual(linkFields(s));
+    }), { numRuns: 200 });
+  }, 60_000);
+
+  it('a lesson link reads back field by field', () => {
+    const d = decodeHash('#v=1&view=lesson&norm=sigmoid&sbias=-2.5&posenc=rope&qkn=1&mmode=after&prec=float64&lstep=3&lexp=shuffle');
+    expect(d.notices).toEqual([]);
+    expect(d.state.page.view).toBe('lesson');
+    expect(d.state.lesson).toMatchObject({ normalizer: 'sigmoid', sigmoidBias: -2.5, position: 'rope', qkNorm: true, maskMode: 'after', precision: 'float64', step: 3, exp: 'shuffle' });
+  });
+
+  const hostile: [string, RegExp, Partial<State['lesson']>][] = [
+    ['norm=banana', /normalizer “banana” is unknown; using softmax/, { normalizer: 'softmax' }],
+    ['posenc=%E2%80%AE', /position encoding/, { position: 'none' }],
+    ['prec=float8', /precision “float8” is unknown/, { precision: 'float32' }],
+    ['sbias=Infinity', /sigmoid bias/, { sigmoidBias: 'auto' }],
+    ['sbias=1e9', /sigmoid bias: 1000000000 is outside/, { sigmoidBias: 100 }],
+    ['qkn=maybe', /qkn/, { qkNorm: false }],
+    ['lstep=999', /guided path step: 999 is outside/, { step: STEPS.length }],
+    ['lstep=-1', /guided path step/, { step: 0 }],
+    ['lexp=%3Cscript%3E', /experiment “<script>” is unknown/, { exp: 'none' }],
+    ['mmode=sideways', /mask mode/, { maskMode: 'before' }],
+    // Combinations the core refuses: corrected before the core sees them.
+    ['norm=linear&posenc=alibi', /linear attention never forms/, { normalizer: 'linear', position: 'none' }],
+    ['norm=relu&shift=0', /max shift: only softmax and softmax1/, { normalizer: 'relu', maxShift: true }],
+    ['prec=float16&norm=sigmoid', /float16 is emulated for plain softmax only/, { precision: 'float32' }],
+    ['src=random&dk=5&posenc=rope', /d_k = 5 is odd/, { position: 'none' }],
+  ];
+  for (const [q, notice, want] of hostile) {
+    it(`corrects ${q}`, () => {
+      const d = decodeHash(`#v=1&view=lesson&${q}`);
+      expect(d.notices.join(' | ')).toMatch(notice);
+      expect(d.state.lesson).toMatchObject(want);
+      // The corrected state is itself clean.
+      expect(decodeHash(encodeState(d.state)).notices).toEqual([]);
+    });
+  }
+
+  it('every guided path step is a clean state', () => {
+    for (const s of STEPS) clean(s.link);
+  });
+});
+
+describe('the variant reaches the Heads views’ compute service', () => {
+  it('sigmoid weights in the Heads view are the core’s sigmoid weights, not softmax', () => {
+    const std = computeAttention(core, clean({}));
+    const sig = computeAttention(core, clean({ norm: 'sigmoid' }));
+    expect(sig.check).toBeNull(); // the Check covers the standard computation only
+    let d = 0;
+    for (let i = 0; i < std.weights.length; i++) d = Math.max(d, Math.abs(std.weights[i] - sig.weights[i]));
+    expect(d).toBeGreaterThan(0.1);
+    const c = compare(core, clean({ norm: 'sigmoid' }).model, clean({ norm: 'sigmoid' }).lesson, 0);
+    const T = c.t;
+    for (let i = 0; i < T * T; i++) expect(sig.weights[i]).toBe(c.changed.weights[i]);
+  });
+  it('float16 and every position / normalizer compute in the Heads view (no refusal)', () => {
+    const h = computeAttention(core, clean({ prec: 'float16' }));
+    expect(h.weights.every((w) => Number.isFinite(w) || Number.isNaN(w))).toBe(true);
+    for (const norm of NORMALIZERS) for (const posenc of POSITIONS) {
+      const n = normalizeState(withLinkFields(defaultState(), { norm, posenc })).state;
+      expect(() => computeAttention(core, n), `${norm} ${posenc}`).not.toThrow();
+    }
+  });
+  it('float64 results are drawn as Float32Arrays in the Heads view', () => {
+    const r = computeAttention(core, clean({ prec: 'float64' }));
+    expect(r.weights).toBeInstanceOf(Float32Array);
+    const c = compare(core, clean({ prec: 'float64' }).model, clean({ prec: 'float64' }).lesson, 0);
+    expect(c.changed.weights).toBeInstanceOf(Float64Array);
+  });
+});
+
+interface VariantCase { name: string; opts: Record<string, unknown>; [k: string]: unknown }
+const fixtures = JSON.parse(variantsText) as { cases: VariantCase[] };
+
+describe('side by side and badges', () => {
+  it('the standard computation: rows sum to 1, inside the values’ range, no NaN, cost T²', () => {
+    const s = clean({});
+    const c = compare(core, s.model, s.lesson, 1);
+    expect(c.badges.standard.maxRowSumError).toBeLessThan(1e-6);
+    expect(c.badges.standard.rangeViolation).toBeLessThanOrEqual(1e-6);
+    expect(c.badges.standard.nanRows).toBe(0);
+    expect(c.maxAbsDiff).toBe(0);
+  });
+  it('mask after: rows sum below 1 (the badge shows it); linear: cost T', () => {
+    const s = clean({ mmode: 'after' });
+    const c = compare(core, s.model, s.lesson, 0);
+    expect(c.badges.changed.maxRowSumError).toBeGreaterThan(0.1);
+    const l = clean({ norm: 'linear' });
+    expect(compare(core, l.model, l.lesson, 0).badges.changed.cost).toBe('T');
+  });
+  it('the fixtures exist for the normalizers the cards use', () => {
+    const names = new Set(fixtures.cases.map((c) => String(c.opts.normalizer ?? 'softmax')));
+    for (const n of ['softmax1', 'sigmoid', 'relu', 'linear']) expect(names.has(n)).toBe(true);
+  });
+});
+
+describe('code lines', () => {
+  it('changing the normalizer changes its line, the shift line (relu has none) and the mask line (forbidden weights are 0, no fill)', () => {
+    const s = clean({ norm: 'relu' });
+    const lines = codeLines({ variant: s.lesson, scale: 'sqrt', fill: 'neg_inf' }, { variant: clean({}).lesson, scale: 'sqrt', fill: 'neg_inf' });
+    expect(lines.filter((l) => l.changed).map((l) => l.id)).toEqual(['mask', 'shift', 'norm']);
+  });
+  it('mask after adds the after line', () => {
+    const s = clean({ mmode: 'after' });
+    const lines = codeLines({ variant: s.lesson, scale: 'sqrt', fill: 'neg_inf' }, { variant: clean({}).lesson, scale: 'sqrt', fill: 'neg_inf' });
+    expect(lines.some((l) => l.id === 'after')).toBe(true);
+  });
+});
+
+describe('experiment runs', () => {
+  it('max shift: the row turns NaN at ln(largest finite) of each format', () => {
+    // ln(65504) = 11.0898…, ln(FLT_MAX) = 88.7228…, ln(DBL_MAX) = 709.7827…: each format's
+    // overflow point of exp (the fixture's thresholds are the same constants).
+    expect(overflowThreshold(core, 'float32')).toBeCloseTo(Math.log(3.4028234663852886e38), 3);
+    expect(overflowThreshold(core, 'float64')).toBeCloseTo(Math.log(Number.MAX_VALUE), 3);
+    const f16 = overflowThreshold(core, 'float16');
+    expect(f16).toBeGreaterThan(11.08);
+    expect(f16).toBeLessThan(11.1);
+  });
+  it('shuffle: identical output without positions; RoPE, ALiBi and an unpermuted causal mask break it', () => {
+    const s = clean({});
+    const c = shuffleCard(core, s.model);
+    expect(c.figures.maxDeltaNone).toBeLessThan(1e-5);
+    expect(c.figures.maxDeltaRope).toBeGreaterThan(1e-3);
+    expect(c.figures.maxDeltaAlibi).toBeGreaterThan(1e-3);
+    expect(c.figures.maxDeltaCausal).toBeGreaterThan(1e-3);
+    expect([...permutation(11, 7)].sort((a, b) => a - b)).toEqual([...Array(11).keys()]);
+  });
+  it('heads as a loop equals the packed call up to float32 rounding', () => {
+    const s = clean({ src: 'random', heads: 4, kv: 2, dm: 16, dk: 4, seed: 7 });
+    const f = loopCard(core, s.model).figures;
+    expect(f.heads).toBe(4);
+    expect(f.maxDelta).toBeLessThan(1e-5);
+  });
+  it('cannot amplify: softmax stays inside, sigmoid/relu rows exceed 1, softmax1 below 1', () => {
+    const s = clean({});
+    const f = amplifyCard(core, s.model).figures;
+    expect(f.softmaxViolation).toBeLessThanOrEqual(1e-5);
+    expect(f.softmax1MinRowSum).toBeLessThan(1);
+  });
+  it('zero after: rows below 1 and smaller outputs; sigmoid unchanged', () => {
+    const f = afterCard(core, clean({}).model).figures;
+    expect(f.minRowSumAfter).toBeLessThan(1);
+    expect(f.meanNormAfter).toBeLessThan(f.meanNormBefore);
+    expect(f.sigmoidMaxDelta).toBe(0);
+  });
+  it('√d_k: the spread of q·k grows like √d_k (8× from 1 to 64, within 25 %)', () => {
+    const f = sqrtCard(core).figures;
+    expect(f.std64 / f.std1).toBeGreaterThan(6);
+    expect(f.std64 / f.std1).toBeLessThan(10);
+    expect(f.std1024 / 32).toBeGreaterThan(0.8);
+    expect(f.std1024 / 32).toBeLessThan(1.2);
+  });
+  it('every variant card runs', () => {
+    const s = clean({});
+    for (const id of VARIANT_CARD_IDS) {
+      const c = variantCard(core, s.model, id);
+      expect(Number.isFinite(c.figures.maxDeltaWeights), id).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,38 @@
+// The Lesson feature's sub-state (state.lesson): the variant options (shared/variant.ts: they also
+// apply in the Heads, Mask, Scale and Output views), the guided path's step, the open experiment
+// card and its slider. Rows of the state table (app/state.ts explains how a tab adds its
+// sub-state). Imports only foundations. Pure: no DOM, no globals.
+import { int, oneOf, real } from '../state/fields';
+import type { SubState } from '../state/table';
+import { VARIANT_FIELDS, fixVariant, type VariantState } from '../shared/variant';
+import { EXPERIMENT_IDS, type ExperimentId } from './experiment-ids';
+import { STEP_COUNT } from './path-steps';
+
+export interface LessonState extends VariantState {
+  /** Guided path ("Start here"): 0 = closed, 1…STEP_COUNT = the step shown. */
+  step: number;
+  /** The experiment card open under the code ('none' = the code lines only). */
+  exp: 'none' | ExperimentId;
+  /** The max-shift card's largest logit (its slider). */
+  logit: number;
+}
+
+export const LESSON_LIMITS = { minLogit: 1, maxLogit: 1000 } as const;
+
+/** The part of the whole state the lesson rows read: the random model's d_k (RoPE needs it even). */
+export interface LessonSlice {
+  lesson: LessonState;
+  model: { source: string; dK: number };
+}
+
+export const LESSON: SubState<LessonState, LessonSlice> = {
+  fields: {
+    ...VARIANT_FIELDS,
+    step: { key: 'lstep', label: 'guided path step', kind: int(0, STEP_COUNT), default: 0, compute: false },
+    exp: { key: 'lexp', label: 'experiment', kind: oneOf(['none', ...EXPERIMENT_IDS] as const, (l, v) => `${l} “${v}” is unknown; showing the code lines`), default: 'none', compute: false },
+    logit: { key: 'llogit', label: 'largest logit', kind: real(LESSON_LIMITS.minLogit, LESSON_LIMITS.maxLogit), default: 80, compute: false },
+  },
+  fix(s, notices) {
+    fixVariant(s.lesson, notices, s.model.source === 'random' ? s.model.dK : null);
+  },
+};
