@@ -6,6 +6,8 @@ import { describe, it, expect } from 'vitest';
 import { TrainSession, type TrainClientLike } from '../../web/src/train/session';
 import { defaultTrainState, type TrainState } from '../../web/src/train/config';
 import type { HeadScores, Snapshot, TrainMessage, TrainRequest } from '../../web/src/train/protocol';
+import { headName, nonFiniteWhat, num } from '../../web/src/train/numbers';
+import { shelfAndDrop } from '../../web/src/train/history';
 
 class FakeClient implements TrainClientLike {
   sent: TrainRequest[] = [];
@@ -74,6 +76,7 @@ describe('TrainSession', () => {
     expect(main.kinds()).not.toContain('run');
     main.emit(ready());
     expect(s.run).toBe('running');
+    expect(s.statusText).toMatch(/^Training from step 0/); // not "Ready … Press Play" while training
     expect(main.sent.find((m) => m.kind === 'run')).toMatchObject({ steps: null });
     main.emit(progress(1, 10));
     expect(s.step).toBe(10);
@@ -121,6 +124,7 @@ describe('TrainSession', () => {
     expect(s.step).toBe(7);
     expect(s.notice?.offerReset).toBe(true);
     expect(s.notice?.text).toMatch(/gradient norm/);
+    expect(s.statusText).toMatch(/^Stopped at step 7: the next step was not finite/);
     s.play();
     expect(s.notice).toBeNull();
     expect(s.run).toBe('running');
@@ -178,5 +182,24 @@ describe('TrainSession', () => {
     main.emit({ kind: 'stopped', reason: 'paused', step: 0 });
     s.toggleAblation(0, 1);
     expect(main.sent.at(-1)).toEqual({ kind: 'ablate', layer: 0, head: 1, on: true });
+  });
+});
+
+describe('Train numbers', () => {
+  it('prints losses of any size readably, names heads from 1, says what became non-finite', () => {
+    expect(num(2.7e26)).toBe('2.70·10²⁶');
+    expect(num(590000)).toBe('5.90·10⁵');
+    expect(num(2.345678)).toBe('2.346');
+    expect(num(-0.5)).toBe('−0.500');
+    expect(num(Infinity)).toBe('∞');
+    expect(headName(0, 1)).toBe('L1 H2');
+    expect(nonFiniteWhat(2.7e26, Infinity)).toBe('the gradient norm');
+    expect(nonFiniteWhat(NaN, NaN)).toBe('the loss and the gradient norm');
+  });
+
+  it('no shelf is claimed for a curve that only falls', () => {
+    const step = Array.from({ length: 11 }, (_, i) => i * 5);
+    const falling = step.map((_, i) => 5.9e5 * 0.8 ** i);
+    expect(shelfAndDrop(step, falling)).toBeNull();
   });
 });

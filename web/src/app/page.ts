@@ -97,6 +97,8 @@ export function start(): void {
   const trainedBanner = el('div', { class: 'banner trained', role: 'status', 'data-testid': 'trained-banner', hidden: true },
     trainedText, el('label', {}, ' Layer ', trainedLayer), ' ', trainedBack, ' ', trainedLeave,
     el('p', { class: 'muted', text: 'Not in the share link: a link cannot carry trained weights. The controls at the side change this page’s example, not the trained model.' }));
+  /** the trained weights last brought into view (scroll and focus once per "Open in Heads view") */
+  let arrivedTa: TrainedAttention | null = null;
   trainedLayer.addEventListener('change', () => {
     const a = getTrainedAttention();
     if (a) a.layer = Number(trainedLayer.value);
@@ -230,6 +232,14 @@ export function start(): void {
       trainedText.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer} of ${ta.layers} (from 0), every head, on the tokens ${ta.tokens.join(' ')}.`;
       const s: State = { ...state, page: { ...state.page, head: Math.min(state.page.head, r.heads - 1) } };
       rv.render({ ...labContext(s), result: r, forbidden: r.allowed.map((a) => 1 - a), selectHead: (h) => setState({ page: { head: h } }, 'control') });
+      if (ta !== arrivedTa) {
+        // Just arrived from Train's "Open in Heads view" (clicked far down that tab): bring the
+        // banner and the trained heatmap into view and put the keyboard on the heatmap (the
+        // view's first interactive map, the zoomed head), not on the body.
+        arrivedTa = ta;
+        trainedBanner.scrollIntoView({ block: 'start' });
+        viewHost.querySelector<HTMLElement>('.hm-frame[tabindex]')?.focus({ preventScroll: true });
+      }
       clear(pngSelect);
       for (const { name } of v.heatmaps()) pngSelect.append(el('option', { value: name, text: name }));
       pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
@@ -348,7 +358,7 @@ export function start(): void {
   }
   function flushHash(): void {
     clearTimeout(urlTimer);
-    const hash = encodeState(state);
+    const hash = encodeState(linkState(state));
     if (hash !== location.hash && !(hash === '#v=1' && location.hash === '')) history.replaceState(history.state, '', hash);
     if (urlPending) {
       urlPending = false;
@@ -528,12 +538,22 @@ export function start(): void {
   function shareUrl(): string {
     const u = new URL(location.href);
     u.search = '';
-    u.hash = encodeState(state);
+    u.hash = encodeState(linkState(state));
     return u.toString();
   }
 
+  /**
+   * The state a link carries. The trained model's weights cannot go into a link, and neither do
+   * the Train run controls that brought them here (play, until): a link copied from the trained
+   * Heads view would otherwise start training when its reader opens the Train tab.
+   */
+  function linkState(s: State): State {
+    if (!getTrainedAttention() || s.page.view === 'train') return s;
+    return { ...s, train: { ...s.train, play: false, until: 0 } };
+  }
+
   copyLink.addEventListener('click', () => void copyText(shareUrl(), 'Link'));
-  copyEmbed.addEventListener('click', () => openEmbedDialog(embedPanel, encodeState(state), (text, what) => void copyText(text, what)));
+  copyEmbed.addEventListener('click', () => openEmbedDialog(embedPanel, encodeState(linkState(state)), (text, what) => void copyText(text, what)));
 
   // The skip link moves focus to the views; it must never reach the hash (the URL codec would read
   // "#main-stage" as a setting and reset the state).

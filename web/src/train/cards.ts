@@ -11,7 +11,7 @@ export class ExperimentCards {
     this.root = el('section', { class: 'tr-presets', 'aria-labelledby': 'train-presets-title' },
       el('h3', { id: 'train-presets-title', text: 'Experiments' }),
       el('ul', { class: 'cards' }, ...TRAIN_PRESETS.map((p) => el('li', { class: 'card' },
-        el('a', { 'data-train-preset': p.id, class: 'card-link' },
+        el('a', { 'data-train-preset': p.id, 'data-claim': JSON.stringify(p.claim), class: 'card-link' },
           el('span', { class: 'card-lesson', text: 'Train' }),
           el('strong', { class: 'card-title', text: p.title }),
           el('span', { class: 'card-blurb', text: p.blurb }),

@@ -5,6 +5,7 @@
 import { el, clear, fmt } from '../ui/dom';
 import { COMPARE_LABEL, TASK_LABEL, TRAIN_COMPARES, TRAIN_KERNELS, TRAIN_LIMITS, TRAIN_POSITIONAL, TRAIN_TASKS, type TrainState } from './config';
 import type { RunState, TrainSession } from './session';
+import { num } from './numbers';
 
 export function labelled(label: string, control: HTMLElement, hint?: string): HTMLElement {
   return el('label', { class: 'tr-field' }, el('span', { text: label }), control, hint ? el('span', { class: 'tr-hint', text: hint }) : null);
@@ -180,8 +181,8 @@ export class Controls {
   showReadouts(s: TrainSession): void {
     const h = s.history;
     this.readStep.textContent = String(s.step);
-    this.readLoss.textContent = h.steps > 0 ? `${fmt(h.loss[h.steps - 1], 3)} (gradient norm ${fmt(h.gradNorm[h.steps - 1], 3)})` : '–';
-    this.readEval.textContent = Number.isFinite(s.evalLoss) ? `loss ${fmt(s.evalLoss, 3)}, accuracy ${fmt(s.evalAcc, 3)}` : '–';
+    this.readLoss.textContent = h.steps > 0 ? `${num(h.loss[h.steps - 1])} (gradient norm ${num(h.gradNorm[h.steps - 1])})` : '–';
+    this.readEval.textContent = Number.isFinite(s.evalLoss) ? `loss ${num(s.evalLoss)}, accuracy ${fmt(s.evalAcc, 3)}` : '–';
     this.readRate.textContent = s.stepsPerSec > 0 ? `${fmt(s.stepsPerSec, 0)} steps/s · ${fmt(s.gflops, 2)} GFLOP/s in training` : '';
     this.readRate.title = 'steps/s: wall clock while running (evaluation and head scores included); GFLOP/s: GEMM operations counted from the shapes, divided by the time inside train() only';
   }

@@ -41,7 +41,7 @@ export class ExportBar {
   private async exportJson(): Promise<void> {
     const w = await this.s.client.weights();
     const doc = exportDoc(this.s.config, this.s.history, this.s.snap?.scores ?? null, this.s.dims(), w ? w.weights : null, this.src.settings());
-    download('training-run.json', JSON.stringify(doc), 'application/json');
+    download(`training-run-step-${this.s.step}.json`, JSON.stringify(doc), 'application/json');
   }
 
   private async savePng(): Promise<void> {
@@ -49,14 +49,17 @@ export class ExportBar {
     const canvas = this.src.canvasOf(name);
     if (canvas) {
       const blob = await new Promise<Blob | null>((r) => canvas.toBlob(r, 'image/png'));
-      if (blob) download(`${name}.png`, blob);
+      if (blob) download(`${name}-step-${this.s.step}.png`, blob);
       return;
     }
     const item = this.src.maps().find((x) => x.name === name);
     const d = item?.heatmap.current;
     if (!item || !d) return;
-    const blob = await heatmapPng(item.heatmap.dataCanvas, d, `Attention Playground — ${name} at step ${this.s.step}`);
-    if (blob) download(`${name}.png`, blob);
+    // A map shows the snapshot (while running, the latest multiple of 10 steps), which can be
+    // behind the run's step: name and title say the step the picture is of.
+    const step = this.s.snap?.scores.step ?? this.s.step;
+    const blob = await heatmapPng(item.heatmap.dataCanvas, d, `Attention Playground — ${name} at step ${step}`);
+    if (blob) download(`${name}-step-${step}.png`, blob);
   }
 
   private async copyStepLink(): Promise<void> {

@@ -5,6 +5,7 @@ import { el, clear, fmt } from '../ui/dom';
 import { drawChart, type Series } from './chart';
 import { crossing, shelfAndDrop, thin } from './history';
 import { EVAL_EVERY, type TrainSession } from './session';
+import { headName, num } from './numbers';
 
 export const HEAD_COLORS = ['#2c5cc5', '#c2410c', '#1a7f37', '#8a3ffc', '#b3134f', '#0e7490', '#9a6700', '#475569'];
 
@@ -24,12 +25,19 @@ export class LiveCharts {
     duplicateToken: el('canvas', { class: 'tr-canvas', role: 'img', 'aria-label': 'Duplicate-token score per head over steps' }),
   };
   readonly scoreLegend = el('div', { class: 'tr-legend' });
+  /** Compare "without √d_k": why it can be the faster run here (set by the view) */
+  readonly compareNote = el('p', { class: 'tr-note', 'data-testid': 'train-compare-note', hidden: true });
   readonly lossPanel: HTMLElement;
   readonly scoresPanel: HTMLElement;
+  private xLog = el('input', { type: 'checkbox', 'data-testid': 'train-xlog' });
 
-  constructor() {
+  constructor(onOption: () => void) {
+    this.xLog.addEventListener('change', onOption);
     this.lossPanel = el('section', { class: 'tr-panel tr-wide', 'aria-label': 'Loss' },
-      el('h3', { text: 'Loss' }), this.lossCanvas, this.lossCaption);
+      el('h3', { text: 'Loss' }),
+      el('div', { class: 'tr-chart-opts' },
+        el('label', {}, this.xLog, ' log step axis (the first steps of a long run get room)')),
+      this.lossCanvas, this.lossCaption, this.compareNote);
     this.scoresPanel = el('section', { class: 'tr-panel', 'aria-label': 'Head scores over steps' },
       el('h3', { text: 'Head scores over steps' }), this.scoreLegend,
       el('h4', { text: 'previous token' }), this.scoreCanvases.previousToken,
@@ -46,7 +54,16 @@ export class LiveCharts {
     const h = s.history;
     const wide = Math.min(width - 4, 1100);
     const thinL = thin(h.loss, h.steps, Math.max(50, Math.floor(wide / 2)));
-    const yMax = Math.max(1, ...h.evalLoss.filter(Number.isFinite), ...thinL.y.filter(Number.isFinite).slice(0, 20));
+    // The loss axis covers every loss drawn. A saturated softmax starts near 10⁶ nats and a
+    // typical run ends near 10⁻²: when a loss above ~20 nats is drawn beside ones 3× smaller, the
+    // axis is logarithmic (said in the caption) instead of clipping the start or flattening the rest.
+    const drawn = [...h.evalLoss, ...thinL.y, ...(s.cmp ? s.cmp.history.evalLoss : [])].filter((v) => Number.isFinite(v) && v > 0);
+    const hi = Math.max(1, ...drawn);
+    const lo = drawn.length > 0 ? Math.min(...drawn) : 1;
+    const yLog = hi > 20 && hi / lo > 3;
+    const yMin = yLog ? 10 ** Math.floor(Math.log10(lo)) : 0;
+    const yMax = yLog ? 10 ** Math.ceil(Math.log10(hi)) : Math.ceil(hi * 2) / 2;
+    const xLog = this.xLog.checked;
     const series: Series[] = [
       { x: thinL.x, y: thinL.y, color: '#9aa1ad', width: 1, label: 'training loss' },
       { x: h.evalStep, y: h.evalLoss, color: '#2c5cc5', width: 2, label: 'held-out loss (repeated half)' },
@@ -66,11 +83,12 @@ export class LiveCharts {
     if (c90 !== null) markers.push({ x: c90, label: `acc 0.9 @ ${c90}`, color: '#9a3412' });
     const xMax = Math.max(50, until || 0, Math.ceil(h.steps * 1.1));
     drawChart(this.lossCanvas, {
-      width: wide, height: 220, xMax, yMin: 0, yMax: Math.ceil(yMax * 2) / 2, yLabel: 'loss (nats)', rightLabel: 'accuracy', xLabel: 'step',
+      width: wide, height: 220, xMax, yMin, yMax, yLog, xLog, yLabel: 'loss (nats)', rightLabel: 'accuracy', xLabel: xLog ? 'step (log)' : 'step',
       series, markers, bands: sd ? [{ x0: sd.shelfFrom, x1: sd.shelfTo, y: sd.shelfLoss, label: 'shelf', color: '#2c5cc5' }] : [],
     });
     this.lossCaption.textContent = `Grey: training loss per step (${h.steps} steps${h.steps > thinL.x.length ? `, drawn as ${thinL.x.length} bucket means` : ''}). Blue: held-out loss on the repeated half, every ${EVAL_EVERY} steps. Orange: held-out accuracy (right axis).` +
-      (sd ? ` Shelf at ${fmt(sd.shelfLoss, 2)} nats (steps ${sd.shelfFrom}–${sd.shelfTo}), steepest drop at step ${sd.drop}.` : '') +
+      (yLog ? ` The loss axis is logarithmic: the losses drawn span ${num(lo, 2)} to ${num(hi, 2)} nats.` : '') +
+      (sd ? ` Shelf at ${num(sd.shelfLoss, 2)} nats (steps ${sd.shelfFrom}–${sd.shelfTo}), steepest drop at step ${sd.drop}.` : '') +
       (c90 !== null ? ` Accuracy ≥ 0.9 from step ${c90}${s.ms90 !== null ? ` (${fmt(s.ms90 / 1000, 1)} s of training)` : ''}.` : '') +
       (cmp ? ` Dashed: the same data seed, ${cmp.label} (step ${cmp.step}${crossing(cmp.history, 0.9) !== null ? `, accuracy ≥ 0.9 from step ${crossing(cmp.history, 0.9)}` : ', accuracy not yet 0.9'}).` : '');
     this.lossCanvas.setAttribute('aria-label', `Loss curve: ${this.lossCaption.textContent}`);
@@ -81,11 +99,11 @@ export class LiveCharts {
     for (const key of ['previousToken', 'induction', 'duplicateToken'] as const) {
       const ser: Series[] = [];
       for (let k = 0; k < L * H; k++) ser.push({ x: sx, y: h.scores.map((x) => x[key][k]), color: HEAD_COLORS[k % HEAD_COLORS.length], width: 1.8 });
-      drawChart(this.scoreCanvases[key], { width: sw, height: 120, xMax, yMin: 0, yMax: 1, yLabel: 'score', series: ser });
+      drawChart(this.scoreCanvases[key], { width: sw, height: 120, xMax, xLog, yMin: 0, yMax: 1, yLabel: 'score', series: ser });
     }
     if (this.scoreLegend.childElementCount !== L * H) {
       clear(this.scoreLegend);
-      for (let k = 0; k < L * H; k++) this.scoreLegend.append(el('span', {}, swatch(HEAD_COLORS[k % HEAD_COLORS.length]), `L${Math.floor(k / H)} H${k % H}`));
+      for (let k = 0; k < L * H; k++) this.scoreLegend.append(el('span', {}, swatch(HEAD_COLORS[k % HEAD_COLORS.length]), headName(Math.floor(k / H), k % H)));
     }
   }
 }

@@ -6,7 +6,7 @@ import { Heatmap } from '../ui/heatmap';
 import type { Snapshot } from './protocol';
 import { labelled, smallButton } from './controls';
 import type { TrainSession } from './session';
-import { sci } from './numbers';
+import { headName, sci } from './numbers';
 
 export interface ProbeActions {
   useProbe(text: string | null): void;
@@ -27,7 +27,7 @@ export class ProbePanel {
   constructor(private readonly s: TrainSession, act: ProbeActions) {
     this.root = el('section', { class: 'tr-panel tr-wide', 'aria-label': 'Attention on the probe sequence' },
       el('h3', { text: 'Every head on a probe sequence' }),
-      el('p', { class: 'tr-caption muted', text: 'Rows are queries, columns keys, labelled with token ids; the probe is a held-out [noise, s, s] sequence (targets marked ·).' }),
+      el('p', { class: 'tr-caption muted', text: 'Rows are queries, columns keys, each labelled with its token (t5 = token id 5) and its position; the probe is a held-out [noise, s, s] sequence (targets marked ·).' }),
       el('div', { class: 'tr-probe-row' },
         labelled('Your own probe (token ids)', this.probeInput),
         smallButton('Use', 'train-probe-use', () => act.useProbe(this.probeInput.value)),
@@ -54,19 +54,21 @@ export class ProbePanel {
       for (let h = 0; h < H; h++) {
         const name = `layer-${l}-head-${h}`;
         const hm = new Heatmap({
-          label: `Layer ${l} head ${h} attention on the probe`, maxSize: size, showLabels: true, interactive: true,
-          describe: (i, j, v, f) => f ? `L${l} H${h}: query ${probe()[i]} (pos ${i}) → key ${probe()[j]} (pos ${j}): masked (causal)` : `L${l} H${h}: query ${probe()[i]} (pos ${i}) → key ${probe()[j]} (pos ${j}): ${fmt(v, 3)}`,
+          label: `Layer ${l + 1} head ${h + 1} attention on the probe`, maxSize: size, showLabels: true, interactive: true,
+          describe: (i, j, v, f) => f ? `${headName(l, h)}: query ${probe()[i]} (pos ${i}) → key ${probe()[j]} (pos ${j}): masked (causal)` : `${headName(l, h)}: query ${probe()[i]} (pos ${i}) → key ${probe()[j]} (pos ${j}): ${fmt(v, 3)}`,
           onCell: (text) => (this.readout.textContent = text),
         });
         this.maps.push({ name, heatmap: hm });
-        this.attnGrid.append(el('figure', { class: 'tr-head', 'data-head': `${l}-${h}` }, el('figcaption', { text: `layer ${l} · head ${h}` }), hm.root));
+        this.attnGrid.append(el('figure', { class: 'tr-head', 'data-head': `${l}-${h}` }, el('figcaption', { text: `layer ${l + 1} · head ${h + 1}` }), hm.root));
       }
     }
   }
 
   draw(snap: Snapshot): void {
     const { L, H, T } = this.s.dims();
-    const labels = Array.from(this.s.probe, (tok, i) => `${tok}${this.s.probeMask[i] ? '·' : ''}`);
+    // "t" + token id: a label never reads as the position beside it (a probe 0 1 2 … has token
+    // id = position, and "7 7" read as 77).
+    const labels = Array.from(this.s.probe, (tok, i) => `t${tok}${this.s.probeMask[i] ? '·' : ''}`);
     const forbidden = new Uint8Array(T * T);
     for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) forbidden[i * T + j] = 1;
     const ents: string[] = [];
@@ -78,12 +80,12 @@ export class ProbePanel {
         const p = values[i * T + j];
         if (p > 0) e -= p * Math.log(p);
       }
-      ents.push(`L${Math.floor(k / H)}H${k % H} ${fmt(e / T, 2)}`);
+      ents.push(`${headName(Math.floor(k / H), k % H, '')} ${fmt(e / T, 2)}`);
     }
     this.entropyLine.textContent = `Mean attention entropy per row (nats; uniform over the keys would be up to ln ${T} = ${fmt(Math.log(T), 2)}): ${ents.join(' · ')}`;
     // The gradient that reaches the scores, from the module's backward pass on the held-out batch.
-    const sg = Array.from(snap.scoreGrad, (g, k) => `L${Math.floor(k / H)}H${k % H} ${sci(g)}`);
-    const wq = Array.from(snap.wqGradNorm, (g, l) => `L${l} ${sci(g)}`);
+    const sg = Array.from(snap.scoreGrad, (g, k) => `${headName(Math.floor(k / H), k % H, '')} ${sci(g)}`);
+    const wq = Array.from(snap.wqGradNorm, (g, l) => `L${l + 1} ${sci(g)}`);
     this.scoreGradLine.textContent = `Gradient reaching the scores, mean |∂loss/∂S| over the causal cells of the held-out batch (S = the softmax input): ${sg.join(' · ')}. For scale: ‖∂loss/∂W_Q‖ per layer ${wq.join(' · ')}.`;
   }
 }

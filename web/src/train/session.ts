@@ -7,6 +7,7 @@ import { EVAL_EVERY, SNAP_EVERY, parseProbe, type RunState, type Snapshot, type 
 import { COMPARE_LABEL, archChanged, compareSettings, flopsPerStep, trainerConfig, type TrainState } from './config';
 import { History, PHASE_TEXT, crossing, phaseOf, type Phase } from './history';
 import { startCompareRun, type CompareRun } from './compare-run';
+import { readyText, runningText, stoppedText } from './status-text';
 
 export type { CompareRun };
 
@@ -219,10 +220,12 @@ export class TrainSession {
     this.hideNotice();
     this.sendRun(this.client, n);
     if (this.cmp && (this.cmp.run === 'idle' || this.cmp.run === 'stopped')) this.sendRun(this.cmp.client, n);
-    this.startRun();
+    this.startRun(n);
   }
 
-  private startRun(): void {
+  private startRun(steps: number | null = null): void {
+    // The status says what is happening now (not the "Ready … Press Play" of before).
+    this.setStatus(runningText(this.step, steps, this.cmp?.label ?? null));
     this.autoPaused = false;
     this.playStartedAt = this.now();
     this.rate.steps = 0;
@@ -260,11 +263,9 @@ export class TrainSession {
         break;
       case 'stopped': {
         this.setRun(m.reason === 'diverged' ? 'diverged' : 'stopped');
-        const why = {
-          paused: 'Paused', steps: 'Stepped', until: 'Stopped at the stop step', accuracy: 'Stopped: accuracy reached the target', diverged: 'Diverged',
-        }[m.reason];
+        // One status, true now: at a divergence the notice says what went wrong, the status line where the run is.
+        this.setStatus(stoppedText(m.reason, m.step, this.autoPaused));
         if (m.reason === 'diverged') this.showNotice(`${m.message ?? 'The loss became non-finite.'} Lower the learning rate and press Play to go on from there, or Reset.`, true);
-        else this.setStatus(`${why} at step ${m.step}.${this.autoPaused ? ' (Paused while out of view; resumes when back.)' : ''}`);
         void this.publish();
         this.hooks.changed?.();
         break;
@@ -305,7 +306,7 @@ export class TrainSession {
     this.history.pushScores(m.snapshot.scores);
     this.hooks.probeChanged?.();
     this.setRun('idle');
-    this.setStatus(`${this.resetNote ? this.resetNote + ' ' : ''}Ready (module and trainer started in ${Math.round(m.startMs)} ms). Press Play or Space.`);
+    this.setStatus(readyText(this.resetNote, m.startMs));
     this.resetNote = '';
     const t = this.settings();
     if (t && t.lr !== this.config.lr) this.client.send({ kind: 'lr', lr: t.lr });
@@ -370,7 +371,7 @@ export class TrainSession {
     if (on) this.ablated.add(key);
     else this.ablated.delete(key);
     this.client.send({ kind: 'ablate', layer: l, head: h, on });
-    this.setStatus(`${on ? 'Ablated' : 'Restored'} layer ${l} head ${h}.`);
+    this.setStatus(`${on ? 'Ablated' : 'Restored'} layer ${l + 1} head ${h + 1}.`);
   }
 
   /** Draw the attention on the user's tokens (text of ids), or on the held-out probe (null). */

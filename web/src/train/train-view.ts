@@ -6,7 +6,7 @@
 // `train` sub-state (train/state.ts), so a link replays the run: same config and seed → the same
 // loss history bit for bit.
 import './train.css';
-import { el } from '../ui/dom';
+import { clear, el, fmt } from '../ui/dom';
 import type { Heatmap } from '../ui/heatmap';
 import { getTrainedModel, setTrainedAttention, setTrainedModel } from '../shared/trained-model';
 import type { LabContext, View, ViewFactory } from '../ui/view';
@@ -14,7 +14,8 @@ import { TrainClient } from './client';
 import type { TrainState } from './config';
 import type { History } from './history';
 import { trainOf, trainPatch, type TrainSlice } from './state';
-import type { TrainLinkPatch } from './links';
+import { trainPresetHash, type TrainLinkPatch } from './links';
+import { TRAIN_PRESETS } from './presets';
 import { TrainSession, type RunState } from './session';
 import { Controls } from './controls';
 import { LiveCharts } from './live-charts';
@@ -53,7 +54,7 @@ class TrainView implements View<TrainContext> {
   private ctx: TrainContext | null = null;
   private readonly s: TrainSession;
   private readonly controls: Controls;
-  private readonly charts = new LiveCharts();
+  private readonly charts = new LiveCharts(() => this.schedule());
   private readonly probe: ProbePanel;
   private readonly heads: HeadsPanel;
   private readonly cards = new ExperimentCards();
@@ -100,7 +101,8 @@ class TrainView implements View<TrainContext> {
     });
     this.root = el('div', { class: 'view-train', 'data-testid': 'train-view' },
       el('h2', { class: 'panel-title', text: 'Train: watch induction heads form' }),
-      el('p', { class: 'lead', text: 'A two-layer, attention-only transformer learns to continue [noise, s, s]: the second copy of s is predictable only by finding the earlier copy. Press play: the loss sits on a shelf, then drops as a layer-0 head learns to look one token back and a layer-1 head learns to look just after the earlier copy of the current token.' }),
+      el('p', { class: 'lead', text: 'A two-layer, attention-only transformer learns to continue [noise, s, s]: the second copy of s is predictable only by finding the earlier copy. Press play: the loss sits on a shelf, then drops as a head in layer 1 learns to look one token back and a head in layer 2 learns to look just after the earlier copy of the current token.' }),
+      el('p', { class: 'muted tr-numbering', 'data-testid': 'train-numbering', text: 'Layers and heads are counted from 1 here (L1 H2 = layer 1, head 2), as the lessons count heads. The exports keep the module’s indices from 0 (PNG names such as layer-0-head-1, the JSON’s [layer][head] arrays).' }),
       this.controls.runBar, this.controls.reads, this.controls.statusLine, this.controls.notice, this.controls.configBox,
       el('div', { class: 'tr-panels' }, this.charts.lossPanel, this.probe.root, this.charts.scoresPanel, this.heads.root),
       this.exports.root, this.cards.root);
@@ -182,11 +184,31 @@ class TrainView implements View<TrainContext> {
     // The experiment cards' links are written with the page's link writer, which the first
     // render brings.
     this.cards.link((x) => ctx.hashOf(x));
+    this.showCompareNote(t, ctx);
     this.s.apply(t);
     this.controls.sync(t);
     // the maps are sized to the width: rebuild them when it changed noticeably
     if (this.probe.maps.length > 0 && Math.abs(ctx.width - this.probe.builtWidth) > 40) this.buildMaps();
     this.schedule();
+  }
+
+  /**
+   * Compare "without √d_k" often learns faster here, which reads as "the scale hurts". Say why:
+   * these weights start small, so the unscaled scores stay small and the softmax is not
+   * saturated; the scale matters when the scores are large (the saturated-softmax card).
+   */
+  private showCompareNote(t: TrainState, ctx: TrainContext): void {
+    const note = this.charts.compareNote;
+    note.hidden = t.compare !== 'noscale';
+    const dk = t.dModel / t.heads;
+    if (note.hidden || note.dataset.dk === String(dk)) return;
+    note.dataset.dk = String(dk);
+    clear(note);
+    const card = TRAIN_PRESETS.find((p) => p.id === 'train-noscale-large');
+    note.append(
+      `Why can the run without √d_k be the faster one here? The weights start small (std 1/√d_model), so the scores q·k stay small even unscaled and the softmax is far from saturated: dropping the 1/√d_k factor (√${dk} ≈ ${fmt(Math.sqrt(dk), 1)} here) only makes the scores, and their gradients, larger, like a higher learning rate for attention. The scale matters when the scores are large — large d_k or large weights — where an unscaled softmax saturates and its gradient vanishes: `,
+      el('a', { href: card ? trainPresetHash(card, (x) => ctx.hashOf(x)) : '#', 'data-testid': 'train-compare-note-link', text: card?.title ?? 'the saturated-softmax experiment' }),
+      '.');
   }
 
   heatmaps(): { name: string; heatmap: Heatmap }[] {
