@@ -198,7 +198,7 @@ test('A.8 phone: the "Heads now" table fits its box and no ablate button is clip
 
 test('A.11 K-composition legend 0…1; ablation baseline said; probe labels; PNG step; trained Heads link; log step axis', async () => {
   const { page, w } = await open('#v=1&view=train&until=300&play=1');
-  await waitRun(page, ['stopped']);
+  await waitRun(page, ['stopped'], 300000);
   // K-composition: a legend with the fixed range
   const legend = page.getByTestId('train-kcomp-legend');
   assert.ok(await legend.isVisible());
