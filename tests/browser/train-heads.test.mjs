@@ -61,8 +61,9 @@ test('the gradient reaching the scores is shown, and is the module’s', async (
   const g = tr.scoreGradients();
   tr.delete();
   const sci = (x) => (x === 0 ? '0' : Math.abs(x) >= 1e-3 && Math.abs(x) < 1e4 ? x.toPrecision(3) : x.toExponential(2));
-  for (let k = 0; k < 4; k++) assert.ok(text.includes(`L${k >> 1}H${k & 1} ${sci(g.scoreGrad[k])}`), `${text} lacks head ${k}: ${g.scoreGrad[k]}`);
-  assert.ok(text.includes(`L1 ${sci(g.wqGradNorm[1])}`), text);
+  for (let k = 0; k < 4; k++) assert.ok(text.includes(`L${(k >> 1) + 1}H${(k & 1) + 1} ${sci(g.scoreGrad[k])}`), `${text} lacks head ${k}: ${g.scoreGrad[k]}`);
+  // the page counts layers and heads from 1 (module index + 1)
+  assert.ok(text.includes(`L2 ${sci(g.wqGradNorm[1])}`), text);
   await page.locator('[data-testid=train-score-grad]').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(SHOTS, 'train-score-grad.png') });
   assert.deepEqual(w.errors, []);

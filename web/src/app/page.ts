@@ -123,6 +123,8 @@ export function start(): void {
   const trainedBanner = el('div', { class: 'banner trained', role: 'status', 'data-testid': 'trained-banner', hidden: true },
     trainedText, el('label', {}, ' Layer ', trainedLayer), ' ', trainedBack, ' ', trainedLeave,
     el('p', { class: 'muted', text: 'Not in the share link: a link cannot carry trained weights. The controls at the side change this page’s example, not the trained model.' }));
+  /** the trained weights last brought into view (scroll and focus once per "Open in Heads view") */
+  let arrivedTa: TrainedAttention | null = null;
   trainedLayer.addEventListener('change', () => {
     const a = getTrainedAttention();
     if (a) a.layer = Number(trainedLayer.value);
@@ -262,6 +264,14 @@ export function start(): void {
       trainedText.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer + 1} of ${ta.layers}, every head, on the tokens ${ta.tokens.join(' ')}. Layers and heads count from 1, as in the lessons.`;
       const s: State = { ...state, page: { ...state.page, head: Math.min(state.page.head, r.heads - 1) } };
       rv.render({ ...labContext(s), result: r, forbidden: r.allowed.map((a) => 1 - a), selectHead: (h) => setState({ page: { head: h } }, 'control') });
+      if (ta !== arrivedTa) {
+        // Just arrived from Train's "Open in Heads view" (clicked far down that tab): bring the
+        // banner and the trained heatmap into view and put the keyboard on the heatmap (the
+        // view's first interactive map, the zoomed head), not on the body.
+        arrivedTa = ta;
+        trainedBanner.scrollIntoView({ block: 'start' });
+        viewHost.querySelector<HTMLElement>('.hm-frame[tabindex]')?.focus({ preventScroll: true });
+      }
       clear(pngSelect);
       for (const { name } of v.heatmaps()) pngSelect.append(el('option', { value: name, text: name }));
       pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
@@ -569,6 +579,10 @@ export function start(): void {
 }
 
 /** The share link of a state: the student's arrays only when they fit (docs/arrays.md). */
+//  The trained model's weights cannot go into a link, and neither do the Train run controls that
+//  brought them here (play, until): a link copied from the trained Heads view would otherwise
+//  start training when its reader opens the Train tab.
 function linkOf(s: State): string {
-  return encodeState(arraysFitLink(s.arrays) ? s : { ...s, arrays: { ...NO_ARRAYS } });
+  const t = getTrainedAttention() && s.page.view !== 'train' ? { ...s, train: { ...s.train, play: false, until: 0 } } : s;
+  return encodeState(arraysFitLink(t.arrays) ? t : { ...t, arrays: { ...NO_ARRAYS } });
 }

@@ -39,6 +39,36 @@ export interface ChartSpec {
   markers?: Marker[];
   bands?: Band[];
   xLabel?: string;
+  /** logarithmic left axis (yMin > 0): for losses that span decades, e.g. a saturated softmax */
+  yLog?: boolean;
+  /** logarithmic step axis (log of 1 + step), so the first steps of a long run are not squeezed */
+  xLog?: boolean;
+}
+
+const SUP: Record<string, string> = { '-': '⁻', '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹' };
+/** A tick label short enough for the margin: 0.5, 12, 1.5k, 10⁶. */
+function tickText(v: number, log: boolean): string {
+  if (log) {
+    const e = Math.round(Math.log10(v));
+    return e === 0 ? '1' : e === 1 ? '10' : '10' + String(e).replace(/[-0-9]/g, (c) => SUP[c]);
+  }
+  const a = Math.abs(v);
+  if (a >= 1e4) return `${+(v / 1000).toPrecision(3)}k`;
+  return String(v);
+}
+/** Powers of ten from lo to hi (both > 0), thinned to about n. */
+function logTicks(lo: number, hi: number, n: number): number[] {
+  const a = Math.floor(Math.log10(lo)), b = Math.ceil(Math.log10(hi));
+  const every = Math.max(1, Math.ceil((b - a) / n));
+  const out: number[] = [];
+  for (let e = a; e <= b; e += every) if (10 ** e >= lo * 0.999 && 10 ** e <= hi * 1.001) out.push(10 ** e);
+  return out;
+}
+/** Step ticks for a log(1 + step) axis: 0, 1, 10, 100, … and 2×, 5× where there is room. */
+function logStepTicks(xMax: number, pw: number): number[] {
+  const out = [0];
+  for (let p = 1; p <= xMax; p *= 10) for (const m of pw > 400 ? [1, 2, 5] : [1]) if (m * p <= xMax) out.push(m * p);
+  return out;
 }
 
 function niceTicks(lo: number, hi: number, n: number): number[] {
@@ -66,34 +96,51 @@ export function drawChart(canvas: HTMLCanvasElement, c: ChartSpec): void {
   g.fillStyle = '#fff';
   g.fillRect(0, 0, c.width, c.height);
   const hasRight = c.series.some((s) => s.axis === 'right');
-  const L = 44, R = hasRight ? 38 : 10, T = 10, B = 30;
+  g.font = '11px system-ui, sans-serif';
+  const yLog = !!c.yLog && c.yMin > 0 && c.yMax > c.yMin;
+  const yTicks = yLog ? logTicks(c.yMin, c.yMax, 4) : niceTicks(c.yMin, c.yMax, 4);
+  const yTexts = yTicks.map((v) => tickText(v, yLog));
+  // The left margin fits the widest tick label and the rotated axis title beside it.
+  const labelW = Math.max(0, ...yTexts.map((t) => g.measureText(t).width));
+  const L = Math.max(44, Math.ceil(labelW) + 27), R = hasRight ? 38 : 10, T = 10, B = 30;
   const pw = Math.max(10, c.width - L - R);
   const ph = Math.max(10, c.height - T - B);
   const xMax = Math.max(1, c.xMax);
-  const X = (x: number) => L + (x / xMax) * pw;
-  const Y = (y: number) => T + ph - ((y - c.yMin) / (c.yMax - c.yMin || 1)) * ph;
+  const lx = Math.log10(1 + xMax);
+  const X = c.xLog ? (x: number) => L + (Math.log10(1 + Math.max(0, x)) / lx) * pw : (x: number) => L + (x / xMax) * pw;
+  const ly0 = yLog ? Math.log10(c.yMin) : 0, ly1 = yLog ? Math.log10(c.yMax) : 1;
+  const Y = yLog
+    ? (y: number) => T + ph - ((Math.log10(Math.max(y, c.yMin * 1e-3)) - ly0) / (ly1 - ly0)) * ph
+    : (y: number) => T + ph - ((y - c.yMin) / (c.yMax - c.yMin || 1)) * ph;
+  // What was drawn, for tests and for people reading the DOM: the scales, the range, the labels.
+  canvas.dataset.yScale = yLog ? 'log' : 'linear';
+  canvas.dataset.xScale = c.xLog ? 'log' : 'linear';
+  canvas.dataset.yRange = `${c.yMin} ${c.yMax}`;
+  canvas.dataset.yTicks = yTexts.join(' ');
+  canvas.dataset.yLabelRoom = String(L - 5 - 16 - Math.ceil(labelW));
+  /** where step 150 falls across the plot (0…1), to see whether the first steps are squeezed */
+  canvas.dataset.x150 = ((X(Math.min(150, xMax)) - L) / pw).toFixed(3);
   const YR = (y: number) => T + ph - y * ph;
-  g.font = '11px system-ui, sans-serif';
   g.strokeStyle = '#e3e6ec';
   g.lineWidth = 1;
   g.fillStyle = '#5b6270';
   g.textAlign = 'right';
   g.textBaseline = 'middle';
-  for (const v of niceTicks(c.yMin, c.yMax, 4)) {
+  yTicks.forEach((v, i) => {
     const y = Y(v);
     g.beginPath();
     g.moveTo(L, y);
     g.lineTo(L + pw, y);
     g.stroke();
-    g.fillText(String(v), L - 5, y);
-  }
+    g.fillText(yTexts[i], L - 5, y);
+  });
   if (hasRight) {
     g.textAlign = 'left';
     for (const v of [0, 0.5, 1]) g.fillText(String(v), L + pw + 5, YR(v));
   }
   g.textAlign = 'center';
   g.textBaseline = 'top';
-  for (const v of niceTicks(0, xMax, Math.max(2, Math.floor(pw / 70)))) g.fillText(String(v), X(v), T + ph + 4);
+  for (const v of c.xLog ? logStepTicks(xMax, pw) : niceTicks(0, xMax, Math.max(2, Math.floor(pw / 70)))) g.fillText(String(v), X(v), T + ph + 4);
   if (c.xLabel) {
     g.textAlign = 'right';
     g.fillText(c.xLabel, L + pw, T + ph + 16);
@@ -146,7 +193,7 @@ export function drawChart(canvas: HTMLCanvasElement, c: ChartSpec): void {
         continue;
       }
       const px = X(s.x[i]);
-      const py = y(Math.min(Math.max(v, c.yMin - 1e3), c.yMax + 1e3));
+      const py = s.axis === 'right' || !yLog ? y(Math.min(Math.max(v, c.yMin - 1e3), c.yMax + 1e3)) : y(v);
       if (pen) g.lineTo(px, py);
       else g.moveTo(px, py);
       pen = true;

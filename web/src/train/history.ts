@@ -69,7 +69,8 @@ export interface ShelfDrop {
  * The shelf and the drop of a held-out loss curve: the drop is the middle of the window of `w`
  * evaluations over which the loss falls most (after the first w, which hold the fall from ln V to
  * the unigram level); the shelf is the last run of evaluations before it within ±5 % of the median
- * loss before it. Null until the fall is at least `minFall` nats.
+ * loss before it, at least three evaluations long. Null until the fall is at least `minFall`
+ * nats, or when there is no such plateau.
  */
 export function shelfAndDrop(step: readonly number[], loss: readonly number[], w = 4, minFall = 0.25): ShelfDrop | null {
   const n = loss.length;
@@ -95,6 +96,9 @@ export function shelfAndDrop(step: readonly number[], loss: readonly number[], w
   if (!on(loss[to])) return null;
   let from = to;
   while (from > 0 && on(loss[from - 1])) from--;
+  // A shelf is a plateau: at least three evaluations in a row. A curve that only falls (a
+  // saturated softmax's 10⁵-nat start) has none, and no shelf is claimed for it.
+  if (to - from + 1 < 3) return null;
   let sum = 0;
   for (let i = from; i <= to; i++) sum += loss[i];
   return { shelfFrom: step[from], shelfTo: step[to], shelfLoss: sum / (to - from + 1), drop: step[at + Math.floor(w / 2)], fall: best };

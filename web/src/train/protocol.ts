@@ -1,4 +1,5 @@
-// Messages between the Train tab and its own module Worker (train/worker.ts). Plain data.
+// Messages between the Train tab and its own module Worker (train/worker.ts), and the few
+// plain definitions both sides of a run share. Plain data, no DOM.
 
 export interface HeadScores {
   step: number;
@@ -64,3 +65,26 @@ export type TrainMessage =
   | { kind: 'probe'; probe: Int32Array; probeMask: Uint8Array; snapshot: Snapshot }
   | { kind: 'probeRefused'; message: string }
   | { kind: 'fatal'; message: string };
+
+/** The trainer evaluates on the held-out batch every EVAL_EVERY steps and takes head scores every SNAP_EVERY. */
+export const EVAL_EVERY = 5;
+export const SNAP_EVERY = 10;
+
+export type RunState = 'loading' | 'idle' | 'running' | 'stopped' | 'diverged' | 'refused' | 'error';
+
+/** What a run needs of a trainer Worker's handle (train/client.ts in the page; a fake in tests). */
+export interface TrainClientLike {
+  start(config: Record<string, unknown>, evalEvery: number, snapEvery: number): void;
+  send(m: TrainRequest): void;
+  weights(): Promise<Extract<TrainMessage, { kind: 'weights' }> | null>;
+  stop(): void;
+}
+
+/** Token ids typed by the user (spaces or commas) → ids, or a sentence saying what is wrong. */
+export function parseProbe(text: string, vocab: number, seqLen: number): number[] | string {
+  const parts = text.trim().split(/[\s,]+/u).filter((x) => x !== '');
+  const ids = parts.map((x) => (/^\d{1,7}$/.test(x) ? Number(x) : NaN));
+  if (ids.length === 0 || ids.some((x) => !Number.isInteger(x) || x >= vocab)) return `A probe is whole token ids 0…${vocab - 1}, separated by spaces.`;
+  if (ids.length > seqLen) return `A probe holds at most ${seqLen} tokens (the sequence length).`;
+  return ids;
+}

@@ -6,6 +6,9 @@
 /// <reference lib="webworker" />
 import { loadTrain, type AttnTrainLib, type AttnTrainer } from '../wasm/load-train';
 import type { HeadScores, Snapshot, StopReason, TrainMessage, TrainRequest } from './protocol';
+import { nonFiniteWhat, num } from './numbers';
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** Work per chunk before the Worker yields (and posts one progress message). */
 const CHUNK_MS = 40;
@@ -62,6 +65,7 @@ async function loop(my: number): Promise<void> {
     let trainMs = 0;
     let stop: StopReason | null = null;
     let badLoss = NaN;
+    let badNorm = NaN;
     let wait = 0;
     const chunkStart = performance.now();
     while (performance.now() - chunkStart < CHUNK_MS) {
@@ -95,6 +99,7 @@ async function loop(my: number): Promise<void> {
       if (!r.finite) {
         stop = 'diverged';
         badLoss = r.loss[r.loss.length - 1];
+        badNorm = r.gradNorm[r.gradNorm.length - 1];
         break;
       }
       if (stepsLeft !== null) stepsLeft -= n;
@@ -121,7 +126,9 @@ async function loop(my: number): Promise<void> {
     lastPost = now;
     if (stop) {
       running = false;
-      const msg = stop === 'diverged' ? `The loss or the gradient became non-finite at step ${t.step + 1} (loss ${badLoss}); that step was not applied. The weights of step ${t.step} are kept.` : undefined;
+      // Name what was not finite (a finite loss with an infinite gradient norm is common at a
+      // huge rate), and print the numbers readably.
+      const msg = stop === 'diverged' ? `${cap(nonFiniteWhat(badLoss, badNorm))} became non-finite at step ${t.step + 1} (loss ${num(badLoss)}, gradient norm ${num(badNorm)}); that step was not applied. The weights of step ${t.step} are kept.` : undefined;
       post({ kind: 'stopped', reason: stop, step: t.step, message: msg });
       return;
     }
