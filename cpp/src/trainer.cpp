@@ -244,6 +244,13 @@ Status Trainer::attention(const std::vector<std::int32_t>& tokens, std::vector<f
   weights->resize(L * H * t * t);
   for (std::size_t l = 0; l < L; ++l)
     std::copy_n(ws_.att[l].weights.data(), H * t * t, weights->data() + l * H * t * t);
+  // The maps are causal: keys j > i are 0, also in a NaN row. The core writes a NaN row
+  // (a NaN score, or scale * q.k past float32's range) as NaN in every cell, forbidden keys
+  // included (docs/numerics.md); here only the keys the row may see carry the NaN.
+  for (std::size_t r = 0; r < L * H * t; ++r) {
+    const std::size_t i = r % t;
+    std::fill(weights->data() + r * t + i + 1, weights->data() + (r + 1) * t, 0.0f);
+  }
   logits->assign(ws_.logits.begin(), ws_.logits.begin() + t * c_.model.vocab);
   return Status::Ok();
 }
