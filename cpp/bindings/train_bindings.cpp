@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/trainer.hpp"
+#include "attn/tr/trainer.hpp"
 #include "embind_common.hpp"
 
 using emscripten::val;

@@ -3,7 +3,7 @@
 #include <set>
 #include <vector>
 
-#include "attn/tasks.hpp"
+#include "attn/tr/tasks.hpp"
 
 using attn::tr::Task;
 

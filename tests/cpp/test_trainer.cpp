@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "attn/trainer.hpp"
+#include "attn/tr/trainer.hpp"
 
 using attn::tr::Trainer;
 using attn::tr::TrainerConfig;

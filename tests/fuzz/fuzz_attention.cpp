@@ -38,7 +38,7 @@
 #include "attn/multihead.hpp"
 #include "attn/softmax.hpp"
 #include "attn/tiled.hpp"
-#include "attn/trainer.hpp"
+#include "attn/tr/trainer.hpp"
 
 // ---------------------------------------------------------------------------------------------
 // Allocation accounting: every operator new goes through here, so the harness can measure the

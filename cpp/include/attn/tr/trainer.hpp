@@ -29,12 +29,12 @@
 #include <memory>
 #include <vector>
 
-#include "attn/decode.hpp"
-#include "attn/interp.hpp"
-#include "attn/model.hpp"
-#include "attn/optim.hpp"
 #include "attn/rng.hpp"
-#include "attn/tasks.hpp"
+#include "attn/tr/decode.hpp"
+#include "attn/tr/interp.hpp"
+#include "attn/tr/model.hpp"
+#include "attn/tr/optim.hpp"
+#include "attn/tr/tasks.hpp"
 
 namespace attn::tr {
 

@@ -1,4 +1,4 @@
-#include "attn/trainer.hpp"
+#include "attn/tr/trainer.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "checked.hpp"
+#include "attn/checked.hpp"
 
 namespace attn::tr {
 

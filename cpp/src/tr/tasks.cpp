@@ -1,4 +1,4 @@
-#include "attn/tasks.hpp"
+#include "attn/tr/tasks.hpp"
 
 #include <algorithm>
 #include <utility>

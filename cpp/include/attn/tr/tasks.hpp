@@ -8,7 +8,8 @@
 //    second copy from its second token on (t in [T - L + 1, T)), the positions a
 //    previous-token + induction circuit can predict; the repeat offset L varies, so
 //    position alone cannot.
-//  - kInductionFixed (even T >= 4): [s, s] with len(s) = n, distinct tokens, targets t in [n + 1, T): the
+//  - kInductionFixed (even T >= 4): [s, s] with len(s) = n, distinct tokens, targets t in [n + 1,
+//  T): the
 //    offset is always n, so a purely positional head solves it (the shortcut).
 //  - kRandom: every token uniform on [0, V) independently, targets every t >= 1: nothing
 //    beyond unigram statistics is learnable (the loss floor is ln V).
