@@ -485,3 +485,48 @@
     return { dk: r.dk, scaled: r.scaled, unscaled: r.unscaled, ceiling: r.ceiling };
   };
 })();
+
+// ---- Bytes moved (core.traffic): the IO model of Dao et al. 2022 for the standard and the
+// tiled algorithm (cpp/include/attn/traffic.hpp, docs/js-api.md). Its own block so it merges
+// apart from the attention surface above.
+(function () {
+  var TrafficModel = null;
+  addOnInit(function () {
+    TrafficModel = Module['trafficModel'];
+    delete Module['trafficModel'];
+  });
+  var MAX = 0x7fffffff;
+  function size(o, name, def) {
+    var x = o[name];
+    if (x === undefined || x === null) {
+      if (def === undefined) attnFail(name, name + ' is required');
+      return def;
+    }
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > MAX) {
+      attnFail(name, name + ' must be an integer from 1 to ' + MAX + ' (got ' + String(x) + ')');
+    }
+    return x;
+  }
+  Module['traffic'] = function (opts) {
+    if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) attnFail('opts', 'opts must be an object');
+    var heads = size(opts, 'heads', 1);
+    var o = {
+      tq: size(opts, 'tq'), tk: size(opts, 'tk'), dk: size(opts, 'dk'), dv: size(opts, 'dv'),
+      heads: heads, kvHeads: size(opts, 'kvHeads', heads),
+    };
+    var causal = opts.causal === undefined || opts.causal === null ? false : opts.causal;
+    if (typeof causal !== 'boolean') attnFail('causal', 'causal must be true or false (got ' + String(causal) + ')');
+    o.causal = causal;
+    var kernel = opts.kernel === undefined || opts.kernel === null ? 'naive' : opts.kernel;
+    if (kernel !== 'naive' && kernel !== 'tiled') attnFail('kernel', "kernel must be one of 'naive', 'tiled' (got " + String(kernel) + ')');
+    o.kernel = kernel;
+    // The on-chip memory: required by the tiled algorithm, checked whenever given.
+    o.sramBytes = size(opts, 'sramBytes', kernel === 'tiled' ? undefined : 0);
+    var r = attnUnwrap(TrafficModel(o));
+    return {
+      footprintBytes: r.footprintBytes, slowMemoryBytes: r.slowMemoryBytes,
+      loadedBytes: r.loadedBytes, storedBytes: r.storedBytes,
+      blockRows: r.blockRows, blockCols: r.blockCols,
+    };
+  };
+})();

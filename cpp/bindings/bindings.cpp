@@ -735,3 +735,50 @@ EMSCRIPTEN_BINDINGS(attn_core) {
       .function("check", &Session::check);
   emscripten::function("coreConstants", &coreConstants);  // issue 8
 }
+
+// ---- Bytes moved (core.traffic): the IO model of the standard and tiled algorithms. Its own
+// block (include, function, registration) so it merges apart from the attention surface.
+#include "attn/traffic.hpp"
+
+namespace {
+
+// o: normalised by api.js (integers >= 1, kernel 'naive' | 'tiled', sramBytes 0 when unused).
+val trafficModel(val o) {
+  attn::TrafficOptions t;
+  t.tq = static_cast<std::uint64_t>(o["tq"].as<double>());
+  t.tk = static_cast<std::uint64_t>(o["tk"].as<double>());
+  t.dk = static_cast<std::uint64_t>(o["dk"].as<double>());
+  t.dv = static_cast<std::uint64_t>(o["dv"].as<double>());
+  t.heads = static_cast<std::uint64_t>(o["heads"].as<double>());
+  t.kv_heads = static_cast<std::uint64_t>(o["kvHeads"].as<double>());
+  t.causal = o["causal"].as<bool>();
+  t.kernel = o["kernel"].as<std::string>() == "tiled" ? attn::TrafficKernel::kTiled
+                                                      : attn::TrafficKernel::kStandard;
+  t.sram_bytes = static_cast<std::uint64_t>(o["sramBytes"].as<double>());
+  attn::Traffic r;
+  attn::Status st = attn::traffic(t, &r);
+  if (!st.ok()) return error(st);
+  // JavaScript numbers hold integers exactly up to 2^53.
+  constexpr std::uint64_t kExact = std::uint64_t{1} << 53;
+  if (r.footprint_bytes > kExact || r.slow_memory_bytes > kExact) {
+    return error(attn::Status::Invalid(
+        "tq",
+        "tq, tk, dk, dv and heads give byte counts beyond 2^53, the largest integer a "
+        "JavaScript number holds exactly; use smaller sizes"));
+  }
+  val out = val::object();
+  out.set("ok", true);
+  out.set("footprintBytes", static_cast<double>(r.footprint_bytes));
+  out.set("slowMemoryBytes", static_cast<double>(r.slow_memory_bytes));
+  out.set("loadedBytes", static_cast<double>(r.loaded_bytes));
+  out.set("storedBytes", static_cast<double>(r.stored_bytes));
+  out.set("blockRows", static_cast<double>(r.block_rows));
+  out.set("blockCols", static_cast<double>(r.block_cols));
+  return out;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attn_traffic) {
+  emscripten::function("trafficModel", &trafficModel);
+}

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/trainer.hpp"
+#include "attn/tr/trainer.hpp"
 #include "embind_common.hpp"
 
 using emscripten::val;
@@ -174,7 +174,8 @@ class TrainerHandle {
   }
 
   val sampleBatch() {
-    t_->sample_batch(&tok_, &mask_);
+    attn::Status st = t_->sample_batch(&tok_, &mask_);
+    if (!st.ok()) return error(st);
     val r = ok();
     r.set("tokens", view(tok_.data(), tok_.size()));
     r.set("lossMask", view(mask_.data(), mask_.size()));

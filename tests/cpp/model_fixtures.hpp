@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/model.hpp"
+#include "attn/tr/model.hpp"
 #include "fixtures.hpp"
 
 namespace model_fx {

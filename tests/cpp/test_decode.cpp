@@ -3,7 +3,7 @@
 #include <memory>
 #include <vector>
 
-#include "attn/decode.hpp"
+#include "attn/tr/decode.hpp"
 #include "attn/rng.hpp"
 #include "fixtures.hpp"
 

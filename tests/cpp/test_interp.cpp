@@ -2,7 +2,7 @@
 #include <cmath>
 #include <vector>
 
-#include "attn/interp.hpp"
+#include "attn/tr/interp.hpp"
 #include "model_fixtures.hpp"
 
 namespace {

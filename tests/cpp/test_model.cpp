@@ -3,7 +3,7 @@
 #include <cstring>
 #include <vector>
 
-#include "attn/model.hpp"
+#include "attn/tr/model.hpp"
 #include "attn/rng.hpp"
 #include "model_fixtures.hpp"
 

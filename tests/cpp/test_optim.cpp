@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "attn/optim.hpp"
+#include "attn/tr/optim.hpp"
 #include "model_fixtures.hpp"
 
 namespace {

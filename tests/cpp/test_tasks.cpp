@@ -1,8 +1,9 @@
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <set>
 #include <vector>
 
-#include "attn/tasks.hpp"
+#include "attn/tr/tasks.hpp"
 
 using attn::tr::Task;
 
@@ -79,7 +80,8 @@ TEST_CASE("tasks - names and validation", "[tasks][errors]") {
   CHECK_FALSE(attn::tr::parse_task("copy", &t));
   CHECK(attn::tr::validate_task(Task::kInduction, 32, 32).ok());
   CHECK(attn::tr::validate_task(Task::kInduction, 23, 32).field == "vocab");  // needs 24
-  CHECK(attn::tr::validate_task(Task::kInduction, 32, 31).field == "seqLen");
+  CHECK(attn::tr::validate_task(Task::kInduction, 32, 3).field == "seqLen");
+  CHECK(attn::tr::validate_task(Task::kInductionFixed, 32, 31).field == "seqLen");  // [s, s]
   CHECK(attn::tr::validate_task(Task::kInductionFixed, 15, 32).field == "vocab");
   CHECK(attn::tr::validate_task(Task::kRandom, 2, 3).ok());
 }
@@ -98,5 +100,37 @@ TEST_CASE("tasks - induction with seqLen 4: every sequence has a target", "[task
     std::size_t targets = 0;
     for (std::size_t i = 0; i < T; ++i) targets += mask[b * T + i];
     REQUIRE(targets >= 1);
+  }
+}
+
+// [noise, s, s] fits any T >= 4: an odd seqLen gives the noise one more token (n = floor(T/2)).
+TEST_CASE("tasks - induction with an odd seqLen: [noise, s, s], the noise takes the odd token",
+          "[tasks]") {
+  for (std::size_t T : {5u, 7u, 9u, 31u}) {
+    const std::size_t B = 200, n = T / 2, V = T - (n + 1) / 2;  // the smallest valid vocab
+    INFO("T = " << T);
+    CHECK(attn::tr::validate_task(Task::kInduction, V, T).ok());
+    CHECK(attn::tr::validate_task(Task::kInduction, V - 1, T).field == "vocab");
+    std::vector<std::int32_t> tok(B * T);
+    std::vector<std::uint8_t> mask(B * T);
+    attn::Rng rng(T);
+    attn::tr::sample_task(Task::kInduction, &rng, B, T, V, tok.data(), mask.data());
+    std::set<std::size_t> lengths;
+    for (std::size_t b = 0; b < B; ++b) {
+      const std::int32_t* s = tok.data() + b * T;
+      const std::uint8_t* m = mask.data() + b * T;
+      std::size_t targets = 0;
+      for (std::size_t i = 0; i < T; ++i) targets += m[i];
+      const std::size_t L = targets + 1;
+      REQUIRE(L >= std::max<std::size_t>(2, (n + 1) / 2));
+      REQUIRE(L <= n);
+      REQUIRE(T - 2 * L >= 1);  // at least one noise token
+      lengths.insert(L);
+      for (std::size_t i = 0; i < T; ++i) REQUIRE(m[i] == (i >= T - L + 1 ? 1 : 0));
+      for (std::size_t i = 0; i < L; ++i) REQUIRE(s[T - L + i] == s[T - 2 * L + i]);
+      REQUIRE(std::set<std::int32_t>(s, s + T - L).size() == T - L);
+      for (std::size_t i = 0; i < T; ++i) REQUIRE((s[i] >= 0 && s[i] < static_cast<int>(V)));
+    }
+    CHECK(lengths.size() == n - std::max<std::size_t>(2, (n + 1) / 2) + 1);
   }
 }

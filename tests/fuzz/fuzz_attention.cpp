@@ -41,7 +41,7 @@
 #include "attn/multihead.hpp"
 #include "attn/softmax.hpp"
 #include "attn/tiled.hpp"
-#include "attn/trainer.hpp"
+#include "attn/tr/trainer.hpp"
 
 // ---------------------------------------------------------------------------------------------
 // Allocation accounting: every operator new goes through here, so the harness can measure the
@@ -1196,14 +1196,14 @@ bool tr_finite_in(double v, double lo, double hi, bool lo_open) {
 }
 
 // The documented validity of a trainer config (re-derived here, not taken from the core),
-// apart from the memory cap.
+// apart from the memory cap and the task (checked only by the calls that draw it).
 bool tr_config_valid(const attn::tr::TrainerConfig& c) {
   const auto& m = c.model;
   const auto in = [](std::size_t v, std::size_t lo, std::size_t hi) { return v >= lo && v <= hi; };
   if (!tr_finite_in(c.opt.lr, 0, 1e3, false) || !tr_finite_in(c.opt.beta1, 0, 1, false) ||
       c.opt.beta1 >= 1 || !tr_finite_in(c.opt.beta2, 0, 1, false) || c.opt.beta2 >= 1 ||
-      !tr_finite_in(c.opt.eps, 0, 1, true) || !tr_finite_in(c.opt.weight_decay, 0, 1e3, false) ||
-      !tr_finite_in(c.opt.clip, 0, 1e12, false))
+      !tr_finite_in(c.opt.eps, 0, 1, true) || !(static_cast<float>(c.opt.eps) > 0) ||
+      !tr_finite_in(c.opt.weight_decay, 0, 1e3, false) || !tr_finite_in(c.opt.clip, 0, 1e12, false))
     return false;
   if (!in(m.vocab, 2, 65536) || !in(m.seq_len, 2, 8192) || !in(m.layers, 1, 64) ||
       !in(m.heads, 1, 256) || !in(m.kv_heads, 1, m.heads) || m.heads % m.kv_heads != 0 ||
@@ -1212,13 +1212,24 @@ bool tr_config_valid(const attn::tr::TrainerConfig& c) {
   if (!scale_valid(m.scale)) return false;
   if (!(std::isfinite(m.init_std) && m.init_std >= 0 && m.init_std <= 1e3)) return false;
   if (!(m.dropout >= 0 && m.dropout < 1)) return false;
-  if (c.task != attn::tr::Task::kRandom) {
-    const std::size_t T = m.seq_len, n = T / 2;
-    if (T % 2 != 0 || T < 4) return false;
-    const std::size_t need = c.task == attn::tr::Task::kInduction ? T - (n + 1) / 2 : n;
-    if (m.vocab < need) return false;
-  }
   return true;
+}
+
+// Whether the task can be drawn: [noise, s, s] for any T >= 4, [s, s] for an even T >= 4,
+// with enough distinct tokens (n = floor(T/2)).
+bool tr_task_drawable(const attn::tr::TrainerConfig& c) {
+  const auto& m = c.model;
+  if (c.task == attn::tr::Task::kRandom) return true;
+  const std::size_t T = m.seq_len, n = T / 2;
+  if (T < 4 || (c.task == attn::tr::Task::kInductionFixed && T % 2 != 0)) return false;
+  const std::size_t need = c.task == attn::tr::Task::kInduction ? T - (n + 1) / 2 : n;
+  return m.vocab >= need;
+}
+
+// A refusal because the task cannot be drawn.
+void check_task_error(const attn::Status& st) {
+  check_error(st);
+  CHECK(st.field == "seqLen" || st.field == "vocab", "task refusal with field " + st.field);
 }
 
 bool all_finite(const std::vector<float>& v) {
@@ -1325,6 +1336,8 @@ void fuzz_trainer(FuzzedDataProvider& p) {
           "create allocated " + num(ps.used()) + " > cap " + num(m.memory_cap));
   }
   const std::size_t T = m.seq_len, V = m.vocab, L = m.layers, H = m.heads;
+  const bool task_ok = tr_task_drawable(c);
+  CHECK(t->task_status().ok() == task_ok, "task_status " + t->task_status().message);
   // Work of one forward pass, to keep each input fast.
   const double work = double(c.batch) * T * T * L * H + double(c.batch) * T * m.d_model * V;
   const bool small = work <= 2e5;
@@ -1345,24 +1358,39 @@ void fuzz_trainer(FuzzedDataProvider& p) {
     const std::size_t step0 = t->step();
     TrainReport r;
     st = t->train(steps, &r);
-    CHECK(st.ok(), st.message);
-    CHECK(r.loss.size() == r.grad_norm.size() && r.loss.size() <= steps && !r.loss.empty());
-    CHECK(r.step == t->step());
-    if (r.finite) {
-      CHECK(r.loss.size() == steps && t->step() == step0 + steps);
-      for (std::size_t i = 0; i < steps; ++i)
-        CHECK(std::isfinite(r.loss[i]) && r.loss[i] >= 0 && std::isfinite(r.grad_norm[i]),
-              "finite report with loss " + num(r.loss[i]) + " gnorm " + num(r.grad_norm[i]));
+    if (!task_ok) {
+      // No task batches: train refuses; the caller's own tokens still work, without the task.
+      check_task_error(st);
+      CHECK(t->step() == step0);
+      std::vector<std::int32_t> own(T);
+      std::vector<std::uint8_t> mask(T, 1);
+      for (auto& x : own)
+        x = static_cast<std::int32_t>(p.ConsumeIntegralInRange<std::size_t>(0, V - 1));
+      double l = 0, gn = 0;
+      bool fin = true;
+      st = t->train_on(own, mask, &l, &gn, &fin);
+      CHECK(st.ok(), "trainOn refused without a task: " + st.message);
+      CHECK(t->step() == step0 + (fin ? 1 : 0));
     } else {
-      CHECK(!std::isfinite(r.loss.back()) || !std::isfinite(r.grad_norm.back()),
-            "train stopped on a finite step");
-      CHECK(t->step() == step0 + r.loss.size() - 1, "the non-finite step was applied");
-      if (r.loss.size() == 1)
-        CHECK(std::memcmp(before.data(), t->params().data(), before.size() * sizeof(float)) == 0,
-              "weights moved on a non-finite step");
+      CHECK(st.ok(), st.message);
+      CHECK(r.loss.size() == r.grad_norm.size() && r.loss.size() <= steps && !r.loss.empty());
+      CHECK(r.step == t->step());
+      if (r.finite) {
+        CHECK(r.loss.size() == steps && t->step() == step0 + steps);
+        for (std::size_t i = 0; i < steps; ++i)
+          CHECK(std::isfinite(r.loss[i]) && r.loss[i] >= 0 && std::isfinite(r.grad_norm[i]),
+                "finite report with loss " + num(r.loss[i]) + " gnorm " + num(r.grad_norm[i]));
+      } else {
+        CHECK(!std::isfinite(r.loss.back()) || !std::isfinite(r.grad_norm.back()),
+              "train stopped on a finite step");
+        CHECK(t->step() == step0 + r.loss.size() - 1, "the non-finite step was applied");
+        if (r.loss.size() == 1)
+          CHECK(std::memcmp(before.data(), t->params().data(), before.size() * sizeof(float)) == 0,
+                "weights moved on a non-finite step");
+      }
+      // Without a non-finite step the weights stay finite (AdamW steps are bounded by lr).
+      if (r.finite && c.opt.lr <= 10) CHECK(all_finite(t->params()), "non-finite weights");
     }
-    // Without a non-finite step the weights stay finite (AdamW steps are bounded by lr).
-    if (r.finite && c.opt.lr <= 10) CHECK(all_finite(t->params()), "non-finite weights");
   }
   {
     TrainReport big;
@@ -1371,9 +1399,13 @@ void fuzz_trainer(FuzzedDataProvider& p) {
 
   double loss = 0, acc = 0;
   st = t->evaluate(&loss, &acc);
-  CHECK(st.ok(), st.message);
-  CHECK(std::isnan(loss) || loss >= 0, "loss " + num(loss));
-  CHECK(acc >= 0 && acc <= 1, "accuracy " + num(acc));
+  if (!task_ok) {
+    check_task_error(st);
+  } else {
+    CHECK(st.ok(), st.message);
+    CHECK(std::isnan(loss) || loss >= 0, "loss " + num(loss));
+    CHECK(acc >= 0 && acc <= 1, "accuracy " + num(acc));
+  }
   // The cap bounds the big buffers (estimate_training_bytes); a model of a few hundred
   // parameters also holds fixed bookkeeping (per-layer vectors, kernel tiles, the task's
   // permutation), hence a larger slack than for single kernel calls.
@@ -1400,7 +1432,9 @@ void fuzz_trainer(FuzzedDataProvider& p) {
   if (small && p.ConsumeBool() && scores_small) {
     HeadScores hs;
     st = t->head_scores(&hs);
-    if (!st.ok()) {
+    if (!task_ok) {
+      check_task_error(st);
+    } else if (!st.ok()) {
       check_error(st);
       CHECK(st.field == "memory", st.message);
     } else {

@@ -216,7 +216,7 @@ test('bad config fields throw an AttnError naming the field', async () => {
   const lib = await loadTrain();
   const bad = [
     [{ vocab: 1 }, 'vocab'], [{ vocab: 1.5 }, 'vocab'], [{ vocab: '32' }, 'vocab'],
-    [{ seqLen: 0 }, 'seqLen'], [{ seqLen: 31 }, 'seqLen'], [{ layers: 0 }, 'layers'],
+    [{ seqLen: 0 }, 'seqLen'], [{ seqLen: 8193 }, 'seqLen'], [{ layers: 0 }, 'layers'],
     [{ heads: 0 }, 'heads'], [{ kvHeads: 3 }, 'kvHeads'], [{ dModel: 63 }, 'dModel'],
     [{ positional: 'sinusoidal' }, 'positional'], [{ layerNorm: 1 }, 'layerNorm'],
     [{ scale: 'sqrtt' }, 'scale'], [{ scale: -1 }, 'scale'], [{ scale: Infinity }, 'scale'],
@@ -225,7 +225,7 @@ test('bad config fields throw an AttnError naming the field', async () => {
     [{ beta2: -0.5 }, 'beta2'], [{ eps: 0 }, 'eps'], [{ weightDecay: -1 }, 'weightDecay'],
     [{ clip: -1 }, 'clip'], [{ batch: 0 }, 'batch'], [{ seed: -1 }, 'seed'], [{ seed: 0.5 }, 'seed'],
     [{ dataSeed: -1 }, 'dataSeed'], [{ dataSeed: 1.5 }, 'dataSeed'], [{ dataSeed: '3' }, 'dataSeed'],
-    [{ kernel: 'flash' }, 'kernel'], [{ task: 'copy' }, 'task'], [{ vocab: 20 }, 'vocab'],
+    [{ kernel: 'flash' }, 'kernel'], [{ task: 'copy' }, 'task'], [{ vocab: 65537 }, 'vocab'],
     [{ lerningRate: 1 }, 'lerningRate'], [{ weights: 3 }, 'weights'],
     [{ weights: { embed: new Float32Array(3) } }, 'weights.embed'],
   ];

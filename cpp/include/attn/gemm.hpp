@@ -1,4 +1,5 @@
-// Dense matrix products for the training core (row-major, no BLAS).
+// Dense matrix products (row-major, no BLAS), in attn_core: multi-head attention's
+// projections and the training library's forward and backward passes use them.
 //
 //   gemm(kNN): C = beta * C + A B        A: (M, K), B: (K, N)
 //   gemm(kTN): C = beta * C + A^T B      A: (K, M), B: (K, N)   weight gradients X^T dY

@@ -12,7 +12,14 @@
 // Same config and seeds -> bit-identical loss history (single thread, fixed summation orders,
 // no FMA, no relaxed SIMD).
 //
-// Divergence: a step whose loss or gradient norm is not finite is reported and NOT applied
+// The task is used only by what draws its batches: train, sample_batch, evaluate,
+// head_scores, score_gradients and profile. A task that cannot be drawn for this vocab and
+// seqLen (validate_task) does not stop create(): those calls return its error, while
+// train_on, loss_and_gradients, attention, decoding and generate take the caller's tokens
+// and neither check nor use the task (their results do not depend on it).
+//
+// Divergence: a step whose loss or gradient norm is not finite as a float32 (the precision
+// of TrainReport) is reported and NOT applied
 // (weights and optimiser state are kept); train() stops there with finite = false.
 // Ablated heads (set_ablation) output zero in every pass: training, evaluation, decoding.
 #pragma once
@@ -22,12 +29,12 @@
 #include <memory>
 #include <vector>
 
-#include "attn/decode.hpp"
-#include "attn/interp.hpp"
-#include "attn/model.hpp"
-#include "attn/optim.hpp"
 #include "attn/rng.hpp"
-#include "attn/tasks.hpp"
+#include "attn/tr/decode.hpp"
+#include "attn/tr/interp.hpp"
+#include "attn/tr/model.hpp"
+#include "attn/tr/optim.hpp"
+#include "attn/tr/tasks.hpp"
 
 namespace attn::tr {
 
@@ -49,8 +56,8 @@ struct TrainerConfig {
   std::uint64_t data_seed_or_seed() const { return has_data_seed ? data_seed : seed; }
 };
 
-// Checks every field, the task against vocab/seqLen and the memory cap (field names as in JS:
-// lr, beta1, beta2, eps, weightDecay, clip, batch, ...).
+// Checks every field and the memory cap (field names as in JS: lr, beta1, beta2, eps,
+// weightDecay, clip, batch, ...); not the task against vocab/seqLen (Trainer::task_status).
 Status validate_trainer(const TrainerConfig& c);
 
 struct TrainReport {
@@ -83,7 +90,10 @@ class Trainer {
   // One sequence (1 <= t <= seqLen): weights (L, H, t, t) and logits (t, V).
   Status attention(const std::vector<std::int32_t>& tokens, std::vector<float>* weights,
                    std::vector<float>* logits);
-  void sample_batch(std::vector<std::int32_t>* tokens, std::vector<std::uint8_t>* mask);
+  // A batch from the task's own stream (task_status() first).
+  Status sample_batch(std::vector<std::int32_t>* tokens, std::vector<std::uint8_t>* mask);
+  // Ok, or why the task cannot be drawn for this vocab and seqLen (fields seqLen, vocab).
+  const Status& task_status() const { return task_status_; }
   Status set_learning_rate(double lr);
   Status set_ablation(std::size_t layer, std::size_t head, bool on);
   std::unique_ptr<Decoder> decoder(bool cache) const;
@@ -116,6 +126,7 @@ class Trainer {
   std::vector<std::int32_t> batch_tokens_, eval_tokens_;
   std::vector<std::uint8_t> batch_mask_, eval_mask_, ablate_;
   Workspace<float> ws_;
+  Status task_status_;
 };
 
 }  // namespace attn::tr

@@ -1,4 +1,4 @@
-#include "attn/optim.hpp"
+#include "attn/tr/optim.hpp"
 
 #include <cmath>
 

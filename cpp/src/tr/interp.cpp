@@ -1,4 +1,4 @@
-#include "attn/interp.hpp"
+#include "attn/tr/interp.hpp"
 
 #include <cmath>
 

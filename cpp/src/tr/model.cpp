@@ -1,13 +1,13 @@
-#include "attn/model.hpp"
+#include "attn/tr/model.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "attn/checked.hpp"
 #include "attn/gemm.hpp"
 #include "attn/rng.hpp"
 #include "attn/tiled.hpp"
-#include "checked.hpp"
 
 namespace attn::tr {
 

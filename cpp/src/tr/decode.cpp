@@ -1,4 +1,4 @@
-#include "attn/decode.hpp"
+#include "attn/tr/decode.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,7 @@
 
 #include "attn/gemm.hpp"
 #include "attn/rng.hpp"
-#include "kernels.hpp"
-#include "simd_kernels.hpp"
+#include "attn/row_ops.hpp"
 
 namespace attn::tr {
 
@@ -21,18 +20,18 @@ void attend_one(const float* q, const float* k, const float* v, std::size_t t, s
                 float scale, float* w, float* out) {
   float mx = -std::numeric_limits<float>::infinity();
   for (std::size_t j = 0; j < t; ++j) {
-    w[j] = scale * detail::dot(q, k + j * dh, dh);
+    w[j] = scale * row::dot(q, k + j * dh, dh);
     mx = std::max(mx, w[j]);
   }
   for (std::size_t j = 0; j < t; ++j) w[j] -= mx;
-  detail::exp_f32(w, w, t, true);  // arguments <= 0
+  row::exp(w, w, t, true);  // arguments <= 0
   float sum = 0;
   for (std::size_t j = 0; j < t; ++j) sum += w[j];
   const float inv = 1.0f / sum;
   std::fill_n(out, dh, 0.0f);
   for (std::size_t j = 0; j < t; ++j) {
     w[j] *= inv;
-    detail::axpy(w[j], v + j * dh, out, dh);
+    row::axpy(w[j], v + j * dh, out, dh);
   }
 }
 

@@ -1,11 +1,12 @@
-#include "attn/trainer.hpp"
+#include "attn/tr/trainer.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
-#include "checked.hpp"
+#include "attn/checked.hpp"
 
 namespace attn::tr {
 
@@ -48,11 +49,34 @@ Status validate_trainer(const TrainerConfig& c) {
   if (!(st = finite_in("beta2", c.opt.beta2, 0, 1, false)).ok()) return st;
   if (c.opt.beta2 >= 1) return Status::Invalid("beta2", "beta2 must be in [0, 1)");
   if (!(st = finite_in("eps", c.opt.eps, 0, 1, true)).ok()) return st;
+  // The optimiser runs in float32: an eps that rounds to 0 there (below about 1.4e-45) makes
+  // a zero gradient entry 0/0 = NaN and a tiny one (g*g underflows) m/0 = inf.
+  if (!(static_cast<float>(c.opt.eps) > 0)) {
+    char got[32];
+    std::snprintf(got, sizeof got, "%.3g", c.opt.eps);
+    return Status::Invalid("eps", std::string("eps must be at least float32's smallest positive "
+                                              "value, about 1.4e-45 (got ") +
+                                      got + ")");
+  }
   if (!(st = finite_in("weightDecay", c.opt.weight_decay, 0, 1e3, false)).ok()) return st;
   if (!(st = finite_in("clip", c.opt.clip, 0, 1e12, false)).ok()) return st;
-  if (!(st = validate_model(c.model, c.batch)).ok()) return st;
-  return validate_task(c.task, c.model.vocab, c.model.seq_len);
+  return validate_model(c.model, c.batch);
 }
+
+namespace {
+
+// The task's error, saying what still works without it.
+Status task_error(const TrainerConfig& c) {
+  Status st = validate_task(c.task, c.model.vocab, c.model.seq_len);
+  if (!st.ok()) {
+    st.message +=
+        "; trainOn, lossAndGradients, attention and decoding take your own tokens "
+        "and work without the task";
+  }
+  return st;
+}
+
+}  // namespace
 
 Status Trainer::create(const TrainerConfig& c, const std::vector<float>* weights,
                        std::unique_ptr<Trainer>* out) {
@@ -86,9 +110,12 @@ Status Trainer::create(const TrainerConfig& c, const std::vector<float>* weights
   t->batch_mask_.resize(n);
   t->eval_tokens_.resize(n);
   t->eval_mask_.resize(n);
-  Rng eval(c.data_seed_or_seed() ^ kEvalStream);
-  sample_task(c.task, &eval, c.batch, c.model.seq_len, c.model.vocab, t->eval_tokens_.data(),
-              t->eval_mask_.data());
+  t->task_status_ = task_error(c);
+  if (t->task_status_.ok()) {
+    Rng eval(c.data_seed_or_seed() ^ kEvalStream);
+    sample_task(c.task, &eval, c.batch, c.model.seq_len, c.model.vocab, t->eval_tokens_.data(),
+                t->eval_mask_.data());
+  }
   t->ablate_.assign(c.model.layers * c.model.heads, 0);
   *out = std::move(t);
   return Status::Ok();
@@ -107,13 +134,16 @@ Status Trainer::step_on(const std::int32_t* tokens, const std::uint8_t* mask, st
   if (!st.ok()) return st;
   if (count == 0) return Status::Invalid("lossMask", "lossMask selects no target (t >= 1)");
   *gnorm = clip_grad_norm(grads_.data(), grads_.size(), c_.opt.clip);
-  *finite = std::isfinite(*loss) && std::isfinite(*gnorm);
+  // Judged in float32, the precision of the report (train's loss and gradNorm arrays): a
+  // gradient norm past 3.4e38 is reported as inf, so that step is not applied either.
+  *finite = std::isfinite(static_cast<float>(*loss)) && std::isfinite(static_cast<float>(*gnorm));
   if (*finite) adamw_step(c_.opt, params_->data(), grads_.data(), grads_.size(), &opt_);
   return Status::Ok();
 }
 
 Status Trainer::train(std::size_t n, TrainReport* r) {
   if (n > 100000) return Status::Invalid("n", "n must be at most 100000 steps per call");
+  if (!task_status_.ok()) return task_status_;
   r->loss.clear();
   r->grad_norm.clear();
   r->finite = true;
@@ -186,11 +216,13 @@ Status Trainer::loss_and_gradients(const std::vector<std::int32_t>& tokens,
 }
 
 Status Trainer::evaluate(double* loss, double* accuracy) {
+  if (!task_status_.ok()) return task_status_;
   return evaluate_batch(c_.model, params_->data(), eval_tokens_.data(), eval_mask_.data(), c_.batch,
                         ablate_.data(), &ws_, loss, accuracy);
 }
 
 Status Trainer::head_scores(HeadScores* out) {
+  if (!task_status_.ok()) return task_status_;
   Status st = check_weights_cap(c_.model, c_.batch, c_.model.seq_len);
   if (!st.ok()) return st;
   return tr::head_scores(c_.model, params_->data(), eval_tokens_.data(), c_.batch,
@@ -200,6 +232,7 @@ Status Trainer::head_scores(HeadScores* out) {
 
 Status Trainer::score_gradients(std::vector<double>* score_grad, std::vector<double>* wq_grad_norm,
                                 double* loss) {
+  if (!task_status_.ok()) return task_status_;
   Status st = check_weights_cap(c_.model, c_.batch, c_.model.seq_len);
   if (!st.ok()) return st;
   const std::size_t L = c_.model.layers, H = c_.model.heads;
@@ -244,16 +277,25 @@ Status Trainer::attention(const std::vector<std::int32_t>& tokens, std::vector<f
   weights->resize(L * H * t * t);
   for (std::size_t l = 0; l < L; ++l)
     std::copy_n(ws_.att[l].weights.data(), H * t * t, weights->data() + l * H * t * t);
+  // The maps are causal: keys j > i are 0, also in a NaN row. The core writes a NaN row
+  // (a NaN score, or scale * q.k past float32's range) as NaN in every cell, forbidden keys
+  // included (docs/numerics.md); here only the keys the row may see carry the NaN.
+  for (std::size_t r = 0; r < L * H * t; ++r) {
+    const std::size_t i = r % t;
+    std::fill(weights->data() + r * t + i + 1, weights->data() + (r + 1) * t, 0.0f);
+  }
   logits->assign(ws_.logits.begin(), ws_.logits.begin() + t * c_.model.vocab);
   return Status::Ok();
 }
 
-void Trainer::sample_batch(std::vector<std::int32_t>* tokens, std::vector<std::uint8_t>* mask) {
+Status Trainer::sample_batch(std::vector<std::int32_t>* tokens, std::vector<std::uint8_t>* mask) {
+  if (!task_status_.ok()) return task_status_;
   const std::size_t n = c_.batch * c_.model.seq_len;
   tokens->resize(n);
   mask->resize(n);
   sample_task(c_.task, &sample_rng_, c_.batch, c_.model.seq_len, c_.model.vocab, tokens->data(),
               mask->data());
+  return Status::Ok();
 }
 
 Status Trainer::set_learning_rate(double lr) {
@@ -310,6 +352,7 @@ Status Trainer::generate(const std::vector<std::int32_t>& prompt, std::size_t n,
 
 Status Trainer::profile(std::size_t reps, double ms[3]) {
   if (reps < 1 || reps > 10000) return Status::Invalid("reps", "reps must be in 1..10000");
+  if (!task_status_.ok()) return task_status_;
   using clock = std::chrono::steady_clock;
   auto since = [](clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(clock::now() - t0).count();

@@ -1,4 +1,4 @@
-#include "attn/tasks.hpp"
+#include "attn/tr/tasks.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -32,12 +32,19 @@ const char* task_name(Task t) {
 
 Status validate_task(Task task, std::size_t vocab, std::size_t T) {
   if (task == Task::kRandom) return Status::Ok();
-  if (T % 2 != 0 || T < 4) {
+  // [noise, s, s] fits any T >= 4 (an odd T gives the noise one more token); [s, s] needs
+  // an even T.
+  if (task == Task::kInduction && T < 4) {
+    return Status::Invalid("seqLen", std::string("task '") + task_name(task) +
+                                         "' needs a seqLen of at least 4 (got " +
+                                         std::to_string(T) + ")");
+  }
+  if (task == Task::kInductionFixed && (T % 2 != 0 || T < 4)) {
     return Status::Invalid("seqLen", std::string("task '") + task_name(task) +
                                          "' needs an even seqLen of at least 4 (got " +
                                          std::to_string(T) + ")");
   }
-  const std::size_t n = T / 2;
+  const std::size_t n = T / 2;  // floor: an odd T has one more noise token
   // The longest run of distinct tokens: T - ceil(n/2) with noise, n for [s, s].
   const std::size_t need = task == Task::kInduction ? T - (n + 1) / 2 : n;
   if (vocab < need) {

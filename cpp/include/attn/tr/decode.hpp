@@ -14,8 +14,8 @@
 #include <memory>
 #include <vector>
 
-#include "attn/model.hpp"
 #include "attn/rng.hpp"
+#include "attn/tr/model.hpp"
 
 namespace attn::tr {
 

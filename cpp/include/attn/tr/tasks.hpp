@@ -1,13 +1,15 @@
 // Seeded sequence tasks for the training core. Each fills tokens (B, T) and a loss mask
 // (B, T) (1 = position t's token is a target, predicted from positions < t).
 //
-//  - kInduction: n = T/2; per sequence len(s) = L ~ U{max(2, ceil(n/2)), ..., n} (L >= 2 so
-//    every sequence has a target; only T = 4 is affected); the sequence is
-//    [noise (T - 2L tokens), s, s], all T - L tokens of a sequence distinct. Targets: the
+//  - kInduction (any T >= 4): n = floor(T/2); per sequence len(s) = L ~ U{max(2, ceil(n/2)),
+//    ..., n} (L >= 2 so every sequence has a target; only T = 4 is affected); the sequence is
+//    [noise (T - 2L tokens, at least 1 for an odd T), s, s], all T - L tokens of a sequence
+//    distinct. Targets: the
 //    second copy from its second token on (t in [T - L + 1, T)), the positions a
 //    previous-token + induction circuit can predict; the repeat offset L varies, so
 //    position alone cannot.
-//  - kInductionFixed: [s, s] with len(s) = n, distinct tokens, targets t in [n + 1, T): the
+//  - kInductionFixed (even T >= 4): [s, s] with len(s) = n, distinct tokens, targets t in [n + 1,
+//  T): the
 //    offset is always n, so a purely positional head solves it (the shortcut).
 //  - kRandom: every token uniform on [0, V) independently, targets every t >= 1: nothing
 //    beyond unigram statistics is learnable (the loss floor is ln V).

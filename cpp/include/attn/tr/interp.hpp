@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/model.hpp"
+#include "attn/tr/model.hpp"
 
 namespace attn::tr {
 
