@@ -65,14 +65,16 @@ export function logLogChart(o: LogLogChartOptions): SVGSVGElement {
   const x = (t: number) => L + ((Math.log2(t) - xl0) / xspan) * (W - L - R);
   let lo = Infinity, hi = -Infinity;
   for (const se of o.series) for (const p of se.points) {
-    lo = Math.min(lo, p.min);
-    hi = Math.max(hi, p.max);
+    // A sample can read 0 ms (the clock's resolution): it has no place on a log axis, so the
+    // axis spans the positive samples and y() puts a zero on the axis's floor.
+    if (p.min > 0) lo = Math.min(lo, p.min);
+    if (p.max > 0) hi = Math.max(hi, p.max);
   }
-  if (!Number.isFinite(lo) || lo <= 0) { lo = 0.01; hi = 1000; }
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) { lo = 0.01; hi = 1000; }
   let d0 = Math.floor(Math.log10(lo));
   let d1 = Math.ceil(Math.log10(hi));
   if (d1 - d0 < 2) { d0 -= 1; d1 = Math.max(d1, d0 + 2); }
-  const y = (ms: number) => Tp + (1 - (Math.log10(ms) - d0) / (d1 - d0)) * (H - Tp - B);
+  const y = (ms: number) => Tp + (1 - (Math.log10(Math.max(ms, 10 ** d0)) - d0) / (d1 - d0)) * (H - Tp - B);
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'data-testid': o.testid, 'aria-label': o.ariaLabel });
   const clip = s('clipPath', { id: o.clipId });
   clip.append(s('rect', { x: L, y: Tp, width: W - L - R, height: H - Tp - B }));
