@@ -143,7 +143,7 @@
     out.fullyMaskedRows = r.fullyMaskedRows;
     out.nanRows = r.nanRows;
     out.infScoreRows = r.infScoreRows;
-    out.nanRowsPerHead = r.nanRowsPerHead;  // issue 8: per query head, sums to nanRows
+    out.nanRowsPerHead = r.nanRowsPerHead;  // per query head, sums to nanRows
     out.scale = r.scale;
     return out;
   }
@@ -179,7 +179,7 @@
     return o;
   }
 
-  // issue 12: attention in two raw calls. The options go into the session's io block (doubles;
+  // Attention in two raw calls (no per-field Embind traffic). The options go into the session's io block (doubles;
   // slots as Session::Io in bindings.cpp), the inputs are copied once straight into buffers the
   // session keeps across calls, and every result is copied once out of the heap. HEAPF64/HEAPF32
   // are re-read after each call into wasm (memory growth replaces them).
@@ -374,7 +374,7 @@
         kvHeads: intField(opts, 'kvHeads', heads, 1), dk: intField(opts, 'dk', 0, 1), dv: intField(opts, 'dv', 0, 1),
         causal: boolField(opts, 'causal', true), tokens: tokensField(opts),
         init: initField(opts),
-        // issue 8: 'numpy' = NumPy's default_rng(seed).normal stream (bit for bit)
+        // 'numpy' = NumPy's default_rng(seed).normal stream (bit for bit)
         generator: oneOf(opts, 'generator', ['splitmix', 'numpy'], 'splitmix'),
       };
     } else {
@@ -387,7 +387,7 @@
     };
   };
 
-  // ---- issue 8: the core as the page's single source of truth (docs/js-api.md) ----
+  // ---- the core as the page's single source of truth (docs/js-api.md) ----
   // core.limits from the core's own constants (memory cap, tile sizes, SIMD, check tolerances).
   addOnInit(function () {
     var c = Module['coreConstants']();
@@ -395,7 +395,7 @@
     DEFAULT_CAP = c.memoryCap;
     Module['limits'] = {
       memoryCap: c.memoryCap,
-      relaxedSimd: c.relaxedSimd,  // issue 12: fused multiply-adds (attn_core_relaxed)
+      relaxedSimd: c.relaxedSimd,  // fused multiply-adds (attn_core_relaxed)
       tile: { queries: c.tileQueries, keys: c.simd ? c.tileKeysSimd : c.tileKeys, scalarKeys: c.tileKeys,
               simdKeys: c.tileKeysSimd, simd: c.simd },
       check: { unitRoundoff: c.checkUnitRoundoff, f32VsF64Abs: c.checkF32VsF64Abs, tiledVsNaiveAbs: c.checkTiledVsNaiveAbs },
@@ -470,7 +470,7 @@
       maxAbsScore: r.maxAbsScore, maxAbsV: r.maxAbsV, simd: r.simd, pass: r.pass,
     };
   };
-  // ---- end issue 8 ----
+  // ---- end: the core as the page's source of truth ----
 
   Module['entropyStudy'] = function (opts) {
     opts = opts === undefined || opts === null ? {} : opts;

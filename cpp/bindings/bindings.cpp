@@ -80,7 +80,7 @@ val diag_into(val r, const attn::AttentionResult<T>& a, double scale) {
   r.set("nanRows", static_cast<double>(a.diag.nan_rows));
   r.set("infScoreRows", static_cast<double>(a.diag.inf_score_rows));
   r.set("scale", scale);
-  val per_head = val::array();  // issue 8: NaN rows per query head (sum = nanRows)
+  val per_head = val::array();  // NaN rows per query head (sum = nanRows)
   const std::size_t heads = a.output.shape()[0];  // the counts sum to nanRows: skip the scan at 0
   const std::vector<std::size_t> counts =
       a.diag.nan_rows ? attn::nan_rows_per_head(a) : std::vector<std::size_t>(heads, 0);
@@ -94,7 +94,7 @@ val diag_into(val r, const attn::AttentionResult<T>& a, double scale) {
 // One session per module instance: it owns every buffer the calls reuse.
 class Session {
  public:
-  // ---- issue 12: the attention call without per-field emval traffic or reallocations ----
+  // ---- the attention call without per-field emval traffic or reallocations ----
   // api.js writes the options into io_ (doubles at the Io:: slots), calls prepareAttention
   // (validates, then sizes the session's input buffers and writes their addresses into
   // io_), copies q, k, v and the masks straight into those buffers (the one copy in),
@@ -183,7 +183,7 @@ class Session {
     io_[Io::kNanRows] = static_cast<double>(res_.diag.nan_rows);
     io_[Io::kInfScoreRows] = static_cast<double>(res_.diag.inf_score_rows);
     io_[Io::kEffScale] = attn::effective_scale(opts);
-    // issue 8: NaN rows per query head (they sum to nanRows: no scan when that is 0).
+    // NaN rows per query head (they sum to nanRows: no scan when that is 0).
     per_head_.assign(opts.shape.heads, 0.0);
     if (res_.diag.nan_rows) {
       const std::vector<std::size_t> per_head = attn::nan_rows_per_head(res_);
@@ -223,7 +223,7 @@ class Session {
 
   // {ok: false, field, message, code} of the last failed prepareAttention / runAttention.
   val lastError() const { return error(last_error_); }
-  // ---- end issue 12 ----
+  // ---- end: the attention call ----
 
   // Gradients of sum(output * dOut) with respect to q, k and v (attn/backward.hpp).
   val attentionBackward(val q, val k, val v, val d_out, val o) {
@@ -334,7 +334,7 @@ class Session {
       r.causal = o["causal"].as<bool>();
       if (o["init"].as<std::string>() == "scaled") r.init = attn::WeightInit::kScaled;
       if (!o["tokens"].isNull()) r.tokens = emscripten::vecFromJSArray<std::string>(o["tokens"]);
-      // issue 8: generator 'numpy' draws from NumPy's default_rng(seed) (lesson-2 preset).
+      // generator 'numpy' draws from NumPy's default_rng(seed) (lesson-2 preset).
       st = o["generator"].as<std::string>() == "numpy" ? attn::numpy_random_example(r, &ex_)
                                                        : attn::random_example(r, &ex_);
     } else {
@@ -388,7 +388,7 @@ class Session {
 
   double memoryCap() const { return static_cast<double>(attn::kDefaultMemoryCap); }
 
-  // ---- issue 8: the core as the page's single source of truth (mask, memory, check) ----
+  // ---- the core as the page's single source of truth (mask, memory, check) ----
 
   // (T_q, T_k) allowed mask, exactly as the kernels apply it (attn::allowed_mask).
   val allowedMask(val o) {
@@ -495,7 +495,7 @@ class Session {
     r.set("pass", c.ok());
     return r;
   }
-  // ---- end issue 8 ----
+  // ---- end: the core as the page's source of truth ----
 
  private:
   template <class T>
@@ -572,7 +572,7 @@ class Session {
     copy_masks(o, &opts->mask);
   }
 
-  // issue 12: slots of io_, shared with api.js (keep the two lists in step).
+  // slots of io_, shared with api.js (keep the two lists in step).
   struct Io {
     enum : int {
       // in: options, normalised by api.js
@@ -680,8 +680,8 @@ class Session {
   attn::AttentionResult<double> res64_;
   attn::MhaResult<double> mha64_;
   attn::Example ex_;
-  std::vector<std::uint8_t> allowed_;  // issue 8: allowedMask's result
-  std::vector<std::uint32_t> ranges_;  // issue 8: keyRanges' result
+  std::vector<std::uint8_t> allowed_;  // allowedMask's result
+  std::vector<std::uint32_t> ranges_;  // keyRanges' result
 
   static val bytes_result(std::size_t n) {
     val r = val::object();
@@ -691,7 +691,7 @@ class Session {
   }
 };
 
-// issue 8: the core's constants, read once by api.js into core.limits.
+// the core's constants, read once by api.js into core.limits.
 val coreConstants() {
   val r = val::object();
   r.set("memoryCap", static_cast<double>(attn::kDefaultMemoryCap));
@@ -699,7 +699,7 @@ val coreConstants() {
   r.set("tileKeys", static_cast<double>(attn::kTileK));
   r.set("tileKeysSimd", static_cast<double>(attn::kTileKSimd));
   r.set("simd", attn::simd_kernels_built());
-#ifdef ATTN_RELAXED_SIMD  // issue 12: the attn_core_relaxed build (fused multiply-adds)
+#ifdef ATTN_RELAXED_SIMD  // the attn_core_relaxed build (fused multiply-adds)
   r.set("relaxedSimd", true);
 #else
   r.set("relaxedSimd", false);
@@ -715,7 +715,7 @@ val coreConstants() {
 EMSCRIPTEN_BINDINGS(attn_core) {
   emscripten::class_<Session>("Session")
       .constructor<>()
-      .function("ioAddress", &Session::ioAddress)  // issue 12
+      .function("ioAddress", &Session::ioAddress)
       .function("prepareAttention", &Session::prepareAttention)
       .function("runAttention", &Session::runAttention)
       .function("attention64", &Session::attention64)
@@ -726,14 +726,13 @@ EMSCRIPTEN_BINDINGS(attn_core) {
       .function("example", &Session::example)
       .function("entropyStudy", &Session::entropyStudy)
       .function("memoryCap", &Session::memoryCap)
-      // issue 8
       .function("allowedMask", &Session::allowedMask)
       .function("keyRanges", &Session::keyRanges)
       .function("tiledScratchBytes", &Session::tiledScratchBytes)
       .function("estimateBytes", &Session::estimateBytes)
       .function("estimateMultiHeadBytes", &Session::estimateMultiHeadBytes)
       .function("check", &Session::check);
-  emscripten::function("coreConstants", &coreConstants);  // issue 8
+  emscripten::function("coreConstants", &coreConstants);
 }
 
 // ---- Bytes moved (core.traffic): the IO model of the standard and tiled algorithms. Its own

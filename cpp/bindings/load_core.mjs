@@ -1,4 +1,4 @@
-// Loads the attention core, choosing the build at load time (issue 12):
+// Loads the attention core, choosing the build at load time:
 //   attn_core_relaxed.{mjs,wasm}: the forward kernels' multiply-adds fused (relaxed SIMD
 //     f32x4.relaxed_madd), where the engine validates that instruction;
 //   attn_core.{mjs,wasm}: SIMD128, everywhere else (the fallback).

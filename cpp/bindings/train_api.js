@@ -2,7 +2,7 @@
 // --post-js (it runs inside the module factory, where `Module` is this instance). It checks
 // JavaScript-side types, fills in the documented defaults, calls the Embind handles and
 // copies every returned view out of the wasm heap at once. Errors become AttnError with
-// .field; the instance keeps working after any of them. Surface: issue 9, docs/js-api.md.
+// .field; the instance keeps working after any of them. Surface: docs/train-api.md.
 
 (function () {
   var DEFAULT_CAP = 512 * 1024 * 1024;

@@ -76,7 +76,7 @@ inline v128_t sub(v128_t a, v128_t b) {
 inline v128_t mul(v128_t a, v128_t b) {
   return wasm_f32x4_mul(a, b);
 }
-// a * b + c for the forward micro-kernels' accumulations (issue 12). SIMD128: a multiply and
+// a * b + c for the forward micro-kernels' accumulations. SIMD128: a multiply and
 // an add, bit-identical to add(c, mul(a, b)). ATTN_RELAXED_SIMD (the attn_core_relaxed build
 // only, never training): one fused relaxed_madd. LLVM 14 knows it only under the proposal's
 // prototype opcode; cpp/tools/patch_relaxed.mjs rewrites that after linking, and the

@@ -1,4 +1,4 @@
-// Issue 8 B: the Check readout (float32 SIMD vs float64 scalar, tiled vs naive, with the tolerance
+// The Check readout (float32 SIMD vs float64 scalar, tiled vs naive, with the tolerance
 // each is held to), computed live by the core in the compute Worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// issue 12 item 4: the page runs the relaxed-SIMD (FMA) build of the core where Chromium's
+// The page runs the relaxed-SIMD (FMA) build of the core where Chromium's
 // WebAssembly.validate accepts relaxed SIMD, SIMD128 otherwise, and says which (Timing lab,
 // data-testid="core-build"). ?core=simd128 forces the SIMD128 build: the same state through both
 // builds gives the same weights and outputs within 1e-5 of their largest magnitude (fused and

@@ -1,4 +1,4 @@
-// The defects a new user met in Chromium (issue 8, part A), one test each. Every test here failed
+// The defects a new user met in Chromium on a walk through every tab, one test each. Every test here failed
 // against the page before its fix.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -196,7 +196,7 @@ test('A.8 the first figure reports start-up (Worker + wasm) apart from the compu
   await page.waitForFunction(() => window.__attentionPlayground.timings.length === 2);
   await waitReady(page);
   const next = await page.locator('.status').textContent();
-  // "(on the page)" when the page's own core computed it (issue 12), as the timings say.
+  // "(on the page)" when the page's own core computed it, as the timings say.
   assert.match(next, /^T = 11, 2 heads: compute [\d.]+ ms, drawn in [\d.]+ ms( \(on the page\))?$/);
   assert.equal(next.endsWith('(on the page)'), await page.evaluate(() => window.__attentionPlayground.timings[1].local));
   assert.equal(await page.evaluate(() => window.__attentionPlayground.timings[1].startupMs), 0);

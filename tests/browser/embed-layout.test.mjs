@@ -1,7 +1,7 @@
 // Every documented embed form lays out well at 320, 375, 768, 1024 and 1440 px: no horizontal
 // overflow, the zoomed heatmap at a useful size, the readout a normal paragraph (it once printed
 // one letter per line in a 270-px column), the head title clear of "All heads", and a frame
-// height that is not inflated by a squeezed column (issue 8, A.1).
+// height that is not inflated by a squeezed column (a layout defect a user met).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

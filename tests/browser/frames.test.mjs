@@ -1,4 +1,4 @@
-// issue 12 item 1: a small state changed by a control is computed on the page's own thread (so the
+// A small state changed by a control is computed on the page's own thread (so the
 // picture lands in the input's frame), a large one in the Worker; both give the same numbers, the
 // Check still runs (in the Worker, once the changes pause), and the link follows a drag without
 // one history.replaceState per input event.

@@ -1,4 +1,4 @@
-// issue 12: core.attention's cheap path (inputs copied once into buffers the session keeps,
+// core.attention's cheap path (inputs copied once into buffers the session keeps,
 // results copied once out), the optional caller-owned `into` arrays and core.lastKernelMs.
 // Expected values come from the NumPy oracle's fixtures.
 import { test } from 'node:test';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-// ATTN_CORE=relaxed: the same suites against the relaxed-SIMD build (issue 12; Node needs
+// ATTN_CORE=relaxed: the same suites against the relaxed-SIMD build (Node needs
 // --experimental-wasm-relaxed-simd, see relaxed.test.mjs).
 const CORE_NAME = process.env.ATTN_CORE === 'relaxed' ? 'attn_core_relaxed' : 'attn_core';
 export const MJS = path.join(ROOT, 'build', 'wasm', `${CORE_NAME}.mjs`);

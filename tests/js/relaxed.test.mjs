@@ -1,4 +1,4 @@
-// issue 12: the relaxed-SIMD build (attn_core_relaxed, fused multiply-adds) passes the same
+// The relaxed-SIMD build (attn_core_relaxed, fused multiply-adds) passes the same
 // oracle suites as the SIMD128 build, and cpp/bindings/load_core.mjs picks it exactly where
 // the engine validates relaxed SIMD. Node validates it only with --experimental-wasm-relaxed-simd,
 // so the suites run in a child process with that flag.

@@ -1,4 +1,4 @@
-// The training test of issue 9, through the wasm module under Node: config A (vocab 32,
+// The training test, through the wasm module under Node: config A (vocab 32,
 // seqLen 32, 2 layers, 2 heads, dModel 64, learned positions, no LayerNorm, AdamW lr 1e-2,
 // betas (0.9, 0.99), weight decay 0.01, batch 32) learns the variable-offset induction task
 // within 600 steps for every seed tried: held-out repeated-half accuracy >= 0.9, a layer-0

@@ -1,4 +1,4 @@
-// The training module's JS surface (issue 9): shapes and defaults, copies, errors naming
+// The training module's JS surface: shapes and defaults, copies, errors naming
 // the field, determinism, the PyTorch fixtures through lossAndGradients, and decoding with
 // the KV cache against recomputation.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// issue 12: the page's loader (web/src/wasm/load-core.ts over cpp/bindings/load_core.mjs) starts the
+// The page's loader (web/src/wasm/load-core.ts over cpp/bindings/load_core.mjs) starts the
 // relaxed-SIMD build exactly where WebAssembly.validate accepts relaxed SIMD and the SIMD128 build
 // otherwise (the fallback), each with its own .wasm from Vite's ?url; ?core= overrides the choice
 // through the Worker's name. validate is stubbed both ways; the two Emscripten factories are

@@ -81,7 +81,7 @@ class MaskView implements View<AttentionContext> {
     for (const hm of [this.scores, this.mask, this.weights]) hm.setMaxSize(size);
     const scores = r.scores ? headSlice(r.scores, h, T * T) : new Float32Array(T * T).fill(NaN);
     // Indexed loops over the T² cells, not iterators or Float32Array.from with a callback: at
-    // T = 256 those took most of this view's redraw (CPU profile, issue 12).
+    // T = 256 those took most of this view's redraw (CPU profile).
     let lo = Infinity;
     let hi = -Infinity;
     for (let k = 0; k < scores.length; k++) {

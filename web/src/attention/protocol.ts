@@ -25,7 +25,7 @@ export interface MemoryRequest {
   id: number;
   params: MemoryParams;
 }
-/** Which build of the core the Worker runs (issue 12: relaxed SIMD or SIMD128). */
+/** Which build of the core the Worker runs (relaxed SIMD or SIMD128). */
 export interface AboutRequest {
   kind: 'about';
   id: number;

@@ -60,7 +60,7 @@ class TimingView implements View<TimingContext> {
   private workers = el('select', { 'data-testid': 'timing-workers' },
     ...TIMING_WORKERS.map((n) => el('option', { value: n, text: n === 1 ? '1 (default)' : String(n) })));
   private workersNote = el('p', { class: 'timing-workers-note muted small', 'data-testid': 'timing-workers-note' });
-  /** Which build of the core runs here (issue 12), as the compute Worker's core reports it. */
+  /** Which build of the core runs here, as the compute Worker's core reports it. */
   private coreBuild = el('span', { class: 'timing-core-build muted small', 'data-testid': 'core-build', 'data-build': 'unknown' });
   /** The same in a student's words first; the build's name under "details". */
   private coreBuildPlain = el('span', { 'data-testid': 'core-build-plain' });

@@ -1,4 +1,4 @@
-// Which WebAssembly build of the core the page runs (issue 12). cpp/bindings/load_core.mjs picks
+// Which WebAssembly build of the core the page runs. cpp/bindings/load_core.mjs picks
 // attn_core_relaxed (relaxed SIMD: the forward kernels' multiply-adds fused) where the engine's
 // WebAssembly.validate accepts relaxed SIMD, and attn_core (SIMD128) everywhere else. Training
 // (attn_train) is not affected: it stays SIMD128 so a run replays bit for bit.
