@@ -10,7 +10,7 @@ import { computeAttention } from '../../web/src/attention/compute';
 import { NORMALIZERS, POSITIONS, PRECISIONS, MASK_MODES } from '../../web/src/shared/variant';
 import { compare } from '../../web/src/lesson/run';
 import { codeLines } from '../../web/src/lesson/code-lines';
-import { afterCard, amplifyCard, loopCard, overflowThreshold, permutation, shuffleCard, sqrtCard, variantCard, VARIANT_CARD_IDS } from '../../web/src/lesson/experiments';
+import { afterCard, amplifyCard, loopCard, overflowThreshold, permutation, shuffleCard, sqrtCard, flashCard, variantCard, VARIANT_CARD_IDS } from '../../web/src/lesson/experiments';
 import { STEPS } from '../../web/src/lesson/path-steps';
 import variantsText from '../fixtures/variants.json?raw';
 
@@ -192,6 +192,22 @@ describe('experiment runs', () => {
     expect(f.std64 / f.std1).toBeLessThan(10);
     expect(f.std1024 / 32).toBeGreaterThan(0.8);
     expect(f.std1024 / 32).toBeLessThan(1.2);
+  });
+  it('FlashAttention: the footprint becomes linear, the traffic stays quadratic and is divided by M', () => {
+    // Written from the IO model (Dao et al. 2022) for T = 8192, d = 64, one head, no mask, float32:
+    // standard keeps Q, K, V, O and the T × T S and P, and moves them each once more; tiled keeps
+    // Q, K, V, O and m, ℓ, reads K and V once per block of B_r = min(⌈M/4d⌉, d) query rows.
+    const T = 8192, d = 64, MiB = 2 ** 20;
+    const tiledTraffic = (M: number) => 4 * (T * (2 * d + 2) + Math.ceil(T / Math.min(Math.ceil(M / (4 * d)), d)) * T * 2 * d);
+    const f = flashCard(core).figures;
+    expect(f.footprintStandardMiB).toBeCloseTo((4 * (4 * T * d + 2 * T * T)) / MiB, 6);
+    expect(f.footprintTiledMiB).toBeCloseTo((4 * (4 * T * d + 2 * T)) / MiB, 6);
+    expect(f.trafficStandardMiB).toBeCloseTo((4 * (4 * T * d + 4 * T * T)) / MiB, 6);
+    expect(f.trafficTiledMiB).toBeCloseTo(tiledTraffic(16384) / MiB, 6);
+    expect(f.footprintTiledRatio).toBeGreaterThan(1.9);
+    expect(f.footprintTiledRatio).toBeLessThan(2.1);
+    expect(f.trafficTiledRatio).toBeGreaterThan(3.9);
+    expect(f.trafficSmallSramRatio).toBeCloseTo(tiledTraffic(4096) / tiledTraffic(16384), 6);
   });
   it('every variant card runs', () => {
     const s = clean({});

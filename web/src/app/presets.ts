@@ -104,6 +104,7 @@ PRESETS.push(
   lessonCard('amplify', 'Attention cannot amplify', 'Lesson 1 · a weighted average', 'Check each output against the range of the values its row attends to.', 'Softmax stays inside; sigmoid and relu rows sum above 1 and leave it; softmax1 pulls toward 0.'),
   lessonCard('loop', 'Heads as a loop', 'Lesson 2 · conceptually the loop', 'H single-head calls against one packed multi-head call.', 'The same outputs up to float32 rounding.'),
   lessonCard('sqrtdk', 'Why √d_k, measured', 'Lesson 1 · the scale', 'The spread of q·k for unit-variance vectors, d_k = 1 … 1024, from the core.', 'It grows like √d_k: about 8× wider at 64 than at 1.'),
+  lessonCard('flash', 'What FlashAttention makes linear', 'Lesson 2 · what FlashAttention changes', 'Bytes kept in and moved to slow memory by the standard and the tiled computation as T doubles, from the core’s IO model.', 'The tiled footprint doubles per doubling (linear); the traffic of both still quadruples: it is divided by the on-chip memory, not made linear.'),
   lessonCard('softmax1', 'The variants: which line they replace', 'Lesson 2 · the last sentence', 'softmax1, sigmoid, relu, linear, RoPE, ALiBi and qk-norm, each one changed line beside the standard computation.', 'The changed line is highlighted; the badges say what it does to row sums and the values’ range.', { normalizer: 'softmax1' }),
 );
 

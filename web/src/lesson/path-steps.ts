@@ -21,7 +21,7 @@ export const STEPS: readonly PathStep[] = [
   { title: 'Detail 2: −∞ before, not zero after', text: 'Zeroing the masked weights after the softmax leaves rows summing to less than one.', link: { view: 'lesson', lexp: 'after', mmode: 'after' } },
   { title: 'Detail 3: the √d_k', text: 'The spread of q·k grows like √d_k; measured from the core.', link: { view: 'lesson', lexp: 'sqrtdk' } },
   { title: 'The cost', text: 'Double T and time it: the scores are T × T, so the time grows about four times per doubling.', link: { view: 'timing' } },
-  { title: 'FlashAttention', text: 'The tiled kernel never builds the T × T matrix: its memory only doubles per doubling while the arithmetic stays quadratic.', link: { view: 'timing' } },
+  { title: 'FlashAttention', text: 'The tiled kernel never builds the T × T matrix: the memory it keeps only doubles per doubling, while the arithmetic and the traffic to slow memory stay quadratic.', link: { view: 'lesson', lexp: 'flash' } },
   { title: 'What production adds', text: 'Positions (RoPE) and grouped K/V heads: here RoPE rotates q and k by their positions.', link: { view: 'lesson', posenc: 'rope', lexp: 'rope' } },
   { title: 'The variants', text: 'Each variant replaces one line of the computation; the code lines show which.', link: { view: 'lesson', norm: 'softmax1', lexp: 'softmax1' } },
 ];

@@ -173,7 +173,12 @@ export interface CoreAttentionInto {
   scores?: Float32Array;
 }
 
+/** core.traffic: bytes one call holds in and moves to/from slow memory (Dao et al. 2022's IO model). */
+export interface CoreTrafficOptions { tq: number; tk: number; dk: number; dv: number; heads?: number; kvHeads?: number; causal?: boolean; kernel?: 'naive' | 'tiled'; sramBytes?: number }
+export interface CoreTraffic { footprintBytes: number; slowMemoryBytes: number; loadedBytes: number; storedBytes: number; blockRows: number; blockCols: number }
+
 export interface AttnCore {
+  traffic(opts: CoreTrafficOptions): CoreTraffic;
   /** `into`: caller-owned arrays of the exact lengths to copy the results into (fields left out,
    *  or undefined, are fresh arrays); the same arrays are returned. */
   /** precision 'float64': the inputs may be Float64Arrays, every array result is a Float64Array (no `into`). */
