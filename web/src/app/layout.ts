@@ -21,7 +21,7 @@ function startHere(): HTMLElement {
     g?.setAttribute('tabindex', '-1');
     g?.focus({ preventScroll: true });
   });
-  return el('p', { class: 'start-here', 'data-section': 'presets', 'data-testid': 'start-here' },
+  return el('p', { class: 'page-start', 'data-section': 'title', 'data-testid': 'start-here' },
     el('strong', { text: 'Start here: ' }),
     el('span', { class: 'long', text: 'the page opens on lesson 1’s toy sentence with two hand-built heads. Read row 8, the second “cat”: head 1 looks at both “cat”s, head 2 at the word before it. The lessons’ other examples are in ' }),
     el('span', { class: 'short', text: 'lesson 1’s toy sentence; read row 8 (the second “cat”). More in ' }),
