@@ -359,17 +359,17 @@ export function start(): void {
     if (blob) download(`${item.name}.png`, blob);
   }
 
-  // The JSON export with each head's q, k, v: projected on a core of the page's own (loaded on the
-  // first export), not carried with every result.
-  let exportCore: Promise<AttnCore> | null = null;
+  // One core on the page's own thread, loaded on first use: the scheduler computes small states on
+  // it, and the JSON export projects each head's q, k, v on it (not carried with every result).
+  let pageCore: Promise<AttnCore> | null = null;
+  const loadPageCore = (): Promise<AttnCore> => (pageCore ??= loadCore(preferenceFromSearch(location.search)));
   async function saveJson(): Promise<void> {
     const o = shown;
     if (!o) return;
     let proj: Projections | null = null;
     if (!o.result.source) {
       try {
-        exportCore ??= loadCore(preferenceFromSearch(location.search));
-        proj = projections(await exportCore, o.state);
+        proj = projections(await loadPageCore(), o.state);
       } catch { /* the export goes without q, k, v */ }
     }
     download('attention.json', exportJson(o.result, linkFields(o.state), proj), 'application/json');
@@ -418,7 +418,7 @@ export function start(): void {
   // arrays go back, and the Check of a page-computed result (attention/scheduler.ts).
   const scheduler = createScheduler<State>({
     client: { request: (s) => client.request(s), recycle: (r) => client.recycle(r), check: (s) => client.check(s), get busy() { return client.busy; } },
-    loadLocal: () => loadCore(preferenceFromSearch(location.search)).then((core) => new Computer(core)),
+    loadLocal: () => loadPageCore().then((core) => new Computer(core)),
     state: () => state,
     shown: () => shown,
     onOutcome,
