@@ -1,6 +1,7 @@
 // Attention backward pass: the naive kernel (from the forward's stored weights) and the
 // tiled kernel (scores recomputed tile by tile from Q, K and the forward's lse).
-// Maths and fill-policy semantics: attn/backward.hpp.
+// Maths and fill-policy semantics: attn/backward.hpp. The variants (normalizer, position,
+// qkNorm) run their own kernels in backward_kernels.hpp, from the rules of attn/variant_grad.hpp.
 #include "attn/backward.hpp"
 
 #include <algorithm>
