@@ -244,15 +244,15 @@
     };
   };
 
-  // Gradients of sum(output * dOut): { dq, dk, dv, output, lse }, all copies.
+  // Gradients of sum(output * dOut): { dq, dk, dv, output, lse }, all copies. Every variant
+  // option training uses (normalizer, sigmoidBias, position, ropeBase, qkNorm); the core refuses
+  // the forward-only demonstrations (maxShift false, maskMode 'after', precision 'float16').
   Module['attentionBackward'] = function (q, k, v, dOut, opts) {
-    var o = attentionOpts(opts);
+    var o = withVariant(attentionOpts(opts), opts);
     if (o.returnScores) fail('returnScores', 'attentionBackward has no returnScores');
-    // The gradients are softmax attention's: a variant option other than its default is refused.
-    var vo = variantOpts(opts), defaults = variantOpts({});
-    ['qkNorm', 'position', 'normalizer', 'maxShift', 'maskMode', 'precision'].forEach(function (key) {
-      if (vo[key] !== defaults[key]) fail(key, key + ': attentionBackward is softmax attention\'s only (the default options)');
-    });
+    if (o.precision === 'float64') {
+      fail('precision', "precision 'float64': attentionBackward runs float32 (precision 'float32')");
+    }
     var r = unwrap(getSession().attentionBackward(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'),
                                                   f32(dOut, 'dOut'), o));
     return { dq: copy(r.dq), dk: copy(r.dk), dv: copy(r.dv), output: copy(r.output), lse: copy(r.lse) };

@@ -80,7 +80,7 @@ val diag_into(val r, const attn::AttentionResult<T>& a, double scale) {
   r.set("nanRows", static_cast<double>(a.diag.nan_rows));
   r.set("infScoreRows", static_cast<double>(a.diag.inf_score_rows));
   r.set("scale", scale);
-  val per_head = val::array();  // NaN rows per query head (sum = nanRows)
+  val per_head = val::array();                    // NaN rows per query head (sum = nanRows)
   const std::size_t heads = a.output.shape()[0];  // the counts sum to nanRows: skip the scan at 0
   const std::vector<std::size_t> counts =
       a.diag.nan_rows ? attn::nan_rows_per_head(a) : std::vector<std::size_t>(heads, 0);
@@ -230,6 +230,7 @@ class Session {
     attn::AttentionOptions opts;
     bool tiled = false;
     attn::Status st = read_attention(o, &opts, &tiled);
+    if (st.ok()) st = read_variant(o, &opts.variant);
     if (!st.ok()) return error(st);
     if (opts.return_scores) {
       return error(attn::Status::Invalid("returnScores", "attentionBackward has no returnScores"));
