@@ -6,6 +6,7 @@ import { TimingSession, type TimingClientLike } from '../../web/src/timing/sessi
 import type { TimingMessage, TimingPoint } from '../../web/src/timing/protocol';
 import { coreBytes, coreKernel, kernelsOf, memoryTable, stats, type SweepParams, type TimingKernel } from '../../web/src/measure/model';
 import { decodeHash, encodeState } from '../../web/src/app/state';
+import { PRESETS, presetHash } from '../../web/src/app/presets';
 import { paramsOf } from '../../web/src/timing/timing-view';
 
 class FakeClient implements TimingClientLike {
@@ -73,6 +74,8 @@ describe('TimingSession', () => {
   });
 
   it('tker=linear: the link selects tiled softmax next to linear attention, and the fits are compared', () => {
+    // The gallery's card opens the same comparison.
+    expect(presetHash(PRESETS.find((x) => x.id === 'timing-linear')!)).toBe('#v=1&view=timing&tstart=512&tend=8192&tker=linear');
     const d = decodeHash('#v=1&view=timing&tker=linear&tstart=256&tend=1024');
     expect(d.notices).toEqual([]);
     expect(d.state.timing.kernels).toBe('linear');
