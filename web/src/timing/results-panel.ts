@@ -69,8 +69,9 @@ export class ResultsPanel {
     }));
     // Reference: ×4 per doubling through the first fitted point of the first kernel with a fit;
     // without a fit yet, through the last point of the first kernel.
-    const withFit = series.findIndex((se) => se.fit);
-    const ref = withFit >= 0 ? withFit : series.findIndex((se) => se.points.length > 0);
+    // (Softmax's series only: linear attention gets its own ×2 line below.)
+    const withFit = series.findIndex((se) => se.label !== 'linear' && se.fit);
+    const ref = withFit >= 0 ? withFit : series.findIndex((se) => se.label !== 'linear' && se.points.length > 0);
     const parts = shown.filter((k) => f[k]).map((k) => `${k} kernel slope ${f[k]!.exponent.toFixed(2)}`);
     const refs = ref >= 0 ? [{ slope: 2, label: '×4 per doubling', series: ref }] : [];
     // Linear attention: a slope-1 line through its own first fitted point.
