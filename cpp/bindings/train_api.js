@@ -188,6 +188,7 @@
   Decoder.prototype.append = function (token) {
     if (typeof token !== 'number' || !Number.isInteger(token) || Math.abs(token) > MAX_DIM) fail('token', 'token must be an integer (got ' + String(token) + ')');
     var r = unwrap(this._live().append(token));
+    // weights is null in state mode: the recurrent state keeps no keys to weigh.
     return { logits: copy(r.logits), weights: copy(r.weights), cacheBytes: r.cacheBytes };
   };
   // Extra: append several tokens without returning anything (recompute mode only stores them).
@@ -201,11 +202,22 @@
     var r = unwrap(this._live().cache(layer));
     return { k: copy(r.k), v: copy(r.v) };
   };
+  // Extra: layer `layer`'s recurrent state { s: Float32Array(H_kv·d_h·d_h), z: Float32Array(H_kv·d_h) }
+  // (S = Σ φ(k) vᵀ and z = Σ φ(k) per K/V head); throws (field 'state') unless mode is 'state'.
+  Decoder.prototype.state = function (layer) {
+    if (typeof layer !== 'number' || !Number.isInteger(layer)) fail('layer', 'layer must be an integer (got ' + String(layer) + ')');
+    var r = unwrap(this._live().state(layer));
+    return { s: copy(r.s), z: copy(r.z) };
+  };
   Decoder.prototype.reset = function () {
     this._live().reset();
   };
   Object.defineProperty(Decoder.prototype, 'length', {
     get: function () { return this._live().length(); },
+  });
+  // 'recompute', 'cache' (K/V cache) or 'state' (linear attention's recurrent state).
+  Object.defineProperty(Decoder.prototype, 'mode', {
+    get: function () { return this._live().mode(); },
   });
   Decoder.prototype.delete = function () {
     if (this._h) {
@@ -279,7 +291,14 @@
     if (opts === undefined || opts === null) opts = {};
     if (!isObject(opts)) fail('opts', 'opts must be an object');
     var cache = boolField(opts, 'cache', true);
-    return new Decoder(new DecoderClass(this._live(), cache), this);
+    // state: the recurrent state (normalizer 'linear' only); unset, a cached decoder of a
+    // linear model keeps the state and every other model the K/V cache; false keeps the K/V
+    // cache for a linear model too.
+    var state = boolField(opts, 'state', null);
+    if (!cache && state === true) fail('state', 'state: true needs cache: true (the recurrent state is a cache)');
+    var mode = !cache ? 'recompute' : state === null ? 'default' : state ? 'state' : 'cache';
+    unwrap(this._live().checkDecoder(mode));
+    return new Decoder(new DecoderClass(this._live(), mode), this);
   };
   Trainer.prototype.generate = function (prompt, n, opts) {
     if (opts === undefined || opts === null) opts = {};

@@ -153,3 +153,130 @@ TEST_CASE("decode - cache(layer) holds layer 0's keys and values (E + P) W_K, W_
   REQUIRE(dec.cache(1, &k, &v).ok());
   CHECK(k.empty());
 }
+
+// ---------- attention variants ----------
+//
+// The reference for step n is the model's own forward (forward_backward) over the first n
+// tokens, its last row: what the recompute decoder runs. For the variants whose row i does
+// not depend on how many tokens follow (all but relu and sigmoid's default bias, which divide
+// by / subtract ln of the call's T_k), one forward over the whole sequence gives the same rows.
+
+namespace {
+
+struct NamedConfig {
+  const char* name;
+  ModelConfig c;
+  bool prefix_free;  // row i of a full forward == the last row of the forward over i+1 tokens
+};
+
+std::vector<NamedConfig> variant_configs() {
+  std::vector<NamedConfig> out;
+  auto base = [](std::size_t heads, std::size_t kv, std::size_t dm) {
+    ModelConfig c;
+    c.vocab = 13;
+    c.seq_len = 20;
+    c.d_model = dm;
+    c.layers = 2;
+    c.heads = heads;
+    c.kv_heads = kv;
+    c.layer_norm = true;
+    c.init_std = 0.5;
+    return c;
+  };
+  using attn::Normalizer;
+  using attn::Position;
+  ModelConfig c = base(4, 2, 16);
+  c.normalizer = Normalizer::kLinear;
+  out.push_back({"linear, learned positions, GQA", c, true});
+  c = base(4, 1, 16);
+  c.normalizer = Normalizer::kLinear;
+  c.positional = false;
+  c.position = Position::kRope;
+  c.qk_norm = true;
+  out.push_back({"linear, RoPE, qkNorm, MQA", c, true});
+  c = base(4, 4, 16);
+  c.positional = false;
+  c.position = Position::kRope;
+  out.push_back({"softmax, RoPE", c, true});
+  c = base(6, 3, 24);  // 6 heads: Press et al.'s slopes for a non-power of two
+  c.positional = false;
+  c.position = Position::kAlibi;
+  out.push_back({"softmax, ALiBi, 6 heads", c, true});
+  c = base(4, 2, 16);
+  c.normalizer = Normalizer::kSoftmax1;
+  c.qk_norm = true;
+  c.scale = 10.0;
+  out.push_back({"softmax1, qkNorm, scale 10", c, true});
+  c = base(4, 4, 16);
+  c.normalizer = Normalizer::kSigmoid;
+  c.sigmoid_bias = -1.5;
+  c.positional = false;
+  c.position = Position::kAlibi;
+  out.push_back({"sigmoid bias -1.5, ALiBi", c, true});
+  c = base(4, 2, 16);
+  c.normalizer = Normalizer::kSigmoid;
+  out.push_back({"sigmoid, default bias -ln t", c, false});
+  c = base(4, 4, 16);
+  c.normalizer = Normalizer::kRelu;
+  c.positional = false;
+  c.position = Position::kRope;
+  out.push_back({"relu, RoPE", c, false});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("decode - every variant: cached steps equal the model's forward at every position",
+          "[decode][variants]") {
+  for (const auto& nc : variant_configs()) {
+    INFO(nc.name);
+    const ModelConfig& c = nc.c;
+    auto params = std::make_shared<std::vector<float>>(attn::tr::param_layout(c).total);
+    attn::tr::init_params(c, 31, params->data());
+    std::vector<std::int32_t> tok(c.seq_len);
+    attn::Rng r(3);
+    for (auto& x : tok) x = static_cast<std::int32_t>(r.uniform() * c.vocab);
+    const std::size_t T = c.seq_len, V = c.vocab, H = c.heads;
+    attn::tr::RunOptions ro;
+    ro.keep_weights = true;
+    attn::tr::Workspace<float> full, pre;
+    REQUIRE(attn::tr::forward_backward(c, params->data(), tok.data(),
+                                       static_cast<const std::uint8_t*>(nullptr), 1, T, ro, &full,
+                                       static_cast<float*>(nullptr), static_cast<double*>(nullptr),
+                                       nullptr)
+                .ok());
+    // float32 on both sides, different summation orders: a few ulps of the logits' size M.
+    double mag = 1;
+    for (std::size_t i = 0; i < T * V; ++i) mag = std::max(mag, std::abs(double(full.logits[i])));
+    attn::tr::Decoder dec(c, params, true, {});
+    double worst = 0, worst_full = 0;
+    std::vector<float> logits, w;
+    for (std::size_t i = 0; i < T; ++i) {
+      const std::size_t n = i + 1;
+      REQUIRE(attn::tr::forward_backward(c, params->data(), tok.data(),
+                                         static_cast<const std::uint8_t*>(nullptr), 1, n, ro, &pre,
+                                         static_cast<float*>(nullptr),
+                                         static_cast<double*>(nullptr), nullptr)
+                  .ok());
+      REQUIRE(dec.append(tok[i], &logits, &w).ok());
+      REQUIRE(logits.size() == V);
+      worst = std::max(worst, fixtures::max_abs_diff(logits.data(), pre.logits.data() + i * V, V));
+      worst_full = std::max(
+          worst_full, fixtures::max_abs_diff(logits.data(), full.logits.data() + i * V, V));
+      // The weights of the new row (cache mode; the recurrent state keeps no keys).
+      if (!w.empty()) {
+        REQUIRE(w.size() == c.layers * H * n);
+        for (std::size_t l = 0; l < c.layers; ++l)
+          for (std::size_t h = 0; h < H; ++h)
+            worst = std::max(worst, fixtures::max_abs_diff(w.data() + (l * H + h) * n,
+                                                           pre.att[l].weights.data() +
+                                                               (h * n + i) * n,
+                                                           n));
+      }
+    }
+    WARN("decode " << nc.name << ": max |delta| vs the forward over each prefix " << worst
+                   << ", vs one full forward " << worst_full << " (logits up to " << mag << ")");
+    CHECK(worst <= 2e-5 * mag);
+    if (nc.prefix_free) CHECK(worst_full <= 2e-5 * mag);
+  }
+}

@@ -317,6 +317,10 @@ std::unique_ptr<Decoder> Trainer::decoder(bool cache) const {
   return std::make_unique<Decoder>(c_.model, params_, cache, ablate_);
 }
 
+std::unique_ptr<Decoder> Trainer::decoder(DecodeMode mode) const {
+  return std::make_unique<Decoder>(c_.model, params_, mode, ablate_);
+}
+
 Status Trainer::generate(const std::vector<std::int32_t>& prompt, std::size_t n, bool cache,
                          double temperature, std::uint64_t seed, std::vector<std::int32_t>* out) {
   if (prompt.empty()) return Status::Invalid("prompt", "prompt must hold at least one token");
