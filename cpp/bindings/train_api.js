@@ -73,7 +73,7 @@
 
   var CONFIG_KEYS = ['task', 'vocab', 'seqLen', 'layers', 'heads', 'kvHeads', 'dModel', 'positional',
     'layerNorm', 'scale', 'initStd', 'dropout', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'clip',
-    'batch', 'seed', 'dataSeed', 'kernel', 'weights', 'memoryCap'];
+    'batch', 'seed', 'dataSeed', 'kernel', 'weights', 'memoryCap', 'normalizer', 'qkNorm', 'sigmoidBias'];
 
   // Shapes of every parameter, in the flat order the core uses.
   function shapes(c) {
@@ -151,7 +151,13 @@
       vocab: intField(cfg, 'vocab', 32, 1), seqLen: intField(cfg, 'seqLen', 32, 1),
       layers: intField(cfg, 'layers', 2, 1), heads: heads, kvHeads: intField(cfg, 'kvHeads', heads, 1),
       dModel: intField(cfg, 'dModel', 64, 1),
-      positional: oneOf(cfg, 'positional', ['learned', 'none'], 'learned'),
+      // true / false: the boolean spelling of 'learned' / 'none' (configs written that way keep working).
+      positional: cfg.positional === true ? 'learned' : cfg.positional === false ? 'none'
+        : oneOf(cfg, 'positional', ['learned', 'none', 'rope', 'alibi'], 'learned'),
+      normalizer: oneOf(cfg, 'normalizer', ['softmax', 'softmax1', 'sigmoid', 'relu', 'linear'], 'softmax'),
+      qkNorm: boolField(cfg, 'qkNorm', false),
+      // null: -ln t for a call over t positions (the core's default).
+      sigmoidBias: numField(cfg, 'sigmoidBias', null),
       layerNorm: boolField(cfg, 'layerNorm', false),
       dropout: numField(cfg, 'dropout', 0), lr: numField(cfg, 'lr', 1e-2),
       beta1: numField(cfg, 'beta1', 0.9), beta2: numField(cfg, 'beta2', 0.99),

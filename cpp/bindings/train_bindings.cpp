@@ -51,7 +51,22 @@ class TrainerHandle {
     m.heads = size_field(o, "heads");
     m.kv_heads = size_field(o, "kvHeads");
     m.d_model = size_field(o, "dModel");
-    m.positional = o["positional"].as<std::string>() == "learned";
+    const std::string positional = o["positional"].as<std::string>();
+    if (!attn::tr::parse_positional(positional, &m)) {
+      return error(attn::Status::Invalid("positional",
+                                         "positional must be 'learned', 'none', 'rope' or "
+                                         "'alibi' (got '" +
+                                             positional + "')"));
+    }
+    const std::string normalizer = o["normalizer"].as<std::string>();
+    if (!attn::parse_normalizer(normalizer.c_str(), &m.normalizer)) {
+      return error(attn::Status::Invalid("normalizer",
+                                         "normalizer must be 'softmax', 'softmax1', 'sigmoid', "
+                                         "'relu' or 'linear' (got '" +
+                                             normalizer + "')"));
+    }
+    m.qk_norm = o["qkNorm"].as<bool>();
+    if (!o["sigmoidBias"].isNull()) m.sigmoid_bias = o["sigmoidBias"].as<double>();
     m.layer_norm = o["layerNorm"].as<bool>();
     if (!o["scale"].isNull()) m.scale = o["scale"].as<double>();
     m.init_std = o["initStd"].isNull() ? 0.0 : o["initStd"].as<double>();

@@ -18,6 +18,37 @@ std::size_t d_head(const ModelConfig& c) {
   return c.heads ? c.d_model / c.heads : 0;
 }
 
+bool uses_variant(const ModelConfig& c) {
+  return c.position != Position::kNone || c.normalizer != Normalizer::kSoftmax || c.qk_norm;
+}
+
+Variant attention_variant(const ModelConfig& c) {
+  Variant v;
+  v.qk_norm = c.qk_norm;
+  v.position = c.position;
+  v.normalizer = c.normalizer;
+  v.sigmoid_bias = c.sigmoid_bias;
+  return v;
+}
+
+const char* positional_name(const ModelConfig& c) {
+  if (c.positional) return "learned";
+  return c.position == Position::kNone ? "none" : position_name(c.position);
+}
+
+bool parse_positional(const std::string& name, ModelConfig* c) {
+  if (name == "learned") {
+    c->positional = true;
+    c->position = Position::kNone;
+    return true;
+  }
+  Position p;
+  if (!parse_position(name.c_str(), &p)) return false;
+  c->positional = false;
+  c->position = p;
+  return true;
+}
+
 ParamLayout param_layout(const ModelConfig& c) {
   ParamLayout p;
   const std::size_t D = c.d_model, dh = d_head(c), V = c.vocab;
@@ -95,6 +126,32 @@ Status validate_model(const ModelConfig& c, std::size_t batch) {
   if (!(c.dropout >= 0 && c.dropout < 1)) {
     return Status::Invalid("dropout", "dropout must be in [0, 1)");
   }
+  if (c.positional && c.position != Position::kNone) {
+    return Status::Invalid("positional",
+                           "positional is one of 'learned', 'none', 'rope' or "
+                           "'alibi': a learned table cannot be combined with " +
+                               std::string(position_name(c.position)));
+  }
+  if (c.position == Position::kRope && d_head(c) % 2 != 0) {
+    return Status::Invalid("positional",
+                           "positional 'rope' rotates pairs of coordinates: "
+                           "dModel / heads (" +
+                               std::to_string(d_head(c)) + ") must be even");
+  }
+  if (c.position == Position::kAlibi && c.normalizer == Normalizer::kLinear) {
+    return Status::Invalid("positional",
+                           "positional 'alibi' adds to the scores, which normalizer 'linear' "
+                           "does not form; use 'rope', 'learned' or 'none'");
+  }
+  if (c.sigmoid_bias &&
+      !(std::isfinite(*c.sigmoid_bias) && std::isfinite(static_cast<float>(*c.sigmoid_bias)))) {
+    return Status::Invalid("sigmoidBias", "sigmoidBias must be null (-ln t) or a finite number");
+  }
+  if (static_cast<int>(c.normalizer) < 0 || static_cast<int>(c.normalizer) > 4) {
+    return Status::Invalid("normalizer",
+                           "normalizer must be 'softmax', 'softmax1', 'sigmoid', "
+                           "'relu' or 'linear'");
+  }
   const std::size_t need = estimate_training_bytes(c, batch);
   if (need > c.memory_cap) {
     return Status::Exhausted("memory", "this model and batch need about " + mib(need) +
@@ -120,6 +177,11 @@ std::size_t estimate_training_bytes(const ModelConfig& c, std::size_t batch) {
   const std::size_t w = sat_mul(sat_mul(batch, H), sat_mul(T, T));
   const bool naive = c.kernel == Kernel::kNaive;
   if (naive) per_layer = sat_add(per_layer, w);
+  // The variant kernels keep q and k after qkNorm and RoPE (and phi for linear) beside the
+  // projections, plus each row's norms, and one row of scores per call in the backward.
+  if (uses_variant(c)) {
+    per_layer = sat_add(per_layer, sat_mul(N, sat_add(sat_mul(2 * (H + Hkv), dh), H + Hkv)));
+  }
   std::size_t n = sat_mul(4, P);  // params, grads, AdamW m and v
   n = sat_add(n, sat_mul(c.layers + 1, per_layer));
   n = sat_add(n, sat_mul(N, sat_add(4 * D, 3 * V)));  // LayerNorm, logits, backward scratch
@@ -238,6 +300,14 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     return Status::Invalid("tokens", "sequence length " + std::to_string(t) +
                                          " must be between 1 and seqLen " +
                                          std::to_string(c.seq_len));
+  }
+  if (uses_variant(c)) {
+    // Placeholder until the variant kernels land: never run softmax silently instead.
+    return Status::Invalid(c.normalizer != Normalizer::kSoftmax ? "normalizer"
+                           : c.qk_norm                          ? "qkNorm"
+                                                                : "positional",
+                           "this build's trainer runs softmax attention with learned or no "
+                           "positions only");
   }
   const std::size_t N = batch * t;
   for (std::size_t r = 0; r < N; ++r) {

@@ -72,10 +72,21 @@ struct ParamLayout {
 };
 
 std::size_t d_head(const ModelConfig& c);
+
+// Whether the config uses any attention variant (then the trainer's variant kernels run).
+bool uses_variant(const ModelConfig& c);
+// The core's Variant for one head's attention call with this config (for callers that run
+// attn::attention per head, e.g. to show the weights; ALiBi's slopes there are per call).
+Variant attention_variant(const ModelConfig& c);
+// The JS name of the positional choice: 'learned', 'none', 'rope' or 'alibi'.
+const char* positional_name(const ModelConfig& c);
+// Parses that name into c->positional and c->position; false for anything else.
+bool parse_positional(const std::string& name, ModelConfig* c);
 ParamLayout param_layout(const ModelConfig& c);
 
 // Checks every field (names as in the JS config: vocab, seqLen, layers, heads, kvHeads,
-// dModel, scale, initStd, dropout, memoryCap) without allocating.
+// dModel, scale, initStd, dropout, positional, normalizer, sigmoidBias, memoryCap) without
+// allocating.
 Status validate_model(const ModelConfig& c, std::size_t batch);
 
 // Bytes a trainer with this batch needs: parameters, gradients, two AdamW moments and
