@@ -12,16 +12,11 @@ namespace attn::tr {
 
 namespace {
 
-// The attention variant the model's forward runs, from its config: the one place the decoder
-// reads the config's variant fields (ropeBase is the core's default, as in the forward).
+// The attention variant the model's forward runs (attention_variant, model.hpp) and whether
+// a learned positional table is added to the embedding.
 Variant model_variant(const ModelConfig& c, bool* learned_pos) {
-  Variant v;
-  v.normalizer = c.normalizer;
-  v.qk_norm = c.qk_norm;
-  v.sigmoid_bias = c.sigmoid_bias;
-  v.position = c.position;
   *learned_pos = c.positional;
-  return v;
+  return attention_variant(c);
 }
 
 // phi(x) = elu(x) + 1 (linear attention's feature map).
@@ -119,9 +114,25 @@ DecodeMode default_decode_mode(const ModelConfig& c, bool cache) {
                                                                       : DecodeMode::kCache;
 }
 
+bool length_dependent(const ModelConfig& c) {
+  return c.normalizer == Normalizer::kRelu ||
+         (c.normalizer == Normalizer::kSigmoid && !c.sigmoid_bias.has_value());
+}
+
 Status check_decode_mode(const ModelConfig& c, DecodeMode mode) {
   bool learned = true;
   const Variant v = model_variant(c, &learned);
+  if (mode != DecodeMode::kRecompute && length_dependent(c) && c.layers > 1) {
+    return Status::Invalid(
+        "cache", std::string("a ") + normalizer_name(v.normalizer) +
+                     " model with more than one layer cannot decode from a cache: " +
+                     (v.normalizer == Normalizer::kRelu ? "relu divides by T_k"
+                                                        : "sigmoid's default bias is -ln T_k") +
+                     ", so every position's output, and the keys and values the next layer "
+                     "computes from it, change with each new token; decode with cache: false "
+                     "(recompute)" +
+                     (v.normalizer == Normalizer::kSigmoid ? " or give sigmoidBias" : ""));
+  }
   if (mode == DecodeMode::kState && v.normalizer != Normalizer::kLinear) {
     return Status::Invalid("state", std::string("the recurrent state needs normalizer 'linear' "
                                                 "(this model's is '") +

@@ -332,6 +332,7 @@ Status Trainer::generate(const std::vector<std::int32_t>& prompt, std::size_t n,
     return Status::Invalid("temperature", "temperature must be a finite number >= 0");
   }
   std::unique_ptr<Decoder> dec = decoder(cache);
+  if (Status st = check_decode_mode(c_.model, dec->mode()); !st.ok()) return st;
   std::vector<float> logits, weights;
   for (std::size_t i = 0; i < prompt.size(); ++i) {
     Status st = dec->append(prompt[i], &logits, &weights);
