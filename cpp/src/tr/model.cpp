@@ -8,6 +8,7 @@
 #include "attn/gemm.hpp"
 #include "attn/rng.hpp"
 #include "attn/tiled.hpp"
+#include "variant_attention.hpp"
 
 namespace attn::tr {
 
@@ -301,14 +302,6 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
                                          " must be between 1 and seqLen " +
                                          std::to_string(c.seq_len));
   }
-  if (uses_variant(c)) {
-    // Placeholder until the variant kernels land: never run softmax silently instead.
-    return Status::Invalid(c.normalizer != Normalizer::kSoftmax ? "normalizer"
-                           : c.qk_norm                          ? "qkNorm"
-                                                                : "positional",
-                           "this build's trainer runs softmax attention with learned or no "
-                           "positions only");
-  }
   const std::size_t N = batch * t;
   for (std::size_t r = 0; r < N; ++r) {
     if (tokens[r] < 0 || static_cast<std::size_t>(tokens[r]) >= c.vocab) {
@@ -320,6 +313,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   const std::size_t D = c.d_model, V = c.vocab, H = c.heads, Hkv = c.kv_heads, dh = d_head(c);
   const std::size_t L = c.layers, wq_w = H * dh, wkv_w = Hkv * dh;
   const bool tiled = c.kernel == Kernel::kTiled && !ro.keep_weights;
+  const bool variant = uses_variant(c);
 
   AttentionOptions ao;
   ao.shape = Shape{batch * H, batch * Hkv, t, t, dh, dh};
@@ -336,6 +330,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   ws->vh.resize(L);
   ws->z.resize(L);
   ws->att.resize(L);
+  if (variant) ws->vcache.resize(L);
   for (auto& x : ws->x) x.resize(N * D);
 
   // Pass 1: embeddings. x_0[b*t + i] = E[token] + P[i].
@@ -370,10 +365,17 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     split(ws->qkv.data() + wq_w, w3, batch, t, Hkv, dh, ws->kh[l].data());
     split(ws->qkv.data() + wq_w + wkv_w, w3, batch, t, Hkv, dh, ws->vh[l].data());
     ao.dropout_seed = layer_seed(ro.dropout_seed, l);
-    Status st = tiled ? attention_tiled(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                                        ws->vh[l].data(), N * wkv_w, ao, &ws->att[l])
-                      : attention(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                                  ws->vh[l].data(), N * wkv_w, ao, &ws->att[l]);
+    if (variant) {
+      // The variants' own kernels (variant_attention.hpp): naive keeps the weights.
+      const auto vc = varattn::variant_call(c, batch, t, ao.dropout, ao.dropout_seed, !tiled);
+      varattn::variant_forward(vc, ws->qh[l].data(), ws->kh[l].data(), ws->vh[l].data(),
+                               &ws->vcache[l], &ws->att[l]);
+    }
+    Status st = variant ? Status::Ok()
+                : tiled ? attention_tiled(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
+                                          ws->vh[l].data(), N * wkv_w, ao, &ws->att[l])
+                        : attention(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
+                                    ws->vh[l].data(), N * wkv_w, ao, &ws->att[l]);
     if (!st.ok()) return st;
     ws->z[l].resize(N * wq_w);
     merge(ws->att[l].output.data(), batch, t, H, dh, ro.ablate ? ro.ablate + l * H : nullptr,
@@ -502,15 +504,23 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
       for (std::size_t b = 0; b < batch; ++b)
         for (std::size_t h = 0; h < H; ++h)
           if (abl[h]) std::fill_n(ws->dout.data() + (b * H + h) * t * dh, t * dh, T(0));
-    if (ro.score_grad && !tiled && ao.dropout == 0) {
+    if (variant) {
+      const auto vc =
+          varattn::variant_call(c, batch, t, ao.dropout, layer_seed(ro.dropout_seed, l), !tiled);
+      varattn::variant_backward(
+          vc, ws->qh[l].data(), ws->kh[l].data(), ws->vh[l].data(), ws->dout.data(), ws->vcache[l],
+          ws->att[l], &ws->grads,
+          ro.score_grad && !tiled && ao.dropout == 0 ? ro.score_grad + l * H : nullptr);
+    } else if (ro.score_grad && !tiled && ao.dropout == 0) {
       score_grad_means(ws->att[l].weights.data(), ws->dout.data(), ws->vh[l].data(), batch, H, Hkv,
                        t, dh, ro.score_grad + l * H);
     }
     ao.dropout_seed = layer_seed(ro.dropout_seed, l);
-    Status st =
-        attention_backward(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                           ws->vh[l].data(), N * wkv_w, ws->dout.data(), N * wq_w, ao,
-                           tiled ? Kernel::kTiled : Kernel::kNaive, &ws->att[l], &ws->grads);
+    Status st = variant ? Status::Ok()
+                        : attention_backward(
+                              ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
+                              ws->vh[l].data(), N * wkv_w, ws->dout.data(), N * wq_w, ao,
+                              tiled ? Kernel::kTiled : Kernel::kNaive, &ws->att[l], &ws->grads);
     if (!st.ok()) return st;
     // dq | dk | dv as (N, w3) rows; dW_QKV = x^T dqkv, cut back into W_Q, W_K, W_V;
     // dx += dqkv W_QKV^T.

@@ -112,6 +112,15 @@ struct RunOptions {
   double* score_grad = nullptr;
 };
 
+// What one layer's variant attention (cpp/src/tr/variant_attention.hpp) keeps for its backward.
+template <class T>
+struct VariantCache {
+  std::vector<T> qp, kp;        // (B*H, t, dh), (B*Hkv, t, dh): after qkNorm and RoPE
+  std::vector<T> qf, kf;        // linear only: phi(qp), phi(kp)
+  std::vector<T> qnorm, knorm;  // (B*H*t), (B*Hkv*t): max(|row|, 1e-12), qkNorm only
+  std::vector<T> z;             // (B*H*t) linear's row denominators (naive kernel)
+};
+
 // Activations of one forward pass, reused between calls (buffers only grow).
 template <class T>
 struct Workspace {
@@ -125,6 +134,7 @@ struct Workspace {
   std::vector<T> qkv;                      // (N, w3): q | k | v, then dq | dk | dv in the backward
   std::vector<T> dx, dz, dout, dw, dlogits, dy, pack;  // backward scratch
   AttentionGrads<T> grads;
+  std::vector<VariantCache<T>> vcache;  // per layer, when the config uses a variant
 };
 
 // Forward pass over tokens (B, t) (t <= seq_len), returning logits in ws->logits (N, V).
