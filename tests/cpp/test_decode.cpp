@@ -160,7 +160,9 @@ TEST_CASE("decode - cache(layer) holds layer 0's keys and values (E + P) W_K, W_
 // (+ P[pos] when learned), per layer x += merge_h(attention(x W_Q, x W_K, x W_V)) W_O with the
 // core's attn::attention (causal, T_q = T_k = n, the config's variant: qkNorm, RoPE, ALiBi and
 // the normalizer are the core's, checked against the NumPy oracle elsewhere), the final
-// LayerNorm, x U; projections in double. Its last row is what the decoder's step n must give.
+// LayerNorm, x U; projections in double. Its last row is what the decoder's step n must give, in
+// each mode: the recurrent state (linear), the K/V cache, and recompute (the trainer's own
+// forward_backward over the prefix, whose variant kernels are a separate implementation).
 // For every variant but relu and sigmoid with its default bias (which divide by / subtract ln of
 // the call's T_k) row i does not depend on the tokens after it, so one forward over the whole
 // sequence gives every step's reference too.
@@ -321,15 +323,20 @@ TEST_CASE("decode - every variant: cached steps equal the model's forward at eve
     // The decoder a cache asks for (the recurrent state for linear), and the K/V cache.
     attn::tr::Decoder dec(c, params, true, {});
     attn::tr::Decoder kv(c, params, attn::tr::DecodeMode::kCache, {});
+    // The recompute path: the trainer's forward (forward_backward) over the prefix.
+    attn::tr::Decoder re(c, params, false, {});
     double worst = 0, worst_full = 0, worst_w = 0;
-    std::vector<float> logits, w, lk, wk;
+    std::vector<float> logits, w, lk, wk, lr, wr;
     for (std::size_t i = 0; i < T; ++i) {
       const std::size_t n = i + 1;
       reference_forward(c, *params, tok, n, &pre, &wpre);
       REQUIRE(dec.append(tok[i], &logits, &w).ok());
       REQUIRE(kv.append(tok[i], &lk, &wk).ok());
+      REQUIRE(re.append(tok[i], &lr, &wr).ok());
       REQUIRE(logits.size() == V);
-      for (const auto* lg : {&logits, &lk}) {
+      REQUIRE(wr.size() == wk.size());
+      worst_w = std::max(worst_w, fixtures::max_abs_diff(wk.data(), wr.data(), wk.size()));
+      for (const auto* lg : {&logits, &lk, &lr}) {
         worst = std::max(worst, fixtures::max_abs_diff(lg->data(), pre.data() + i * V, V));
         worst_full =
             std::max(worst_full, fixtures::max_abs_diff(lg->data(), full.data() + i * V, V));
@@ -438,6 +445,10 @@ TEST_CASE("decode - relu and sigmoid's default bias with two layers: no cache, r
     std::vector<float> lg, w;
     CHECK(dec.append(1, &lg, &w).field == "cache");
     CHECK(dec.length() == 0);
+    // Recompute is exact: step 6 gives the forward over the 6 tokens.
+    attn::tr::Decoder re(c, params, false, {});
+    for (auto t : tok) REQUIRE(re.append(t, &lg, &w).ok());
+    CHECK(fixtures::max_abs_diff(lg.data(), b.data() + 5 * c.vocab, c.vocab) < 1e-4);
     if (n == attn::Normalizer::kSigmoid) {
       c.sigmoid_bias = -2.0;  // a fixed bias: nothing depends on T_k
       CHECK_FALSE(attn::tr::length_dependent(c));

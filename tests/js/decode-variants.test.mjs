@@ -1,7 +1,7 @@
 // Decoding a model with an attention variant (docs/train-api.md, tr.decoder): the recurrent state
 // of linear attention (tr.decoder({ cache: true }) for normalizer 'linear', S = Σ φ(k)vᵀ and
-// z = Σ φ(k) per layer and K/V head) and the K/V cache with RoPE, ALiBi, qkNorm, softmax1,
-// sigmoid and relu give, at every step, the logits of the model's forward over the prefix,
+// z = Σ φ(k) per layer and K/V head), the K/V cache with RoPE, ALiBi, qkNorm, softmax1, sigmoid
+// and relu, and the recompute path give, at every step, the logits of the model's forward over the prefix,
 // computed here in float64 from tr.weights() and the definitions (not from the module):
 //   x = E[tok] (+ P[pos] when learned); per layer, head h (K/V head g = h / (H / H_kv)):
 //   q, k ← qkNorm (÷ max(‖·‖₂, 1e-12)), then RoPE (pair (2p, 2p+1) rotated by pos·10000^(−2p/d_h));
@@ -91,8 +91,11 @@ const CASES = [
   { name: 'softmax, RoPE', cfg: { positional: 'rope' }, mode: 'cache' },
   { name: 'softmax, ALiBi, 6 heads', cfg: { positional: 'alibi', heads: 6, kvHeads: 3, dModel: 24 }, mode: 'cache' },
   { name: 'softmax1, qkNorm, scale 10', cfg: { normalizer: 'softmax1', qkNorm: true, scale: 10 }, mode: 'cache' },
-  { name: 'sigmoid (bias −ln t), ALiBi', cfg: { normalizer: 'sigmoid', positional: 'alibi' }, mode: 'cache' },
-  { name: 'relu, no positions', cfg: { normalizer: 'relu', positional: 'none' }, mode: 'cache' },
+  { name: 'sigmoid (bias −1.5), ALiBi', cfg: { normalizer: 'sigmoid', sigmoidBias: -1.5, positional: 'alibi' }, mode: 'cache' },
+  // relu's 1/T_k and sigmoid's default −ln T_k change the earlier positions' outputs with each
+  // token: cacheable with one layer only (two layers: see the last test).
+  { name: 'sigmoid (bias −ln t), one layer', cfg: { normalizer: 'sigmoid', layers: 1 }, mode: 'cache' },
+  { name: 'relu, no positions, one layer', cfg: { normalizer: 'relu', positional: 'none', layers: 1 }, mode: 'cache' },
 ];
 
 for (const { name, cfg, mode } of CASES) {
@@ -102,6 +105,7 @@ for (const { name, cfg, mode } of CASES) {
     const c = tr.config, w = tr.weights();
     const dec = tr.decoder({ cache: true });
     const kv = tr.decoder({ cache: true, state: false });
+    const re = tr.decoder({ cache: false }); // the recompute path: the module's own forward
     assert.equal(dec.mode, mode);
     assert.equal(kv.mode, 'cache');
     const toks = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8];
@@ -109,15 +113,19 @@ for (const { name, cfg, mode } of CASES) {
     for (let t = 0; t < toks.length; t++) {
       const ref = referenceLogits(c, w, toks.slice(0, t + 1));
       for (const v of ref) mag = Math.max(mag, Math.abs(v));
-      const a = dec.append(toks[t]), b = kv.append(toks[t]);
+      const a = dec.append(toks[t]), b = kv.append(toks[t]), r = re.append(toks[t]);
       if (mode === 'state') assert.equal(a.weights, null, 'the recurrent state has no weights to show');
       else assert.equal(a.weights.length, c.layers * c.heads * (t + 1));
-      for (let v = 0; v < c.vocab; v++) worst = Math.max(worst, Math.abs(a.logits[v] - ref[v]), Math.abs(b.logits[v] - ref[v]));
+      for (let v = 0; v < c.vocab; v++) worst = Math.max(worst, Math.abs(a.logits[v] - ref[v]), Math.abs(b.logits[v] - ref[v]), Math.abs(r.logits[v] - ref[v]));
+      // Greedy: the token each mode would pick next is the recompute path's.
+      const pick = (x) => x.indexOf(Math.max(...x));
+      assert.equal(pick(a.logits), pick(r.logits), `step ${t}: ${mode} picks another token than recompute`);
     }
     console.log(`# ${name}: max |Δ logits| ${worst.toExponential(2)} (logits up to ${mag.toFixed(2)})`);
     assert.ok(worst <= 1e-4 * mag, `${name}: max |delta| ${worst}`);
     dec.delete();
     kv.delete();
+    re.delete();
     tr.delete();
   });
 }
@@ -176,4 +184,26 @@ test('the recurrent state: constant bytes at every length, S and z from the K/V 
   assert.ok(st.state(0).z.every((x) => x === 0));
   soft.delete();
   tr.delete();
+});
+
+test('relu and sigmoid\'s default bias with two layers: no cache (field cache), recompute equals the forward', async () => {
+  const lib = await loadTrain();
+  for (const cfg of [{ normalizer: 'relu' }, { normalizer: 'sigmoid' }]) {
+    const tr = lib.createTrainer({ ...BASE, ...cfg });
+    throwsField(lib, () => tr.decoder(), 'cache', `${cfg.normalizer}: a cache would hold stale keys`);
+    throwsField(lib, () => tr.generate([1, 2], 3), 'cache', `${cfg.normalizer}: generate with the cache`);
+    const re = tr.decoder({ cache: false });
+    const toks = [3, 1, 4, 1, 5, 9];
+    let worst = 0, mag = 1;
+    for (let t = 0; t < toks.length; t++) {
+      const ref = referenceLogits(tr.config, tr.weights(), toks.slice(0, t + 1));
+      const a = re.append(toks[t]);
+      for (let v = 0; v < ref.length; v++) { worst = Math.max(worst, Math.abs(a.logits[v] - ref[v])); mag = Math.max(mag, Math.abs(ref[v])); }
+    }
+    console.log(`# ${cfg.normalizer}, two layers, recompute: max |Δ logits| ${worst.toExponential(2)} (logits up to ${mag.toFixed(2)})`);
+    assert.ok(worst <= 1e-4 * mag, `${cfg.normalizer} recompute: ${worst}`);
+    assert.equal(tr.generate([1, 2], 3, { cache: false }).tokens.length, 3);
+    re.delete();
+    tr.delete();
+  }
 });
