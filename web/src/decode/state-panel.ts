@@ -35,6 +35,7 @@ export class StatePanel {
   private chart = el('div', { class: 'timing-chart decode-chart' });
   private notes = el('ul', { class: 'timing-notes', 'data-testid': 'decode-state-notes', hidden: true });
   private table = el('table', { class: 'timing-table', 'data-testid': 'decode-state-table' });
+  private memory = el('div', { class: 'decode-memory', 'data-testid': 'decode-state-memory' });
 
   constructor(private session: DecodeSession, host: StatePanelHost) {
     this.runBtn.addEventListener('click', () => host.start());
@@ -49,7 +50,7 @@ export class StatePanel {
       el('p', { class: 'muted small', text: `Timing: a wider random linear model (d_model ${TIMING_SHAPE.dModel}, ${TIMING_SHAPE.heads} heads, ${TIMING_SHAPE.layers} layers; d_head ${dh}), one step at length T with the recurrent state and with the K/V cache, over the T range above. Bytes are dec.append(…).cacheBytes of a model made at each T.` }),
       el('div', { class: 'trow actions' }, this.runBtn, this.cancelBtn, el('div', { class: 'tprogress' }, this.progress, this.status)),
       this.notes,
-      el('div', { class: 'timing-plot' }, this.fit, this.chart),
+      el('div', { class: 'timing-results' }, el('div', { class: 'timing-plot' }, this.fit, this.chart), this.memory),
       el('div', { class: 'table-scroll' }, this.table));
     this.draw();
   }
@@ -110,8 +111,8 @@ export class StatePanel {
     this.chart.append(logLogChart({
       ts, testid: 'decode-state-chart', clipId: 'decode-state-clip', right: 175,
       series: [
-        { label: LABEL.cached, cls: 'k-cached', marker: 'square', points: ser('cached'), fit: fits.cached },
-        { label: LABEL.state, cls: 'k-state', marker: 'circle', points: ser('state'), fit: fits.state },
+        { label: 'K/V cache', cls: 'k-cached', marker: 'square', points: ser('cached'), fit: fits.cached },
+        { label: 'state', cls: 'k-state', marker: 'circle', points: ser('state'), fit: fits.state },
       ],
       refs: [{ slope: 1, label: '×2 per doubling', series: 0 }, { slope: 0, label: 'flat', series: 1 }],
       ariaLabel: `Log–log chart of the time of one decoding step of a linear-attention model against T${fits.state ? `: state slope ${fits.state.exponent.toFixed(2)}` : ''}${fits.cached ? `, K/V cache slope ${fits.cached.exponent.toFixed(2)}` : ''}.`,
@@ -122,6 +123,27 @@ export class StatePanel {
     for (const n of sw?.notes ?? []) this.notes.append(el('li', { class: 'note-skip', text: n }));
     this.notes.hidden = !sw || sw.notes.length === 0;
     this.drawTable();
+    this.drawMemory();
+  }
+
+  /** Bytes each decoder keeps, per T, as bars on one scale (the largest cache). */
+  private drawMemory(): void {
+    clear(this.memory);
+    const rows = this.session.stateSweep?.bytes ?? [];
+    this.memory.append(el('h4', { text: 'Memory kept while decoding' }),
+      el('p', { class: 'muted small', text: 'state: layers · K/V heads · (d_head² + d_head) · 4 B at every T; K/V cache: 2 · layers · K/V heads · T · d_head · 4 B' }));
+    const max = Math.max(1, ...rows.map((r) => Math.max(r.state, r.cache)));
+    for (const r of rows) {
+      const bar = (cls: string, b: number, label: string) => {
+        const x = el('span', { class: `mbar ${cls}` });
+        x.style.width = `${Math.max(0.5, (b / max) * 100).toFixed(2)}%`;
+        return el('div', { class: 'mrow', 'data-testid': `decode-state-mem-${cls}`, 'data-t': r.t, 'data-bytes': b },
+          el('div', { class: 'mlabel' }, el('span', { text: `${label}, T = ${r.t}` }), el('strong', { text: formatBytes(b) })),
+          el('div', { class: 'mtrack' }, x));
+      };
+      this.memory.append(bar('kv-state', r.state, 'state'), bar('kv-mha', r.cache, 'K/V cache'));
+    }
+    if (rows.length === 0) this.memory.append(el('p', { class: 'muted small', text: 'The module’s figures appear when a timing run starts.' }));
   }
 
   private drawTable(): void {
