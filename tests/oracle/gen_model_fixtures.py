@@ -223,17 +223,24 @@ def random_batch(rng, cfg, batch):
     return tokens, mask
 
 
-def grad_case(name, cfg, batch=3, std=0.5):
+def grad_case(name, cfg, batch=3, std=0.5, with_weights=False):
     rng = case_rng(name)
     p = make_params(rng, cfg, std)
     tokens, mask = random_batch(rng, cfg, batch)
     tp = to_torch(p)
     loss = loss_fn(cfg, tp, tokens, mask)
     loss.backward()
-    return {"name": name, "family": "grad", "config": cfg, "batch": batch,
-            "tokens": tokens.ravel().tolist(), "lossMask": mask.ravel().tolist(),
-            "params": params_json(p, f32_list), "loss": float(loss),
-            "grads": params_json(grads_of(tp), f64_list)}
+    out = {"name": name, "family": "grad", "config": cfg, "batch": batch,
+           "tokens": tokens.ravel().tolist(), "lossMask": mask.ravel().tolist(),
+           "params": params_json(p, f32_list), "loss": float(loss),
+           "grads": params_json(grads_of(tp), f64_list)}
+    if with_weights:
+        # The attention weights of the first sequence, (L, H, T, T) flattened: what the Heads
+        # view shows for it.
+        with torch.no_grad():
+            _, weights = forward(cfg, tp, tokens[:1])
+        out["weights0"] = f64_list(np.concatenate([w[0].numpy().ravel() for w in weights]))
+    return out
 
 
 def relu_kink_case(name):
@@ -400,27 +407,27 @@ def build_all():
     # with GQA / MQA, layer norm, an ALiBi head count that is not a power of two, and relu's kink
     # (integer-valued inputs put scores at exactly 0).
     variants = [
-        grad_case("v-softmax1", config(normalizer="softmax1")),
+        grad_case("v-softmax1", config(normalizer="softmax1"), with_weights=True),
         grad_case("v-softmax1-gqa-alibi", config(heads=4, kvHeads=2, dModel=16,
-                                                 positional="alibi", normalizer="softmax1")),
-        grad_case("v-sigmoid", config(normalizer="sigmoid")),
+                                                 positional="alibi", normalizer="softmax1"), with_weights=True),
+        grad_case("v-sigmoid", config(normalizer="sigmoid"), with_weights=True),
         grad_case("v-sigmoid-bias", config(normalizer="sigmoid", sigmoidBias=0.5,
-                                           positional="none", layerNorm=True)),
-        grad_case("v-relu", config(normalizer="relu", scale=1.0)),
+                                           positional="none", layerNorm=True), with_weights=True),
+        grad_case("v-relu", config(normalizer="relu", scale=1.0), with_weights=True),
         grad_case("v-relu-mqa-rope", config(heads=4, kvHeads=1, dModel=16, normalizer="relu",
-                                            positional="rope")),
-        grad_case("v-linear", config(normalizer="linear")),
+                                            positional="rope"), with_weights=True),
+        grad_case("v-linear", config(normalizer="linear"), with_weights=True),
         grad_case("v-linear-rope-ln", config(normalizer="linear", positional="rope",
-                                             layerNorm=True)),
-        grad_case("v-rope", config(positional="rope")),
-        grad_case("v-alibi", config(positional="alibi")),
-        grad_case("v-alibi-3heads", config(heads=3, dModel=6, positional="alibi")),
-        grad_case("v-qknorm", config(qkNorm=True, scale=4.0)),
+                                             layerNorm=True), with_weights=True),
+        grad_case("v-rope", config(positional="rope"), with_weights=True),
+        grad_case("v-alibi", config(positional="alibi"), with_weights=True),
+        grad_case("v-alibi-3heads", config(heads=3, dModel=6, positional="alibi"), with_weights=True),
+        grad_case("v-qknorm", config(qkNorm=True, scale=4.0), with_weights=True),
         grad_case("v-qknorm-rope-sigmoid-gqa", config(heads=4, kvHeads=2, dModel=16, qkNorm=True,
                                                       positional="rope", normalizer="sigmoid",
-                                                      scale=3.0)),
+                                                      scale=3.0), with_weights=True),
         grad_case("v-qknorm-linear-mqa", config(heads=2, kvHeads=1, qkNorm=True,
-                                                normalizer="linear", positional="none")),
+                                                normalizer="linear", positional="none"), with_weights=True),
         relu_kink_case("v-relu-kink"),
     ]
     return {"model.json": {"description": "PyTorch autograd oracle (tests/oracle/gen_model_fixtures.py)",
