@@ -97,6 +97,13 @@ describe('DecodeSession: the state against the cache, timed', () => {
     expect(e.rows[2].cacheBytes).toBe(2 * 2 * 8 * 1024 * 32 * 4);
   });
 
+  it('the export has a state section only when there is one (other exports keep their keys)', () => {
+    const { s } = make();
+    expect(Object.keys(s.exportData(null, 'ua')).sort()).toEqual(['cacheBytes', 'config', 'exponents', 'steps', 'timing']);
+    s.startStateTiming(256, 512);
+    expect(s.exportData(null, 'ua').state?.rows).toEqual([]);
+  });
+
   it('cancel keeps the points; one timing Worker at a time: each run cancels the other', () => {
     const { s, client } = make();
     expect(s.cancelStateTiming()).toBe(false);

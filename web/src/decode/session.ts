@@ -305,6 +305,7 @@ export class DecodeSession {
     const fc = fitOf(pts, 'cached'), fr = fitOf(pts, 'recompute');
     const T = this.sweep?.memory?.t ?? ds?.tEnd ?? 4096;
     const heap = this.heapBytes();
+    const st = this.stateExport();
     return {
       config: {
         decode: ds,
@@ -316,7 +317,8 @@ export class DecodeSession {
       steps: tj ? tj.steps.map((s) => ({ t: s.t, token: s.token, expected: s.expected, predicted: s.predicted, source: s.source })) : [],
       timing: timingRows(pts),
       exponents: { cached: fc ? fc.exponent : null, recompute: fr ? fr.exponent : null },
-      state: this.stateExport(),
+      // Only when a linear model decoded or the state was timed: every other export keeps its keys.
+      ...(st ? { state: st } : {}),
       cacheBytes: {
         steppingModel: tj?.cacheBytes ?? null,
         T,
