@@ -1,8 +1,9 @@
 // The Decode tab's linear-attention panel in Chromium: a short state-against-cache timing run
 // (T = 256 … 1024) reports both exponents and the bytes the module gives for each T (the state's
 // the same at every T and equal to L·H_kv·(d_h² + d_h)·4, the cache's doubling with T), and
-// exports them; a linear model trained in the tab decodes with its recurrent state and gives the
-// same tokens as the recompute path; 1280 px and a 390 px phone without sideways scrolling.
+// exports them; a linear model trained in the tab, or in the Train tab (tnorm=linear), decodes with
+// its recurrent state and gives the same tokens as the recompute path; 1280 px and a 390 px phone
+// without sideways scrolling.
 // Screenshots go to SHOTS/decode-state-*.png. No timed assertions (the exponents' values are
 // measurements, written to the docs, not checked here).
 import { test } from 'node:test';
@@ -74,6 +75,23 @@ test('a linear model trained in the tab: its recurrent state gives the recompute
   assert.equal(await page.getByTestId('decode-agree').getAttribute('data-identical'), '1');
   await page.locator('.decode-state').scrollIntoViewIfNeeded();
   await page.screenshot({ path: shot('decode-state-linear.png'), fullPage: false });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a linear model from the Train tab (tnorm=linear): the Decode tab checks its state against recompute', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const { errors } = watch(page);
+  await page.goto(env.server.url + '/#v=1&view=train&tnorm=linear&until=30&play=1');
+  await page.waitForFunction(() => window.__trainTab?.published?.() === 30, null, { timeout: 120000 });
+  await page.getByRole('tab', { name: 'Decode' }).click();
+  const check = page.getByTestId('decode-state-check');
+  await check.waitFor({ state: 'visible', timeout: 120000 });
+  assert.match(await page.getByTestId('decode-model').textContent(), /Train tab’s \(step 30, linear attention\)/);
+  assert.equal(await page.getByTestId('decode-state-model').getAttribute('data-linear'), '1');
+  assert.equal(await check.getAttribute('data-same'), '1', await check.textContent());
+  assert.equal(await page.getByTestId('decode-train-linear').isHidden(), true);
   assert.deepEqual(errors, []);
   await context.close();
 });
