@@ -104,7 +104,7 @@ export class StatePanel {
       head.append(el('span', { class: `fit-k k-${mode}`, 'data-testid': `decode-state-exponent-${mode}`, 'data-value': f ? f.exponent.toFixed(3) : '' },
         el('span', { class: 'sw-line', 'aria-hidden': 'true' }), `${LABEL[mode]} `, el('strong', { text: f ? `p = ${f.exponent.toFixed(2)}` : 'p = —' })));
     }
-    this.fit.append(head, el('p', { class: 'muted small', text: 'Least-squares fit of log time against log T over the medians. The state’s step does the same work at every T: p ≈ 0. The cache’s step reads T keys (and computes φ of each): p ≈ 1, pulled below 1 at small T by the fixed cost of the projections.' }));
+    this.fit.append(head, el('p', { class: 'muted small', text: 'Least-squares fit of log time against log T over the medians. The state’s step does the same work at every T: p ≈ 0. The cache’s step reads T keys (and computes φ of each): p ≈ 1 — the fixed cost of the projections pulls it below 1 at small T; at large T the keys leave the processor’s cache and a loaded machine adds noise, which can push it above.' }));
     const ser = (mode: Mode) => pts.filter((p) => p.mode === mode).map((p) => ({ t: p.t, median: p.stats.median, min: p.stats.min, max: p.stats.max, title: `${LABEL[mode]}, T = ${p.t}: median ${formatMs(p.stats.median)} (min ${formatMs(p.stats.min)}, max ${formatMs(p.stats.max)}, ${p.stats.n} samples)` }));
     const ts = sweepTs(sw?.tStart ?? this.ds?.tStart ?? 256, sw?.tEnd ?? this.ds?.tEnd ?? 4096);
     clear(this.chart);
