@@ -96,6 +96,20 @@ test('a linear model from the Train tab (tnorm=linear): the Decode tab checks it
   await context.close();
 });
 
+test('a two-layer relu model from the Train tab: the Decode tab says why it has no cache to step through', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const { errors } = watch(page);
+  await page.goto(env.server.url + '/#v=1&view=train&tnorm=relu&until=10&play=1');
+  await page.waitForFunction(() => window.__trainTab?.published?.() === 10, null, { timeout: 120000 });
+  await page.getByRole('tab', { name: 'Decode' }).click();
+  const banner = page.getByTestId('decode-error');
+  await banner.waitFor({ state: 'visible', timeout: 120000 });
+  assert.match(await banner.textContent(), /relu attention divides by the number of keys.*no K\/V cache to step through.*\(field: cache\)/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the panel on a 390 px phone: no sideways scrolling', async () => {
   const { page, context, errors } = await open('/#v=1&view=decode&dts=256&dte=512', { width: 390, height: 844 });
   const run = page.getByTestId('decode-state-run');
