@@ -9,6 +9,9 @@
 //
 //   node scripts/induction-variants.mjs                  # every row, writes docs/induction-variants.json
 //   node scripts/induction-variants.mjs --rows softmax,rope --seeds 0 --out /tmp/x.json
+//   node scripts/induction-variants.mjs --merge /tmp/a.json,/tmp/b.json   # join partial runs
+//   node scripts/induction-variants.mjs --table                            # docs/experiments.md's table
+// A full run also writes web/src/train/induction-variants-data.ts (the Train tab's card).
 //
 // The runs are deterministic (same module, same bits): tests/js/train-variants.test.mjs re-runs
 // rows and checks the figures the card and docs state.
@@ -89,12 +92,81 @@ export function summarise(runs) {
   };
 }
 
+/** The median held-out loss over the seeds, every `every` steps: the card's curve. */
+export function medianCurve(runs, every = 25) {
+  const out = [];
+  for (let k = 0; k < runs[0].curve.length; k++) {
+    const step = runs[0].curve[k][0];
+    if (step % every !== 0) continue;
+    out.push([step, median(runs.map((r) => r.curve[k][1]))]);
+  }
+  return out;
+}
+
+/** The Train tab's copy of the result (web/src/train/induction-variants-data.ts): no full curves. */
+export function cardData(result) {
+  const r4 = (x) => (x === null ? null : Number(x.toFixed(4)));
+  return {
+    steps: result.steps, evalEvery: result.evalEvery, dataSeed: result.dataSeed, seeds: result.seeds,
+    rows: result.rows.map((row) => ({
+      id: row.id, label: row.label, patch: row.patch,
+      at90: row.runs.map((r) => r.at90), prev0: row.runs.map((r) => r4(r.prev0)), ind1: row.runs.map((r) => r4(r.ind1)),
+      finalAccuracy: row.runs.map((r) => r4(r.finalAccuracy)),
+      curve: medianCurve(row.runs).map(([s, l]) => [s, r4(l)]),
+    })),
+  };
+}
+
+export function markdownTable(result) {
+  const f2 = (x) => x.toFixed(2);
+  const lines = ['| variant | reached 0.9 | steps to 0.9, seeds ' + result.seeds.join(', ') + ' | median | layer-0 previous-token, per seed | layer-1 induction, per seed | final accuracy, median | held-out loss at 0 / 250 / 500 / 1000 (median) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |'];
+  for (const row of result.rows) {
+    const s = summarise(row.runs);
+    const at = (k) => median(row.runs.map((r) => r.curve.find((c) => c[0] === k)[1]));
+    lines.push(`| ${row.label} | ${s.crossed}/${s.seeds} | ${row.runs.map((r) => r.at90 ?? '–').join(', ')} | ${s.medianAt90 ?? '–'} | ` +
+      `${row.runs.map((r) => f2(r.prev0)).join(', ')} | ${row.runs.map((r) => f2(r.ind1)).join(', ')} | ${f2(s.medianFinalAccuracy)} | ` +
+      `${[0, 250, 500, result.steps].map((k) => f2(at(k))).join(' / ')} |`);
+  }
+  return lines.join('\n');
+}
+
+function writeCard(result) {
+  const file = path.join(ROOT, 'web', 'src', 'train', 'induction-variants-data.ts');
+  const text = '// Written by scripts/induction-variants.mjs (do not edit): the measured result of the\n' +
+    '// "Which variants form induction heads?" experiment, per row and init seed (data seed ' + result.dataSeed + ').\n' +
+    '// at90: first evaluation (every ' + result.evalEvery + ' steps) with held-out accuracy >= 0.9, null = not within ' + result.steps + ' steps;\n' +
+    '// prev0 / ind1: best layer-0 previous-token / layer-1 induction score at step ' + result.steps + '; curve: median held-out loss.\n' +
+    'export interface VariantsRow {\n  id: string;\n  label: string;\n  patch: Record<string, unknown>;\n' +
+    '  at90: (number | null)[];\n  prev0: number[];\n  ind1: number[];\n  finalAccuracy: number[];\n  curve: [number, number][];\n}\n' +
+    'export const INDUCTION_VARIANTS: { steps: number; evalEvery: number; dataSeed: number; seeds: number[]; rows: VariantsRow[] } =\n  ' +
+    JSON.stringify(cardData(result)) + ';\n';
+  fs.writeFileSync(file, text);
+  console.log(`wrote ${file}`);
+}
+
 async function main() {
   const args = process.argv.slice(2);
   const opt = (name, def) => {
     const i = args.indexOf(name);
-    return i >= 0 ? args[i + 1] : def;
+    return i >= 0 && args[i + 1] !== undefined && !args[i + 1].startsWith('--') ? args[i + 1] : def;
   };
+  // --table [file]: the Markdown table of docs/experiments.md from a result file.
+  if (args.includes('--table')) {
+    const file = opt('--table', path.join(ROOT, 'docs', 'induction-variants.json'));
+    console.log(markdownTable(JSON.parse(fs.readFileSync(file, 'utf8'))));
+    return;
+  }
+  // --merge a.json,b.json: join partial runs (rows in ROWS order), write the docs JSON and the card.
+  if (args.includes('--merge')) {
+    const parts = opt('--merge', '').split(',').map((f) => JSON.parse(fs.readFileSync(f, 'utf8')));
+    const result = { ...parts[0], rows: ROWS.flatMap((r) => parts.flatMap((p) => p.rows.filter((x) => x.id === r.id))) };
+    const out = opt('--out', path.join(ROOT, 'docs', 'induction-variants.json'));
+    fs.writeFileSync(out, JSON.stringify(result) + '\n');
+    console.log(`wrote ${out}`);
+    writeCard(result);
+    return;
+  }
   const rowIds = opt('--rows', ROWS.map((r) => r.id).join(',')).split(',');
   const seeds = opt('--seeds', SEEDS.join(',')).split(',').map(Number);
   const out = opt('--out', path.join(ROOT, 'docs', 'induction-variants.json'));
@@ -115,6 +187,7 @@ async function main() {
     fs.writeFileSync(out, JSON.stringify(result, (k, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(5)) : v)) + '\n');
   }
   console.log(`wrote ${out}`);
+  if (rowIds.length === ROWS.length && seeds.length === SEEDS.length) writeCard(result);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
