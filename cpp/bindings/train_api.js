@@ -53,7 +53,7 @@
 
   var CONFIG_KEYS = ['task', 'vocab', 'seqLen', 'layers', 'heads', 'kvHeads', 'dModel', 'positional',
     'layerNorm', 'scale', 'initStd', 'dropout', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'clip',
-    'batch', 'seed', 'dataSeed', 'kernel', 'weights', 'memoryCap'];
+    'batch', 'seed', 'dataSeed', 'kernel', 'weights', 'memoryCap', 'normalizer', 'qkNorm', 'sigmoidBias'];
 
   // Shapes of every parameter, in the flat order the core uses.
   function shapes(c) {
@@ -131,7 +131,13 @@
       vocab: intField(cfg, 'vocab', 32, 1), seqLen: intField(cfg, 'seqLen', 32, 1),
       layers: intField(cfg, 'layers', 2, 1), heads: heads, kvHeads: intField(cfg, 'kvHeads', heads, 1),
       dModel: intField(cfg, 'dModel', 64, 1),
-      positional: oneOf(cfg, 'positional', ['learned', 'none'], 'learned'),
+      // true / false: the boolean spelling of 'learned' / 'none' (configs written that way keep working).
+      positional: cfg.positional === true ? 'learned' : cfg.positional === false ? 'none'
+        : oneOf(cfg, 'positional', ['learned', 'none', 'rope', 'alibi'], 'learned'),
+      normalizer: oneOf(cfg, 'normalizer', ['softmax', 'softmax1', 'sigmoid', 'relu', 'linear'], 'softmax'),
+      qkNorm: boolField(cfg, 'qkNorm', false),
+      // null: -ln t for a call over t positions (the core's default).
+      sigmoidBias: numField(cfg, 'sigmoidBias', null),
       layerNorm: boolField(cfg, 'layerNorm', false),
       dropout: attnFields.fraction(cfg, 'dropout'), lr: numField(cfg, 'lr', 1e-2),
       beta1: numField(cfg, 'beta1', 0.9), beta2: numField(cfg, 'beta2', 0.99),
@@ -160,6 +166,7 @@
   Decoder.prototype.append = function (token) {
     if (typeof token !== 'number' || !Number.isInteger(token) || Math.abs(token) > MAX_DIM) fail('token', 'token must be an integer (got ' + String(token) + ')');
     var r = unwrap(this._live().append(token));
+    // weights is null in state mode: the recurrent state keeps no keys to weigh.
     return { logits: copy(r.logits), weights: copy(r.weights), cacheBytes: r.cacheBytes };
   };
   // Extra: append several tokens without returning anything (recompute mode only stores them).
@@ -173,11 +180,22 @@
     var r = unwrap(this._live().cache(layer));
     return { k: copy(r.k), v: copy(r.v) };
   };
+  // Extra: layer `layer`'s recurrent state { s: Float32Array(H_kv·d_h·d_h), z: Float32Array(H_kv·d_h) }
+  // (S = Σ φ(k) vᵀ and z = Σ φ(k) per K/V head); throws (field 'state') unless mode is 'state'.
+  Decoder.prototype.state = function (layer) {
+    if (typeof layer !== 'number' || !Number.isInteger(layer)) fail('layer', 'layer must be an integer (got ' + String(layer) + ')');
+    var r = unwrap(this._live().state(layer));
+    return { s: copy(r.s), z: copy(r.z) };
+  };
   Decoder.prototype.reset = function () {
     this._live().reset();
   };
   Object.defineProperty(Decoder.prototype, 'length', {
     get: function () { return this._live().length(); },
+  });
+  // 'recompute', 'cache' (K/V cache) or 'state' (linear attention's recurrent state).
+  Object.defineProperty(Decoder.prototype, 'mode', {
+    get: function () { return this._live().mode(); },
   });
   Decoder.prototype.delete = function () {
     if (this._h) {
@@ -251,7 +269,14 @@
     if (opts === undefined || opts === null) opts = {};
     if (!isObject(opts)) fail('opts', 'opts must be an object');
     var cache = boolField(opts, 'cache', true);
-    return new Decoder(new DecoderClass(this._live(), cache), this);
+    // state: the recurrent state (normalizer 'linear' only); unset, a cached decoder of a
+    // linear model keeps the state and every other model the K/V cache; false keeps the K/V
+    // cache for a linear model too.
+    var state = boolField(opts, 'state', null);
+    if (!cache && state === true) fail('state', 'state: true needs cache: true (the recurrent state is a cache)');
+    var mode = !cache ? 'recompute' : state === null ? 'default' : state ? 'state' : 'cache';
+    unwrap(this._live().checkDecoder(mode));
+    return new Decoder(new DecoderClass(this._live(), mode), this);
   };
   Trainer.prototype.generate = function (prompt, n, opts) {
     if (opts === undefined || opts === null) opts = {};

@@ -2,6 +2,7 @@
 // into the training core's config and flat parameter layout.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,17 @@ inline attn::tr::ModelConfig config(const json& c) {
   m.heads = o.at("heads");
   m.kv_heads = o.at("kvHeads");
   m.d_model = o.at("dModel");
-  m.positional = o.at("positional").get<std::string>() == "learned";
+  const std::string positional = o.at("positional").get<std::string>();
+  m.positional = positional == "learned";
+  if (positional == "rope") m.position = attn::Position::kRope;
+  if (positional == "alibi") m.position = attn::Position::kAlibi;
+  if (o.contains("normalizer")) {
+    const std::string n = o.at("normalizer").get<std::string>();
+    if (!attn::parse_normalizer(n.c_str(), &m.normalizer)) throw std::runtime_error("normalizer");
+  }
+  if (o.contains("qkNorm")) m.qk_norm = o.at("qkNorm").get<bool>();
+  if (o.contains("sigmoidBias") && !o.at("sigmoidBias").is_null())
+    m.sigmoid_bias = o.at("sigmoidBias").get<double>();
   m.layer_norm = o.at("layerNorm").get<bool>();
   if (!o.at("scale").is_null()) m.scale = o.at("scale").get<double>();
   return m;

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <vector>
 
-#include "attn/tr/model.hpp"
 #include "attn/rng.hpp"
+#include "attn/tr/model.hpp"
 #include "model_fixtures.hpp"
 
 using attn::tr::ModelConfig;
@@ -27,14 +27,16 @@ double loss_grads(const ModelConfig& c, const std::vector<T>& p,
 }
 
 template <class T>
-void check_fixture(double tol_rel, const char* label) {
+void check_fixture(double tol_rel, const char* label, const char* family = "grad",
+                   attn::Kernel kernel = attn::Kernel::kNaive) {
   const auto fx = fixtures::load("model.json");
   double worst_loss = 0, worst_grad = 0;
-  REQUIRE(fx.at("grad").size() >= 10);
-  for (const auto& c : fx.at("grad")) {
+  REQUIRE(fx.at(family).size() >= 10);
+  for (const auto& c : fx.at(family)) {
     const std::string name = c.at("name");
     INFO(name);
-    const ModelConfig cfg = model_fx::config(c);
+    ModelConfig cfg = model_fx::config(c);
+    cfg.kernel = kernel;
     const auto p = model_fx::flat<T>(c.at("params"), true);
     REQUIRE(p.size() == attn::tr::param_layout(cfg).total);
     const auto want = model_fx::flat<double>(c.at("grads"), false);
@@ -65,6 +67,131 @@ TEST_CASE("model - loss and every gradient match the PyTorch oracle in float64",
 TEST_CASE("model - loss and every gradient match the PyTorch oracle in float32",
           "[model][oracle]") {
   check_fixture<float>(2e-5, "model float32 vs PyTorch");
+}
+
+TEST_CASE("model - attention variants: loss and every gradient match PyTorch, both kernels",
+          "[model][oracle][variants]") {
+  // normalizer softmax1 / sigmoid (+ bias) / relu (its kink included) / linear, positional
+  // rope / alibi (3 heads: not a power of two), qkNorm; with GQA, MQA and layer norm.
+  check_fixture<double>(1e-10, "variants naive float64 vs PyTorch", "variants");
+  check_fixture<double>(1e-10, "variants tiled float64 vs PyTorch", "variants",
+                        attn::Kernel::kTiled);
+  check_fixture<float>(2e-5, "variants naive float32 vs PyTorch", "variants");
+  check_fixture<float>(2e-5, "variants tiled float32 vs PyTorch", "variants", attn::Kernel::kTiled);
+}
+
+TEST_CASE("model - attention variants: float64 gradients agree with finite differences",
+          "[model][finite-diff][variants]") {
+  struct V {
+    const char* name;
+    attn::Normalizer n;
+    attn::Position pos;
+    bool qk;
+    double drop;
+  };
+  const V vs[] = {{"softmax1", attn::Normalizer::kSoftmax1, attn::Position::kNone, false, 0},
+                  {"sigmoid", attn::Normalizer::kSigmoid, attn::Position::kNone, false, 0},
+                  {"relu", attn::Normalizer::kRelu, attn::Position::kNone, false, 0},
+                  {"linear", attn::Normalizer::kLinear, attn::Position::kNone, false, 0},
+                  {"rope", attn::Normalizer::kSoftmax, attn::Position::kRope, false, 0},
+                  {"alibi", attn::Normalizer::kSoftmax, attn::Position::kAlibi, false, 0},
+                  {"qkNorm", attn::Normalizer::kSoftmax, attn::Position::kNone, true, 0},
+                  {"linear+rope+qkNorm", attn::Normalizer::kLinear, attn::Position::kRope, true, 0},
+                  {"sigmoid+alibi, dropout 0.3", attn::Normalizer::kSigmoid, attn::Position::kAlibi,
+                   false, 0.3}};
+  for (const V& v : vs) {
+    for (attn::Kernel kernel : {attn::Kernel::kNaive, attn::Kernel::kTiled}) {
+      ModelConfig c;
+      c.vocab = 7;
+      c.seq_len = 5;
+      c.layers = 2;
+      c.heads = 2;
+      c.kv_heads = 1;
+      c.d_model = 8;
+      c.positional = false;
+      c.position = v.pos;
+      c.normalizer = v.n;
+      c.qk_norm = v.qk;
+      c.scale = v.qk ? 3.0 : 0.5;
+      c.init_std = 0.6;
+      c.dropout = v.drop;
+      c.kernel = kernel;
+      INFO(v.name << (kernel == attn::Kernel::kTiled ? " tiled" : " naive"));
+      REQUIRE(attn::tr::validate_model(c, 2).ok());
+      std::vector<double> p(attn::tr::param_layout(c).total);
+      attn::tr::init_params(c, 11, p.data());
+      std::vector<std::int32_t> tok = {1, 4, 2, 1, 4, 0, 3, 6, 5, 3};
+      std::vector<std::uint8_t> mask = {0, 1, 1, 0, 1, 1, 1, 1, 1, 1};
+      attn::tr::RunOptions ro;
+      ro.training = v.drop > 0;
+      ro.dropout_seed = 99;
+      std::vector<double> g;
+      loss_grads(c, p, tok, mask, 2, &g, ro);
+      double worst = 0;
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        const double h = 1e-5, keep = p[i];
+        p[i] = keep + h;
+        const double lp = loss_grads<double>(c, p, tok, mask, 2, nullptr, ro);
+        p[i] = keep - h;
+        const double lm = loss_grads<double>(c, p, tok, mask, 2, nullptr, ro);
+        p[i] = keep;
+        const double fd = (lp - lm) / (2 * h);
+        worst = std::max(worst, std::abs(fd - g[i]));
+        REQUIRE(std::abs(fd - g[i]) <= 1e-7 + 1e-6 * std::abs(fd));
+      }
+      WARN("finite differences " << v.name << ": max |delta| " << worst);
+    }
+  }
+}
+
+TEST_CASE("model - attention variants: tiled == naive bit for bit, and the kept weights",
+          "[model][tiled][variants]") {
+  for (auto n : {attn::Normalizer::kSoftmax1, attn::Normalizer::kSigmoid, attn::Normalizer::kRelu,
+                 attn::Normalizer::kLinear}) {
+    ModelConfig c;
+    c.vocab = 16;
+    c.seq_len = 12;
+    c.d_model = 16;
+    c.heads = 4;
+    c.kv_heads = 2;
+    c.normalizer = n;
+    c.positional = false;
+    c.position = attn::Position::kRope;
+    std::vector<float> p(attn::tr::param_layout(c).total);
+    attn::tr::init_params(c, 9, p.data());
+    std::vector<std::int32_t> tok(3 * 12);
+    std::vector<std::uint8_t> mask(3 * 12, 1);
+    for (std::size_t i = 0; i < tok.size(); ++i) tok[i] = static_cast<std::int32_t>((i * 7) % 16);
+    std::vector<float> g1, g2;
+    const double l1 = loss_grads(c, p, tok, mask, 3, &g1);
+    c.kernel = attn::Kernel::kTiled;
+    const double l2 = loss_grads(c, p, tok, mask, 3, &g2);
+    CHECK(l1 == l2);
+    CHECK(std::memcmp(g1.data(), g2.data(), g1.size() * sizeof(float)) == 0);
+    // Kept weights: causal (keys after the query exactly 0); softmax1's and linear's rows sum
+    // to at most 1, relu's cells are >= 0.
+    attn::tr::Workspace<float> ws;
+    attn::tr::RunOptions ro;
+    ro.keep_weights = true;
+    REQUIRE(attn::tr::forward_backward(c, p.data(), tok.data(),
+                                       static_cast<const std::uint8_t*>(nullptr), 3, 12, ro, &ws,
+                                       static_cast<float*>(nullptr), nullptr, nullptr)
+                .ok());
+    const auto& w = ws.att[0].weights;
+    REQUIRE(w.size() == 3u * 4 * 12 * 12);
+    for (std::size_t r = 0; r < 3 * 4 * 12; ++r) {
+      const std::size_t i = r % 12;
+      double sum = 0;
+      for (std::size_t j = 0; j < 12; ++j) {
+        const float x = w.data()[r * 12 + j];
+        if (j > i) REQUIRE(x == 0.0f);
+        REQUIRE(x >= 0.0f);
+        sum += x;
+      }
+      if (n == attn::Normalizer::kSoftmax1 || n == attn::Normalizer::kLinear)
+        REQUIRE(sum <= 1.0 + 1e-6);
+    }
+  }
 }
 
 TEST_CASE("model - float64 gradients agree with central finite differences",
@@ -201,6 +328,31 @@ TEST_CASE("model - validation names the field", "[model][errors]") {
   x.dropout = 1.0;
   CHECK(field(x) == "dropout");
   CHECK(field(c, 0) == "batch");
+  x = c;
+  x.position = attn::Position::kRope;  // beside a learned table
+  CHECK(field(x) == "positional");
+  x.positional = false;
+  CHECK(attn::tr::validate_model(x, 4).ok());
+  x.d_model = 6;
+  x.heads = 2;
+  x.kv_heads = 2;  // d_h = 3: odd, RoPE cannot pair it
+  CHECK(field(x) == "positional");
+  x = c;
+  x.positional = false;
+  x.position = attn::Position::kAlibi;
+  x.normalizer = attn::Normalizer::kLinear;
+  CHECK(field(x) == "positional");
+  x = c;
+  x.normalizer = attn::Normalizer::kSigmoid;
+  x.sigmoid_bias = std::nan("");
+  CHECK(field(x) == "sigmoidBias");
+  x.sigmoid_bias = 1e300;  // not a float32
+  CHECK(field(x) == "sigmoidBias");
+  // The variant kernels' extra buffers count towards the memory estimate.
+  x = c;
+  const std::size_t plain = attn::tr::estimate_training_bytes(x, 8);
+  x.qk_norm = true;
+  CHECK(attn::tr::estimate_training_bytes(x, 8) > plain);
   x = c;
   x.seq_len = 4096;
   x.d_model = 1024;

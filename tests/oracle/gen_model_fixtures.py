@@ -18,6 +18,8 @@ Families:
   grad    loss and every parameter gradient (random weights, tokens, loss mask)
   adamw   two AdamW steps on one batch (loss, grad norm, parameters after each step)
   interp  pattern scores, K-composition, ablation losses, loss and accuracy
+  variants  as grad, for the attention variants: normalizer softmax1 / sigmoid (+ sigmoidBias) /
+          relu / linear, positional rope / alibi, qkNorm (their definitions: docs/train-api.md)
 """
 
 import argparse
@@ -76,6 +78,71 @@ def flat_tensors(tp):
     return out
 
 
+def alibi_slopes(n_heads):
+    """Press et al.'s slopes: for a power of two n, 2^(-8/n), 2^(-16/n), ..., 2^(-8); otherwise
+    those of the closest lower power of two, then every other slope of twice that power."""
+    def pow2(n):
+        return [2.0 ** (-8.0 * (h + 1) / n) for h in range(n)]
+    n = 2 ** int(np.floor(np.log2(n_heads)))
+    if n == n_heads:
+        return pow2(n)
+    return pow2(n) + pow2(2 * n)[0::2][:n_heads - n]
+
+
+def rope(x):
+    """Rotate each interleaved pair (2p, 2p+1) of x (..., T, d) at position i (its row) by
+    i * 10000^(-2p/d): (x0, x1) -> (x0 cos - x1 sin, x0 sin + x1 cos)."""
+    T, d = x.shape[-2], x.shape[-1]
+    pos = torch.arange(T, dtype=torch.float64)[:, None]
+    theta = 10000.0 ** (-2.0 * torch.arange(d // 2, dtype=torch.float64) / d)
+    ang = pos * theta[None, :]
+    c, s = torch.cos(ang), torch.sin(ang)
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    out = torch.stack([x0 * c - x1 * s, x0 * s + x1 * c], dim=-1)
+    return out.reshape(x.shape)
+
+
+def attend(cfg, q, k, allowed, scale):
+    """Attention weights (B, H, T, T) of one layer for the config's variant, written from the
+    definitions (the variants' table): qkNorm, then RoPE, then the scores (ALiBi added), then the
+    normalizer over the causal keys; forbidden cells are exactly 0."""
+    norm = cfg.get("normalizer", "softmax")
+    pos = cfg["positional"]
+    T = q.shape[-2]
+    if cfg.get("qkNorm", False):
+        q = q / torch.clamp(torch.linalg.vector_norm(q, dim=-1, keepdim=True), min=1e-12)
+        k = k / torch.clamp(torch.linalg.vector_norm(k, dim=-1, keepdim=True), min=1e-12)
+    if pos == "rope":
+        q, k = rope(q), rope(k)
+    keep = allowed.to(torch.float64)
+    if norm == "linear":
+        fq = torch.nn.functional.elu(q) + 1
+        fk = torch.nn.functional.elu(k) + 1
+        a = (fq @ fk.transpose(-1, -2)) * keep
+        return a / (a.sum(-1, keepdim=True) + 1e-6)
+    s = (q @ k.transpose(-1, -2)) * scale
+    if pos == "alibi":
+        H = q.shape[1]
+        m = torch.tensor(alibi_slopes(H))[None, :, None, None]
+        i = torch.arange(T)[:, None]
+        j = torch.arange(T)[None, :]
+        s = s - m * (i - j).abs().to(torch.float64)
+    if norm == "softmax":
+        return torch.softmax(s.masked_fill(~allowed, float("-inf")), dim=-1)
+    if norm == "softmax1":
+        s = s.masked_fill(~allowed, float("-inf"))
+        m = torch.clamp(s.max(-1, keepdim=True).values, min=0.0).detach()
+        e = torch.exp(s - m)
+        return e / (torch.exp(-m) + e.sum(-1, keepdim=True))
+    if norm == "sigmoid":
+        b = cfg.get("sigmoidBias")
+        b = -np.log(T) if b is None else b
+        return torch.sigmoid(s + b) * keep
+    if norm == "relu":
+        return torch.relu(s) / T * keep
+    raise ValueError(norm)
+
+
 def forward(cfg, tp, tokens, ablate=None, want_weights=False):
     """logits (B, T, V) and the per-layer attention weights (B, H, T, T)."""
     B, T = tokens.shape
@@ -92,9 +159,7 @@ def forward(cfg, tp, tokens, ablate=None, want_weights=False):
         q = (x @ L["wq"]).reshape(B, T, H, dh).transpose(1, 2)
         k = (x @ L["wk"]).reshape(B, T, Hkv, dh).transpose(1, 2).repeat_interleave(H // Hkv, dim=1)
         v = (x @ L["wv"]).reshape(B, T, Hkv, dh).transpose(1, 2).repeat_interleave(H // Hkv, dim=1)
-        s = (q @ k.transpose(-1, -2)) * scale
-        s = s.masked_fill(~allowed, float("-inf"))
-        a = torch.softmax(s, dim=-1)
+        a = attend(cfg, q, k, allowed, scale)
         weights.append(a)
         o = a @ v  # (B, H, T, dh)
         if ablate is not None:
@@ -139,10 +204,16 @@ def values_of(tp):
 
 
 def config(vocab=11, seqLen=8, layers=2, heads=2, kvHeads=None, dModel=8, positional="learned",
-           layerNorm=False, scale=None):
-    return {"vocab": vocab, "seqLen": seqLen, "layers": layers, "heads": heads,
-            "kvHeads": heads if kvHeads is None else kvHeads, "dModel": dModel,
-            "positional": positional, "layerNorm": layerNorm, "scale": scale}
+           layerNorm=False, scale=None, **variant):
+    """variant: normalizer, qkNorm, sigmoidBias (keys written only when given, so the cases
+    made before the variants keep their bytes)."""
+    c = {"vocab": vocab, "seqLen": seqLen, "layers": layers, "heads": heads,
+         "kvHeads": heads if kvHeads is None else kvHeads, "dModel": dModel,
+         "positional": positional, "layerNorm": layerNorm, "scale": scale}
+    for key in variant:
+        assert key in ("normalizer", "qkNorm", "sigmoidBias"), key
+    c.update(variant)
+    return c
 
 
 def random_batch(rng, cfg, batch):
@@ -152,14 +223,39 @@ def random_batch(rng, cfg, batch):
     return tokens, mask
 
 
-def grad_case(name, cfg, batch=3, std=0.5):
+def grad_case(name, cfg, batch=3, std=0.5, with_weights=False):
     rng = case_rng(name)
     p = make_params(rng, cfg, std)
     tokens, mask = random_batch(rng, cfg, batch)
     tp = to_torch(p)
     loss = loss_fn(cfg, tp, tokens, mask)
     loss.backward()
-    return {"name": name, "family": "grad", "config": cfg, "batch": batch,
+    out = {"name": name, "family": "grad", "config": cfg, "batch": batch,
+           "tokens": tokens.ravel().tolist(), "lossMask": mask.ravel().tolist(),
+           "params": params_json(p, f32_list), "loss": float(loss),
+           "grads": params_json(grads_of(tp), f64_list)}
+    if with_weights:
+        # The attention weights of the first sequence, (L, H, T, T) flattened: what the Heads
+        # view shows for it.
+        with torch.no_grad():
+            _, weights = forward(cfg, tp, tokens[:1])
+        out["weights0"] = f64_list(np.concatenate([w[0].numpy().ravel() for w in weights]))
+    return out
+
+
+def relu_kink_case(name):
+    """relu with scores exactly 0 in some cells: one layer, W_K = 0 in the first head's columns
+    makes its every score 0 (relu's kink), where autograd's derivative is 0."""
+    cfg = config(layers=1, normalizer="relu", scale=1.0)
+    rng = case_rng(name)
+    p = make_params(rng, cfg, 0.5)
+    dh = cfg["dModel"] // cfg["heads"]
+    p["layers"][0]["wk"][:, :dh] = 0
+    tokens, mask = random_batch(rng, cfg, 3)
+    tp = to_torch(p)
+    loss = loss_fn(cfg, tp, tokens, mask)
+    loss.backward()
+    return {"name": name, "family": "grad", "config": cfg, "batch": 3,
             "tokens": tokens.ravel().tolist(), "lossMask": mask.ravel().tolist(),
             "params": params_json(p, f32_list), "loss": float(loss),
             "grads": params_json(grads_of(tp), f64_list)}
@@ -307,8 +403,36 @@ def build_all():
         interp_case("interp-gqa", config(vocab=16, seqLen=12, layers=3, heads=4, kvHeads=2,
                                          dModel=16, layerNorm=True)),
     ]
+    # The attention variants (normalizer, positional rope / alibi, qkNorm, sigmoidBias), each
+    # with GQA / MQA, layer norm, an ALiBi head count that is not a power of two, and relu's kink
+    # (integer-valued inputs put scores at exactly 0).
+    variants = [
+        grad_case("v-softmax1", config(normalizer="softmax1"), with_weights=True),
+        grad_case("v-softmax1-gqa-alibi", config(heads=4, kvHeads=2, dModel=16,
+                                                 positional="alibi", normalizer="softmax1"), with_weights=True),
+        grad_case("v-sigmoid", config(normalizer="sigmoid"), with_weights=True),
+        grad_case("v-sigmoid-bias", config(normalizer="sigmoid", sigmoidBias=0.5,
+                                           positional="none", layerNorm=True), with_weights=True),
+        grad_case("v-relu", config(normalizer="relu", scale=1.0), with_weights=True),
+        grad_case("v-relu-mqa-rope", config(heads=4, kvHeads=1, dModel=16, normalizer="relu",
+                                            positional="rope"), with_weights=True),
+        grad_case("v-linear", config(normalizer="linear"), with_weights=True),
+        grad_case("v-linear-rope-ln", config(normalizer="linear", positional="rope",
+                                             layerNorm=True), with_weights=True),
+        grad_case("v-rope", config(positional="rope"), with_weights=True),
+        grad_case("v-alibi", config(positional="alibi"), with_weights=True),
+        grad_case("v-alibi-3heads", config(heads=3, dModel=6, positional="alibi"), with_weights=True),
+        grad_case("v-qknorm", config(qkNorm=True, scale=4.0), with_weights=True),
+        grad_case("v-qknorm-rope-sigmoid-gqa", config(heads=4, kvHeads=2, dModel=16, qkNorm=True,
+                                                      positional="rope", normalizer="sigmoid",
+                                                      scale=3.0), with_weights=True),
+        grad_case("v-qknorm-linear-mqa", config(heads=2, kvHeads=1, qkNorm=True,
+                                                normalizer="linear", positional="none"), with_weights=True),
+        relu_kink_case("v-relu-kink"),
+    ]
     return {"model.json": {"description": "PyTorch autograd oracle (tests/oracle/gen_model_fixtures.py)",
-                           "grad": cases, "adamw": adamw, "interp": interp}}
+                           "grad": cases, "adamw": adamw, "interp": interp,
+                           "variants": variants}}
 
 
 def main():

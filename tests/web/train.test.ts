@@ -23,17 +23,30 @@ describe('train state rows', () => {
 
   it('every field round-trips through its own link key', () => {
     const t: TrainState = {
-      task: 'induction-fixed', vocab: 40, seqLen: 24, layers: 3, heads: 4, kvHeads: 1, dModel: 48, positional: 'none',
-      layerNorm: true, scale: 0.25, initStd: 0.05, dropout: 0.2, batch: 16, weightDecay: 0, kernel: 'tiled', seed: 4294967295, dataSeed: 7,
+      task: 'induction-fixed', vocab: 40, seqLen: 24, layers: 3, heads: 4, kvHeads: 1, dModel: 48, positional: 'rope',
+      normalizer: 'sigmoid', qkNorm: true, sigmoidBias: -2.5, layerNorm: true, scale: 0.25, initStd: 0.05, dropout: 0.2, batch: 16, weightDecay: 0, kernel: 'tiled', seed: 4294967295, dataSeed: 7,
       lr: 0.003, until: 250, untilAcc: 0.9, speed: 30, play: true, compare: 'noscale',
     };
     const s = withTrain(t);
     const h = encodeState(s);
-    for (const k of ['task=induction-fixed', 'vocab=40', 'seqlen=24', 'layers=3', 'nh=4', 'nkv=1', 'dmodel=48', 'pos=none', 'ln=1', 'qks=0.25', 'istd=0.05', 'drop=0.2', 'batch=16', 'wd=0', 'kernel=tiled', 'tseed=4294967295', 'dseed=7', 'lr=0.003', 'until=250', 'uacc=0.9', 'speed=30', 'play=1', 'cmp=noscale']) {
+    for (const k of ['task=induction-fixed', 'vocab=40', 'seqlen=24', 'layers=3', 'nh=4', 'nkv=1', 'dmodel=48', 'pos=rope', 'tnorm=sigmoid', 'tqkn=1', 'tsbias=-2.5', 'ln=1', 'qks=0.25', 'istd=0.05', 'drop=0.2', 'batch=16', 'wd=0', 'kernel=tiled', 'tseed=4294967295', 'dseed=7', 'lr=0.003', 'until=250', 'uacc=0.9', 'speed=30', 'play=1', 'cmp=noscale']) {
       expect(h).toContain(k);
     }
     expect(decodeHash(h)).toEqual({ state: s, notices: [] });
     for (const scale of ['sqrt', 'none'] as const) expect(decodeHash(encodeState(withTrain({ scale }))).state.train.scale).toBe(scale);
+    for (const positional of ['learned', 'none', 'rope', 'alibi'] as const) {
+      expect(decodeHash(encodeState(withTrain({ positional }))).state.train.positional).toBe(positional);
+    }
+  });
+
+  it('links written before the variants decode to plain softmax, and plain settings write no variant key', () => {
+    for (const q of ['', '&pos=none', '&pos=learned&nh=4&until=400']) {
+      const d = decodeHash(`#v=1&view=train${q}`);
+      expect(d.notices, q).toEqual([]);
+      expect(d.state.train, q).toMatchObject({ normalizer: 'softmax', qkNorm: false, sigmoidBias: 'auto' });
+      expect(encodeState(d.state), q).toBe(`#v=1&view=train${q.replace('&pos=learned', '')}`);
+    }
+    expect(encodeState(withTrain({ normalizer: 'relu' }))).toBe('#v=1&view=train&tnorm=relu');
   });
 
   it('hostile or out-of-range values are corrected with a notice naming the field', () => {
@@ -62,6 +75,13 @@ describe('train state rows', () => {
       ['dseed=abc', { dataSeed: -1 }, /data seed|dseed/],
       ['speed=1e9', { speed: 10_000 }, /speed/],
       ['cmp=everything', { compare: 'none' }, /compare/],
+      ['tnorm=tanh', { normalizer: 'softmax' }, /normalizer/],
+      ['tqkn=maybe', { qkNorm: false }, /tqkn/],
+      ['tsbias=%3Cb%3E', { sigmoidBias: 'auto' }, /sigmoid bias/],
+      ['tsbias=1e9', { sigmoidBias: 100 }, /sigmoid bias/],
+      ['pos=sinusoidal', { positional: 'learned' }, /positions/],
+      ['pos=rope&nh=4&dmodel=36', { heads: 4, dModel: 36, positional: 'learned' }, /RoPE rotates pairs/],
+      ['pos=alibi&tnorm=linear', { normalizer: 'linear', positional: 'rope' }, /ALiBi adds to the scores/],
     ];
     for (const [q, want, notice] of cases) {
       const d = decodeHash(`#v=1&view=train&${q}`);
@@ -96,6 +116,10 @@ describe('train state rows', () => {
     // dataSeed -1 = derived from seed: the module gets null (old links keep their bits).
     expect(c.dataSeed).toBeNull();
     expect(trainerConfig({ ...defaultTrainState(), dataSeed: 0 }).dataSeed).toBe(0);
+    // The variant fields reach the module only when set.
+    expect('normalizer' in c || 'qkNorm' in c || 'sigmoidBias' in c).toBe(false);
+    expect(trainerConfig({ ...defaultTrainState(), normalizer: 'sigmoid', sigmoidBias: -1, qkNorm: true, positional: 'alibi' }))
+      .toMatchObject({ normalizer: 'sigmoid', sigmoidBias: -1, qkNorm: true, positional: 'alibi' });
   });
 });
 
@@ -112,6 +136,10 @@ describe('compare', () => {
     expect(compareSettings({ ...a, seed: 5, dataSeed: 9, compare: 'initseed' })).toEqual({ ...a, compare: 'initseed', seed: 6, dataSeed: 9 });
     expect(compareSettings({ ...a, compare: 'dropout' })!.dropout).toBe(0.2);
     expect(compareSettings({ ...a, compare: 'nopos' })!.positional).toBe('none');
+    // A variant against plain softmax with a learned table, same data seed.
+    const v = { ...a, normalizer: 'sigmoid' as const, sigmoidBias: 1, qkNorm: true, positional: 'alibi' as const, seed: 3, compare: 'softmax' as const };
+    expect(compareSettings(v)).toEqual({ ...v, normalizer: 'softmax', sigmoidBias: 'auto', qkNorm: false, positional: 'learned', dataSeed: 3 });
+    expect(compareSettings({ ...a, positional: 'none', normalizer: 'relu', compare: 'softmax' })!.positional).toBe('none');
   });
 });
 

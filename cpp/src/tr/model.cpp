@@ -8,6 +8,7 @@
 #include "attn/gemm.hpp"
 #include "attn/rng.hpp"
 #include "attn/tiled.hpp"
+#include "variant_attention.hpp"
 
 namespace attn::tr {
 
@@ -16,6 +17,37 @@ using detail::sat_mul;
 
 std::size_t d_head(const ModelConfig& c) {
   return c.heads ? c.d_model / c.heads : 0;
+}
+
+bool uses_variant(const ModelConfig& c) {
+  return c.position != Position::kNone || c.normalizer != Normalizer::kSoftmax || c.qk_norm;
+}
+
+Variant attention_variant(const ModelConfig& c) {
+  Variant v;
+  v.qk_norm = c.qk_norm;
+  v.position = c.position;
+  v.normalizer = c.normalizer;
+  v.sigmoid_bias = c.sigmoid_bias;
+  return v;
+}
+
+const char* positional_name(const ModelConfig& c) {
+  if (c.positional) return "learned";
+  return c.position == Position::kNone ? "none" : position_name(c.position);
+}
+
+bool parse_positional(const std::string& name, ModelConfig* c) {
+  if (name == "learned") {
+    c->positional = true;
+    c->position = Position::kNone;
+    return true;
+  }
+  Position p;
+  if (!parse_position(name.c_str(), &p)) return false;
+  c->positional = false;
+  c->position = p;
+  return true;
 }
 
 ParamLayout param_layout(const ModelConfig& c) {
@@ -95,6 +127,32 @@ Status validate_model(const ModelConfig& c, std::size_t batch) {
   if (!(c.dropout >= 0 && c.dropout < 1)) {
     return Status::Invalid("dropout", "dropout must be in [0, 1)");
   }
+  if (c.positional && c.position != Position::kNone) {
+    return Status::Invalid("positional",
+                           "positional is one of 'learned', 'none', 'rope' or "
+                           "'alibi': a learned table cannot be combined with " +
+                               std::string(position_name(c.position)));
+  }
+  if (c.position == Position::kRope && d_head(c) % 2 != 0) {
+    return Status::Invalid("positional",
+                           "positional 'rope' rotates pairs of coordinates: "
+                           "dModel / heads (" +
+                               std::to_string(d_head(c)) + ") must be even");
+  }
+  if (c.position == Position::kAlibi && c.normalizer == Normalizer::kLinear) {
+    return Status::Invalid("positional",
+                           "positional 'alibi' adds to the scores, which normalizer 'linear' "
+                           "does not form; use 'rope', 'learned' or 'none'");
+  }
+  if (c.sigmoid_bias &&
+      !(std::isfinite(*c.sigmoid_bias) && std::isfinite(static_cast<float>(*c.sigmoid_bias)))) {
+    return Status::Invalid("sigmoidBias", "sigmoidBias must be null (-ln t) or a finite number");
+  }
+  if (static_cast<int>(c.normalizer) < 0 || static_cast<int>(c.normalizer) > 4) {
+    return Status::Invalid("normalizer",
+                           "normalizer must be 'softmax', 'softmax1', 'sigmoid', "
+                           "'relu' or 'linear'");
+  }
   const std::size_t need = estimate_training_bytes(c, batch);
   if (need > c.memory_cap) {
     return Status::Exhausted("memory", "this model and batch need about " + mib(need) +
@@ -120,6 +178,11 @@ std::size_t estimate_training_bytes(const ModelConfig& c, std::size_t batch) {
   const std::size_t w = sat_mul(sat_mul(batch, H), sat_mul(T, T));
   const bool naive = c.kernel == Kernel::kNaive;
   if (naive) per_layer = sat_add(per_layer, w);
+  // The variant kernels keep q and k after qkNorm and RoPE (and phi for linear) beside the
+  // projections, plus each row's norms, and one row of scores per call in the backward.
+  if (uses_variant(c)) {
+    per_layer = sat_add(per_layer, sat_mul(N, sat_add(sat_mul(2 * (H + Hkv), dh), H + Hkv)));
+  }
   std::size_t n = sat_mul(4, P);  // params, grads, AdamW m and v
   n = sat_add(n, sat_mul(c.layers + 1, per_layer));
   n = sat_add(n, sat_mul(N, sat_add(4 * D, 3 * V)));  // LayerNorm, logits, backward scratch
@@ -250,6 +313,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   const std::size_t D = c.d_model, V = c.vocab, H = c.heads, Hkv = c.kv_heads, dh = d_head(c);
   const std::size_t L = c.layers, wq_w = H * dh, wkv_w = Hkv * dh;
   const bool tiled = c.kernel == Kernel::kTiled && !ro.keep_weights;
+  const bool variant = uses_variant(c);
 
   AttentionOptions ao;
   ao.shape = Shape{batch * H, batch * Hkv, t, t, dh, dh};
@@ -266,6 +330,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   ws->vh.resize(L);
   ws->z.resize(L);
   ws->att.resize(L);
+  if (variant) ws->vcache.resize(L);
   for (auto& x : ws->x) x.resize(N * D);
 
   // Pass 1: embeddings. x_0[b*t + i] = E[token] + P[i].
@@ -300,10 +365,17 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     split(ws->qkv.data() + wq_w, w3, batch, t, Hkv, dh, ws->kh[l].data());
     split(ws->qkv.data() + wq_w + wkv_w, w3, batch, t, Hkv, dh, ws->vh[l].data());
     ao.dropout_seed = layer_seed(ro.dropout_seed, l);
-    Status st = tiled ? attention_tiled(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                                        ws->vh[l].data(), N * wkv_w, ao, &ws->att[l])
-                      : attention(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                                  ws->vh[l].data(), N * wkv_w, ao, &ws->att[l]);
+    if (variant) {
+      // The variants' own kernels (variant_attention.hpp): naive keeps the weights.
+      const auto vc = varattn::variant_call(c, batch, t, ao.dropout, ao.dropout_seed, !tiled);
+      varattn::variant_forward(vc, ws->qh[l].data(), ws->kh[l].data(), ws->vh[l].data(),
+                               &ws->vcache[l], &ws->att[l]);
+    }
+    Status st = variant ? Status::Ok()
+                : tiled ? attention_tiled(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
+                                          ws->vh[l].data(), N * wkv_w, ao, &ws->att[l])
+                        : attention(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
+                                    ws->vh[l].data(), N * wkv_w, ao, &ws->att[l]);
     if (!st.ok()) return st;
     ws->z[l].resize(N * wq_w);
     merge(ws->att[l].output.data(), batch, t, H, dh, ro.ablate ? ro.ablate + l * H : nullptr,
@@ -432,15 +504,23 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
       for (std::size_t b = 0; b < batch; ++b)
         for (std::size_t h = 0; h < H; ++h)
           if (abl[h]) std::fill_n(ws->dout.data() + (b * H + h) * t * dh, t * dh, T(0));
-    if (ro.score_grad && !tiled && ao.dropout == 0) {
+    if (variant) {
+      const auto vc =
+          varattn::variant_call(c, batch, t, ao.dropout, layer_seed(ro.dropout_seed, l), !tiled);
+      varattn::variant_backward(
+          vc, ws->qh[l].data(), ws->kh[l].data(), ws->vh[l].data(), ws->dout.data(), ws->vcache[l],
+          ws->att[l], &ws->grads,
+          ro.score_grad && !tiled && ao.dropout == 0 ? ro.score_grad + l * H : nullptr);
+    } else if (ro.score_grad && !tiled && ao.dropout == 0) {
       score_grad_means(ws->att[l].weights.data(), ws->dout.data(), ws->vh[l].data(), batch, H, Hkv,
                        t, dh, ro.score_grad + l * H);
     }
     ao.dropout_seed = layer_seed(ro.dropout_seed, l);
-    Status st =
-        attention_backward(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                           ws->vh[l].data(), N * wkv_w, ws->dout.data(), N * wq_w, ao,
-                           tiled ? Kernel::kTiled : Kernel::kNaive, &ws->att[l], &ws->grads);
+    Status st = variant ? Status::Ok()
+                        : attention_backward(
+                              ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
+                              ws->vh[l].data(), N * wkv_w, ws->dout.data(), N * wq_w, ao,
+                              tiled ? Kernel::kTiled : Kernel::kNaive, &ws->att[l], &ws->grads);
     if (!st.ok()) return st;
     // dq | dk | dv as (N, w3) rows; dW_QKV = x^T dqkv, cut back into W_Q, W_K, W_V;
     // dx += dqkv W_QKV^T.

@@ -3,18 +3,30 @@
 // are in train/state.ts.
 
 export type TrainTask = 'induction' | 'induction-fixed' | 'random';
-export type TrainPositional = 'learned' | 'none';
+/** Positions: a learned table, none, or inside attention (RoPE on q and k, ALiBi biases). */
+export type TrainPositional = 'learned' | 'none' | 'rope' | 'alibi';
+/** The attention normalizer (the core's variants; docs/train-api.md). */
+export type TrainNormalizer = 'softmax' | 'softmax1' | 'sigmoid' | 'relu' | 'linear';
+/** sigmoid's bias: 'auto' = −ln T (the module's default), or a number. */
+export type TrainSigmoidBias = 'auto' | number;
 export type TrainKernel = 'naive' | 'tiled';
 /** 'sqrt' = 1/√d_h, 'none' = 1, or a positive number. */
 export type TrainScale = 'sqrt' | 'none' | number;
 
 export const TRAIN_TASKS: readonly TrainTask[] = ['induction', 'induction-fixed', 'random'];
-export const TRAIN_POSITIONAL: readonly TrainPositional[] = ['learned', 'none'];
+export const TRAIN_POSITIONAL: readonly TrainPositional[] = ['learned', 'none', 'rope', 'alibi'];
+export const TRAIN_NORMALIZERS: readonly TrainNormalizer[] = ['softmax', 'softmax1', 'sigmoid', 'relu', 'linear'];
+export const POSITIONAL_LABEL: Record<TrainPositional, string> = {
+  learned: 'learned table', none: 'none', rope: 'RoPE (rotary, in attention)', alibi: 'ALiBi (distance bias)',
+};
+export const NORMALIZER_LABEL: Record<TrainNormalizer, string> = {
+  softmax: 'softmax', softmax1: 'softmax₁ (a sink key)', sigmoid: 'sigmoid(s + b)', relu: 'ReLU(s) / T', linear: 'linear (elu + 1 features)',
+};
 export const TRAIN_KERNELS: readonly TrainKernel[] = ['naive', 'tiled'];
 
 /** Compare: a second run on the same data seed, one setting changed, curves overlaid. */
-export type TrainCompare = 'none' | 'noscale' | 'onelayer' | 'nopos' | 'dropout' | 'gqa' | 'initseed';
-export const TRAIN_COMPARES: readonly TrainCompare[] = ['none', 'noscale', 'onelayer', 'nopos', 'dropout', 'gqa', 'initseed'];
+export type TrainCompare = 'none' | 'noscale' | 'onelayer' | 'nopos' | 'dropout' | 'gqa' | 'initseed' | 'softmax';
+export const TRAIN_COMPARES: readonly TrainCompare[] = ['none', 'noscale', 'onelayer', 'nopos', 'dropout', 'gqa', 'initseed', 'softmax'];
 export const COMPARE_LABEL: Record<TrainCompare, string> = {
   none: 'nothing',
   noscale: 'without √d_k (scale 1)',
@@ -23,6 +35,7 @@ export const COMPARE_LABEL: Record<TrainCompare, string> = {
   dropout: 'dropout 0.2 on the weights',
   gqa: 'K/V heads halved (GQA)',
   initseed: 'another init seed (same data)',
+  softmax: 'plain softmax, learned positions (no variant)',
 };
 
 /** The data seed a state trains on: its own, or (dataSeed = -1) the init seed's. */
@@ -39,6 +52,12 @@ export function compareSettings(t: TrainState): TrainState | null {
   return c && { ...c, dataSeed: effectiveDataSeed(t) };
 }
 
+/** The variant fields of plain softmax attention (a RoPE or ALiBi run gets the learned table back). */
+export function plainAttention(t: TrainState): Pick<TrainState, 'normalizer' | 'qkNorm' | 'sigmoidBias' | 'positional'> {
+  return { normalizer: 'softmax', qkNorm: false, sigmoidBias: 'auto',
+    positional: t.positional === 'rope' || t.positional === 'alibi' ? 'learned' : t.positional };
+}
+
 function compareOnly(t: TrainState): TrainState | null {
   switch (t.compare) {
     case 'none': return null;
@@ -48,6 +67,9 @@ function compareOnly(t: TrainState): TrainState | null {
     case 'dropout': return { ...t, dropout: t.dropout > 0 ? 0 : 0.2 };
     case 'gqa': return { ...t, kvHeads: t.kvHeads % 2 === 0 ? t.kvHeads / 2 : t.kvHeads === t.heads ? t.kvHeads : t.heads };
     case 'initseed': return { ...t, seed: t.seed < TRAIN_LIMITS.maxSeed ? t.seed + 1 : 0 };
+    // The variant against plain attention: every variant field back to its default (a run that
+    // is already plain compares with itself).
+    case 'softmax': return { ...t, ...plainAttention(t) };
   }
 }
 
@@ -66,6 +88,10 @@ export interface TrainState {
   kvHeads: number;
   dModel: number;
   positional: TrainPositional;
+  /** The attention variant (link keys `tnorm`, `tqkn`, `tsbias`; defaults = plain softmax). */
+  normalizer: TrainNormalizer;
+  qkNorm: boolean;
+  sigmoidBias: TrainSigmoidBias;
   layerNorm: boolean;
   scale: TrainScale;
   /** Standard deviation of every weight at initialisation; 0 = 1/√d_model (the module's default). */
@@ -110,12 +136,13 @@ export const TRAIN_LIMITS = {
   maxSpeed: 10_000,
   minScale: 0.001,
   maxScale: 1000,
+  maxSigmoidBias: 100,
 } as const;
 
 export function defaultTrainState(): TrainState {
   return {
     task: 'induction', vocab: 32, seqLen: 32, layers: 2, heads: 2, kvHeads: 2, dModel: 64,
-    positional: 'learned', layerNorm: false, scale: 'sqrt', initStd: 0, dropout: 0, batch: 32,
+    positional: 'learned', normalizer: 'softmax', qkNorm: false, sigmoidBias: 'auto', layerNorm: false, scale: 'sqrt', initStd: 0, dropout: 0, batch: 32,
     weightDecay: 0.01, kernel: 'naive', seed: 0, dataSeed: -1, lr: 0.01, until: 0, untilAcc: 0, speed: 0, play: false, compare: 'none',
   };
 }
@@ -123,7 +150,7 @@ export function defaultTrainState(): TrainState {
 /** Fields whose change needs a fresh trainer (everything but the learning rate and the run controls). */
 export const ARCH_FIELDS: readonly (keyof TrainState)[] = [
   'task', 'vocab', 'seqLen', 'layers', 'heads', 'kvHeads', 'dModel', 'positional', 'layerNorm', 'scale',
-  'initStd', 'dropout', 'batch', 'weightDecay', 'kernel', 'seed', 'dataSeed',
+  'initStd', 'dropout', 'batch', 'weightDecay', 'kernel', 'seed', 'dataSeed', 'normalizer', 'qkNorm', 'sigmoidBias',
 ];
 
 export function archChanged(a: TrainState, b: TrainState): (keyof TrainState)[] {
@@ -137,6 +164,10 @@ export function trainerConfig(s: TrainState): Record<string, unknown> {
     dModel: s.dModel, positional: s.positional, layerNorm: s.layerNorm, scale: s.scale,
     initStd: s.initStd > 0 ? s.initStd : null, dropout: s.dropout, lr: s.lr, weightDecay: s.weightDecay,
     batch: s.batch, seed: s.seed, dataSeed: s.dataSeed >= 0 ? s.dataSeed : null, kernel: s.kernel,
+    // The variant fields only when set (a plain config stays the object it always was).
+    ...(s.normalizer !== 'softmax' ? { normalizer: s.normalizer } : {}),
+    ...(s.qkNorm ? { qkNorm: true } : {}),
+    ...(s.sigmoidBias !== 'auto' ? { sigmoidBias: s.sigmoidBias } : {}),
   };
 }
 

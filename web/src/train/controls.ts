@@ -3,7 +3,10 @@
 // box. It turns edits into settings patches and shows the settings and the session's state; it
 // holds no run state of its own.
 import { el, clear, fmt } from '../ui/dom';
-import { COMPARE_LABEL, TASK_LABEL, TRAIN_COMPARES, TRAIN_KERNELS, TRAIN_LIMITS, TRAIN_POSITIONAL, TRAIN_TASKS, type TrainState } from './config';
+import {
+  COMPARE_LABEL, NORMALIZER_LABEL, POSITIONAL_LABEL, TASK_LABEL, TRAIN_COMPARES, TRAIN_KERNELS, TRAIN_LIMITS, TRAIN_NORMALIZERS,
+  TRAIN_POSITIONAL, TRAIN_TASKS, type TrainState,
+} from './config';
 import type { RunState, TrainSession } from './session';
 import { num } from './numbers';
 
@@ -55,7 +58,10 @@ export class Controls {
     heads: numInput('train-heads', 1, TRAIN_LIMITS.maxHeads, 1),
     kvHeads: numInput('train-kvheads', 1, TRAIN_LIMITS.maxHeads, 1),
     dModel: numInput('train-dmodel', 1, TRAIN_LIMITS.maxDModel, 1),
-    positional: select('train-positional', TRAIN_POSITIONAL.map((p) => [p, p === 'learned' ? 'learned table' : 'none'] as const)),
+    positional: select('train-positional', TRAIN_POSITIONAL.map((p) => [p, POSITIONAL_LABEL[p]] as const)),
+    normalizer: select('train-normalizer', TRAIN_NORMALIZERS.map((n) => [n, NORMALIZER_LABEL[n]] as const)),
+    qkNorm: el('input', { type: 'checkbox', 'data-testid': 'train-qknorm' }),
+    sigmoidBias: el('input', { type: 'text', 'data-testid': 'train-sbias', size: 6, spellcheck: 'false' }),
     layerNorm: el('input', { type: 'checkbox', 'data-testid': 'train-layernorm' }),
     scale: el('input', { type: 'text', 'data-testid': 'train-scale', size: 6, spellcheck: 'false' }),
     initStd: numInput('train-initstd', 0, TRAIN_LIMITS.maxInitStd, 'any'),
@@ -89,6 +95,9 @@ export class Controls {
         labelled('Task', c.task), labelled('Vocabulary', c.vocab), labelled('Sequence length', c.seqLen),
         labelled('Layers', c.layers), labelled('Heads', c.heads), labelled('K/V heads', c.kvHeads, 'divides heads'),
         labelled('d_model', c.dModel, 'divisible by heads'), labelled('Positions', c.positional),
+        labelled('Normalizer', c.normalizer, 'replaces softmax'),
+        el('label', { class: 'tr-field tr-check' }, c.qkNorm, el('span', { text: 'qkNorm (unit q, k rows; try scale 10)' })),
+        labelled('Sigmoid bias', c.sigmoidBias, 'auto = −ln T'),
         el('label', { class: 'tr-field tr-check' }, c.layerNorm, el('span', { text: 'final LayerNorm' })),
         labelled('Scale', c.scale, 'sqrt, none or a number'), labelled('Init std', c.initStd, '0 = 1/√d_model'),
         labelled('Dropout', c.dropout, 'on attention weights'), labelled('Batch', c.batch),
@@ -125,6 +134,12 @@ export class Controls {
     c.task.addEventListener('change', () => a.patch({ task: c.task.value as TrainState['task'] }));
     c.positional.addEventListener('change', () => a.patch({ positional: c.positional.value as TrainState['positional'] }));
     c.kernel.addEventListener('change', () => a.patch({ kernel: c.kernel.value as TrainState['kernel'] }));
+    c.normalizer.addEventListener('change', () => a.patch({ normalizer: c.normalizer.value as TrainState['normalizer'] }));
+    c.qkNorm.addEventListener('change', () => a.patch({ qkNorm: c.qkNorm.checked }));
+    c.sigmoidBias.addEventListener('change', () => {
+      const v = c.sigmoidBias.value.trim();
+      a.patch({ sigmoidBias: v === '' || v === 'auto' ? 'auto' : Number(v) });
+    });
     c.layerNorm.addEventListener('change', () => a.patch({ layerNorm: c.layerNorm.checked }));
     c.scale.addEventListener('change', () => {
       const v = c.scale.value.trim();
@@ -150,6 +165,10 @@ export class Controls {
     c.task.value = t.task;
     c.positional.value = t.positional;
     c.kernel.value = t.kernel;
+    c.normalizer.value = t.normalizer;
+    c.qkNorm.checked = t.qkNorm;
+    c.sigmoidBias.value = String(t.sigmoidBias);
+    c.sigmoidBias.disabled = t.normalizer !== 'sigmoid';
     c.layerNorm.checked = t.layerNorm;
     c.scale.value = String(t.scale);
     for (const k of ['vocab', 'seqLen', 'layers', 'heads', 'kvHeads', 'dModel', 'initStd', 'dropout', 'batch', 'weightDecay', 'seed', 'dataSeed'] as const) setNum(c[k], t[k]);

@@ -5,8 +5,8 @@
 import { brief, decodeComponent, int, oneOf, real, yesNo, type Kind } from '../state/fields';
 import type { SubState } from '../state/table';
 import {
-  TRAIN_COMPARES, TRAIN_KERNELS, TRAIN_LIMITS as L, TRAIN_POSITIONAL, TRAIN_TASKS, defaultTrainState, minVocab,
-  type TrainScale, type TrainState,
+  TRAIN_COMPARES, TRAIN_KERNELS, TRAIN_LIMITS as L, TRAIN_NORMALIZERS, TRAIN_POSITIONAL, TRAIN_TASKS, defaultTrainState, minVocab,
+  type TrainScale, type TrainSigmoidBias, type TrainState,
 } from './config';
 
 /** Scale: `sqrt`, `none` or a number in minScale…maxScale. */
@@ -42,6 +42,39 @@ const scaleKind: Kind<TrainScale, TrainSlice> = {
   },
 };
 
+/** sigmoid's bias: `auto` (−ln T) or a finite number in −maxSigmoidBias…maxSigmoidBias. */
+const sigmoidBiasKind: Kind<TrainSigmoidBias, TrainSlice> = {
+  same: (a, b) => a === b,
+  format: (v, key) => [key, String(v)],
+  parse(raw, key, notices) {
+    const v = decodeComponent(raw, true);
+    if (v === null) {
+      notices.push(`setting “${key}” is not valid percent-encoding; it was ignored`);
+      return undefined;
+    }
+    if (v === 'auto') return v;
+    const x = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v.trim()) ? Number(v) : NaN;
+    if (Number.isNaN(x)) {
+      notices.push(`train: sigmoid bias “${brief(v)}” is not auto or a number; using auto (−ln T)`);
+      return undefined;
+    }
+    return x;
+  },
+  normalize(v, c) {
+    if (v === 'auto') return v;
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      c.notices.push(`${c.label}: not a number; using auto (−ln T)`);
+      return 'auto';
+    }
+    if (Math.abs(v) > L.maxSigmoidBias) {
+      const x = Math.sign(v) * L.maxSigmoidBias;
+      c.notices.push(`${c.label}: ${v} is outside ±${L.maxSigmoidBias}; using ${x}`);
+      return x;
+    }
+    return v;
+  },
+};
+
 const D = defaultTrainState();
 /** The part of the state the train rows read. */
 export interface TrainSlice {
@@ -59,6 +92,9 @@ export const TRAIN: SubState<TrainState, TrainSlice> = {
     kvHeads: { key: 'nkv', label: 'train: K/V heads', kind: int(1, (s: TrainSlice) => T(s).heads), default: D.kvHeads, fallback: (s) => T(s).heads, compute: false },
     dModel: { key: 'dmodel', label: 'train: d_model', kind: int((s: TrainSlice) => T(s).heads, L.maxDModel), default: D.dModel, compute: false },
     positional: { key: 'pos', label: 'train: positions', kind: oneOf(TRAIN_POSITIONAL), default: D.positional, compute: false },
+    normalizer: { key: 'tnorm', label: 'train: normalizer', kind: oneOf(TRAIN_NORMALIZERS), default: D.normalizer, compute: false },
+    qkNorm: { key: 'tqkn', label: 'train: qkNorm', kind: yesNo(), default: D.qkNorm, compute: false },
+    sigmoidBias: { key: 'tsbias', label: 'train: sigmoid bias', kind: sigmoidBiasKind, default: D.sigmoidBias, compute: false },
     layerNorm: { key: 'ln', label: 'train: LayerNorm', kind: yesNo(), default: D.layerNorm, compute: false },
     scale: { key: 'qks', label: 'train: scale', kind: scaleKind, default: D.scale, compute: false },
     initStd: { key: 'istd', label: 'train: init std', kind: real(0, L.maxInitStd), default: D.initStd, compute: false },
@@ -93,6 +129,14 @@ export const TRAIN: SubState<TrainState, TrainSlice> = {
     if (t.task !== 'random' && t.seqLen % 2 !== 0) {
       notices.push(`train: the induction tasks need an even sequence length; using ${t.seqLen + 1}`);
       t.seqLen += 1;
+    }
+    if (t.positional === 'rope' && (t.dModel / t.heads) % 2 !== 0) {
+      notices.push(`train: RoPE rotates pairs of coordinates, and d_model / heads = ${t.dModel / t.heads} is odd; using a learned table`);
+      t.positional = 'learned';
+    }
+    if (t.positional === 'alibi' && t.normalizer === 'linear') {
+      notices.push('train: ALiBi adds to the scores, which linear attention does not form; using RoPE');
+      t.positional = (t.dModel / t.heads) % 2 === 0 ? 'rope' : 'learned';
     }
     const mv = minVocab(t.task, t.seqLen);
     if (t.vocab < mv) {

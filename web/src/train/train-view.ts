@@ -22,6 +22,7 @@ import { LiveCharts } from './live-charts';
 import { ProbePanel } from './probe-panel';
 import { HeadsPanel } from './heads-panel';
 import { ExperimentCards } from './cards';
+import { VariantsCard } from './variants-card';
 import { ExportBar } from './export-bar';
 
 /** What the page gives the Train tab: its settings, a way to change them (and to open the
@@ -58,6 +59,7 @@ class TrainView implements View<TrainContext> {
   private readonly probe: ProbePanel;
   private readonly heads: HeadsPanel;
   private readonly cards = new ExperimentCards();
+  private readonly variants = new VariantsCard();
   private readonly exports: ExportBar;
   /** the snapshot last drawn (maps, table): redrawn only when a new one arrives */
   private drawnSnap: unknown = null;
@@ -105,7 +107,7 @@ class TrainView implements View<TrainContext> {
       el('p', { class: 'muted tr-numbering', 'data-testid': 'train-numbering', text: 'Layers and heads are counted from 1 here (L1 H2 = layer 1, head 2), as the lessons count heads. The exports keep the module’s indices from 0 (PNG names such as layer-0-head-1, the JSON’s [layer][head] arrays).' }),
       this.controls.runBar, this.controls.reads, this.controls.statusLine, this.controls.notice, this.controls.configBox,
       el('div', { class: 'tr-panels' }, this.charts.lossPanel, this.probe.root, this.charts.scoresPanel, this.heads.root),
-      this.exports.root, this.cards.root);
+      this.exports.root, this.cards.root, this.variants.root);
     document.addEventListener('keydown', (e) => this.onKey(e));
     document.addEventListener('visibilitychange', () => this.s.pageHidden(document.hidden, this.root.isConnected));
     new IntersectionObserver((es) => {
@@ -184,6 +186,7 @@ class TrainView implements View<TrainContext> {
     // The experiment cards' links are written with the page's link writer, which the first
     // render brings.
     this.cards.link((x) => ctx.hashOf(x));
+    this.variants.link((x) => ctx.hashOf(x));
     this.showCompareNote(t, ctx);
     this.s.apply(t);
     this.controls.sync(t);

@@ -27,22 +27,34 @@
 #include "attn/attention.hpp"
 #include "attn/backward.hpp"
 #include "attn/status.hpp"
+#include "attn/variants.hpp"
 
 namespace attn::tr {
 
 struct ModelConfig {
-  std::size_t vocab = 32;       // V
-  std::size_t seq_len = 32;     // T, the longest sequence (rows of the positional table)
-  std::size_t layers = 2;       // L
-  std::size_t heads = 2;        // H
-  std::size_t kv_heads = 2;     // H_kv, divides H
-  std::size_t d_model = 64;     // D, divisible by H
-  bool positional = true;       // learned positional embedding P: (T, D)
-  bool layer_norm = false;      // final LayerNorm with gain and bias
-  std::optional<double> scale;  // unset: 1/sqrt(d_h) ('sqrt'); 'none' is scale 1
-  double init_std = 0;          // 0: 1/sqrt(D) (see init_params)
-  double dropout = 0;           // attention-weight dropout while training
+  std::size_t vocab = 32;    // V
+  std::size_t seq_len = 32;  // T, the longest sequence (rows of the positional table)
+  std::size_t layers = 2;    // L
+  std::size_t heads = 2;     // H
+  std::size_t kv_heads = 2;  // H_kv, divides H
+  std::size_t d_model = 64;  // D, divisible by H
+  // The JS field `positional` is one choice: 'learned' (positional = true, position = kNone),
+  // 'none' (false, kNone), 'rope' (false, kRope), 'alibi' (false, kAlibi); a learned table
+  // together with RoPE or ALiBi is rejected (field positional).
+  bool positional = true;               // learned positional embedding P: (T, D)
+  Position position = Position::kNone;  // inside attention: RoPE on q and k, or ALiBi biases
+  bool layer_norm = false;              // final LayerNorm with gain and bias
+  std::optional<double> scale;          // unset: 1/sqrt(d_h) ('sqrt'); 'none' is scale 1
+  double init_std = 0;                  // 0: 1/sqrt(D) (see init_params)
+  double dropout = 0;                   // attention-weight dropout while training
   Kernel kernel = Kernel::kNaive;
+  // Attention variants (attn/variants.hpp, the core's definitions): the normalizer, qkNorm
+  // (per row, eps 1e-12) and sigmoid's bias (unset: -ln t for a call over t positions).
+  // RoPE uses ropeBase 10000 and positions within each sequence; ALiBi uses Press et al.'s
+  // slopes for the H heads of a layer. The defaults run today's softmax path bit for bit.
+  Normalizer normalizer = Normalizer::kSoftmax;
+  bool qk_norm = false;
+  std::optional<double> sigmoid_bias;
   std::size_t memory_cap = kDefaultMemoryCap;  // model + optimiser + batch activations
 };
 
@@ -60,10 +72,21 @@ struct ParamLayout {
 };
 
 std::size_t d_head(const ModelConfig& c);
+
+// Whether the config uses any attention variant (then the trainer's variant kernels run).
+bool uses_variant(const ModelConfig& c);
+// The core's Variant for one head's attention call with this config (for callers that run
+// attn::attention per head, e.g. to show the weights; ALiBi's slopes there are per call).
+Variant attention_variant(const ModelConfig& c);
+// The JS name of the positional choice: 'learned', 'none', 'rope' or 'alibi'.
+const char* positional_name(const ModelConfig& c);
+// Parses that name into c->positional and c->position; false for anything else.
+bool parse_positional(const std::string& name, ModelConfig* c);
 ParamLayout param_layout(const ModelConfig& c);
 
 // Checks every field (names as in the JS config: vocab, seqLen, layers, heads, kvHeads,
-// dModel, scale, initStd, dropout, memoryCap) without allocating.
+// dModel, scale, initStd, dropout, positional, normalizer, sigmoidBias, memoryCap) without
+// allocating.
 Status validate_model(const ModelConfig& c, std::size_t batch);
 
 // Bytes a trainer with this batch needs: parameters, gradients, two AdamW moments and
@@ -89,6 +112,15 @@ struct RunOptions {
   double* score_grad = nullptr;
 };
 
+// What one layer's variant attention (cpp/src/tr/variant_attention.hpp) keeps for its backward.
+template <class T>
+struct VariantCache {
+  std::vector<T> qp, kp;        // (B*H, t, dh), (B*Hkv, t, dh): after qkNorm and RoPE
+  std::vector<T> qf, kf;        // linear only: phi(qp), phi(kp)
+  std::vector<T> qnorm, knorm;  // (B*H*t), (B*Hkv*t): max(|row|, 1e-12), qkNorm only
+  std::vector<T> z;             // (B*H*t) linear's row denominators (naive kernel)
+};
+
 // Activations of one forward pass, reused between calls (buffers only grow).
 template <class T>
 struct Workspace {
@@ -102,6 +134,7 @@ struct Workspace {
   std::vector<T> qkv;                      // (N, w3): q | k | v, then dq | dk | dv in the backward
   std::vector<T> dx, dz, dout, dw, dlogits, dy, pack;  // backward scratch
   AttentionGrads<T> grads;
+  std::vector<VariantCache<T>> vcache;  // per layer, when the config uses a variant
 };
 
 // Forward pass over tokens (B, t) (t <= seq_len), returning logits in ws->logits (N, V).
