@@ -244,14 +244,18 @@
     };
   };
 
-  // Gradients of sum(output * dOut): { dq, dk, dv, output, lse }, all copies. Every variant
-  // option training uses (normalizer, sigmoidBias, position, ropeBase, qkNorm); the core refuses
-  // the forward-only demonstrations (maxShift false, maskMode 'after', precision 'float16').
+  // Gradients of sum(output * dOut): { dq, dk, dv, output, lse }, all copies (Float64Array under
+  // precision 'float64'). Every variant option training uses (normalizer, sigmoidBias, position,
+  // ropeBase, qkNorm); the core refuses the forward-only demonstrations (maxShift false,
+  // maskMode 'after', precision 'float16').
   Module['attentionBackward'] = function (q, k, v, dOut, opts) {
     var o = withVariant(attentionOpts(opts), opts);
     if (o.returnScores) fail('returnScores', 'attentionBackward has no returnScores');
-    if (o.precision === 'float64') {
-      fail('precision', "precision 'float64': attentionBackward runs float32 (precision 'float32')");
+    if (o.precision === 'float64') {  // every step in double; Float64Array results
+      var p = o.precision;
+      var r64 = unwrap(getSession().attentionBackward64(floatIn(q, 'q', p), floatIn(k, 'k', p),
+                                                        floatIn(v, 'v', p), floatIn(dOut, 'dOut', p), o));
+      return { dq: copy(r64.dq), dk: copy(r64.dk), dv: copy(r64.dv), output: copy(r64.output), lse: copy(r64.lse) };
     }
     var r = unwrap(getSession().attentionBackward(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'),
                                                   f32(dOut, 'dOut'), o));

@@ -267,6 +267,38 @@ TEST_CASE("variant grads - tiled equals naive for every tiled-capable variant, T
                                             << " (tolerance 2e-4)");
 }
 
+TEST_CASE("variant grads - a given forward result gives the same gradients as a recomputed one",
+          "[backward][variants]") {
+  std::mt19937 gen(31);
+  int runs = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    auto c = backward_case::random_config(gen, trial % 2 == 0, true);
+    random_variant(gen, c.get());
+    for (Kernel kernel : {Kernel::kNaive, Kernel::kTiled}) {
+      if (kernel == Kernel::kTiled && !tiled_supported(c->opts)) continue;
+      AttentionResult<double> f;
+      REQUIRE((kernel == Kernel::kNaive
+                   ? attn::attention(c->q.data(), c->q.size(), c->k.data(), c->k.size(),
+                                     c->v.data(), c->v.size(), c->opts, &f)
+                   : attn::attention_tiled(c->q.data(), c->q.size(), c->k.data(), c->k.size(),
+                                           c->v.data(), c->v.size(), c->opts, &f))
+                  .ok());
+      AttentionGrads<double> a, b;
+      REQUIRE(backward(c->q, c->k, c->v, c->dout, c->opts, kernel, &a).ok());
+      REQUIRE(attn::attention_backward(c->q.data(), c->q.size(), c->k.data(), c->k.size(),
+                                       c->v.data(), c->v.size(), c->dout.data(), c->dout.size(),
+                                       c->opts, kernel, &f, &b)
+                  .ok());
+      CHECK(b.forward.output.size() == 0);  // left untouched
+      CHECK(fixtures::max_abs_diff(a.dq.data(), b.dq.data(), a.dq.size()) == 0);
+      CHECK(fixtures::max_abs_diff(a.dk.data(), b.dk.data(), a.dk.size()) == 0);
+      CHECK(fixtures::max_abs_diff(a.dv.data(), b.dv.data(), a.dv.size()) == 0);
+      ++runs;
+    }
+  }
+  CHECK(runs > 50);
+}
+
 TEST_CASE("variant grads - transform_row is the kernels' transform, bit for bit",
           "[backward][variants][rows]") {
   std::mt19937 gen(8);

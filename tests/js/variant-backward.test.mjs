@@ -1,7 +1,8 @@
 // core.attentionBackward with the attention variants (normalizer, sigmoidBias, position,
 // ropeBase, qkNorm) against every case of tests/fixtures/variant_grads.json (PyTorch autograd,
 // float64; tests/oracle/gen_variant_grad_fixtures.py), with each kernel the case lists; the
-// forward-only options are errors naming their field and the module keeps working.
+// forward-only options are errors naming their field and the module keeps working; precision
+// 'float64' runs in double.
 // Prints max |Δ| (absolute, and relative to the array's largest expected value) per normalizer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,7 +70,6 @@ test('variants: the forward-only options and unsupported combinations name their
     ['maxShift false', ['maxShift'], { normalizer: 'softmax', maxShift: false }],
     ['maskMode after', ['maskMode'], { maskMode: 'after' }],
     ['precision float16', ['precision'], { normalizer: 'softmax', position: 'none', qkNorm: false, precision: 'float16' }],
-    ['precision float64', ['precision'], { precision: 'float64' }],
     ['linear with alibi', ['position'], { normalizer: 'linear', position: 'alibi' }],
     ['tiled linear with a custom mask', ['kernel'], { normalizer: 'linear', position: 'none', kernel: 'tiled' }],
     ['normalizer unknown', ['normalizer'], { normalizer: 'softmax2' }],
@@ -82,6 +82,35 @@ test('variants: the forward-only options and unsupported combinations name their
     expectFieldError(() => core.attentionBackward(q, k, v, dOut, { ...o, ...extra }), fields, label);
     checkCase(core, c, 'naive');
   }
+});
+
+test('precision float64: every fixture case in double, Float64Array results (naive kernel)', async () => {
+  const core = await loadCore();
+  // Tolerance: the fixtures carry 12 significant digits; |Δ| <= 1e-10 + 1e-10·max|expected|.
+  // The inputs are float32 values (shortest decimals): round to float32, then widen, as the oracle did.
+  const f64 = (a) => Float64Array.from(f32(a));
+  let worst = 0, runs = 0;
+  for (const c of fixture.cases) {
+    for (const kernel of ['naive']) {  // the forward's tiled kernels run float32 only
+      const g = core.attentionBackward(f64(c.q), f64(c.k), f64(c.v), f64(c.dOut), variantOpts(c, { kernel, precision: 'float64' }));
+      for (const name of ['output', 'dq', 'dk', 'dv', 'lse']) {
+        assert.ok(g[name] instanceof Float64Array, `${c.name} [${kernel}]: ${name} is a Float64Array`);
+      }
+      for (const name of ['output', 'dq', 'dk', 'dv']) {
+        const top = maxAbsFinite(c.expect[name]);
+        worst = Math.max(worst, compareArrays(g[name], c.expect[name], 1e-10 + 1e-10 * top, `${c.name} [${kernel}] float64 ${name}`));
+      }
+      runs++;
+    }
+  }
+  // Float32Array inputs are widened: the same bits as Float64Array ones.
+  const c = cases.get('tile softmax1 rope h2/1 tq70 tk70 causal');
+  const a = core.attentionBackward(...inputs(c), variantOpts(c, { precision: 'float64' }));
+  const b = core.attentionBackward(...inputs(c).map((x) => Float64Array.from(x)), variantOpts(c, { precision: 'float64' }));
+  for (const name of ['dq', 'dk', 'dv']) assert.deepEqual(a[name], b[name], name);
+  // As the forward: the tiled kernel runs float32 only (field 'kernel').
+  expectFieldError(() => core.attentionBackward(...inputs(c), variantOpts(c, { precision: 'float64', kernel: 'tiled' })), ['kernel']);
+  console.log(`attentionBackward precision 'float64' vs PyTorch: ${runs} runs, max|Δ| ${worst.toExponential(2)} (tolerance 1e-10 + 1e-10·max|expected|)`);
 });
 
 test('variants: the backward\'s output is the forward\'s (both kernels)', async () => {
