@@ -134,12 +134,15 @@ def attend(cfg, q, k, allowed, scale):
         m = torch.clamp(s.max(-1, keepdim=True).values, min=0.0).detach()
         e = torch.exp(s - m)
         return e / (torch.exp(-m) + e.sum(-1, keepdim=True))
+    # sigmoid's default bias and relu's divisor: the model's context length seqLen (not the
+    # call's T), so a position's output does not depend on how many tokens follow it.
+    context = cfg["seqLen"]
     if norm == "sigmoid":
         b = cfg.get("sigmoidBias")
-        b = -np.log(T) if b is None else b
+        b = -np.log(context) if b is None else b
         return torch.sigmoid(s + b) * keep
     if norm == "relu":
-        return torch.relu(s) / T * keep
+        return torch.relu(s) / context * keep
     raise ValueError(norm)
 
 

@@ -40,8 +40,8 @@ inline float sigmoid(float x) {
 //   2. the normalizer over the row (the definitions of attn/variants.hpp);
 //   3. out = sum_j w_j v_j.
 void attend_one(const float* q, const float* k, const float* v, std::size_t t, std::size_t dh,
-                float scale, const Variant& var, double slope, float* w, float* out,
-                std::vector<float>* phi) {
+                float scale, const Variant& var, double slope, std::size_t context, float* w,
+                float* out, std::vector<float>* phi) {
   const Normalizer n = var.normalizer;
   if (n == Normalizer::kLinear) {
     phi->resize(2 * dh);
@@ -84,14 +84,15 @@ void attend_one(const float* q, const float* k, const float* v, std::size_t t, s
       break;
     }
     case Normalizer::kSigmoid: {
-      // The bias's default -ln T_k counts the t keys of this step, as the forward over the
-      // prefix does.
-      const float bias = static_cast<float>(effective_sigmoid_bias(var, t));
+      // The model's bias (attention_variant: sigmoidBias or -ln seqLen), as its forward.
+      const float bias = static_cast<float>(effective_sigmoid_bias(var, context));
       for (std::size_t j = 0; j < t; ++j) w[j] = sigmoid(w[j] + bias);
       break;
     }
     case Normalizer::kRelu:
-      for (std::size_t j = 0; j < t; ++j) w[j] = std::max(w[j], 0.0f) / static_cast<float>(t);
+      // Divided by the model's context length, as its forward (not by the t keys so far).
+      for (std::size_t j = 0; j < t; ++j)
+        w[j] = std::max(w[j], 0.0f) * (1.0f / static_cast<float>(context));
       break;
     case Normalizer::kLinear: {
       float sum = 0;
@@ -114,25 +115,9 @@ DecodeMode default_decode_mode(const ModelConfig& c, bool cache) {
                                                                       : DecodeMode::kCache;
 }
 
-bool length_dependent(const ModelConfig& c) {
-  return c.normalizer == Normalizer::kRelu ||
-         (c.normalizer == Normalizer::kSigmoid && !c.sigmoid_bias.has_value());
-}
-
 Status check_decode_mode(const ModelConfig& c, DecodeMode mode) {
   bool learned = true;
   const Variant v = model_variant(c, &learned);
-  if (mode != DecodeMode::kRecompute && length_dependent(c) && c.layers > 1) {
-    return Status::Invalid(
-        "cache", std::string("a ") + normalizer_name(v.normalizer) +
-                     " model with more than one layer cannot decode from a cache: " +
-                     (v.normalizer == Normalizer::kRelu ? "relu divides by T_k"
-                                                        : "sigmoid's default bias is -ln T_k") +
-                     ", so every position's output, and the keys and values the next layer "
-                     "computes from it, change with each new token; decode with cache: false "
-                     "(recompute)" +
-                     (v.normalizer == Normalizer::kSigmoid ? " or give sigmoidBias" : ""));
-  }
   if (mode == DecodeMode::kState && v.normalizer != Normalizer::kLinear) {
     return Status::Invalid("state", std::string("the recurrent state needs normalizer 'linear' "
                                                 "(this model's is '") +
@@ -264,7 +249,8 @@ void Decoder::attend_cached(std::size_t l, std::size_t pos, float* w) {
     const std::size_t g = h / grp;
     attend_one(q_.data() + h * dh, k_[l].data() + g * c_.seq_len * dh,
                v_[l].data() + g * c_.seq_len * dh, t, dh, scale, var_,
-               slopes_.empty() ? 0.0 : slopes_[h], w + h * t, z_.data() + h * dh, &phi_);
+               slopes_.empty() ? 0.0 : slopes_[h], c_.seq_len, w + h * t, z_.data() + h * dh,
+               &phi_);
   }
 }
 
@@ -348,6 +334,11 @@ Status Decoder::append(std::int32_t token, std::vector<float>* logits,
         return st;
       }
       std::copy_n(att_.weights.data(), H * t, weights->data() + l * H * t);
+    }
+    // The core's relu divides by the call's t keys; the model's by its context length.
+    if (var_.normalizer == Normalizer::kRelu) {
+      const float f = static_cast<float>(t) / static_cast<float>(c_.seq_len);
+      for (float& x : *weights) x *= f;
     }
     return Status::Ok();
   }

@@ -28,7 +28,11 @@ Variant attention_variant(const ModelConfig& c) {
   v.qk_norm = c.qk_norm;
   v.position = c.position;
   v.normalizer = c.normalizer;
-  v.sigmoid_bias = c.sigmoid_bias;
+  // sigmoid's default bias is -ln of the model's context length, seqLen (relu divides by it
+  // too: variant_attention.hpp): a position's output must not depend on how many tokens follow.
+  v.sigmoid_bias = c.sigmoid_bias
+                       ? *c.sigmoid_bias
+                       : -std::log(static_cast<double>(std::max<std::size_t>(c.seq_len, 1)));
   return v;
 }
 

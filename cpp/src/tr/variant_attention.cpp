@@ -22,7 +22,8 @@ VariantCall variant_call(const ModelConfig& c, std::size_t batch, std::size_t t,
   vc.normalizer = c.normalizer;
   vc.position = c.position;
   vc.qk_norm = c.qk_norm;
-  vc.sigmoid_bias = effective_sigmoid_bias(attention_variant(c), t);
+  vc.context = std::max<std::size_t>(c.seq_len, 1);
+  vc.sigmoid_bias = effective_sigmoid_bias(attention_variant(c), vc.context);
   vc.dropout = dropout;
   vc.dropout_seed = dropout_seed;
   vc.keep_weights = keep_weights;
@@ -153,7 +154,7 @@ void row_weights(const VariantCall& vc, const VariantCache<T>& c, std::size_t bh
       break;
     }
     case Normalizer::kRelu: {
-      const T inv = T(1) / static_cast<T>(t);
+      const T inv = T(1) / static_cast<T>(vc.context);
       for (std::size_t j = 0; j <= i; ++j) w[j] = std::max(w[j], T(0)) * inv;
       break;
     }
@@ -227,7 +228,7 @@ void variant_backward(const VariantCall& vc, const T* q, const T* k, const T* v,
   if (score_grad) std::fill(score_grad, score_grad + H, 0.0);
   const T keep_scale = static_cast<T>(1.0 / (1.0 - vc.dropout));
   const T scale = linear ? T(1) : static_cast<T>(vc.scale);
-  const T inv_t = T(1) / static_cast<T>(t);
+  const T inv_t = T(1) / static_cast<T>(vc.context);  // relu's divisor
   std::vector<T> w(t), dp(t);
   std::vector<std::uint8_t> kept(t);
   // Pass 1: per row, dV, dP and the normalizer's Jacobian, then dq' and dk'.

@@ -42,7 +42,11 @@ struct VariantCall {
   Normalizer normalizer = Normalizer::kSoftmax;
   Position position = Position::kNone;
   bool qk_norm = false;
-  double sigmoid_bias = 0;  // the effective bias
+  double sigmoid_bias = 0;  // the effective bias: sigmoidBias, or -ln context
+  // relu's divisor and sigmoid's default bias use the model's context length (seqLen), not the
+  // call's t: a causal model must give a position the same output whatever follows it, so a
+  // prefix (decoding, a shorter sequence) computes what the full sequence computes there.
+  std::size_t context = 1;
   double dropout = 0;
   std::uint64_t dropout_seed = 0;
   bool keep_weights = false;  // naive kernel: weights kept for the backward and for callers

@@ -90,12 +90,6 @@ function trajectory(seq: number, keep: number): Trajectory {
 
   // The K/V cache even for a linear model (the pictures need the keys); its recurrent state
   // decodes beside it and must give the recompute path's tokens.
-  // relu (÷ T_k) and sigmoid's default bias (−ln T_k) with 2+ layers: each new token changes the
-  // earlier positions' keys and values, so there is no cache to step through (the module refuses).
-  const cf = tr.config;
-  if (Number(cf.layers) > 1 && (cf.normalizer === 'relu' || (cf.normalizer === 'sigmoid' && cf.sigmoidBias == null))) {
-    throw Object.assign(new Error(`This model’s ${String(cf.normalizer)} attention ${cf.normalizer === 'relu' ? 'divides by' : 'biases by −ln of'} the number of keys, so every new token changes what the earlier positions computed — and, from the second layer on, their keys and values: there is no K/V cache to step through (only recomputing the prefix is exact). Train it with one layer${cf.normalizer === 'sigmoid' ? ' or a fixed sigmoid bias' : ''} to decode it here.`), { field: 'cache' });
-  }
   const c = tr.decoder({ cache: true, state: false });
   const r = tr.decoder({ cache: false });
   const sd = tr.config.normalizer === 'linear' ? tr.decoder({ cache: true, state: true }) : null;

@@ -35,13 +35,10 @@ enum class DecodeMode { kRecompute, kCache, kState };
 // The mode `cache` asks for: no cache is recompute; a cache is the recurrent state for a
 // linear-normalizer model and the K/V cache for every other.
 DecodeMode default_decode_mode(const ModelConfig& c, bool cache);
-// Whether a position's attention output depends on how many keys the call has (relu divides
-// by T_k; sigmoid's default bias is -ln T_k), so that appending a token changes the outputs of
-// the positions before it (from the second layer on, their keys and values too).
-bool length_dependent(const ModelConfig& c);
 // Ok, or why this model cannot decode in `mode`: field "state" (the recurrent state needs
-// normalizer 'linear'); field "cache" (a length-dependent normalizer with more than one layer:
-// no cache can hold keys and values that change with every token; recompute is exact).
+// normalizer 'linear'). Every variant decodes from a K/V cache: the model's relu divisor and
+// sigmoid's default bias use its context length seqLen, not the number of tokens so far, so a
+// position's keys and values never change once computed.
 Status check_decode_mode(const ModelConfig& c, DecodeMode mode);
 const char* decode_mode_name(DecodeMode mode);  // "recompute", "cache", "state"
 
