@@ -658,8 +658,9 @@ void fuzz_attention(FuzzedDataProvider& p) {
   const bool dims_ok =
       s.heads && s.kv_heads && s.tq && s.tk && s.dk && s.dv && s.heads % s.kv_heads == 0;
   const bool lens_ok = eq && ek && ev && pad_ok && mask_ok;
-  // Smallest honest footprint: the outputs (and weights for the naive kernel).
-  const double out_bytes = 4.0 * s.heads * s.tq * (double(s.dv) + 2);
+  // Smallest honest footprint: the outputs (and weights for the naive kernel): per query row
+  // d_v outputs, lse, entropy and the row sum.
+  const double out_bytes = 4.0 * s.heads * s.tq * (double(s.dv) + 3);
   const double naive_bytes = out_bytes + 4.0 * s.heads * s.tq * s.tk;
   // Generous upper bound of what the estimate may charge: inputs copies, outputs, scratch.
   const double upper_naive =
