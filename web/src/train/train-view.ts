@@ -59,7 +59,7 @@ class TrainView implements View<TrainContext> {
   private readonly probe: ProbePanel;
   private readonly heads: HeadsPanel;
   private readonly cards = new ExperimentCards();
-  private readonly variants = new VariantsCard();
+  private readonly variants = new VariantsCard((t) => this.runRow(t));
   private readonly exports: ExportBar;
   /** the snapshot last drawn (maps, table): redrawn only when a new one arrives */
   private drawnSnap: unknown = null;
@@ -134,6 +134,14 @@ class TrainView implements View<TrainContext> {
 
   private get ts(): TrainState | null {
     return this.ctx ? trainOf(this.ctx.state) : null;
+  }
+
+  /** A row of the variants card: its settings, then Play (the trainer starts once it is ready). */
+  private runRow(t: TrainState): void {
+    if (!this.ctx) return;
+    this.ctx.update(trainPatch(t));
+    this.s.play();
+    this.root.scrollIntoView({ block: 'start' });
   }
 
   private patch(p: Partial<TrainState>): void {
