@@ -261,7 +261,7 @@ export function start(): void {
       clear(trainedLayer);
       for (let l = 0; l < ta.layers; l++) trainedLayer.append(el('option', { value: String(l), text: String(l + 1) }));
       trainedLayer.value = String(ta.layer);
-      trainedText.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer + 1} of ${ta.layers}, every head, on the tokens ${ta.tokens.join(' ')}. Layers and heads count from 1, as in the lessons.`;
+      trainedText.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer + 1} of ${ta.layers}, every head, on the tokens ${ta.tokens.join(' ')}.${ta.variant ? ` Attention: ${ta.variant}.` : ''} Layers and heads count from 1, as in the lessons.`;
       const s: State = { ...state, page: { ...state.page, head: Math.min(state.page.head, r.heads - 1) } };
       rv.render({ ...labContext(s), result: r, forbidden: r.allowed.map((a) => 1 - a), selectHead: (h) => setState({ page: { head: h } }, 'control') });
       if (ta !== arrivedTa) {
