@@ -8,6 +8,10 @@
 //     one JSON line: per-token ms with and without the KV cache at each length T for a random
 //     d_model 256, 8-head, 2-layer model (seqLen = max T, tiled kernel for the recompute
 //     forward), timed over a few appends after prefilling T - k tokens.
+//   node --no-liftoff bench/train_bench.mjs --mode decode-state --T 256,512,1024,2048,4096
+//     one JSON line: the same model with normalizer 'linear': per-token ms with its recurrent
+//     state and with the K/V cache at each T (median over 48 appends ending at T), the bytes
+//     each reports, and the least-squares exponents of ms against T.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +42,46 @@ if (mode === 'train') {
       backward: p.forwardBackward - p.forward, optimizer: p.optimizer,
       step: p.forwardBackward + p.optimizer }));
   }
+} else if (mode === 'decode-state') {
+  const Ts = arg('T', '256,512,1024,2048,4096').split(',').map(Number);
+  const maxT = Math.max(...Ts);
+  const tr = lib.createTrainer({ task: 'random', vocab: 64, seqLen: maxT, layers: 2, heads: 8, dModel: 256,
+    batch: 1, kernel: 'tiled', seed: 1, normalizer: 'linear' });
+  const toks = Int32Array.from({ length: maxT }, (_, i) => (i * 7919) % 64);
+  const out = { impl: 'wasm-decode-state', dModel: 256, heads: 8, layers: 2, T: Ts, state: [], cache: [], stateBytes: [], cacheBytes: [] };
+  const modes = [['state', { state: true }], ['cache', { state: false }]];
+  for (const [, o] of modes) {
+    const d = tr.decoder(o);
+    for (let i = 0; i < 256; i++) d.append(toks[i]);
+    d.delete();
+  }
+  for (const T of Ts) {
+    for (const [name, o] of modes) {
+      const k = 48;
+      const d = tr.decoder(o);
+      d.prefill(toks.subarray(0, T - k));
+      const ms = [];
+      let bytes = 0;
+      for (let i = T - k; i < T; i++) {
+        const t0 = performance.now();
+        bytes = d.append(toks[i]).cacheBytes;
+        ms.push(performance.now() - t0);
+      }
+      d.delete();
+      out[name].push(median(ms));
+      out[`${name}Bytes`].push(bytes);
+    }
+  }
+  const fit = (ys) => {
+    const xs = Ts.map(Math.log), ls = ys.map(Math.log);
+    const mx = xs.reduce((a, b) => a + b) / xs.length, my = ls.reduce((a, b) => a + b) / ls.length;
+    let sxy = 0, sxx = 0;
+    xs.forEach((x, i) => { sxy += (x - mx) * (ls[i] - my); sxx += (x - mx) ** 2; });
+    return sxy / sxx;
+  };
+  out.exponents = { state: fit(out.state), cache: fit(out.cache) };
+  tr.delete();
+  console.log(JSON.stringify(out));
 } else {
   const Ts = arg('T', '256,512,1024,2048,4096').split(',').map(Number);
   const maxT = Math.max(...Ts);

@@ -52,5 +52,13 @@ if [ ! -f tests/hosts/node_modules/.package-lock.json ] || [ tests/hosts/package
   npm ci --prefix tests/hosts --no-audit --no-fund
 fi
 
+# A Jupyter widget manager (@jupyter-widgets/html-manager) and anywidget's front end, to test the
+# anywidget module under the real widget protocol without a kernel (tests/browser/widget-protocol
+# .test.mjs): a test-only folder with its own lock file, like tests/hosts.
+if [ ! -f tests/widgets/node_modules/.package-lock.json ] || [ tests/widgets/package-lock.json -nt tests/widgets/node_modules/.package-lock.json ]; then
+  echo "setup: npm ci --prefix tests/widgets"
+  npm ci --prefix tests/widgets --no-audit --no-fund
+fi
+
 # Emscripten 3.1.6 needs Node to find its 'acorn' in Debian's node path.
 export NODE_PATH=/usr/share/nodejs

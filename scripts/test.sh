@@ -43,6 +43,7 @@ run() {  # run NAME COMMAND...
 
 run "oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_fixtures.py --check
 run "backward oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_backward_fixtures.py --check
+run "variant-gradient oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_variant_grad_fixtures.py --check
 run "NumPy rng tables and fixture are current" /usr/bin/python3 tests/oracle/gen_numpy_rng.py --check
 run "oracle mask fixture is current" /usr/bin/python3 tests/oracle/gen_masks.py --check
 run "variant oracle fixture is current" /usr/bin/python3 tests/oracle/gen_variant_fixtures.py --check

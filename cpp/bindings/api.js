@@ -7,7 +7,6 @@
 
 (function () {
   var DEFAULT_CAP = 512 * 1024 * 1024;
-  var MAX_DIM = 0x7fffffff;
   var session = null;
 
   var fail = attnFail;  // errors.js
@@ -21,32 +20,15 @@
     if (!session) session = new (SessionClass || Module['Session'])();
     return session;
   }
-  function isObject(o) {
-    return o !== null && typeof o === 'object';
-  }
+  // Field checks shared with the training module (fields.js).
+  var isObject = attnFields.isObject;
   function intField(o, name, def, min) {
-    var x = o[name];
-    if (x === undefined || x === null) {
-      if (def === undefined) fail(name, name + ' is required');
-      return def;
-    }
-    if (typeof x !== 'number' || !Number.isInteger(x)) fail(name, name + ' must be an integer (got ' + String(x) + ')');
-    if (x < min || x > MAX_DIM) fail(name, name + ' must be between ' + min + ' and ' + MAX_DIM + ' (got ' + x + ')');
-    return x;
+    return attnFields.int(o, name, def, min);
   }
-  // Seeds are any whole number a double holds exactly (the page uses uint32 seeds).
   function seedField(o) {
-    var x = o.seed;
-    if (x === undefined || x === null) return 0;
-    if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) fail('seed', 'seed must be a whole number from 0 to 2^53 - 1 (got ' + String(x) + ')');
-    return x;
+    return attnFields.seed(o, 'seed');
   }
-  function boolField(o, name, def) {
-    var x = o[name];
-    if (x === undefined || x === null) return def;
-    if (typeof x !== 'boolean') fail(name, name + ' must be true or false (got ' + String(x) + ')');
-    return x;
-  }
+  var boolField = attnFields.bool;
   function f32(a, name) {
     if (!(a instanceof Float32Array)) fail(name, name + ' must be a Float32Array');
     return a;
@@ -57,23 +39,11 @@
     if (!(x instanceof Uint8Array)) fail(name, name + ' must be a Uint8Array or null');
     return x;
   }
-  function oneOf(o, name, allowed, def) {
-    var x = o[name];
-    if (x === undefined || x === null) return def;
-    if (allowed.indexOf(x) < 0) fail(name, name + " must be one of '" + allowed.join("', '") + "' (got " + String(x) + ')');
-    return x;
-  }
+  var oneOf = attnFields.oneOf;
   // Mask, scale, fill, kernel and cap: shared by attention and multiHeadAttention.
   function commonOpts(o) {
-    var scale = o.scale;
-    if (scale === undefined) scale = null;
-    if (scale !== null && (typeof scale !== 'number' || !Number.isFinite(scale) || !(scale > 0))) {
-      fail('scale', 'scale must be null (1/sqrt(dk)) or a finite positive number (got ' + String(scale) + ')');
-    }
-    var cap = o.memoryCap === undefined || o.memoryCap === null ? DEFAULT_CAP : o.memoryCap;
-    if (typeof cap !== 'number' || !Number.isInteger(cap) || cap < 1 || cap > 2 * DEFAULT_CAP) {
-      fail('memoryCap', 'memoryCap must be an integer number of bytes from 1 to ' + 2 * DEFAULT_CAP);
-    }
+    var scale = attnFields.scale(o);
+    var cap = attnFields.memoryCap(o, DEFAULT_CAP);
     return {
       causal: boolField(o, 'causal', false),
       window: intField(o, 'window', 0, 0),
@@ -93,14 +63,8 @@
   var MASK_MODES = ['before', 'after'];
   var PRECISIONS = ['float32', 'float64', 'float16'];
   function variantOpts(o) {
-    var sb = o.sigmoidBias === undefined ? null : o.sigmoidBias;
-    if (sb !== null && (typeof sb !== 'number' || !Number.isFinite(sb))) {
-      fail('sigmoidBias', 'sigmoidBias must be null (-ln tk) or a finite number (got ' + String(sb) + ')');
-    }
-    var rb = o.ropeBase === undefined || o.ropeBase === null ? 10000 : o.ropeBase;
-    if (typeof rb !== 'number' || !Number.isFinite(rb) || !(rb > 0)) {
-      fail('ropeBase', 'ropeBase must be a finite number above 0 (got ' + String(rb) + ')');
-    }
+    var sb = attnFields.sigmoidBias(o);
+    var rb = attnFields.positive(o, 'ropeBase', 10000);
     return {
       qkNorm: boolField(o, 'qkNorm', false),
       position: oneOf(o, 'position', POSITIONS, 'none'),
@@ -166,16 +130,8 @@
     o.tk = intField(opts, 'tk', undefined, 1);
     o.dk = intField(opts, 'dk', undefined, 1);
     o.dv = intField(opts, 'dv', undefined, 1);
-    var p = opts.dropout === undefined || opts.dropout === null ? 0 : opts.dropout;
-    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p >= 1) {
-      fail('dropout', 'dropout must be a number with 0 <= dropout < 1 (got ' + String(p) + ')');
-    }
-    o.dropout = p;
-    var seed = opts.dropoutSeed === undefined || opts.dropoutSeed === null ? 0 : opts.dropoutSeed;
-    if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
-      fail('dropoutSeed', 'dropoutSeed must be a whole number from 0 to 2^53 - 1 (got ' + String(seed) + ')');
-    }
-    o.dropoutSeed = seed;
+    o.dropout = attnFields.fraction(opts, 'dropout');
+    o.dropoutSeed = attnFields.seed(opts, 'dropoutSeed');
     return o;
   }
 
@@ -288,15 +244,19 @@
     };
   };
 
-  // Gradients of sum(output * dOut): { dq, dk, dv, output, lse }, all copies.
+  // Gradients of sum(output * dOut): { dq, dk, dv, output, lse }, all copies (Float64Array under
+  // precision 'float64'). Every variant option training uses (normalizer, sigmoidBias, position,
+  // ropeBase, qkNorm); the core refuses the forward-only demonstrations (maxShift false,
+  // maskMode 'after', precision 'float16').
   Module['attentionBackward'] = function (q, k, v, dOut, opts) {
-    var o = attentionOpts(opts);
+    var o = withVariant(attentionOpts(opts), opts);
     if (o.returnScores) fail('returnScores', 'attentionBackward has no returnScores');
-    // The gradients are softmax attention's: a variant option other than its default is refused.
-    var vo = variantOpts(opts), defaults = variantOpts({});
-    ['qkNorm', 'position', 'normalizer', 'maxShift', 'maskMode', 'precision'].forEach(function (key) {
-      if (vo[key] !== defaults[key]) fail(key, key + ': attentionBackward is softmax attention\'s only (the default options)');
-    });
+    if (o.precision === 'float64') {  // every step in double; Float64Array results
+      var p = o.precision;
+      var r64 = unwrap(getSession().attentionBackward64(floatIn(q, 'q', p), floatIn(k, 'k', p),
+                                                        floatIn(v, 'v', p), floatIn(dOut, 'dOut', p), o));
+      return { dq: copy(r64.dq), dk: copy(r64.dk), dv: copy(r64.dv), output: copy(r64.output), lse: copy(r64.lse) };
+    }
     var r = unwrap(getSession().attentionBackward(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'),
                                                   f32(dOut, 'dOut'), o));
     return { dq: copy(r.dq), dk: copy(r.dk), dv: copy(r.dv), output: copy(r.output), lse: copy(r.lse) };
@@ -495,31 +455,18 @@
     TrafficModel = Module['trafficModel'];
     delete Module['trafficModel'];
   });
-  var MAX = 0x7fffffff;
   function size(o, name, def) {
-    var x = o[name];
-    if (x === undefined || x === null) {
-      if (def === undefined) attnFail(name, name + ' is required');
-      return def;
-    }
-    if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > MAX) {
-      attnFail(name, name + ' must be an integer from 1 to ' + MAX + ' (got ' + String(x) + ')');
-    }
-    return x;
+    return attnFields.int(o, name, def, 1);
   }
   Module['traffic'] = function (opts) {
-    if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) attnFail('opts', 'opts must be an object');
+    attnFields.options(opts, 'opts');
     var heads = size(opts, 'heads', 1);
     var o = {
       tq: size(opts, 'tq'), tk: size(opts, 'tk'), dk: size(opts, 'dk'), dv: size(opts, 'dv'),
       heads: heads, kvHeads: size(opts, 'kvHeads', heads),
     };
-    var causal = opts.causal === undefined || opts.causal === null ? false : opts.causal;
-    if (typeof causal !== 'boolean') attnFail('causal', 'causal must be true or false (got ' + String(causal) + ')');
-    o.causal = causal;
-    var kernel = opts.kernel === undefined || opts.kernel === null ? 'naive' : opts.kernel;
-    if (kernel !== 'naive' && kernel !== 'tiled') attnFail('kernel', "kernel must be one of 'naive', 'tiled' (got " + String(kernel) + ')');
-    o.kernel = kernel;
+    o.causal = attnFields.bool(opts, 'causal', false);
+    var kernel = (o.kernel = attnFields.oneOf(opts, 'kernel', ['naive', 'tiled'], 'naive'));
     // The on-chip memory: required by the tiled algorithm, checked whenever given.
     o.sramBytes = size(opts, 'sramBytes', kernel === 'tiled' ? undefined : 0);
     var r = attnUnwrap(TrafficModel(o));

@@ -80,7 +80,7 @@ val diag_into(val r, const attn::AttentionResult<T>& a, double scale) {
   r.set("nanRows", static_cast<double>(a.diag.nan_rows));
   r.set("infScoreRows", static_cast<double>(a.diag.inf_score_rows));
   r.set("scale", scale);
-  val per_head = val::array();  // NaN rows per query head (sum = nanRows)
+  val per_head = val::array();                    // NaN rows per query head (sum = nanRows)
   const std::size_t heads = a.output.shape()[0];  // the counts sum to nanRows: skip the scan at 0
   const std::vector<std::size_t> counts =
       a.diag.nan_rows ? attn::nan_rows_per_head(a) : std::vector<std::size_t>(heads, 0);
@@ -230,6 +230,7 @@ class Session {
     attn::AttentionOptions opts;
     bool tiled = false;
     attn::Status st = read_attention(o, &opts, &tiled);
+    if (st.ok()) st = read_variant(o, &opts.variant);
     if (!st.ok()) return error(st);
     if (opts.return_scores) {
       return error(attn::Status::Invalid("returnScores", "attentionBackward has no returnScores"));
@@ -253,6 +254,42 @@ class Session {
     r.set("dv", view(grads_.dv.data(), grads_.dv.size()));
     r.set("output", view(grads_.forward.output.data(), grads_.forward.output.size()));
     r.set("lse", view(grads_.forward.lse.data(), grads_.forward.lse.size()));
+    return r;
+  }
+
+  // precision 'float64': the same on doubles (attn::attention_backward<double>); q, k, v and
+  // dOut come as Float32Array or Float64Array and are widened once.
+  val attentionBackward64(val q, val k, val v, val d_out, val o) {
+    attn::AttentionOptions opts;
+    bool tiled = false;
+    attn::Status st = read_attention(o, &opts, &tiled);
+    if (st.ok()) st = read_variant(o, &opts.variant);
+    if (!st.ok()) return error(st);
+    if (opts.return_scores) {
+      return error(attn::Status::Invalid("returnScores", "attentionBackward has no returnScores"));
+    }
+    const attn::Kernel kernel = tiled ? attn::Kernel::kTiled : attn::Kernel::kNaive;
+    st = attn::validate_backward(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
+                                 v["length"].as<std::size_t>(), d_out["length"].as<std::size_t>(),
+                                 kernel, sizeof(double));
+    if (!st.ok()) return error(st);
+    q64_ = emscripten::convertJSArrayToNumberVector<double>(q);
+    k64_ = emscripten::convertJSArrayToNumberVector<double>(k);
+    v64_ = emscripten::convertJSArrayToNumberVector<double>(v);
+    dout64_ = emscripten::convertJSArrayToNumberVector<double>(d_out);
+    copy_masks(o, &opts.mask);
+    st = attn::attention_backward(q64_.data(), q64_.size(), k64_.data(), k64_.size(), v64_.data(),
+                                  v64_.size(), dout64_.data(), dout64_.size(), opts, kernel,
+                                  static_cast<const attn::AttentionResult<double>*>(nullptr),
+                                  &grads64_);
+    if (!st.ok()) return error(st);
+    val r = val::object();
+    r.set("ok", true);
+    r.set("dq", view(grads64_.dq.data(), grads64_.dq.size()));
+    r.set("dk", view(grads64_.dk.data(), grads64_.dk.size()));
+    r.set("dv", view(grads64_.dv.data(), grads64_.dv.size()));
+    r.set("output", view(grads64_.forward.output.data(), grads64_.forward.output.size()));
+    r.set("lse", view(grads64_.forward.lse.data(), grads64_.forward.lse.size()));
     return r;
   }
 
@@ -677,6 +714,8 @@ class Session {
   attn::AttentionResult<float> res_;
   attn::MhaResult<float> mha_;
   std::vector<double> q64_, k64_, v64_, x64_;  // precision 'float64'
+  std::vector<double> dout64_;                 // attentionBackward64
+  attn::AttentionGrads<double> grads64_;
   attn::AttentionResult<double> res64_;
   attn::MhaResult<double> mha64_;
   attn::Example ex_;
@@ -719,6 +758,7 @@ EMSCRIPTEN_BINDINGS(attn_core) {
       .function("prepareAttention", &Session::prepareAttention)
       .function("runAttention", &Session::runAttention)
       .function("attention64", &Session::attention64)
+      .function("attentionBackward64", &Session::attentionBackward64)
       .function("lastError", &Session::lastError)
       .function("attentionBackward", &Session::attentionBackward)
       .function("multiHeadAttention", &Session::multiHeadAttention)

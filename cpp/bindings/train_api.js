@@ -17,38 +17,18 @@
 
   var fail = attnFail;  // errors.js
   var unwrap = attnUnwrap;
-  function isObject(o) {
-    return o !== null && typeof o === 'object' && !Array.isArray(o);
-  }
+  // Field checks shared with the core module (fields.js): the same words for the same mistake.
+  var isObject = attnFields.isObject;
   function intField(o, name, def, min) {
-    var x = o[name];
-    if (x === undefined || x === null) return def;
-    if (typeof x !== 'number' || !Number.isInteger(x)) fail(name, name + ' must be an integer (got ' + String(x) + ')');
-    if (x < min || x > MAX_DIM) fail(name, name + ' must be between ' + min + ' and ' + MAX_DIM + ' (got ' + x + ')');
-    return x;
+    return attnFields.int(o, name, def, min);
   }
-  function numField(o, name, def) {
-    var x = o[name];
-    if (x === undefined || x === null) return def;
-    if (typeof x !== 'number' || !Number.isFinite(x)) fail(name, name + ' must be a finite number (got ' + String(x) + ')');
-    return x;
-  }
-  function boolField(o, name, def) {
-    var x = o[name];
-    if (x === undefined || x === null) return def;
-    if (typeof x !== 'boolean') fail(name, name + ' must be true or false (got ' + String(x) + ')');
-    return x;
-  }
-  function oneOf(o, name, allowed, def) {
-    var x = o[name];
-    if (x === undefined || x === null) return def;
-    if (allowed.indexOf(x) < 0) fail(name, name + " must be one of '" + allowed.join("', '") + "' (got " + String(x) + ')');
-    return x;
-  }
+  var numField = attnFields.num;
+  var boolField = attnFields.bool;
+  var oneOf = attnFields.oneOf;
   function seedValue(x, name) {
-    if (x === undefined || x === null) return 0;
-    if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) fail(name, name + ' must be a whole number from 0 to 2^53 - 1 (got ' + String(x) + ')');
-    return x;
+    var o = {};
+    o[name] = x;
+    return attnFields.seed(o, name);
   }
   // Int32Array, or an array of integers (copied into an Int32Array).
   function int32s(a, name) {
@@ -159,7 +139,7 @@
       // null: -ln t for a call over t positions (the core's default).
       sigmoidBias: numField(cfg, 'sigmoidBias', null),
       layerNorm: boolField(cfg, 'layerNorm', false),
-      dropout: numField(cfg, 'dropout', 0), lr: numField(cfg, 'lr', 1e-2),
+      dropout: attnFields.fraction(cfg, 'dropout'), lr: numField(cfg, 'lr', 1e-2),
       beta1: numField(cfg, 'beta1', 0.9), beta2: numField(cfg, 'beta2', 0.99),
       eps: numField(cfg, 'eps', 1e-8), weightDecay: numField(cfg, 'weightDecay', 0.01),
       clip: numField(cfg, 'clip', 0), batch: intField(cfg, 'batch', 32, 1),
@@ -167,18 +147,10 @@
       // null: the data streams derive from seed (links and fixtures made before dataSeed keep their bits).
       dataSeed: cfg.dataSeed === undefined || cfg.dataSeed === null ? null : seedValue(cfg.dataSeed, 'dataSeed'),
       kernel: oneOf(cfg, 'kernel', ['naive', 'tiled'], 'naive'),
-      memoryCap: intField(cfg, 'memoryCap', DEFAULT_CAP, 1),
+      memoryCap: attnFields.memoryCap(cfg, DEFAULT_CAP),
+      scale: attnFields.scale(cfg),
+      initStd: attnFields.positive(cfg, 'initStd', null),
     };
-    if (c.memoryCap > 2 * DEFAULT_CAP) fail('memoryCap', 'memoryCap must be at most ' + 2 * DEFAULT_CAP + ' bytes');
-    var scale = cfg.scale;
-    if (scale === undefined || scale === null || scale === 'sqrt') c.scale = null;
-    else if (scale === 'none') c.scale = 1;
-    else if (typeof scale === 'number' && Number.isFinite(scale) && scale > 0) c.scale = scale;
-    else fail('scale', "scale must be 'sqrt', 'none' or a finite positive number (got " + String(scale) + ')');
-    var initStd = cfg.initStd;
-    if (initStd === undefined || initStd === null) c.initStd = null;
-    else if (typeof initStd === 'number' && Number.isFinite(initStd) && initStd > 0) c.initStd = initStd;
-    else fail('initStd', 'initStd must be null or a finite positive number (got ' + String(initStd) + ')');
     c.weights = null;
     return c;
   }
@@ -194,6 +166,7 @@
   Decoder.prototype.append = function (token) {
     if (typeof token !== 'number' || !Number.isInteger(token) || Math.abs(token) > MAX_DIM) fail('token', 'token must be an integer (got ' + String(token) + ')');
     var r = unwrap(this._live().append(token));
+    // weights is null in state mode: the recurrent state keeps no keys to weigh.
     return { logits: copy(r.logits), weights: copy(r.weights), cacheBytes: r.cacheBytes };
   };
   // Extra: append several tokens without returning anything (recompute mode only stores them).
@@ -207,11 +180,22 @@
     var r = unwrap(this._live().cache(layer));
     return { k: copy(r.k), v: copy(r.v) };
   };
+  // Extra: layer `layer`'s recurrent state { s: Float32Array(H_kv·d_h·d_h), z: Float32Array(H_kv·d_h) }
+  // (S = Σ φ(k) vᵀ and z = Σ φ(k) per K/V head); throws (field 'state') unless mode is 'state'.
+  Decoder.prototype.state = function (layer) {
+    if (typeof layer !== 'number' || !Number.isInteger(layer)) fail('layer', 'layer must be an integer (got ' + String(layer) + ')');
+    var r = unwrap(this._live().state(layer));
+    return { s: copy(r.s), z: copy(r.z) };
+  };
   Decoder.prototype.reset = function () {
     this._live().reset();
   };
   Object.defineProperty(Decoder.prototype, 'length', {
     get: function () { return this._live().length(); },
+  });
+  // 'recompute', 'cache' (K/V cache) or 'state' (linear attention's recurrent state).
+  Object.defineProperty(Decoder.prototype, 'mode', {
+    get: function () { return this._live().mode(); },
   });
   Decoder.prototype.delete = function () {
     if (this._h) {
@@ -285,7 +269,14 @@
     if (opts === undefined || opts === null) opts = {};
     if (!isObject(opts)) fail('opts', 'opts must be an object');
     var cache = boolField(opts, 'cache', true);
-    return new Decoder(new DecoderClass(this._live(), cache), this);
+    // state: the recurrent state (normalizer 'linear' only); unset, a cached decoder of a
+    // linear model keeps the state and every other model the K/V cache; false keeps the K/V
+    // cache for a linear model too.
+    var state = boolField(opts, 'state', null);
+    if (!cache && state === true) fail('state', 'state: true needs cache: true (the recurrent state is a cache)');
+    var mode = !cache ? 'recompute' : state === null ? 'default' : state ? 'state' : 'cache';
+    unwrap(this._live().checkDecoder(mode));
+    return new Decoder(new DecoderClass(this._live(), mode), this);
   };
   Trainer.prototype.generate = function (prompt, n, opts) {
     if (opts === undefined || opts === null) opts = {};

@@ -275,7 +275,21 @@ class TrainerHandle {
     return r;
   }
 
-  std::unique_ptr<attn::tr::Decoder> make_decoder(bool cache) const { return t_->decoder(cache); }
+  // mode: "recompute", "cache", "state", or "default" (the model's cached mode: the recurrent
+  // state for normalizer 'linear', else the K/V cache). Unknown names mean "default".
+  attn::tr::DecodeMode decode_mode(const std::string& mode) const {
+    if (mode == "recompute") return attn::tr::DecodeMode::kRecompute;
+    if (mode == "cache") return attn::tr::DecodeMode::kCache;
+    if (mode == "state") return attn::tr::DecodeMode::kState;
+    return attn::tr::default_decode_mode(t_->config().model, true);
+  }
+  val checkDecoder(std::string mode) const {
+    attn::Status st = attn::tr::check_decode_mode(t_->config().model, decode_mode(mode));
+    return st.ok() ? ok() : error(st);
+  }
+  std::unique_ptr<attn::tr::Decoder> make_decoder(const std::string& mode) const {
+    return t_->decoder(decode_mode(mode));
+  }
 
  private:
   std::unique_ptr<attn::tr::Trainer> t_;
@@ -289,14 +303,17 @@ class TrainerHandle {
 
 class DecoderHandle {
  public:
-  DecoderHandle(const TrainerHandle& t, bool cache) : d_(t.make_decoder(cache)) {}
+  DecoderHandle(const TrainerHandle& t, std::string mode) : d_(t.make_decoder(mode)) {}
 
   val append(double token) {
     attn::Status st = d_->append(static_cast<std::int32_t>(token), &logits_, &weights_);
     if (!st.ok()) return error(st);
     val r = ok();
     r.set("logits", view(logits_.data(), logits_.size()));
-    r.set("weights", view(weights_.data(), weights_.size()));
+    if (d_->mode() == attn::tr::DecodeMode::kState)
+      r.set("weights", val::null());  // the recurrent state keeps no keys to weigh
+    else
+      r.set("weights", view(weights_.data(), weights_.size()));
     r.set("cacheBytes", static_cast<double>(d_->cache_bytes()));
     return r;
   }
@@ -315,6 +332,18 @@ class DecoderHandle {
     r.set("v", view(v_.data(), v_.size()));
     return r;
   }
+
+  val state(double layer) {
+    if (!(layer >= 0)) return error(attn::Status::Invalid("layer", "layer must be >= 0"));
+    attn::Status st = d_->state(static_cast<std::size_t>(layer), &k_, &v_);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("s", view(k_.data(), k_.size()));
+    r.set("z", view(v_.data(), v_.size()));
+    return r;
+  }
+
+  std::string mode() const { return attn::tr::decode_mode_name(d_->mode()); }
 
   void reset() { d_->reset(); }
   double length() const { return static_cast<double>(d_->length()); }
@@ -344,12 +373,15 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .function("setAblation", &TrainerHandle::setAblation)
       .function("generate", &TrainerHandle::generate)
       .function("step", &TrainerHandle::step)
-      .function("profile", &TrainerHandle::profile);
+      .function("profile", &TrainerHandle::profile)
+      .function("checkDecoder", &TrainerHandle::checkDecoder);
   emscripten::class_<DecoderHandle>("DecoderHandle")
-      .constructor<const TrainerHandle&, bool>()
+      .constructor<const TrainerHandle&, std::string>()
       .function("append", &DecoderHandle::append)
       .function("prefill", &DecoderHandle::prefill)
       .function("cache", &DecoderHandle::cache)
+      .function("state", &DecoderHandle::state)
+      .function("mode", &DecoderHandle::mode)
       .function("reset", &DecoderHandle::reset)
       .function("length", &DecoderHandle::length);
 }

@@ -1,6 +1,7 @@
 // Attention backward pass: the naive kernel (from the forward's stored weights) and the
 // tiled kernel (scores recomputed tile by tile from Q, K and the forward's lse).
-// Maths and fill-policy semantics: attn/backward.hpp.
+// Maths and fill-policy semantics: attn/backward.hpp. The variants (normalizer, position,
+// qkNorm) run their own kernels in backward_kernels.hpp, from the rules of attn/variant_grad.hpp.
 #include "attn/backward.hpp"
 
 #include <algorithm>
@@ -31,15 +32,34 @@ std::size_t tiled_backward_workspace_bytes(const Shape& s, std::size_t elem) {
   return std::max(scalar, simd);
 }
 
-std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem, Kernel kernel) {
+std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem, Kernel kernel,
+                                    const Variant& variant) {
   const bool naive = kernel == Kernel::kNaive;
   std::size_t n = 0;
   n = sat_add(n, sat_mul(sat_mul(s.heads, s.tq), s.dk));                    // dq
   n = sat_add(n, sat_mul(sat_mul(s.kv_heads, s.tk), sat_add(s.dk, s.dv)));  // dk, dv
   n = sat_add(n, sat_mul(sat_mul(s.heads, s.tq), s.dv));  // dO copy (the bindings make one)
+  std::size_t extra_bytes = 0;
+  if (variant.needs_variant_kernel()) {
+    // The transformed working copies q~, k~ and one row's intermediates (qkNorm, RoPE, phi);
+    // naive: one row's dW and allowed flags; linear prefix: S, z, G, u and per-row den, b.
+    if (detail::transforms_qk(variant)) {
+      n = sat_add(n, sat_add(sat_mul(sat_mul(s.heads, s.tq), s.dk),
+                             sat_mul(sat_mul(s.kv_heads, s.tk), s.dk)));
+      n = sat_add(n, sat_mul(s.dk, 2));
+    }
+    if (naive) n = sat_add(n, s.tk);
+    if (!naive && variant.normalizer == Normalizer::kLinear) {
+      n = sat_add(
+          n, sat_add(sat_mul(sat_mul(s.dk, s.dv), 2), sat_add(sat_mul(s.dk, 2), sat_mul(s.tq, 2))));
+    }
+    // Allowed flags, the ALiBi slopes and RoPE's frequencies.
+    extra_bytes = sat_add(s.tk, sat_mul(sat_add(sat_mul(s.heads, 3), s.dk), sizeof(double)));
+  }
   n = sat_mul(n, elem);
+  n = sat_add(n, extra_bytes);
   // The forward pass, in case the caller did not pass one (its outputs and scratch).
-  n = sat_add(n, estimate_bytes(s, elem, naive, false));
+  n = sat_add(n, estimate_bytes(s, elem, naive, false, variant));
   // Working memory: naive one row of dP (T_k); tiled a fixed set of tiles.
   n = sat_add(n, naive ? sat_mul(s.tk, elem) : tiled_backward_workspace_bytes(s, elem));
   return n;
@@ -141,19 +161,22 @@ Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::s
     return Status::Invalid("kernel", "kernel must be 'naive' or 'tiled'");
   }
   const bool naive = kernel == Kernel::kNaive;
-  // The gradients are softmax attention's: a variant names its first non-default option.
+  // Options the forward has but training does not: the lesson's demonstrations.
   const Variant& var = opts.variant;
-  const char* variant_field = var.qk_norm                              ? "qkNorm"
-                              : var.position != Position::kNone        ? "position"
-                              : var.normalizer != Normalizer::kSoftmax ? "normalizer"
-                              : !var.max_shift                         ? "maxShift"
-                              : var.mask_mode != MaskMode::kBefore     ? "maskMode"
-                              : var.precision == Precision::kFloat16   ? "precision"
-                                                                       : nullptr;
-  if (variant_field) {
-    return Status::Invalid(variant_field, std::string(variant_field) +
-                                              ": the backward pass is softmax attention's only "
-                                              "(the default options)");
+  if (!var.max_shift) {
+    return Status::Invalid("maxShift",
+                           "maxShift: false is the overflow demonstration; the backward pass "
+                           "needs the max shift (maxShift true)");
+  }
+  if (var.mask_mode != MaskMode::kBefore) {
+    return Status::Invalid("maskMode",
+                           "maskMode 'after' is the lesson's wrong way to mask; the backward pass "
+                           "masks before the normalizer (maskMode 'before')");
+  }
+  if (var.precision == Precision::kFloat16) {
+    return Status::Invalid("precision",
+                           "precision 'float16' is an emulation of the forward pass only; the "
+                           "backward pass runs float32 or float64");
   }
   // Every field except memory through the forward's checks; the cap is checked below
   // against the backward's own (larger) estimate.
@@ -172,7 +195,7 @@ Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::s
     return Status::Invalid("dOut", "dOut has " + std::to_string(d_out_len) +
                                        " values but heads*tq*dv = " + std::to_string(nd));
   }
-  const std::size_t need = estimate_backward_bytes(s, elem_size, kernel);
+  const std::size_t need = estimate_backward_bytes(s, elem_size, kernel, var);
   if (need > opts.memory_cap) {
     return Status::Exhausted(
         "memory", "this backward pass needs " + mib(need) + " of working memory, over the cap of " +
@@ -210,6 +233,16 @@ Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t
   out->dk = xt::zeros<T>({s.kv_heads, s.tk, s.dk});
   out->dv = xt::zeros<T>({s.kv_heads, s.tk, s.dv});
   const T scale = static_cast<T>(effective_scale(opts));
+  if (opts.variant.needs_variant_kernel()) {
+    if (naive) {
+      detail::backward_naive_variant(q, k, v, d_out, opts, scale, *fwd, out);
+    } else if (opts.variant.normalizer == Normalizer::kLinear) {
+      detail::backward_linear_prefix(q, k, v, d_out, opts, *fwd, out);
+    } else {
+      detail::backward_tiled_variant(q, k, v, d_out, opts, scale, *fwd, out);
+    }
+    return Status::Ok();
+  }
   if (naive) {
     // float32 with SIMD128: the tiled SIMD kernel taking P from the stored weights.
     if constexpr (std::is_same_v<T, float> && detail::kSimdKernels) {

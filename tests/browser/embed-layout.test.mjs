@@ -113,3 +113,39 @@ for (const [name, kind, what] of FORMS) {
     }
   });
 }
+
+// Fit mode (?embed=1&fit=1) on a slide and in a short frame: every attention view shows its
+// whole picture inside the box, nothing scrolls (the Output and Scale views used to run 100–165 px
+// past a 1280 × 720 slide: only the Heads and Mask views were laid out to the height).
+for (const [w, h] of [[1280, 720], [960, 540]]) {
+  test(`fit mode at ${w} x ${h}: Heads, Mask effect, Scale and Output fit the frame`, async () => {
+    const ctx = await browser.newContext({ viewport: { width: w, height: h } });
+    const page = await ctx.newPage();
+    const errs = watch(page);
+    for (const view of ['heads', 'mask', 'scale', 'output']) {
+      await page.goto(`${app.url}/?embed=1&fit=1#v=1&view=${view}`);
+      await page.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout: 20000 });
+      await page.waitForTimeout(300);
+      const m = await page.evaluate(() => {
+        const maps = [...document.querySelectorAll('.view-host .hm-frame')].filter((f) => f.offsetParent);
+        return {
+          sh: document.documentElement.scrollHeight, ch: document.documentElement.clientHeight,
+          sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth,
+          lowest: Math.max(0, ...maps.map((f) => f.getBoundingClientRect().bottom)),
+          smallest: Math.min(...maps.map((f) => f.getBoundingClientRect().height)),
+          maps: maps.length,
+        };
+      });
+      const at = `${view} at ${w} x ${h}`;
+      assert.ok(m.sh <= m.ch + 1, `${at}: the page scrolls (${m.sh} > ${m.ch})`);
+      assert.ok(m.sw <= m.cw, `${at}: the page scrolls sideways`);
+      if (view !== 'scale') {
+        assert.ok(m.maps > 0 && m.lowest <= m.ch, `${at}: a heatmap ends at ${m.lowest} px`);
+        assert.ok(m.smallest >= 40, `${at}: a heatmap only ${m.smallest}px tall`);
+      }
+      if (w === 1280) await page.screenshot({ path: join(SHOTS, `fit-${view}-${w}x${h}.png`) });
+    }
+    assert.deepEqual(errs.errors, [], 'console errors');
+    await ctx.close();
+  });
+}

@@ -109,6 +109,48 @@ test('variant cards: each names the line it replaces and runs', async () => {
   await context.close();
 });
 
+test('FlashAttention card: the on-chip memory control recomputes the bytes from core.traffic; the figures match the IO model', async () => {
+  // The IO model of Dao et al. 2022 (Theorem 2's setting), written out here: float32, one head, no
+  // mask, d = 64, M = sramBytes / 4 floats, B_r = min(⌈M/4d⌉, d) query rows per block.
+  const d = 64;
+  const model = (T, sramBytes) => {
+    const M = Math.floor(sramBytes / 4), Br = Math.min(Math.ceil(M / (4 * d)), d);
+    return { t: T, stdFootprint: 4 * (4 * T * d + 2 * T * T), tiledFootprint: 4 * (4 * T * d + 2 * T), stdMoved: 4 * (4 * T * d + 4 * T * T), tiledMoved: 4 * (T * (2 * d + 2) + Math.ceil(T / Br) * T * 2 * d) };
+  };
+  const rows = (page) => page.locator('[data-testid="card-table"] tbody tr').evaluateAll((trs) => trs.map((tr) => JSON.parse(tr.dataset.row)));
+  const { page, context, errors } = await open('#v=1&view=lesson&lexp=flash&lsram=32', { width: 1280, height: 900 });
+  const sram = page.getByTestId('flash-sram');
+  assert.equal(await sram.inputValue(), '32');
+  assert.deepEqual(await rows(page), [512, 1024, 2048, 4096, 8192].map((t) => model(t, 32 * 1024)));
+  let text = await page.locator('.lesson-card').innerText();
+  assert.match(text, /M = 32 KiB on chip \(8192 floats\): blocks of 32 query rows × 32 keys/);
+  assert.match(text, /the footprint is linear in T, while the traffic is Θ\(N²d²\/M\)/);
+  await shot(page, 'flash-32k');
+  // Keyboard: one step down (32 → 48 KiB) recomputes, and the link carries it.
+  await sram.focus();
+  await page.keyboard.press('ArrowDown');
+  await waitReady(page);
+  await page.waitForFunction(() => /M = 48 KiB/.test(document.querySelector('.lesson-card')?.textContent ?? ''), null, { timeout: 10000 });
+  assert.match(page.url(), /lsram=48/);
+  assert.deepEqual(await rows(page), [512, 1024, 2048, 4096, 8192].map((t) => model(t, 48 * 1024)));
+  const f = await figures(page);
+  near(f.trafficSmallSramRatio, model(8192, 16384).tiledMoved / model(8192, 48 * 1024).tiledMoved, 1e-9, '16 KiB vs 48 KiB');
+  // The largest size: past 4d² floats the query block is d rows; the card says so.
+  await page.goto(env.server.url + '/#v=1&view=lesson&lexp=flash&lsram=228');
+  await waitReady(page);
+  await drawn(page);
+  assert.deepEqual(await rows(page), [512, 1024, 2048, 4096, 8192].map((t) => model(t, 228 * 1024)));
+  text = await page.locator('.lesson-card').innerText();
+  assert.match(text, /stops growing at d = 64 rows/);
+  await page.locator('.lesson-card').screenshot({ path: join(SHOTS, 'lesson-flash-card-1280.png') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const [sw, cw] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  assert.ok(sw <= cw, `390 px: scrollWidth ${sw} > clientWidth ${cw}`);
+  await page.locator('.lesson-card').screenshot({ path: join(SHOTS, 'lesson-flash-card-390.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('375 px: no sideways scroll', async () => {
   const { page, context, errors } = await open('#v=1&view=lesson&lexp=shift', { width: 375, height: 800 });
   const [sw, cw] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);

@@ -184,3 +184,44 @@ test('the timing lab renders in embed mode', async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('tker=linear times linear attention next to tiled softmax: slope about 1 against about 2', async () => {
+  // T = 512 … 8192, one head: four doublings above the sizes where fixed per-call costs flatten
+  // the curves. No timed assertion beyond the slopes, and wide bounds: on this shared 2-core
+  // machine (load average 12 while other builds ran) single points moved by ×3, and softmax's
+  // fit came out at 1.52 twice. Linear attention's work is T·d_k·d_v (p ≈ 1), softmax's T²·d_k
+  // (p ≈ 2); what the test insists on is the gap between them.
+  const { page, context, errors } = await open('/#v=1&view=timing&tker=linear&tstart=512&tend=8192', { width: 1280, height: 900 });
+  assert.equal(await page.getByTestId('timing-kernels').inputValue(), 'linear');
+  await runAndWait(page, 240000);
+  assert.equal(await page.getByTestId('timing-status').getAttribute('data-state'), 'done');
+  const rows = await sweepTable(page);
+  assert.deepEqual(rows.map((r) => r.t), [512, 1024, 2048, 4096, 8192]);
+  for (const r of rows) {
+    assert.deepEqual(Object.keys(r.ms).sort(), ['linear', 'tiled'], `T=${r.t}: columns ${Object.keys(r.ms)}`);
+    for (const k of ['linear', 'tiled']) assert.ok(r.ms[k] > 0, `T=${r.t} ${k}: ${r.ms[k]}`);
+  }
+  const cmp = page.getByTestId('timing-compare');
+  const lin = Number(await cmp.getAttribute('data-linear'));
+  const soft = Number(await cmp.getAttribute('data-softmax'));
+  console.log('linear vs tiled softmax, T = 512 → 8192 (median ms):', JSON.stringify(rows), 'p linear', lin, 'p softmax', soft);
+  // The comparison line and the headline show the same fits as the session.
+  assert.equal(Number(await page.getByTestId('timing-exponent-linear').getAttribute('data-value')), lin);
+  assert.equal(Number(await page.getByTestId('timing-exponent-tiled').getAttribute('data-value')), soft);
+  assert.match(await cmp.textContent(), new RegExp(`Linear attention p = ${lin.toFixed(2)} .* tiled softmax p = ${soft.toFixed(2)}`));
+  assert.match(await page.getByTestId('timing-status').textContent(), new RegExp(`linear attention ${lin.toFixed(2)}, tiled softmax ${soft.toFixed(2)}`));
+  assert.ok(lin >= 0.6 && lin <= 1.5, `linear attention's fitted exponent ${lin}`);
+  assert.ok(soft >= 1.4 && soft <= 2.6, `tiled softmax's fitted exponent ${soft}`);
+  assert.ok(soft - lin >= 0.4, `softmax ${soft} vs linear ${lin}`);
+  // Two reference lines (×4 and ×2 per doubling), a linear series, its memory estimate.
+  assert.equal(await page.locator('[data-testid="timing-chart"] .ref').count(), 2);
+  assert.ok((await page.locator('[data-testid="timing-chart"] .dot.k-linear').count()) === rows.length);
+  assert.ok(Number(await page.getByTestId('mem-linear-estimate').getAttribute('data-bytes')) > 0);
+  await page.screenshot({ path: shot('timing-linear-1280.png'), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `sideways overflow at 390 px: ${overflow}`);
+  await page.screenshot({ path: shot('timing-linear-390.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,6 +1,7 @@
 // The anywidget-protocol module (dist/attention_playground_widget.js): `export default { render }`
 // called as a widget host calls it, with a model that speaks the protocol's get / set / on / off
-// (a stand-in written from the anywidget documentation, not anywidget's own front end). Lesson 2's
+// (a stand-in written from the anywidget documentation; anywidget's own front end under a real
+// widget manager is tests/browser/widget-protocol.test.mjs). Lesson 2's
 // W (NumPy, as the notebook helper encodes it) travels in the frame's link; a 160 × 160 W goes by
 // postMessage after the frame's ready message; changing a trait redraws; the cleanup removes the
 // frame and the listener.

@@ -3,8 +3,8 @@
 #include <memory>
 #include <vector>
 
-#include "attn/tr/decode.hpp"
 #include "attn/rng.hpp"
+#include "attn/tr/decode.hpp"
 #include "fixtures.hpp"
 
 using attn::tr::ModelConfig;
@@ -152,4 +152,307 @@ TEST_CASE("decode - cache(layer) holds layer 0's keys and values (E + P) W_K, W_
   dec.reset();
   REQUIRE(dec.cache(1, &k, &v).ok());
   CHECK(k.empty());
+}
+
+// ---------- attention variants ----------
+//
+// The reference for step n is written here from the model's definition (model.hpp): x = E[tok]
+// (+ P[pos] when learned), per layer x += merge_h(attention(x W_Q, x W_K, x W_V)) W_O with the
+// core's attn::attention (causal, T_q = T_k = n, the config's variant: qkNorm, RoPE, ALiBi and
+// the normalizer are the core's, checked against the NumPy oracle elsewhere), the final
+// LayerNorm, x U; projections in double. Its last row is what the decoder's step n must give, in
+// each mode: the recurrent state (linear), the K/V cache, and recompute (the trainer's own
+// forward_backward over the prefix, whose variant kernels are a separate implementation).
+// For every variant but relu and sigmoid with its default bias (which divide by / subtract ln of
+// the call's T_k) row i does not depend on the tokens after it, so one forward over the whole
+// sequence gives every step's reference too.
+
+namespace {
+
+struct NamedConfig {
+  const char* name;
+  ModelConfig c;
+  bool prefix_free;  // row i of a full forward == the last row of the forward over i+1 tokens
+};
+
+std::vector<NamedConfig> variant_configs() {
+  std::vector<NamedConfig> out;
+  auto base = [](std::size_t heads, std::size_t kv, std::size_t dm) {
+    ModelConfig c;
+    c.vocab = 13;
+    c.seq_len = 20;
+    c.d_model = dm;
+    c.layers = 2;
+    c.heads = heads;
+    c.kv_heads = kv;
+    c.layer_norm = true;
+    c.init_std = 0.5;
+    return c;
+  };
+  using attn::Normalizer;
+  using attn::Position;
+  ModelConfig c = base(4, 2, 16);
+  c.normalizer = Normalizer::kLinear;
+  out.push_back({"linear, learned positions, GQA", c, true});
+  c = base(4, 1, 16);
+  c.normalizer = Normalizer::kLinear;
+  c.positional = false;
+  c.position = Position::kRope;
+  c.qk_norm = true;
+  out.push_back({"linear, RoPE, qkNorm, MQA", c, true});
+  c = base(4, 4, 16);
+  c.positional = false;
+  c.position = Position::kRope;
+  out.push_back({"softmax, RoPE", c, true});
+  c = base(6, 3, 24);  // 6 heads: Press et al.'s slopes for a non-power of two
+  c.positional = false;
+  c.position = Position::kAlibi;
+  out.push_back({"softmax, ALiBi, 6 heads, GQA", c, true});
+  c = base(4, 2, 16);
+  c.normalizer = Normalizer::kSoftmax1;
+  c.qk_norm = true;
+  c.scale = 10.0;
+  out.push_back({"softmax1, qkNorm, scale 10", c, true});
+  c = base(4, 4, 16);
+  c.normalizer = Normalizer::kSigmoid;
+  c.sigmoid_bias = -1.5;
+  c.positional = false;
+  c.position = Position::kAlibi;
+  out.push_back({"sigmoid bias -1.5, ALiBi", c, true});
+  // One layer: relu's 1/T_k and sigmoid's default -ln T_k change the earlier positions' outputs
+  // as tokens arrive, which a second layer would read through its keys and values (refused below).
+  c = base(4, 2, 16);
+  c.layers = 1;
+  c.normalizer = Normalizer::kSigmoid;
+  out.push_back({"sigmoid, default bias -ln t, one layer", c, false});
+  c = base(4, 4, 16);
+  c.layers = 1;
+  c.normalizer = Normalizer::kRelu;
+  c.positional = false;
+  c.position = Position::kRope;
+  out.push_back({"relu, RoPE, one layer", c, false});
+  return out;
+}
+
+// The model over tokens[0, n): logits (n, V) and per layer the weights (H, n, n).
+void reference_forward(const ModelConfig& c, const std::vector<float>& p,
+                       const std::vector<std::int32_t>& tok, std::size_t n,
+                       std::vector<float>* logits, std::vector<std::vector<float>>* weights) {
+  const auto P = attn::tr::param_layout(c);
+  const std::size_t D = c.d_model, H = c.heads, G = c.kv_heads, dh = attn::tr::d_head(c);
+  const std::size_t V = c.vocab;
+  std::vector<double> x(n * D);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t d = 0; d < D; ++d)
+      x[i * D + d] =
+          double(p[P.embed + tok[i] * D + d]) + (c.positional ? double(p[P.pos + i * D + d]) : 0.0);
+  weights->assign(c.layers, {});
+  for (std::size_t l = 0; l < c.layers; ++l) {
+    const auto& W = P.layer[l];
+    // (heads, n, d_h) row-major from x W (W: (D, heads*d_h)).
+    auto project = [&](std::size_t off, std::size_t heads) {
+      std::vector<float> out(heads * n * dh);
+      for (std::size_t h = 0; h < heads; ++h)
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t e = 0; e < dh; ++e) {
+            double s = 0;
+            for (std::size_t d = 0; d < D; ++d)
+              s += x[i * D + d] * double(p[off + d * heads * dh + h * dh + e]);
+            out[(h * n + i) * dh + e] = float(s);
+          }
+      return out;
+    };
+    const auto q = project(W.wq, H), k = project(W.wk, G), v = project(W.wv, G);
+    attn::AttentionOptions ao;
+    ao.shape = attn::Shape{H, G, n, n, dh, dh};
+    ao.mask.causal = true;
+    ao.scale = c.scale;
+    ao.variant = attn::tr::attention_variant(c);
+    attn::AttentionResult<float> res;
+    REQUIRE(
+        attn::attention(q.data(), q.size(), k.data(), k.size(), v.data(), v.size(), ao, &res).ok());
+    (*weights)[l].assign(res.weights.begin(), res.weights.end());
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t d = 0; d < D; ++d) {
+        double s = 0;
+        for (std::size_t h = 0; h < H; ++h)
+          for (std::size_t e = 0; e < dh; ++e)
+            s += double(res.output(h, i, e)) * double(p[W.wo + (h * dh + e) * D + d]);
+        x[i * D + d] += s;
+      }
+  }
+  logits->assign(n * V, 0.0f);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> y(x.begin() + i * D, x.begin() + (i + 1) * D);
+    if (c.layer_norm) {
+      double mean = 0, var = 0;
+      for (double a : y) mean += a;
+      mean /= double(D);
+      for (double a : y) var += (a - mean) * (a - mean);
+      var /= double(D);
+      for (std::size_t d = 0; d < D; ++d)
+        y[d] = (y[d] - mean) / std::sqrt(var + 1e-5) * p[P.ln_gain + d] + p[P.ln_bias + d];
+    }
+    for (std::size_t j = 0; j < V; ++j) {
+      double s = 0;
+      for (std::size_t d = 0; d < D; ++d) s += y[d] * double(p[P.unembed + d * V + j]);
+      (*logits)[i * V + j] = float(s);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("decode - every variant: cached steps equal the model's forward at every position",
+          "[decode][variants]") {
+  for (const auto& nc : variant_configs()) {
+    INFO(nc.name);
+    const ModelConfig& c = nc.c;
+    REQUIRE(attn::tr::validate_model(c, 1).ok());
+    auto params = std::make_shared<std::vector<float>>(attn::tr::param_layout(c).total);
+    attn::tr::init_params(c, 31, params->data());
+    std::vector<std::int32_t> tok(c.seq_len);
+    attn::Rng r(3);
+    for (auto& x : tok) x = static_cast<std::int32_t>(r.uniform() * c.vocab);
+    const std::size_t T = c.seq_len, V = c.vocab, H = c.heads;
+    std::vector<float> full, pre;
+    std::vector<std::vector<float>> wfull, wpre;
+    reference_forward(c, *params, tok, T, &full, &wfull);
+    double mag = 1;
+    for (float a : full) mag = std::max(mag, std::abs(double(a)));
+    // The decoder a cache asks for (the recurrent state for linear), and the K/V cache.
+    attn::tr::Decoder dec(c, params, true, {});
+    attn::tr::Decoder kv(c, params, attn::tr::DecodeMode::kCache, {});
+    // The recompute path: the trainer's forward (forward_backward) over the prefix.
+    attn::tr::Decoder re(c, params, false, {});
+    double worst = 0, worst_full = 0, worst_w = 0;
+    std::vector<float> logits, w, lk, wk, lr, wr;
+    for (std::size_t i = 0; i < T; ++i) {
+      const std::size_t n = i + 1;
+      reference_forward(c, *params, tok, n, &pre, &wpre);
+      REQUIRE(dec.append(tok[i], &logits, &w).ok());
+      REQUIRE(kv.append(tok[i], &lk, &wk).ok());
+      REQUIRE(re.append(tok[i], &lr, &wr).ok());
+      REQUIRE(logits.size() == V);
+      REQUIRE(wr.size() == wk.size());
+      worst_w = std::max(worst_w, fixtures::max_abs_diff(wk.data(), wr.data(), wk.size()));
+      for (const auto* lg : {&logits, &lk, &lr}) {
+        worst = std::max(worst, fixtures::max_abs_diff(lg->data(), pre.data() + i * V, V));
+        worst_full =
+            std::max(worst_full, fixtures::max_abs_diff(lg->data(), full.data() + i * V, V));
+      }
+      // The weights of the new row (the K/V cache; the recurrent state keeps no keys).
+      REQUIRE(wk.size() == c.layers * H * n);
+      for (std::size_t l = 0; l < c.layers; ++l)
+        for (std::size_t h = 0; h < H; ++h)
+          worst_w = std::max(worst_w, fixtures::max_abs_diff(wk.data() + (l * H + h) * n,
+                                                             wpre[l].data() + (h * n + i) * n, n));
+    }
+    WARN("decode " << nc.name << " (" << attn::tr::decode_mode_name(dec.mode())
+                   << "): max |delta logits| vs the forward over each prefix " << worst
+                   << ", vs one full forward " << worst_full << " (logits up to " << mag
+                   << "); weights " << worst_w);
+    CHECK(worst <= 2e-5 * mag);
+    CHECK(worst_w <= 1e-5);  // weights <= 1, scores up to ~10 in float32
+    if (nc.prefix_free) CHECK(worst_full <= 2e-5 * mag);
+    // The state is what linear asks for; every other model keeps the K/V cache.
+    CHECK(dec.mode() == (c.normalizer == attn::Normalizer::kLinear ? attn::tr::DecodeMode::kState
+                                                                   : attn::tr::DecodeMode::kCache));
+  }
+}
+
+TEST_CASE(
+    "decode - the recurrent state is S = sum phi(k) v^T and z = sum phi(k) of the cached keys",
+    "[decode][variants]") {
+  const ModelConfig c = variant_configs()[1].c;  // linear, RoPE, qkNorm, MQA
+  auto params = std::make_shared<std::vector<float>>(attn::tr::param_layout(c).total);
+  attn::tr::init_params(c, 5, params->data());
+  attn::tr::Decoder st(c, params, attn::tr::DecodeMode::kState, {});
+  attn::tr::Decoder kv(c, params, attn::tr::DecodeMode::kCache, {});
+  const std::size_t dh = attn::tr::d_head(c), G = c.kv_heads, L = c.layers;
+  const std::size_t state_bytes = L * G * (dh * dh + dh) * 4;
+  std::vector<float> lg, w, k, v, S, z;
+  for (std::size_t t = 1; t <= c.seq_len; ++t) {
+    const auto tok = static_cast<std::int32_t>((t * 7) % c.vocab);
+    REQUIRE(st.append(tok, &lg, &w).ok());
+    CHECK(w.empty());
+    REQUIRE(kv.append(tok, &lg, &w).ok());
+    // Constant memory: the same bytes at every length, and no K/V cache to read.
+    CHECK(st.cache_bytes() == state_bytes);
+    if (t % 5 != 0) continue;
+    for (std::size_t l = 0; l < L; ++l) {
+      REQUIRE(st.state(l, &S, &z).ok());
+      REQUIRE(kv.cache(l, &k, &v).ok());
+      REQUIRE(S.size() == G * dh * dh);
+      REQUIRE(z.size() == G * dh);
+      double worst = 0;
+      for (std::size_t g = 0; g < G; ++g)
+        for (std::size_t a = 0; a < dh; ++a) {
+          double zr = 0;
+          for (std::size_t j = 0; j < t; ++j) {
+            const double x = k[(g * t + j) * dh + a];
+            zr += x > 0 ? x + 1 : std::exp(x);
+          }
+          worst = std::max(worst, std::abs(zr - z[g * dh + a]) / t);
+          for (std::size_t b = 0; b < dh; ++b) {
+            double sr = 0;
+            for (std::size_t j = 0; j < t; ++j) {
+              const double x = k[(g * t + j) * dh + a];
+              sr += (x > 0 ? x + 1 : std::exp(x)) * v[(g * t + j) * dh + b];
+            }
+            worst = std::max(worst, std::abs(sr - S[(g * dh + a) * dh + b]) / t);
+          }
+        }
+      CHECK(worst < 1e-5);
+    }
+  }
+  CHECK(kv.cache_bytes() == 2 * L * G * c.seq_len * dh * 4);
+  CHECK(st.cache(0, &k, &v).field == "cache");
+  CHECK(kv.state(0, &S, &z).field == "state");
+  CHECK(st.state(L, &S, &z).field == "layer");
+  st.reset();
+  REQUIRE(st.state(0, &S, &z).ok());
+  CHECK(*std::max_element(z.begin(), z.end()) == 0.0f);
+  // The state needs linear attention.
+  ModelConfig soft = c;
+  soft.normalizer = attn::Normalizer::kSoftmax;
+  CHECK(attn::tr::check_decode_mode(soft, attn::tr::DecodeMode::kState).field == "state");
+  attn::tr::Decoder bad(soft, params, attn::tr::DecodeMode::kState, {});
+  CHECK(bad.append(1, &lg, &w).field == "state");
+}
+
+TEST_CASE("decode - relu and sigmoid's default bias with two layers: no cache, recompute only",
+          "[decode][variants]") {
+  // With T_k in the weights, appending a token changes every earlier position's layer-0 output
+  // and so the keys and values layer 1 computes from it: a cache would hold stale ones. The
+  // reference shows it: the forward over n tokens and over n + 1 disagree on position n - 1.
+  for (auto n : {attn::Normalizer::kRelu, attn::Normalizer::kSigmoid}) {
+    ModelConfig c = variant_configs()[0].c;  // 2 layers
+    c.normalizer = n;
+    INFO(attn::normalizer_name(n));
+    CHECK(attn::tr::length_dependent(c));
+    CHECK(attn::tr::check_decode_mode(c, attn::tr::DecodeMode::kCache).field == "cache");
+    CHECK(attn::tr::check_decode_mode(c, attn::tr::DecodeMode::kRecompute).ok());
+    auto params = std::make_shared<std::vector<float>>(attn::tr::param_layout(c).total);
+    attn::tr::init_params(c, 9, params->data());
+    const std::vector<std::int32_t> tok = {1, 2, 3, 4, 5, 6};
+    std::vector<float> a, b;
+    std::vector<std::vector<float>> wa, wb;
+    reference_forward(c, *params, tok, 5, &a, &wa);
+    reference_forward(c, *params, tok, 6, &b, &wb);
+    CHECK(fixtures::max_abs_diff(a.data() + 4 * c.vocab, b.data() + 4 * c.vocab, c.vocab) > 1e-3);
+    attn::tr::Decoder dec(c, params, true, {});
+    std::vector<float> lg, w;
+    CHECK(dec.append(1, &lg, &w).field == "cache");
+    CHECK(dec.length() == 0);
+    // Recompute is exact: step 6 gives the forward over the 6 tokens.
+    attn::tr::Decoder re(c, params, false, {});
+    for (auto t : tok) REQUIRE(re.append(t, &lg, &w).ok());
+    CHECK(fixtures::max_abs_diff(lg.data(), b.data() + 5 * c.vocab, c.vocab) < 1e-4);
+    if (n == attn::Normalizer::kSigmoid) {
+      c.sigmoid_bias = -2.0;  // a fixed bias: nothing depends on T_k
+      CHECK_FALSE(attn::tr::length_dependent(c));
+      CHECK(attn::tr::check_decode_mode(c, attn::tr::DecodeMode::kCache).ok());
+    }
+  }
 }

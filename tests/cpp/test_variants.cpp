@@ -467,11 +467,16 @@ TEST_CASE("variants - every new option's errors name their field", "[variants][e
   CHECK(run_status<float>(o).ok());
   CHECK(attn::estimate_bytes(o.shape, 4, true, false, o.variant) >
         attn::estimate_bytes(o.shape, 4, true, false));
-  // The backward pass is softmax attention's: a variant is refused, naming its option.
+  // The backward pass takes the trainable variants; the demonstrations are refused, naming
+  // their option (tests/cpp/test_variant_grad.cpp has the rest).
   AttentionOptions ob = base;
   ob.variant.normalizer = Normalizer::kRelu;
   CHECK(attn::validate_backward(ob, 2 * 4 * 4, 6 * 4, 6 * 3, 2 * 4 * 3, attn::Kernel::kNaive, 4)
-            .field == "normalizer");
+            .ok());
+  ob.variant.normalizer = Normalizer::kSoftmax;
+  ob.variant.max_shift = false;
+  CHECK(attn::validate_backward(ob, 2 * 4 * 4, 6 * 4, 6 * 3, 2 * 4 * 3, attn::Kernel::kNaive, 4)
+            .field == "maxShift");
 }
 
 TEST_CASE("variants - multi_head_attention passes the options through", "[variants][multihead]") {

@@ -521,6 +521,27 @@ void fuzz_variants(FuzzedDataProvider& p, const std::vector<float>& q, const std
         any_nan(r.weights.data() + row * s.tk, s.tk) || any_nan(r.output.data() + row * s.dv, s.dv);
   }
   CHECK(r.diag.nan_rows == nan_rows, "variant nan rows");
+  // The backward pass with the same options (float32, naive; reads no fuzz bytes): refused with
+  // a named field (always for the forward-only maxShift false, maskMode 'after' and float16),
+  // or within the cap with gradients of the right sizes.
+  {
+    const std::vector<float> d(s.heads * s.tq * s.dv, 0.5f);
+    attn::AttentionGrads<float> g;
+    PeakScope ps;
+    const attn::Status bst = attn::attention_backward(
+        q.data(), lq, k.data(), lk, v.data(), lv, d.data(), d.size(), o, attn::Kernel::kNaive,
+        static_cast<const attn::AttentionResult<float>*>(nullptr), &g);
+    if (bst.ok()) {
+      CHECK(ps.used() <= o.memory_cap + kSlack,
+            "variant backward used " + std::to_string(ps.used()));
+      CHECK(var.max_shift && !after && var.precision == attn::Precision::kFloat32,
+            "the backward accepted a forward-only option");
+      CHECK(g.dq.size() == lq && g.dk.size() == lk && g.dv.size() == lv,
+            "variant backward gradient sizes");
+    } else {
+      check_error(bst);
+    }
+  }
   // The tiled kernel: refused with a named field, or close to the naive result.
   attn::AttentionResult<float> t;
   attn::Status tst;

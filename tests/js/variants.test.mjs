@@ -166,8 +166,9 @@ test('every new option names its field when bad, given or unused, and the module
   expectFieldError(() => core.multiHeadAttention(x, w, w, w, w, { ...mo, position: 'alibi', normalizer: 'linear' }), ['position']);
   expectFieldError(() => core.estimateBytes({ heads: 1, tq: 4, tk: 4, dk: 4, maskMode: 'x' }), ['maskMode']);
   expectFieldError(() => core.estimateMultiHeadBytes({ ...mo, precision: 'half' }), ['precision']);
-  // The backward pass is softmax attention's only.
+  // The backward pass refuses the demonstrations training does not take, naming the field
+  // (the trainable variants: tests/js/variant-backward.test.mjs).
   const d = new Float32Array(base.heads * base.tq * base.dv);
-  expectFieldError(() => core.attentionBackward(...ins, d, { ...base, precision: 'float32', normalizer: 'relu', position: 'none', qkNorm: false }), ['normalizer']);
+  expectFieldError(() => core.attentionBackward(...ins, d, { ...base, precision: 'float32', normalizer: 'relu', position: 'none', qkNorm: false, maxShift: false }), ['maxShift']);
   compareAll(core.attention(...ins, base), good, rel(1e-9), 'at the end');
 });

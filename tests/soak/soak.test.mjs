@@ -331,7 +331,8 @@ test('soak: a request over the memory cap is refused and the next call is exact'
 
 // The attention variants: random valid option sets (some combinations are refused with a named
 // field, e.g. RoPE with an odd d_k or an unsupported tiled combination) and hostile values of
-// every new field, through one instance; a fixed reference call keeps its bits throughout.
+// every new field, through one instance; a third of the accepted calls also run attentionBackward
+// with the same options; a fixed reference call keeps its bits throughout.
 const VARIANT_CALLS = Math.max(200, Math.floor(CALLS / 5));
 function randomVariantOpts(r) {
   const o = randomAttentionOpts(r);
@@ -426,6 +427,21 @@ test('soak: random attention variants and hostile variant options keep the modul
     }
     checkVariant(o, res, where);
     counts.ok++;
+    if (r.bool(0.3)) { // the backward pass with the same options: right sizes, or a forward-only option named
+      const d = values(r, o.heads * o.tq * o.dv);
+      try {
+        const g = core.attentionBackward(q, k, v, d, o);
+        assert.ok(o.maxShift !== false && o.maskMode !== 'after' && o.precision === 'float32', `${where}: the backward accepted a forward-only option`);
+        for (const [name, len] of [['dq', o.heads * o.tq * o.dk], ['dk', o.kvHeads * o.tk * o.dk], ['dv', o.kvHeads * o.tk * o.dv], ['output', o.heads * o.tq * o.dv]]) {
+          assert.equal(g[name].length, len, `${where}: backward ${name}`);
+        }
+        counts.backward = (counts.backward ?? 0) + 1;
+      } catch (e) {
+        assert.equal(e.name, 'AttnError', `${where}: backward ${e}`);
+        assert.ok(['maxShift', 'maskMode', 'precision'].includes(e.field), `${where}: backward refused with ${e.field}: ${e.message}`);
+        counts.backwardRefused = (counts.backwardRefused ?? 0) + 1;
+      }
+    }
   }
   const after = core.attention(...refIn, refOpts);
   assert.equal(bits(after.output), bits(ref.output));

@@ -12,6 +12,7 @@ import { compare } from '../../web/src/lesson/run';
 import { codeLines } from '../../web/src/lesson/code-lines';
 import { afterCard, amplifyCard, loopCard, overflowThreshold, permutation, shuffleCard, sqrtCard, flashCard, variantCard, VARIANT_CARD_IDS } from '../../web/src/lesson/experiments';
 import { STEPS } from '../../web/src/lesson/path-steps';
+import { SRAM_KIB } from '../../web/src/lesson/state';
 import variantsText from '../fixtures/variants.json?raw';
 
 const MJS = new URL('../../build/wasm/attn_core.mjs', import.meta.url).href;
@@ -208,6 +209,50 @@ describe('experiment runs', () => {
     expect(f.footprintTiledRatio).toBeLessThan(2.1);
     expect(f.trafficTiledRatio).toBeGreaterThan(3.9);
     expect(f.trafficSmallSramRatio).toBeCloseTo(tiledTraffic(4096) / tiledTraffic(16384), 6);
+  });
+  it('FlashAttention card: every on-chip size offered, every T of its table, against the IO model written out here', () => {
+    // Dao et al. 2022 (section 3.1 and Theorem 2), float32, one head, no mask, d = 64; M floats on
+    // chip, B_r = min(⌈M/4d⌉, d) query rows per block. Standard: Q, K read, S written; S read,
+    // P written; P, V read, O written. Tiled: Q, O, m, ℓ once, K and V once per query block.
+    const d = 64;
+    const model = (T: number, sramBytes: number) => {
+      const M = Math.floor(sramBytes / 4), Br = Math.min(Math.ceil(M / (4 * d)), d);
+      return {
+        stdFootprint: 4 * (4 * T * d + 2 * T * T), tiledFootprint: 4 * (4 * T * d + 2 * T),
+        stdMoved: 4 * (4 * T * d + 4 * T * T), tiledMoved: 4 * (T * (2 * d + 2) + Math.ceil(T / Br) * T * 2 * d), Br,
+      };
+    };
+    for (const kib of SRAM_KIB) {
+      const card = flashCard(core, kib);
+      expect(card.table!.rows.map((r) => r.data.t)).toEqual([512, 1024, 2048, 4096, 8192]);
+      for (const r of card.table!.rows) {
+        const { Br, ...want } = model(r.data.t, kib * 1024);
+        expect({ ...r.data, t: undefined }).toEqual({ ...want, t: undefined });
+        expect(card.figures.blockRows).toBe(Br);
+      }
+      // Footprint linear (×2 per doubling within 1 %), traffic quadratic (≥ ×3.9).
+      expect(card.figures.footprintTiledRatio).toBeGreaterThan(1.98);
+      expect(card.figures.footprintTiledRatio).toBeLessThan(2.02);
+      expect(card.figures.trafficTiledRatio).toBeGreaterThan(3.9);
+      const text = card.text.join(' ');
+      expect(text).toContain(`M = ${kib} KiB`);
+      expect(text).toMatch(/footprint is linear in T, while the traffic is Θ\(N²d²\/M\)/);
+      // Past 4d² floats (64 KiB at d = 64) the query block stops at d rows: the card says so.
+      expect(text.includes('stops growing at d = 64 rows')).toBe(kib >= 64);
+    }
+    // Divided by M: 32 KiB moves half the tiled K/V bytes of 16 KiB (B_r 32 vs 16), as the card says.
+    expect(flashCard(core, 32).figures.trafficSmallSramRatio).toBeCloseTo(model(8192, 16384).tiledMoved / model(8192, 32768).tiledMoved, 9);
+    expect(flashCard(core, 228).figures.trafficCapRatio).toBe(1);
+  });
+  it('the on-chip memory is in the link as lsram (default 64 stays out); other values are corrected', () => {
+    const d = decodeHash('#v=1&view=lesson&lexp=flash&lsram=164');
+    expect(d.notices).toEqual([]);
+    expect(d.state.lesson.sram).toBe(164);
+    expect(encodeState(d.state)).toMatch(/lsram=164/);
+    expect(encodeState(decodeHash('#v=1&view=lesson&lexp=flash').state)).not.toMatch(/lsram/);
+    const bad = decodeHash('#v=1&view=lesson&lexp=flash&lsram=100000');
+    expect(bad.state.lesson.sram).toBe(64);
+    expect(bad.notices.join(' ')).toMatch(/on-chip memory \(KiB\) “100000” is not one of 16, 32/);
   });
   it('every variant card runs', () => {
     const s = clean({});

@@ -4,7 +4,10 @@
 import { describe, it, expect } from 'vitest';
 import { TimingSession, type TimingClientLike } from '../../web/src/timing/session';
 import type { TimingMessage, TimingPoint } from '../../web/src/timing/protocol';
-import { stats, type SweepParams } from '../../web/src/measure/model';
+import { coreBytes, coreKernel, kernelsOf, memoryTable, stats, type SweepParams, type TimingKernel } from '../../web/src/measure/model';
+import { decodeHash, encodeState } from '../../web/src/app/state';
+import { PRESETS, presetHash } from '../../web/src/app/presets';
+import { paramsOf } from '../../web/src/timing/timing-view';
 
 class FakeClient implements TimingClientLike {
   on: ((m: TimingMessage) => void) | null = null;
@@ -14,7 +17,7 @@ class FakeClient implements TimingClientLike {
 }
 
 const params: SweepParams = { tStart: 64, tEnd: 256, dModel: 64, dk: 64, heads: 1, kernels: ['naive', 'tiled'], causal: true, mode: 'qkv', workers: 1 };
-const pt = (t: number, kernel: 'naive' | 'tiled', ms: number): TimingPoint => ({ t, kernel, samples: [ms], stats: stats([ms]), batch: 1, warmup: 1, heapBytes: 1 << 20, heapGrowth: 0, estimateBytes: 1 });
+const pt = (t: number, kernel: TimingKernel, ms: number): TimingPoint => ({ t, kernel, samples: [ms], stats: stats([ms]), batch: 1, warmup: 1, heapBytes: 1 << 20, heapGrowth: 0, estimateBytes: 1 });
 
 function make() {
   const client = new FakeClient();
@@ -68,5 +71,48 @@ describe('TimingSession', () => {
     client.on!({ kind: 'fatal', message: 'The timing worker failed: boom' });
     expect(s.phase).toBe('error');
     expect(s.statusText).toBe('The timing worker failed: boom');
+  });
+
+  it('tker=linear: the link selects tiled softmax next to linear attention, and the fits are compared', () => {
+    // The gallery's card opens the same comparison.
+    expect(presetHash(PRESETS.find((x) => x.id === 'timing-linear')!)).toBe('#v=1&view=timing&tstart=512&tend=8192&tker=linear');
+    const d = decodeHash('#v=1&view=timing&tker=linear&tstart=256&tend=1024');
+    expect(d.notices).toEqual([]);
+    expect(d.state.timing.kernels).toBe('linear');
+    expect(encodeState(d.state)).toBe('#v=1&view=timing&tstart=256&tend=1024&tker=linear');
+    const p = paramsOf(d.state);
+    expect(p.kernels).toEqual(['tiled', 'linear']);
+    expect(kernelsOf('both')).toEqual(['naive', 'tiled']);
+    // The timed call asks the core for its linear normalizer through the prefix-sum kernel.
+    expect(coreKernel('linear')).toEqual({ kernel: 'tiled', normalizer: 'linear' });
+    expect(coreKernel('tiled')).toEqual({ kernel: 'tiled' });
+
+    const { s, client, tick } = make();
+    s.start(p, 15000);
+    // Softmax ×4 per doubling (p = 2), linear ×2 (p = 1).
+    for (const [t, ms] of [[256, 1], [512, 4], [1024, 16]] as const) client.on!({ kind: 'point', point: pt(t, 'tiled', ms) });
+    expect(s.comparison()).toBeNull(); // no linear fit yet
+    for (const [t, ms] of [[256, 1], [512, 2], [1024, 4]] as const) client.on!({ kind: 'point', point: pt(t, 'linear', ms) });
+    tick(1500);
+    client.on!({ kind: 'done', heapBytes: 5 });
+    const c = s.comparison()!;
+    expect(c.softmaxKernel).toBe('tiled');
+    expect(c.softmax.exponent).toBeCloseTo(2, 9);
+    expect(c.linear.exponent).toBeCloseTo(1, 9);
+    expect(s.statusText).toBe('Done in 1.5 s. Fitted exponents: linear attention 1.00, tiled softmax 2.00.');
+  });
+
+  it('the memory rows ask the core for linear attention with its normalizer', () => {
+    const calls: unknown[][] = [];
+    const core = {
+      estimateBytes: (o: object, k?: string) => { calls.push(['attention', o, k]); return 1; },
+      estimateMultiHeadBytes: (o: object, k?: string) => { calls.push(['mha', o, k]); return 2; },
+      limits: { memoryCap: 9, tile: { keys: 32 } }, tiledScratchBytes: () => 3,
+    };
+    expect(coreBytes(core as never, { heads: 2, dk: 8, dModel: 16, mode: 'qkv' }, 64, 'linear')).toBe(1);
+    expect(calls.at(-1)).toEqual(['attention', { heads: 2, tq: 64, tk: 64, dk: 8, dv: 8, normalizer: 'linear' }, 'tiled']);
+    expect(coreBytes(core as never, { heads: 2, dk: 8, dModel: 16, mode: 'proj' }, 64, 'linear')).toBe(2);
+    expect(calls.at(-1)).toEqual(['mha', { t: 64, dModel: 16, heads: 2, dk: 8, dv: 8, normalizer: 'linear' }, 'tiled']);
+    expect(memoryTable(core as never, { heads: 1, dk: 8, dModel: 16, mode: 'qkv', ts: [32] }).rows).toEqual([{ t: 32, naive: 1, tiled: 1, linear: 1 }]);
   });
 });

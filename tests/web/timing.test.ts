@@ -23,6 +23,7 @@ describe('timing lab: URL fields', () => {
     ['th', { th: 16 }],
     ['tker naive', { tker: 'naive' }],
     ['tker tiled', { tker: 'tiled' }],
+    ['tker linear', { tker: 'linear' }],
     ['tcausal', { tcausal: true }],
     ['tmode', { tmode: 'proj' }],
     ['tw 2', { tw: 2 }],

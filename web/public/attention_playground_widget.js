@@ -8,7 +8,8 @@
 //                                             as attention_playground.encode_array() writes them
 //   tokens   list of strings (one per key)   options  object of link keys, e.g. { causal: 1, fill: 'finite' }
 //   view     'heads' | 'mask' | 'scale' | 'output'     height  pixels (default 640)
-//   url      the playground's address (default: the folder this module is served from)
+//   url      the playground's address (default: the folder this module is served from; needed when
+//            the host imports the module from its text, as anywidget does with an inline _esm)
 // Arrays that fit go in the frame's link; larger ones are sent by postMessage after the frame's
 // "ready" message (accepted only from that frame's window: event.source). Plain JavaScript with
 // no imports, so any host can load it as it is.
@@ -18,11 +19,17 @@ const READY = 'attention-playground:arrays-ready';
 const ARRAYS = 'attention-playground:arrays';
 let ids = 0;
 
+/** The playground's address: the `url` trait, else the folder this module was served from. Null
+ *  when there is neither: a module imported from its text (anywidget does this with an inline
+ *  `_esm`, from a blob: URL) has no folder. */
 function pageUrl(model) {
   const u = model.get('url');
   if (typeof u === 'string' && u !== '') return u;
+  if (!/^(https?|file):/.test(import.meta.url)) return null;
   return new URL('./', import.meta.url).href;
 }
+
+const NO_URL = 'Attention Playground: set the widget’s url trait to the playground’s address (a hosted copy, or the one ap.serve() starts). This module was loaded from its text, not from the playground’s folder, so it cannot find the playground by itself.';
 
 /** The frame's address and, when the arrays are too long for it, the message to send. */
 export function frameSource(model, id) {
@@ -43,7 +50,9 @@ export function frameSource(model, id) {
       chars += v.length + key.length + 2;
     }
   }
-  const u = new URL(pageUrl(model));
+  const base = pageUrl(model);
+  if (base === null) return { src: null, message: null };
+  const u = new URL(base);
   u.searchParams.set('embed', '1');
   u.searchParams.set('id', id);
   let message = null;
@@ -63,10 +72,20 @@ function render({ model, el }) {
   frame.style.border = '0';
   frame.style.width = '100%';
   frame.style.maxWidth = '100%';
+  const note = document.createElement('p');
+  note.setAttribute('data-attention-playground-error', '');
+  note.textContent = NO_URL;
   let message = null;
   const draw = () => {
     const s = frameSource(model, id);
     message = s.message;
+    if (s.src === null) {
+      frame.remove();
+      if (!note.isConnected) el.append(note);
+      return;
+    }
+    note.remove();
+    if (!frame.isConnected) el.append(frame);
     const h = Number(model.get('height'));
     frame.style.height = `${Number.isFinite(h) && h > 0 ? h : 640}px`;
     if (frame.src !== s.src) frame.src = s.src;
@@ -83,11 +102,11 @@ function render({ model, el }) {
   const traits = ['weights', 'q', 'k', 'v', 'mask', 'x', 'wq', 'wk', 'wv', 'tokens', 'options', 'view', 'height', 'url'];
   for (const t of traits) model.on(`change:${t}`, draw);
   draw();
-  el.append(frame);
   return () => {
     window.removeEventListener('message', onMessage);
     for (const t of traits) model.off(`change:${t}`, draw);
     frame.remove();
+    note.remove();
   };
 }
 

@@ -19,6 +19,13 @@
 // The naive kernel uses the forward's stored weights; the tiled kernel never builds a
 // (T_q, T_k) buffer: it recomputes scores tile by tile from Q, K and the forward's
 // per-row log-sum-exp (FlashAttention-2's backward).
+//
+// Variants (opts.variant): normalizer (softmax1, sigmoid with sigmoid_bias, relu, linear),
+// position (rope, alibi) and qk_norm, with both kernels where the forward has both (tiled
+// linear: the prefix-sum form's backward); the per-row rules are attn/variant_grad.hpp's.
+// The forward-only options are errors naming their field: max_shift false ("maxShift"),
+// mask_mode after ("maskMode"), precision float16 ("precision"). The default options run
+// the kernels above, bit for bit as before.
 #pragma once
 
 #include <cstddef>
@@ -43,8 +50,10 @@ struct AttentionGrads {
 // tiles, independent of T.
 std::size_t tiled_backward_workspace_bytes(const Shape& s, std::size_t elem_size);
 
-// Bytes attention_backward allocates (gradients, forward if recomputed, working memory).
-std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem_size, Kernel kernel);
+// Bytes attention_backward allocates (gradients, forward if recomputed, working memory);
+// `variant` adds the variants' working copies of q and k and their per-row state.
+std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem_size, Kernel kernel,
+                                    const Variant& variant = Variant{});
 
 // Every check attention_backward makes before allocating (the forward's fields, "dOut",
 // "kernel", "memory"), for callers that copy inputs first (the wasm bindings).
@@ -61,7 +70,8 @@ Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::s
 // pass a typed null, e.g. static_cast<const AttentionResult<float>*>(nullptr), since a
 // bare nullptr does not deduce T. The gradients are zero-initialised and overwritten.
 // Errors: the forward's fields, "dOut" (length), "dropout", "forward" (wrong sizes),
-// "memory" (estimate_backward_bytes over opts.memory_cap).
+// "maxShift", "maskMode", "precision" (forward-only options), "memory"
+// (estimate_backward_bytes over opts.memory_cap).
 template <class T>
 Status attention_backward(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
                           std::size_t v_len, const T* d_out, std::size_t d_out_len,

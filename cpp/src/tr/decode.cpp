@@ -12,53 +12,199 @@ namespace attn::tr {
 
 namespace {
 
+// The attention variant the model's forward runs (attention_variant, model.hpp) and whether
+// a learned positional table is added to the embedding.
+Variant model_variant(const ModelConfig& c, bool* learned_pos) {
+  *learned_pos = c.positional;
+  return attention_variant(c);
+}
+
+// phi(x) = elu(x) + 1 (linear attention's feature map).
+inline float elu1(float x) {
+  return x > 0 ? x + 1.0f : std::exp(x);
+}
+
+inline float sigmoid(float x) {
+  if (x >= 0) return 1.0f / (1.0f + std::exp(-x));
+  const float e = std::exp(x);
+  return e / (1.0f + e);
+}
+
 // One query row over the t cached keys: with T_q = 1 the bottom-right causal mask allows
-// every cached key, so this is softmax(scale q K^T) V over all of them. The core's kernels
-// work on blocks of 16+ query rows; a single row here costs O(t d_h) with no padding.
-// q: (d_h), k, v: (t, d_h) rows; writes w (t) and out (d_h).
+// every cached key, so the normalizer runs over all of them. The core's kernels work on
+// blocks of 16+ query rows; a single row here costs O(t d_h) with no padding.
+// q: (d_h) after qkNorm and RoPE, k, v: (t, d_h) rows (the cached keys, already rotated);
+// writes w (t) and out (d_h). Passes:
+//   1. scores: scale q.k_j, plus ALiBi's -m_h (pos - j) (pos = t - 1, the new query's
+//      position; only the distance matters); linear: phi(q).phi(k_j), no scale;
+//   2. the normalizer over the row (the definitions of attn/variants.hpp);
+//   3. out = sum_j w_j v_j.
 void attend_one(const float* q, const float* k, const float* v, std::size_t t, std::size_t dh,
-                float scale, float* w, float* out) {
-  float mx = -std::numeric_limits<float>::infinity();
-  for (std::size_t j = 0; j < t; ++j) {
-    w[j] = scale * row::dot(q, k + j * dh, dh);
-    mx = std::max(mx, w[j]);
+                float scale, const Variant& var, double slope, float* w, float* out,
+                std::vector<float>* phi) {
+  const Normalizer n = var.normalizer;
+  if (n == Normalizer::kLinear) {
+    phi->resize(2 * dh);
+    float* pq = phi->data();
+    float* pk = pq + dh;
+    for (std::size_t e = 0; e < dh; ++e) pq[e] = elu1(q[e]);
+    for (std::size_t j = 0; j < t; ++j) {
+      for (std::size_t e = 0; e < dh; ++e) pk[e] = elu1(k[j * dh + e]);
+      w[j] = row::dot(pq, pk, dh);
+    }
+  } else {
+    const double pos = static_cast<double>(t - 1);
+    for (std::size_t j = 0; j < t; ++j) {
+      w[j] = scale * row::dot(q, k + j * dh, dh);
+      if (slope != 0) w[j] += static_cast<float>(-slope * (pos - static_cast<double>(j)));
+    }
   }
-  for (std::size_t j = 0; j < t; ++j) w[j] -= mx;
-  row::exp(w, w, t, true);  // arguments <= 0
-  float sum = 0;
-  for (std::size_t j = 0; j < t; ++j) sum += w[j];
-  const float inv = 1.0f / sum;
+  switch (n) {
+    case Normalizer::kSoftmax: {
+      float mx = -std::numeric_limits<float>::infinity();
+      for (std::size_t j = 0; j < t; ++j) mx = std::max(mx, w[j]);
+      for (std::size_t j = 0; j < t; ++j) w[j] -= mx;
+      row::exp(w, w, t, true);  // arguments <= 0
+      float sum = 0;
+      for (std::size_t j = 0; j < t; ++j) sum += w[j];
+      const float inv = 1.0f / sum;
+      for (std::size_t j = 0; j < t; ++j) w[j] *= inv;
+      break;
+    }
+    case Normalizer::kSoftmax1: {
+      // A virtual key with score 0 and value 0: m' = max(0, max s).
+      float mx = 0;
+      for (std::size_t j = 0; j < t; ++j) mx = std::max(mx, w[j]);
+      float sum = std::exp(-mx);
+      for (std::size_t j = 0; j < t; ++j) {
+        w[j] = std::exp(w[j] - mx);
+        sum += w[j];
+      }
+      for (std::size_t j = 0; j < t; ++j) w[j] /= sum;
+      break;
+    }
+    case Normalizer::kSigmoid: {
+      // The bias's default -ln T_k counts the t keys of this step, as the forward over the
+      // prefix does.
+      const float bias = static_cast<float>(effective_sigmoid_bias(var, t));
+      for (std::size_t j = 0; j < t; ++j) w[j] = sigmoid(w[j] + bias);
+      break;
+    }
+    case Normalizer::kRelu:
+      for (std::size_t j = 0; j < t; ++j) w[j] = std::max(w[j], 0.0f) / static_cast<float>(t);
+      break;
+    case Normalizer::kLinear: {
+      float sum = 0;
+      for (std::size_t j = 0; j < t; ++j) sum += w[j];
+      const float den = sum + static_cast<float>(kLinearEps);
+      for (std::size_t j = 0; j < t; ++j) w[j] /= den;
+      break;
+    }
+  }
   std::fill_n(out, dh, 0.0f);
-  for (std::size_t j = 0; j < t; ++j) {
-    w[j] *= inv;
-    row::axpy(w[j], v + j * dh, out, dh);
-  }
+  for (std::size_t j = 0; j < t; ++j) row::axpy(w[j], v + j * dh, out, dh);
 }
 
 }  // namespace
 
+DecodeMode default_decode_mode(const ModelConfig& c, bool cache) {
+  if (!cache) return DecodeMode::kRecompute;
+  bool learned = true;
+  return model_variant(c, &learned).normalizer == Normalizer::kLinear ? DecodeMode::kState
+                                                                      : DecodeMode::kCache;
+}
+
+bool length_dependent(const ModelConfig& c) {
+  return c.normalizer == Normalizer::kRelu ||
+         (c.normalizer == Normalizer::kSigmoid && !c.sigmoid_bias.has_value());
+}
+
+Status check_decode_mode(const ModelConfig& c, DecodeMode mode) {
+  bool learned = true;
+  const Variant v = model_variant(c, &learned);
+  if (mode != DecodeMode::kRecompute && length_dependent(c) && c.layers > 1) {
+    return Status::Invalid(
+        "cache", std::string("a ") + normalizer_name(v.normalizer) +
+                     " model with more than one layer cannot decode from a cache: " +
+                     (v.normalizer == Normalizer::kRelu ? "relu divides by T_k"
+                                                        : "sigmoid's default bias is -ln T_k") +
+                     ", so every position's output, and the keys and values the next layer "
+                     "computes from it, change with each new token; decode with cache: false "
+                     "(recompute)" +
+                     (v.normalizer == Normalizer::kSigmoid ? " or give sigmoidBias" : ""));
+  }
+  if (mode == DecodeMode::kState && v.normalizer != Normalizer::kLinear) {
+    return Status::Invalid("state", std::string("the recurrent state needs normalizer 'linear' "
+                                                "(this model's is '") +
+                                        normalizer_name(v.normalizer) + "'); use the K/V cache");
+  }
+  return Status::Ok();
+}
+
+const char* decode_mode_name(DecodeMode mode) {
+  switch (mode) {
+    case DecodeMode::kRecompute:
+      return "recompute";
+    case DecodeMode::kCache:
+      return "cache";
+    case DecodeMode::kState:
+      return "state";
+  }
+  return "cache";
+}
+
 Decoder::Decoder(const ModelConfig& c, std::shared_ptr<const std::vector<float>> params, bool cache,
                  std::vector<std::uint8_t> ablate)
-    : c_(c), params_(std::move(params)), cache_(cache), ablate_(std::move(ablate)) {
+    : Decoder(c, std::move(params), default_decode_mode(c, cache), std::move(ablate)) {}
+
+Decoder::Decoder(const ModelConfig& c, std::shared_ptr<const std::vector<float>> params,
+                 DecodeMode mode, std::vector<std::uint8_t> ablate)
+    : c_(c), params_(std::move(params)), mode_(mode), ablate_(std::move(ablate)) {
+  mode_status_ = check_decode_mode(c_, mode_);
+  var_ = model_variant(c_, &learned_pos_);
+  const std::size_t dh = d_head(c_);
+  if (var_.position == Position::kAlibi) slopes_ = alibi_slopes(c_.heads);
+  if (var_.position == Position::kRope) {
+    // As the core: the angle and its cos/sin in double, the rotation in float.
+    theta_.resize(dh / 2);
+    for (std::size_t p = 0; p < dh / 2; ++p)
+      theta_[p] = std::pow(var_.rope_base, -2.0 * static_cast<double>(p) / static_cast<double>(dh));
+  }
   reset();
 }
 
 void Decoder::reset() {
   tokens_.clear();
-  if (cache_) {
-    const std::size_t n = c_.kv_heads * c_.seq_len * d_head(c_);
+  const std::size_t dh = d_head(c_);
+  if (mode_ == DecodeMode::kCache) {
+    const std::size_t n = c_.kv_heads * c_.seq_len * dh;
     k_.assign(c_.layers, std::vector<float>(n, 0.0f));
     v_.assign(c_.layers, std::vector<float>(n, 0.0f));
+  } else if (mode_ == DecodeMode::kState) {
+    s_.assign(c_.layers, std::vector<float>(c_.kv_heads * dh * dh, 0.0f));
+    zs_.assign(c_.layers, std::vector<float>(c_.kv_heads * dh, 0.0f));
   }
 }
 
 std::size_t Decoder::cache_bytes() const {
-  if (!cache_) return 0;
-  return 2 * c_.layers * c_.kv_heads * c_.seq_len * d_head(c_) * sizeof(float);
+  const std::size_t dh = d_head(c_);
+  switch (mode_) {
+    case DecodeMode::kRecompute:
+      return 0;
+    case DecodeMode::kCache:
+      return 2 * c_.layers * c_.kv_heads * c_.seq_len * dh * sizeof(float);
+    case DecodeMode::kState:
+      return c_.layers * c_.kv_heads * (dh * dh + dh) * sizeof(float);
+  }
+  return 0;
 }
 
 Status Decoder::cache(std::size_t layer, std::vector<float>* k, std::vector<float>* v) const {
-  if (!cache_) return Status::Invalid("cache", "a recompute-mode decoder keeps no K/V cache");
+  if (mode_ == DecodeMode::kRecompute)
+    return Status::Invalid("cache", "a recompute-mode decoder keeps no K/V cache");
+  if (mode_ == DecodeMode::kState)
+    return Status::Invalid("cache",
+                           "a recurrent-state decoder keeps no K/V cache (state() gives S and z)");
   if (layer >= c_.layers) {
     return Status::Invalid("layer", "layer " + std::to_string(layer) + " is outside [0, layers)");
   }
@@ -73,8 +219,87 @@ Status Decoder::cache(std::size_t layer, std::vector<float>* k, std::vector<floa
   return Status::Ok();
 }
 
+Status Decoder::state(std::size_t layer, std::vector<float>* s, std::vector<float>* z) const {
+  if (mode_ != DecodeMode::kState)
+    return Status::Invalid("state", std::string("a ") + decode_mode_name(mode_) +
+                                        "-mode decoder keeps no recurrent state");
+  if (layer >= c_.layers) {
+    return Status::Invalid("layer", "layer " + std::to_string(layer) + " is outside [0, layers)");
+  }
+  *s = s_[layer];
+  *z = zs_[layer];
+  return Status::Ok();
+}
+
+void Decoder::transform(float* x, std::size_t rows, std::size_t pos) const {
+  const std::size_t dh = d_head(c_);
+  for (std::size_t r = 0; r < rows; ++r) {
+    float* row = x + r * dh;
+    if (var_.qk_norm) {
+      float ss = 0;
+      for (std::size_t e = 0; e < dh; ++e) ss += row[e] * row[e];
+      const float div = std::max(std::sqrt(ss), static_cast<float>(kQkNormEps));
+      for (std::size_t e = 0; e < dh; ++e) row[e] /= div;
+    }
+    if (var_.position == Position::kRope) {
+      for (std::size_t p = 0; p < dh / 2; ++p) {
+        const double ang = static_cast<double>(pos) * theta_[p];
+        const float c = static_cast<float>(std::cos(ang)), s = static_cast<float>(std::sin(ang));
+        const float x0 = row[2 * p], x1 = row[2 * p + 1];
+        row[2 * p] = x0 * c - x1 * s;
+        row[2 * p + 1] = x0 * s + x1 * c;
+      }
+    }
+  }
+}
+
+void Decoder::attend_cached(std::size_t l, std::size_t pos, float* w) {
+  const std::size_t H = c_.heads, dh = d_head(c_), grp = H / c_.kv_heads, t = pos + 1;
+  AttentionOptions so;
+  so.shape.dk = dh;
+  so.scale = c_.scale;
+  const float scale = static_cast<float>(effective_scale(so));
+  // Each query head over its K/V head's t cached rows (T_q = 1).
+  for (std::size_t h = 0; h < H; ++h) {
+    const std::size_t g = h / grp;
+    attend_one(q_.data() + h * dh, k_[l].data() + g * c_.seq_len * dh,
+               v_[l].data() + g * c_.seq_len * dh, t, dh, scale, var_,
+               slopes_.empty() ? 0.0 : slopes_[h], w + h * t, z_.data() + h * dh, &phi_);
+  }
+}
+
+void Decoder::attend_state(std::size_t l) {
+  const std::size_t H = c_.heads, Hkv = c_.kv_heads, dh = d_head(c_), grp = H / Hkv;
+  // Pass 1: S_g += phi(k) v^T, z_g += phi(k) for the new token (kv_ holds k | v, (2, H_kv, d_h)).
+  phi_.resize(dh);
+  for (std::size_t g = 0; g < Hkv; ++g) {
+    const float* k = kv_.data() + g * dh;
+    const float* v = kv_.data() + (Hkv + g) * dh;
+    float* S = s_[l].data() + g * dh * dh;
+    float* z = zs_[l].data() + g * dh;
+    for (std::size_t a = 0; a < dh; ++a) {
+      const float pk = elu1(k[a]);
+      z[a] += pk;
+      row::axpy(pk, v, S + a * dh, dh);
+    }
+  }
+  // Pass 2: each query head reads its group's state: phi(q)^T S / (phi(q) . z + 1e-6).
+  num_.resize(dh);
+  for (std::size_t h = 0; h < H; ++h) {
+    const std::size_t g = h / grp;
+    const float* S = s_[l].data() + g * dh * dh;
+    const float* z = zs_[l].data() + g * dh;
+    for (std::size_t a = 0; a < dh; ++a) phi_[a] = elu1(q_[h * dh + a]);
+    std::fill_n(num_.data(), dh, 0.0f);
+    for (std::size_t a = 0; a < dh; ++a) row::axpy(phi_[a], S + a * dh, num_.data(), dh);
+    const float den = row::dot(phi_.data(), z, dh) + static_cast<float>(kLinearEps);
+    for (std::size_t e = 0; e < dh; ++e) z_[h * dh + e] = num_[e] / den;
+  }
+}
+
 Status Decoder::append(std::int32_t token, std::vector<float>* logits,
                        std::vector<float>* weights) {
+  if (!mode_status_.ok()) return mode_status_;
   if (token < 0 || static_cast<std::size_t>(token) >= c_.vocab) {
     return Status::Invalid("token", "token " + std::to_string(token) + " is outside [0, vocab)");
   }
@@ -83,17 +308,19 @@ Status Decoder::append(std::int32_t token, std::vector<float>* logits,
                                         std::to_string(c_.seq_len) + "); reset() the decoder");
   }
   const std::size_t L = c_.layers, H = c_.heads, Hkv = c_.kv_heads, dh = d_head(c_);
-  const std::size_t D = c_.d_model, V = c_.vocab, grp = H / Hkv;
+  const std::size_t D = c_.d_model, V = c_.vocab;
   const float* p = params_->data();
   const ParamLayout P = param_layout(c_);
   tokens_.push_back(token);
   const std::size_t t = tokens_.size(), pos = t - 1;
-  weights->assign(L * H * t, 0.0f);
+  weights->assign(mode_ == DecodeMode::kState ? 0 : L * H * t, 0.0f);
   logits->assign(V, 0.0f);
 
-  if (!cache_) {
+  if (mode_ == DecodeMode::kRecompute) {
     // Full causal forward over the prefix (the config's kernel, no T x T weights kept),
-    // then the new query row's weights per head from one T_q = 1 call over that layer's K.
+    // then the new query row's weights from one T_q = 1 call per layer over that layer's K
+    // (all H heads in one call, so ALiBi's slopes are the model's; the core applies qkNorm
+    // and RoPE to the raw projections as the forward does).
     RunOptions ro;
     ro.ablate = ablate_.empty() ? nullptr : ablate_.data();
     Status st = forward_backward(c_, p, tokens_.data(), static_cast<const std::uint8_t*>(nullptr),
@@ -105,56 +332,59 @@ Status Decoder::append(std::int32_t token, std::vector<float>* logits,
     }
     std::copy_n(ws_.logits.data() + pos * V, V, logits->data());
     AttentionOptions ao;
-    ao.shape = Shape{1, 1, 1, t, dh, dh};
+    ao.shape = Shape{H, Hkv, 1, t, dh, dh};
     ao.mask.causal = true;
     ao.scale = c_.scale;
+    ao.variant = var_;
     ao.memory_cap = static_cast<std::size_t>(-1);
-    for (std::size_t l = 0; l < L; ++l)
-      for (std::size_t h = 0; h < H; ++h) {
-        const std::size_t g = h / grp;
-        st = attention(ws_.qh[l].data() + (h * t + pos) * dh, dh, ws_.kh[l].data() + g * t * dh,
-                       t * dh, ws_.vh[l].data() + g * t * dh, t * dh, ao, &att_);
-        if (!st.ok()) {
-          tokens_.pop_back();
-          return st;
-        }
-        std::copy_n(att_.weights.data(), t, weights->data() + (l * H + h) * t);
+    q_.resize(H * dh);
+    for (std::size_t l = 0; l < L; ++l) {
+      for (std::size_t h = 0; h < H; ++h)
+        std::copy_n(ws_.qh[l].data() + (h * t + pos) * dh, dh, q_.data() + h * dh);
+      st = attention(q_.data(), H * dh, ws_.kh[l].data(), Hkv * t * dh, ws_.vh[l].data(),
+                     Hkv * t * dh, ao, &att_);
+      if (!st.ok()) {
+        tokens_.pop_back();
+        return st;
       }
+      std::copy_n(att_.weights.data(), H * t, weights->data() + l * H * t);
+    }
     return Status::Ok();
   }
 
   // x = E[token] + P[pos]
   x_.assign(p + P.embed + static_cast<std::size_t>(token) * D,
             p + P.embed + static_cast<std::size_t>(token) * D + D);
-  if (c_.positional)
+  if (learned_pos_)
     for (std::size_t d = 0; d < D; ++d) x_[d] += p[P.pos + pos * D + d];
   q_.resize(H * dh);
-  kv_.resize(Hkv * dh);
+  kv_.resize(2 * Hkv * dh);
   z_.resize(H * dh);
-  AttentionOptions so;
-  so.shape.dk = dh;
-  so.scale = c_.scale;
-  const float scale = static_cast<float>(effective_scale(so));
   for (std::size_t l = 0; l < L; ++l) {
     const auto& W = P.layer[l];
+    // Pass 1: q, k, v of the new token; qkNorm and RoPE (at pos) on q and k, once.
     gemm(Trans::kNN, 1, H * dh, D, x_.data(), D, p + W.wq, H * dh, 0.0f, q_.data(), H * dh, &pack_);
-    // Append k and v at position pos of every K/V head.
     gemm(Trans::kNN, 1, Hkv * dh, D, x_.data(), D, p + W.wk, Hkv * dh, 0.0f, kv_.data(), Hkv * dh,
          &pack_);
-    for (std::size_t g = 0; g < Hkv; ++g)
-      std::copy_n(kv_.data() + g * dh, dh, k_[l].data() + (g * c_.seq_len + pos) * dh);
-    gemm(Trans::kNN, 1, Hkv * dh, D, x_.data(), D, p + W.wv, Hkv * dh, 0.0f, kv_.data(), Hkv * dh,
-         &pack_);
-    for (std::size_t g = 0; g < Hkv; ++g)
-      std::copy_n(kv_.data() + g * dh, dh, v_[l].data() + (g * c_.seq_len + pos) * dh);
-    // Each query head over its K/V head's t cached rows (T_q = 1).
-    for (std::size_t h = 0; h < H; ++h) {
-      const std::size_t g = h / grp;
-      float* w = weights->data() + (l * H + h) * t;
-      attend_one(q_.data() + h * dh, k_[l].data() + g * c_.seq_len * dh,
-                 v_[l].data() + g * c_.seq_len * dh, t, dh, scale, w, z_.data() + h * dh);
-      if (!ablate_.empty() && ablate_[l * H + h]) std::fill_n(z_.data() + h * dh, dh, 0.0f);
+    gemm(Trans::kNN, 1, Hkv * dh, D, x_.data(), D, p + W.wv, Hkv * dh, 0.0f, kv_.data() + Hkv * dh,
+         Hkv * dh, &pack_);
+    transform(q_.data(), H, pos);
+    transform(kv_.data(), Hkv, pos);
+    // Pass 2: attend, from the cache (k and v appended at row pos of every K/V head) or
+    // from the recurrent state.
+    if (mode_ == DecodeMode::kCache) {
+      for (std::size_t g = 0; g < Hkv; ++g) {
+        std::copy_n(kv_.data() + g * dh, dh, k_[l].data() + (g * c_.seq_len + pos) * dh);
+        std::copy_n(kv_.data() + (Hkv + g) * dh, dh, v_[l].data() + (g * c_.seq_len + pos) * dh);
+      }
+      attend_cached(l, pos, weights->data() + l * H * t);
+    } else {
+      attend_state(l);
     }
+    if (!ablate_.empty())
+      for (std::size_t h = 0; h < H; ++h)
+        if (ablate_[l * H + h]) std::fill_n(z_.data() + h * dh, dh, 0.0f);
+    // Pass 3: x += z W_O.
     gemm(Trans::kNN, 1, D, H * dh, z_.data(), H * dh, p + W.wo, D, 1.0f, x_.data(), D, &pack_);
   }
   const float* y = x_.data();
@@ -182,7 +412,8 @@ Status Decoder::prefill(const std::vector<std::int32_t>& tokens) {
   for (std::size_t i = 0; i < tokens.size(); ++i)
     if (tokens[i] < 0 || static_cast<std::size_t>(tokens[i]) >= c_.vocab)
       return Status::Invalid("tokens", "tokens[" + std::to_string(i) + "] is outside [0, vocab)");
-  if (!cache_) {
+  if (!mode_status_.ok()) return mode_status_;
+  if (mode_ == DecodeMode::kRecompute) {
     tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());  // the next append recomputes
     return Status::Ok();
   }

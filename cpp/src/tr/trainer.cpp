@@ -317,6 +317,10 @@ std::unique_ptr<Decoder> Trainer::decoder(bool cache) const {
   return std::make_unique<Decoder>(c_.model, params_, cache, ablate_);
 }
 
+std::unique_ptr<Decoder> Trainer::decoder(DecodeMode mode) const {
+  return std::make_unique<Decoder>(c_.model, params_, mode, ablate_);
+}
+
 Status Trainer::generate(const std::vector<std::int32_t>& prompt, std::size_t n, bool cache,
                          double temperature, std::uint64_t seed, std::vector<std::int32_t>* out) {
   if (prompt.empty()) return Status::Invalid("prompt", "prompt must hold at least one token");
@@ -328,6 +332,7 @@ Status Trainer::generate(const std::vector<std::int32_t>& prompt, std::size_t n,
     return Status::Invalid("temperature", "temperature must be a finite number >= 0");
   }
   std::unique_ptr<Decoder> dec = decoder(cache);
+  if (Status st = check_decode_mode(c_.model, dec->mode()); !st.ok()) return st;
   std::vector<float> logits, weights;
   for (std::size_t i = 0; i < prompt.size(); ++i) {
     Status st = dec->append(prompt[i], &logits, &weights);

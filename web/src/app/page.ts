@@ -1,11 +1,10 @@
 // The page: owns the state, keeps it in the URL hash, asks the Worker to compute, renders the
 // current view, and wires sharing, embedding and export. Text from the URL only ever reaches the
 // page through textContent. start() is called once, by app/main.ts.
-import { computeKey, decodeHash, defaultState, encodeState, hashOf, linkFields, normalizeState, statesEqual, withLinkFields, withPatch, type Patch, type State } from './state';
+import { computeKey, decodeHash, defaultState, encodeState, hashOf, normalizeState, statesEqual, withLinkFields, withPatch, type Patch, type State } from './state';
 import { createPathBar, stepFields } from '../lesson/path-bar';
-import { FILL_LABEL } from '../attention/state';
 import { ComputeClient, type ComputeOutcome } from '../attention/worker-client';
-import { Computer, projections } from '../attention/compute';
+import { Computer } from '../attention/compute';
 import { createScheduler } from '../attention/scheduler';
 import { createLinkWriter } from './link-writer';
 import { createReadiness, type Status } from './readiness';
@@ -20,13 +19,14 @@ import { el, clear, fmt } from '../ui/dom';
 import { parseEmbed, startResizeMessages, type Section } from '../embed/embed';
 import { openEmbedDialog } from '../embed/dialog';
 import { pageHeader, presetGallery, pageFooter } from './layout';
-import { exportJson, exportWeightsCsv, exportOutputCsv, type Projections } from '../attention/export';
-import { download, heatmapPng } from '../shared/export';
 import { getTrainedAttention, setTrainedAttention, type TrainedAttention } from '../shared/trained-model';
 import { createArraysPanel } from '../attention/arrays-panel';
 import { arraysFitLink, NO_ARRAYS } from '../attention/arrays-state';
 import { ARRAY_LINK_KEYS, ARRAYS_BY_MESSAGE_PARAM } from '../shared/arrays';
 import { receiveArrays } from './arrays-message';
+import { createExportBar } from './export-bar';
+import { createNanBanner } from './nan-banner';
+import { createTrainedBanner } from './trained-banner';
 import { PRESETS } from './presets';
 
 /** What the page gives a lab (a view that renders without an attention result). */
@@ -84,7 +84,7 @@ export function start(): void {
     noticeList);
   notices.querySelector('button')!.addEventListener('click', () => (notices.hidden = true));
   const errorBanner = el('div', { class: 'banner error', role: 'alert', 'data-testid': 'error-banner', hidden: true });
-  const nanBanner = el('div', { class: 'banner nan', role: 'status', 'data-testid': 'nan-banner', hidden: true });
+  const nanBanner = createNanBanner();
   const live = el('div', { class: 'sr-only', 'aria-live': 'polite' });
   const status = el('span', { class: 'status', 'aria-live': 'polite' });
 
@@ -99,14 +99,8 @@ export function start(): void {
 
   const tabs = el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Views', 'data-section': 'tabs' });
   const viewHost = el('div', { class: 'view-host', id: 'main-stage', role: 'tabpanel', tabindex: '-1' });
-  const pngSelect = el('select', { 'aria-label': 'Heatmap to save as PNG' });
-  const exportBar = el('div', { class: 'export', 'data-section': 'export' },
-    el('span', { class: 'export-title', text: 'Export' }),
-    btn('JSON', 'export-json', () => void saveJson()),
-    btn('CSV weights', 'export-csv-weights', () => shown && download('attention-weights.csv', exportWeightsCsv(shown.result), 'text/csv')),
-    btn('CSV output', 'export-csv-output', () => shown && download('attention-output.csv', exportOutputCsv(shown.result), 'text/csv')),
-    el('span', { class: 'png-group' }, pngSelect, btn('PNG', 'export-png', () => void savePng())));
-  const stageHead = el('div', { class: 'stage-head' }, tabs, exportBar);
+  const exportBar = createExportBar({ shown: () => shown, heatmaps: () => currentView().view.heatmaps(), core: () => loadPageCore() });
+  const stageHead = el('div', { class: 'stage-head' }, tabs, exportBar.root);
   const checkPanel = createCheckPanel(() => client);
   // The student's own arrays (state.arrays): pasted, dropped, from a link or from the notebook.
   const arraysPanel = createArraysPanel({
@@ -114,32 +108,26 @@ export function start(): void {
     lesson2: () => setState(PRESETS.find((p) => p.id === 'lesson2')!.state, 'control'),
     autoOpen: !cfg.embed,
   });
-  // "Open in Heads view" from the Train tab: the trained model's weights in the Heads view, with
-  // a label, a layer picker and a way back. Ephemeral (not in the link: it cannot carry weights).
-  const trainedLayer = el('select', { 'data-testid': 'trained-layer', 'aria-label': 'Layer of the trained model' });
-  const trainedText = el('span', { 'data-testid': 'trained-text' });
-  const trainedBack = el('button', { type: 'button', class: 'btn small', 'data-testid': 'trained-back', text: 'Back to Train' });
-  const trainedLeave = el('button', { type: 'button', class: 'btn small', 'data-testid': 'trained-leave', text: 'Show this page’s example instead' });
-  const trainedBanner = el('div', { class: 'banner trained', role: 'status', 'data-testid': 'trained-banner', hidden: true },
-    trainedText, el('label', {}, ' Layer ', trainedLayer), ' ', trainedBack, ' ', trainedLeave,
-    el('p', { class: 'muted', text: 'Not in the share link: a link cannot carry trained weights. The controls at the side change this page’s example, not the trained model.' }));
+  // "Open in Heads view" from the Train tab (app/trained-banner.ts).
+  const trainedBanner = createTrainedBanner({
+    layer: (l) => {
+      const a = getTrainedAttention();
+      if (a) a.layer = l;
+      renderView();
+    },
+    back: () => setState({ page: { view: 'train' } }, 'control'),
+    leave: () => {
+      setTrainedAttention(null);
+      setState({}, 'control');
+      renderView();
+    },
+  });
   /** the trained weights last brought into view (scroll and focus once per "Open in Heads view") */
   let arrivedTa: TrainedAttention | null = null;
-  trainedLayer.addEventListener('change', () => {
-    const a = getTrainedAttention();
-    if (a) a.layer = Number(trainedLayer.value);
-    renderView();
-  });
-  trainedBack.addEventListener('click', () => setState({ page: { view: 'train' } }, 'control'));
-  trainedLeave.addEventListener('click', () => {
-    setTrainedAttention(null);
-    setState({}, 'control');
-    renderView();
-  });
   // The guided path (the Lesson feature's "Start here"): a step is a whole state, over the default.
   const goStep = (n: number) => setState(n === 0 ? { lesson: { step: 0 } } : normalizeState(withLinkFields(defaultState(), stepFields(n))).state, 'control');
   const pathBar = createPathBar(goStep);
-  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, pathBar.root, errorBanner, nanBanner, trainedBanner, viewHost, arraysPanel.root, checkPanel.root);
+  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, pathBar.root, errorBanner, nanBanner.root, trainedBanner.root, viewHost, arraysPanel.root, checkPanel.root);
 
   const gallery = presetGallery();
   const footer = pageFooter();
@@ -172,12 +160,6 @@ export function start(): void {
 
   app.append(header, notices, el('main', { class: 'layout' }, aside, stage), gallery, footer, live, embedPanel);
   applySections(cfg.hidden);
-
-  function btn(text: string, testid: string, on: () => void): HTMLButtonElement {
-    const b = el('button', { type: 'button', class: 'btn small', 'data-testid': testid, text });
-    b.addEventListener('click', on);
-    return b;
-  }
 
   function applySections(hidden: Set<Section>): void {
     for (const node of document.querySelectorAll<HTMLElement>('[data-section]')) {
@@ -248,20 +230,12 @@ export function start(): void {
     }
     const rv = pv.view;
     const ta = getTrainedAttention();
-    trainedBanner.hidden = !ta;
-    for (const id of ['export-json', 'export-csv-weights', 'export-csv-output']) {
-      const b = exportBar.querySelector<HTMLElement>(`[data-testid="${id}"]`);
-      if (b) b.hidden = !!ta; // they export this page's example, not the trained model
-    }
+    if (!ta) trainedBanner.hide();
     if (ta) {
       viewHost.querySelector('.placeholder')?.remove();
       checkPanel.root.hidden = true;
-      nanBanner.hidden = true;
-      const r = trainedResult(ta);
-      clear(trainedLayer);
-      for (let l = 0; l < ta.layers; l++) trainedLayer.append(el('option', { value: String(l), text: String(l + 1) }));
-      trainedLayer.value = String(ta.layer);
-      trainedText.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer + 1} of ${ta.layers}, every head, on the tokens ${ta.tokens.join(' ')}.${ta.variant ? ` Attention: ${ta.variant}.` : ''} Layers and heads count from 1, as in the lessons.`;
+      nanBanner.hide();
+      const r = trainedBanner.show(ta);
       const s: State = { ...state, page: { ...state.page, head: Math.min(state.page.head, r.heads - 1) } };
       rv.render({ ...labContext(s), result: r, forbidden: r.allowed.map((a) => 1 - a), selectHead: (h) => setState({ page: { head: h } }, 'control') });
       if (ta !== arrivedTa) {
@@ -269,12 +243,10 @@ export function start(): void {
         // banner and the trained heatmap into view and put the keyboard on the heatmap (the
         // view's first interactive map, the zoomed head), not on the body.
         arrivedTa = ta;
-        trainedBanner.scrollIntoView({ block: 'start' });
+        trainedBanner.root.scrollIntoView({ block: 'start' });
         viewHost.querySelector<HTMLElement>('.hm-frame[tabindex]')?.focus({ preventScroll: true });
       }
-      clear(pngSelect);
-      for (const { name } of v.heatmaps()) pngSelect.append(el('option', { value: name, text: name }));
-      pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
+      exportBar.update(v.heatmaps(), { trained: true });
       return;
     }
     if (!shown) {
@@ -288,7 +260,7 @@ export function start(): void {
       // Only the Heads view draws given weights: the others need scores and values.
       clear(viewHost);
       viewHost.append(el('p', { class: 'placeholder muted', 'data-testid': 'arrays-weights-only', text: 'Your weights W are shown in the Heads view. The Mask effect, Scale and Output views need the scores and values: give Q, K and V (or X, W_q, W_k, W_v) under “Your arrays”.' }));
-      renderNanBanner(r, shown.state);
+      nanBanner.update(r, shown.state);
       return;
     }
     // Head and view come from the live state; everything else from the state that was computed.
@@ -297,14 +269,9 @@ export function start(): void {
     const forbidden = new Uint8Array(r.allowed.length);
     for (let k = 0; k < forbidden.length; k++) forbidden[k] = 1 - r.allowed[k];
     rv.render({ ...labContext(s), result: r, forbidden, selectHead: (h) => setState({ page: { head: h } }, 'control') });
-    const keep = pngSelect.value;
-    clear(pngSelect);
-    for (const { name } of v.heatmaps()) pngSelect.append(el('option', { value: name, text: name }));
-    // Keep the user's pick across redraws; in the Heads view start at the zoomed head.
-    const preferred = [keep, `head-${s.page.head + 1}-weights`].find((n) => [...pngSelect.options].some((o) => o.value === n));
-    if (preferred) pngSelect.value = preferred;
-    pngSelect.parentElement!.hidden = pngSelect.options.length === 0;
-    renderNanBanner(r, s);
+    // In the Heads view the PNG starts at the zoomed head.
+    exportBar.update(v.heatmaps(), { preferred: `head-${s.page.head + 1}-weights`, trained: false });
+    nanBanner.update(r, s);
   }
 
   /** In fit mode, the height the view may use: the frame's height less everything around it. */
@@ -322,58 +289,10 @@ export function start(): void {
     return { state: s, announce: (t) => (live.textContent = t), client, width, height: fitHeight(), update: (p) => setState(p, 'control'), hashOf, startPath: () => goStep(1) };
   }
 
-  /** One layer of the trained model's weights as an attention result (weights only, causal). */
-  function trainedResult(ta: TrainedAttention): AttentionResult {
-    const T = ta.tokens.length, H = ta.heads, l = Math.min(ta.layer, ta.layers - 1);
-    const allowed = new Uint8Array(T * T);
-    for (let i = 0; i < T; i++) for (let j = 0; j <= i; j++) allowed[i * T + j] = 1;
-    return {
-      tokens: ta.tokens.map(String), t: T, heads: H, kvHeads: ta.kvHeads, dModel: 0, dk: 0, dv: 0, scale: 0,
-      weights: ta.weights.subarray(l * H * T * T, (l + 1) * H * T * T), scores: null,
-      entropy: new Float32Array(H * T), headOutputs: new Float32Array(0), merged: new Float32Array(0),
-      output: new Float32Array(0), allowed, nanRowsPerHead: new Array<number>(H).fill(0), check: null,
-      computeMs: 0, source: `Trained model, layer ${l + 1}`,
-    };
-  }
-
-  function renderNanBanner(r: AttentionResult, s: State): void {
-    const counts = r.nanRowsPerHead; // the core's count
-    const total = counts.reduce((a, b) => a + b, 0);
-    nanBanner.hidden = total === 0;
-    if (total === 0) return;
-    const rows = counts[0];
-    const per = counts.every((c) => c === rows) ? `${rows} of ${r.t} rows in every head` : counts.map((c, h) => `head ${h + 1}: ${c}`).join(', ');
-    nanBanner.textContent = '';
-    nanBanner.append(
-      el('strong', { text: `NaN rows: ${per}. ` }),
-      el('span', { text: `Every key in those rows is masked and the fill is ${FILL_LABEL[s.model.fill].split(' ')[0]}, so the softmax computes exp(−∞ − (−∞)) = NaN. Try the −1e9 fill (uniform rows) or the zero-row fill.` }),
-    );
-  }
-
-  async function savePng(): Promise<void> {
-    const v = currentView().view;
-    const item = v.heatmaps().find((h) => h.name === pngSelect.value);
-    const d = item?.heatmap.current;
-    if (!item || !d) return;
-    const blob = await heatmapPng(item.heatmap.dataCanvas, d, `Attention Playground — ${item.name}`);
-    if (blob) download(`${item.name}.png`, blob);
-  }
-
   // One core on the page's own thread, loaded on first use: the scheduler computes small states on
-  // it, and the JSON export projects each head's q, k, v on it (not carried with every result).
+  // it, and the JSON export projects each head's q, k, v with it (not carried with every result).
   let pageCore: Promise<AttnCore> | null = null;
   const loadPageCore = (): Promise<AttnCore> => (pageCore ??= loadCore(preferenceFromSearch(location.search)));
-  async function saveJson(): Promise<void> {
-    const o = shown;
-    if (!o) return;
-    let proj: Projections | null = null;
-    if (!o.result.source) {
-      try {
-        proj = projections(await loadPageCore(), o.state);
-      } catch { /* the export goes without q, k, v */ }
-    }
-    download('attention.json', exportJson(o.result, linkFields(o.state), proj), 'application/json');
-  }
 
   // ---------- state ----------
   // The table's `compute` column says which fields rerun the Worker.

@@ -83,6 +83,14 @@ export const PRESETS: Preset[] = [
     state: { page: { view: 'timing' } },
   },
   {
+    id: 'timing-linear',
+    title: 'Timing lab: linear attention vs softmax',
+    lesson: 'Beyond the lessons · linear attention',
+    blurb: 'Tiled softmax next to linear attention (φ = elu + 1, the core’s prefix-sum form), random Q, K, V with d_k = 64, T = 512 … 8192. Press Run.',
+    figure: 'Linear attention’s slope ≈ 1 (×2 per doubling) against softmax’s ≈ 2: it never forms the T × T scores.',
+    state: { page: { view: 'timing' }, timing: { kernels: 'linear', firstT: 512, lastT: 8192 } },
+  },
+  {
     id: 'decode',
     title: 'KV cache: watch and time it',
     lesson: 'Lesson 1 · what production adds',

@@ -3,6 +3,7 @@
 import { Heatmap } from '../ui/heatmap';
 import { el, clear, fmt, setText, tokenRef } from '../ui/dom';
 import { legend } from '../ui/legend';
+import { drawToFit } from '../ui/fit';
 import type { View, ViewFactory } from '../ui/view';
 import type { AttentionContext } from './context';
 import { headSlice, describeWeight, rowSums } from './util';
@@ -59,6 +60,13 @@ class MaskView implements View<AttentionContext> {
   }
 
   render(ctx: AttentionContext): void {
+    // Fit mode (a slide): the three maps shrink until the whole row shows without scrolling.
+    if (ctx.height !== undefined && this.root.isConnected) drawToFit((f) => this.draw(ctx, f));
+    else this.draw(ctx, 1);
+  }
+
+  /** Lays the view out with the maps at `scale` times the size the width allows. */
+  private draw(ctx: AttentionContext, scale: number): void {
     this.ctx = ctx;
     const r = ctx.result;
     const T = r.t;
@@ -77,7 +85,8 @@ class MaskView implements View<AttentionContext> {
     this.root.classList.toggle('mask-wide', wide);
     const chars = Math.max(...r.tokens.map((t) => Array.from(t).length), 1);
     const tokW = Math.min(150, 26 + 7 * chars), posW = 14 + 8 * String(T - 1).length;
-    const size = wide ? Math.max(120, Math.floor((ctx.width - tokW - 2 * posW - 60 - 2 * 30 - 4 * 10) / 3)) : ctx.width - 110;
+    const full = wide ? Math.max(120, Math.floor((ctx.width - tokW - 2 * posW - 60 - 2 * 30 - 4 * 10) / 3)) : ctx.width - 110;
+    const size = Math.max(24, Math.floor(full * scale));
     for (const hm of [this.scores, this.mask, this.weights]) hm.setMaxSize(size);
     const scores = r.scores ? headSlice(r.scores, h, T * T) : new Float32Array(T * T).fill(NaN);
     // Indexed loops over the T² cells, not iterators or Float32Array.from with a callback: at

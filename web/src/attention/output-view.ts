@@ -2,6 +2,7 @@
 import { Heatmap } from '../ui/heatmap';
 import { el, clear, fmt, tokenRef } from '../ui/dom';
 import { legend } from '../ui/legend';
+import { drawToFit } from '../ui/fit';
 import type { View, ViewFactory } from '../ui/view';
 import type { AttentionContext } from './context';
 import { headSlice } from './util';
@@ -27,11 +28,14 @@ class OutputView implements View<AttentionContext> {
     this.root = el(
       'div',
       { class: 'view-output' },
-      el('p', { class: 'muted', text: 'Each row is a weighted average of value vectors. Columns are feature dimensions. The heads and their concatenation share one symmetric colour range; the output after W_o has its own (its values can be far larger), each with its legend.' }),
+      el('p', { class: 'muted fit-hide', text: 'Each row is a weighted average of value vectors. Columns are feature dimensions. The heads and their concatenation share one symmetric colour range; the output after W_o has its own (its values can be far larger), each with its legend.' }),
       this.legendBox,
-      el('h3', { class: 'panel-title', text: 'Per head: A · V (T × d_v)' }),
-      this.heads,
-      el('div', { class: 'out-final' }, el('figure', {}, el('figcaption', { text: 'Merged heads (concatenated)' }), this.merged.root), el('figure', {}, el('figcaption', { text: 'Output = merged · W_o' }), this.outLegendBox, this.output.root)),
+      el(
+        'div',
+        { class: 'out-body' },
+        el('div', { class: 'out-per-head' }, el('h3', { class: 'panel-title', text: 'Per head: A · V (T × d_v)' }), this.heads),
+        el('div', { class: 'out-final' }, el('figure', {}, el('figcaption', { text: 'Merged heads (concatenated)' }), this.merged.root), el('figure', {}, el('figcaption', { text: 'Output = merged · W_o' }), this.outLegendBox, this.output.root)),
+      ),
       this.readout,
     );
   }
@@ -85,15 +89,20 @@ class OutputView implements View<AttentionContext> {
     }
     const rowLabels = r.tokens;
     const dims = (n: number) => Array.from({ length: n }, (_, i) => String(i));
-    const size = Math.min(240, ctx.width - 120);
-    this.headMaps.forEach((hm, h) => {
-      hm.setMaxSize(Math.min(size, 14 * Math.max(T, r.dv)));
-      hm.update({ rows: T, cols: r.dv, values: headSlice(r.headOutputs, h, T * r.dv), lo: -m, hi: m, rowLabels, colLabels: dims(r.dv) });
-    });
-    this.merged.setMaxSize(Math.min(ctx.width - 120, 420));
-    this.merged.update({ rows: T, cols: r.heads * r.dv, values: r.merged, lo: -m, hi: m, rowLabels, colLabels: dims(r.heads * r.dv) });
-    this.output.setMaxSize(Math.min(ctx.width - 120, 420));
-    this.output.update({ rows: T, cols: r.dModel, values: r.output, lo: -mo, hi: mo, rowLabels, colLabels: dims(r.dModel) });
+    const draw = (shrink: number) => {
+      const size = Math.min(240, ctx.width - 120) * shrink;
+      this.headMaps.forEach((hm, h) => {
+        hm.setMaxSize(Math.min(size, 14 * Math.max(T, r.dv) * shrink));
+        hm.update({ rows: T, cols: r.dv, values: headSlice(r.headOutputs, h, T * r.dv), lo: -m, hi: m, rowLabels, colLabels: dims(r.dv) });
+      });
+      this.merged.setMaxSize(Math.min(ctx.width - 120, 420) * shrink);
+      this.merged.update({ rows: T, cols: r.heads * r.dv, values: r.merged, lo: -m, hi: m, rowLabels, colLabels: dims(r.heads * r.dv) });
+      this.output.setMaxSize(Math.min(ctx.width - 120, 420) * shrink);
+      this.output.update({ rows: T, cols: r.dModel, values: r.output, lo: -mo, hi: mo, rowLabels, colLabels: dims(r.dModel) });
+    };
+    // Fit mode (a slide): the maps shrink until the whole picture shows without scrolling.
+    if (ctx.height !== undefined && this.root.isConnected) drawToFit(draw);
+    else draw(1);
   }
 }
 

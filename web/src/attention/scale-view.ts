@@ -40,11 +40,11 @@ class ScaleView implements View<AttentionContext> {
         'section',
         { class: 'study' },
         el('h3', { class: 'panel-title', text: 'Why divide by √d_k: mean softmax entropy of 16 random keys' }),
-        el('p', { class: 'muted', text: '1000 Gaussian queries against 16 Gaussian keys per d_k, computed by the wasm core. Without the scale the rows collapse towards one-hot (entropy → 0) as d_k grows; with it they stay near a soft average.' }),
+        el('p', { class: 'muted fit-hide', text: '1000 Gaussian queries against 16 Gaussian keys per d_k, computed by the wasm core. Without the scale the rows collapse towards one-hot (entropy → 0) as d_k grows; with it they stay near a soft average.' }),
         this.chart,
         this.studyTable,
       ),
-      el('section', { class: 'live' }, this.liveTitle, this.initNote, el('p', { class: 'muted', text: 'Entropy of each row of the selected head, against its ceiling ln(number of allowed keys). A short bar means a peaked, nearly one-hot row.' }), this.live),
+      el('section', { class: 'live' }, this.liveTitle, this.initNote, el('p', { class: 'muted fit-hide', text: 'Entropy of each row of the selected head, against its ceiling ln(number of allowed keys). A short bar means a peaked, nearly one-hot row.' }), this.live),
     );
   }
 

@@ -44,8 +44,8 @@ export class DecodeClient {
     this.ensure()?.postMessage(m);
   }
 
-  setModel(model: TrainedModel | null): void {
-    this.send({ kind: 'model', model });
+  setModel(model: TrainedModel | null, normalizer?: 'linear'): void {
+    this.send(normalizer ? { kind: 'model', model, normalizer } : { kind: 'model', model });
   }
 
   trajectory(seq: number, keep: number): void {

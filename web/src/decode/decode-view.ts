@@ -17,6 +17,7 @@ import type { DecodeSlice, DecodeState } from './state';
 import { DecodeSession, type DecodeChange } from './session';
 import { StepperPanel } from './stepper-panel';
 import { CostPanel } from './cost-panel';
+import { StatePanel } from './state-panel';
 
 /** What the page gives the Decode tab: its settings, and a way to change them. */
 export type DecodeContext = LabContext<DecodeSlice, DecodePatch>;
@@ -29,6 +30,7 @@ class DecodeView implements View<DecodeContext> {
   private session = new DecodeSession((on) => new DecodeClient(on), (what) => this.onChange(what));
   private stepper: StepperPanel;
   private cost: CostPanel;
+  private statePanel: StatePanel;
 
   constructor() {
     const update = (p: Partial<DecodeState>) => this.ctx?.update(decodePatch(this.ctx.state, p));
@@ -47,6 +49,11 @@ class DecodeView implements View<DecodeContext> {
       start: () => this.ds && this.session.startTiming(this.ds.tStart, this.ds.tEnd),
       cancel: () => this.session.cancelTiming() && this.ctx?.announce('Timing cancelled'),
     });
+    this.statePanel = new StatePanel(this.session, {
+      start: () => this.ds && this.session.startStateTiming(this.ds.tStart, this.ds.tEnd),
+      cancel: () => this.session.cancelStateTiming() && this.ctx?.announce('State timing cancelled'),
+      trainLinear: () => this.session.loadModel(null, 'linear'),
+    });
     onTrainedModel(() => this.session.markStale());
     const exp = el('div', { class: 'decode-export' },
       el('span', { class: 'export-title', text: 'Export' }),
@@ -57,7 +64,7 @@ class DecodeView implements View<DecodeContext> {
       el('div', { class: 'timing-head' },
         el('h3', { class: 'panel-title', text: 'Decode: a KV cache you can watch and time' }),
         el('p', { class: 'lead', text: 'A transformer writes one token at a time. Each new token needs the keys and values of every earlier one: keep them in a cache and a step is one query row against T keys; throw them away and every step recomputes the whole prefix.' })),
-      exp, this.stepper.root, this.cost.root);
+      exp, this.stepper.root, this.cost.root, this.statePanel.root);
   }
 
   private btn(text: string, testid: string, on: () => void): HTMLButtonElement {
@@ -75,19 +82,31 @@ class DecodeView implements View<DecodeContext> {
     this.ds = decodeStateOf(ctx.state);
     this.stepper.setState(this.ds);
     this.cost.setState(this.ds);
+    this.statePanel.setState(this.ds);
     const s = this.session;
     if (!s.model && !s.modelPending) s.loadModel(getTrainedModel());
     else if (s.model) s.requestTrajectory(this.ds.seq, this.ds.keep);
     this.stepper.drawStep();
     if (!s.sweep) this.cost.draw();
+    if (!s.stateSweep) this.statePanel.draw();
+    this.statePanel.drawModel();
   }
 
   private onChange(what: DecodeChange): void {
     if (what === 'model') {
       this.stepper.drawModel();
+      this.statePanel.drawModel();
       if (this.session.model && this.ds) this.session.requestTrajectory(this.ds.seq, this.ds.keep);
-    } else if (what === 'step') this.stepper.drawStep();
-    else if (what === 'timing-progress') this.cost.drawStatus();
+    } else if (what === 'step') {
+      this.stepper.drawStep();
+      this.statePanel.drawModel();
+    } else if (what === 'timing-progress') this.cost.drawStatus();
+    else if (what === 'state-progress') this.statePanel.drawStatus();
+    else if (what === 'state') {
+      this.statePanel.draw();
+      const st = this.session.stateStatus;
+      if (st.state === 'done') this.ctx?.announce(st.text);
+    }
     else {
       this.cost.draw();
       const st = this.session.timingStatus;

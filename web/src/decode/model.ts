@@ -74,6 +74,13 @@ export function cacheBytesFormula(s: Pick<DecodeShape, 'layers' | 'heads' | 'dMo
   return 2 * s.layers * kvHeads * t * dHead(s) * 4;
 }
 
+/** Linear attention's recurrent state: per layer and K/V head S (d_head × d_head) and z (d_head), 4 bytes each —
+ *  the same at every T. */
+export function stateBytesFormula(s: Pick<DecodeShape, 'layers' | 'heads' | 'dModel'>, kvHeads: number): number {
+  const dh = dHead(s);
+  return s.layers * kvHeads * (dh * dh + dh) * 4;
+}
+
 /** The MHA, GQA and MQA variants of a model with `heads` query heads: K/V heads H, a middle divisor, 1. */
 export function kvVariants(heads: number): { name: 'MHA' | 'GQA' | 'MQA'; kvHeads: number }[] {
   const out: { name: 'MHA' | 'GQA' | 'MQA'; kvHeads: number }[] = [{ name: 'MHA', kvHeads: heads }];
@@ -84,7 +91,8 @@ export function kvVariants(heads: number): { name: 'MHA' | 'GQA' | 'MQA'; kvHead
   return out;
 }
 
-export type DecodeMode = 'cached' | 'recompute';
+/** cached: the K/V cache; recompute: the whole prefix again; state: linear attention's recurrent state. */
+export type DecodeMode = 'cached' | 'recompute' | 'state';
 
 export interface DecodePoint {
   t: number;
@@ -96,8 +104,8 @@ export interface DecodePoint {
 
 export function fitOf(points: readonly DecodePoint[], mode: DecodeMode, floor?: number): Fit | null {
   const pts = points.filter((p) => p.mode === mode).map((p) => ({ t: p.t, ms: p.stats.median }));
-  // Cached steps are fast: fit them over every point (a floor of 0.5 ms would drop them all).
-  return fitExponent(pts, floor ?? (mode === 'cached' ? 0 : undefined));
+  // Cached and state steps are fast: fit them over every point (a floor of 0.5 ms would drop them all).
+  return fitExponent(pts, floor ?? (mode === 'recompute' ? undefined : 0));
 }
 
 /**
@@ -121,6 +129,13 @@ export interface DecodeExport {
   steps: StepRecord[];
   timing: { T: number; cachedMs: number | null; recomputeMs: number | null }[];
   exponents: { cached: number | null; recompute: number | null };
+  /** A linear model's recurrent state against its K/V cache (null when neither was run). */
+  state?: {
+    exponents: { state: number | null; cached: number | null };
+    rows: { T: number; stateBytes: number; cacheBytes: number; stateMs: number | null; cachedMs: number | null }[];
+    sameTokensAsRecompute: boolean | null;
+    maxAbsDiffLogits: number | null;
+  } | null;
   cacheBytes: Record<string, unknown>;
 }
 

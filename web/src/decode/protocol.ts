@@ -8,11 +8,15 @@ export interface TimingParams {
   dModel: number;
   heads: number;
   layers: number;
+  /** A linear-attention model (normalizer 'linear'), timed with the recurrent state and with the
+   *  K/V cache, instead of a softmax model with the cache and without it. */
+  linear?: boolean;
 }
 
 export type DecodeRequest =
-  /** Use this model (from the Train tab), or train the default induction model (config A) when null. */
-  | { kind: 'model'; model: TrainedModel | null }
+  /** Use this model (from the Train tab), or train the default induction model (config A) when
+   *  null; with normalizer 'linear', config A with linear attention. */
+  | { kind: 'model'; model: TrainedModel | null; normalizer?: 'linear' }
   /** Decode sequence `seq` of the probe batch from its prompt, both with and without the cache. */
   | { kind: 'trajectory'; seq: number; keep: number }
   /** Time one decoding step against T on a wider random model (a fresh Worker per run). */
@@ -45,6 +49,28 @@ export interface Trajectory {
   /** Per-step wall time, ms, of each mode on this small model. */
   cachedMs: number[];
   recomputeMs: number[];
+  /** A linear-attention model also decodes with its recurrent state (null for other models). */
+  state: StateRun | null;
+}
+
+/** The recurrent-state decoder's run over the same prompt (greedy, its own generated tokens). */
+export interface StateRun {
+  tokens: number[];
+  /** Its tokens equal the recompute decoder's, every one. */
+  sameTokens: boolean;
+  /** max |Δ| of its logits against the recompute decoder's, over the steps where both had the same prefix. */
+  maxAbsDiff: number;
+  /** dec.append(…).cacheBytes of the state, and of the K/V cache of the same model. */
+  bytes: number;
+  cacheBytes: number;
+  ms: number[];
+}
+
+/** Bytes the module reports at one T for a linear model's two decoders (a model made with seqLen T). */
+export interface StateBytesRow {
+  t: number;
+  state: number;
+  cache: number;
 }
 
 export type DecodeMessage =
@@ -53,6 +79,7 @@ export type DecodeMessage =
   | { kind: 'trajectory'; trajectory: Trajectory }
   | { kind: 'point'; point: DecodePoint }
   | { kind: 'memory'; t: number; rows: { name: string; kvHeads: number; bytes: number }[]; heapBytes: number }
+  | { kind: 'state-bytes'; rows: StateBytesRow[] }
   | { kind: 'done'; heapBytes: number }
   | { kind: 'error'; message: string; field: string | null }
   | { kind: 'fatal'; message: string };

@@ -3,7 +3,7 @@
 // through a client (decode/client.ts in the page, a fake in tests/web/decode-session.test.ts) and
 // tells the view what changed; the panels read it and draw.
 import type { TrainedModel } from '../shared/trained-model';
-import type { DecodeMessage, TimingParams, Trajectory } from './protocol';
+import type { DecodeMessage, StateBytesRow, TimingParams, Trajectory } from './protocol';
 import {
   cacheBytesFormula, fitOf, kvVariants, timingRows,
   type DecodeExport, type DecodePoint,
@@ -12,7 +12,8 @@ import type { DecodeState } from './state';
 
 /** What the session needs of the Workers (DecodeClient has these). */
 export interface DecodeClientLike {
-  setModel(model: TrainedModel | null): void;
+  /** normalizer 'linear' with model null: train config A with linear attention. */
+  setModel(model: TrainedModel | null, normalizer?: 'linear'): void;
   trajectory(seq: number, keep: number): void;
   cancelStepper(): boolean;
   runTiming(params: TimingParams, budgetMs: number, on: (m: DecodeMessage) => void): void;
@@ -37,8 +38,18 @@ export interface Sweep {
   phase: 'running' | 'done' | 'cancelled' | 'failed';
 }
 
-/** What changed, for the view: the model line, the stepper, or the timing panel. */
-export type DecodeChange = 'model' | 'step' | 'timing' | 'timing-progress';
+/** The linear-attention timing run: state and K/V cache steps, and the bytes of both per T. */
+export interface StateSweep {
+  tStart: number;
+  tEnd: number;
+  points: DecodePoint[];
+  bytes: StateBytesRow[];
+  notes: string[];
+  phase: 'running' | 'done' | 'cancelled' | 'failed';
+}
+
+/** What changed, for the view: the model line, the stepper, or a timing panel. */
+export type DecodeChange = 'model' | 'step' | 'timing' | 'timing-progress' | 'state' | 'state-progress';
 
 export class DecodeSession {
   readonly client: DecodeClientLike;
@@ -59,6 +70,10 @@ export class DecodeSession {
   /** The timing run's progress, 0…1, and its status sentence. */
   timingFraction = 0;
   timingStatus: { state: string; text: string } = { state: 'idle', text: 'Press “Time decoding” to measure.' };
+  /** The linear-attention run (recurrent state against the K/V cache), its progress and status. */
+  stateSweep: StateSweep | null = null;
+  stateFraction = 0;
+  stateStatus: { state: string; text: string } = { state: 'idle', text: 'Press “Time the state and the cache” to measure.' };
 
   constructor(makeClient: (onStep: (m: DecodeMessage) => void) => DecodeClientLike, private changed: (what: DecodeChange) => void = () => {}) {
     this.client = makeClient((m) => this.onStepMessage(m));
@@ -70,8 +85,9 @@ export class DecodeSession {
   }
 
   // ---------- model ----------
-  /** Load the Train tab's model (m), or train the default one here (m null). */
-  loadModel(m: TrainedModel | null): void {
+  /** Load the Train tab's model (m), or train the default one here (m null; with 'linear', config A
+   *  with linear attention). */
+  loadModel(m: TrainedModel | null, normalizer?: 'linear'): void {
     this.modelPending = true;
     this.modelStale = false;
     this.model = null;
@@ -80,7 +96,8 @@ export class DecodeSession {
     this.error = null;
     this.modelText = m ? `Loading the Train tab’s model (step ${m.step})…` : 'Starting the WebAssembly training module…';
     this.trainFraction = m ? null : 0;
-    this.client.setModel(m);
+    if (normalizer && !m) this.client.setModel(m, normalizer);
+    else this.client.setModel(m);
     this.changed('model');
     this.changed('step');
   }
@@ -109,8 +126,10 @@ export class DecodeSession {
       this.trainFraction = null;
       const acc = `held-out copy accuracy ${(m.accuracy * 100).toFixed(0)} %`;
       this.modelText = m.source === 'train-tab'
-        ? `Model: the Train tab’s (step ${m.step}), ${acc}.`
-        : `Model: the default induction model (config A), trained here for ${m.step} steps, ${acc}. Train your own in the Train tab.`;
+        ? `Model: the Train tab’s (step ${m.step}${this.linear ? ', linear attention' : ''}), ${acc}.`
+        : this.linear
+          ? `Model: config A with linear attention (normalizer linear), trained here for ${m.step} steps, ${acc}.`
+          : `Model: the default induction model (config A), trained here for ${m.step} steps, ${acc}. Train your own in the Train tab.`;
       this.changed('model');
       this.changed('step');
     } else if (m.kind === 'trajectory') {
@@ -136,8 +155,27 @@ export class DecodeSession {
     this.client.trajectory(seq, keep);
   }
 
+  /** The loaded model uses linear attention: it decodes with the recurrent state too. */
+  get linear(): boolean {
+    return this.model?.config.normalizer === 'linear';
+  }
+
+  /** The recurrent state's check against the recompute path, for the trajectory shown. */
+  stateCheck(): { checked: boolean; same: boolean; text: string } | null {
+    const st = this.traj?.state;
+    if (!this.traj || !st) return null;
+    const n = st.tokens.length;
+    const agree = st.tokens.filter((t, i) => t === this.traj!.recomputeTokens[i]).length;
+    const diff = st.maxAbsDiff.toExponential(1);
+    return st.sameTokens
+      ? { checked: true, same: true, text: `Same tokens as recompute: checked (${n} of ${n} tokens; max |Δ logits| ${diff}).` }
+      : { checked: true, same: false, text: `Not the same tokens as recompute: ${agree} of ${n} agree (max |Δ logits| ${diff} while the prefixes matched).` };
+  }
+
   // ---------- timing ----------
   startTiming(tStart: number, tEnd: number): void {
+    // One timing Worker at a time (the client cancels the other run).
+    if (this.stateSweep?.phase === 'running') this.stopState('Cancelled by the other timing run.');
     const p = { tStart, tEnd, ...TIMING_SHAPE };
     this.sweep = { tStart, tEnd, points: [], notes: [], memory: null, heapBytes: NaN, phase: 'running' };
     this.timingFraction = 0;
@@ -184,6 +222,62 @@ export class DecodeSession {
     this.changed('timing');
   }
 
+  // ---------- the recurrent state against the K/V cache (a linear model) ----------
+  startStateTiming(tStart: number, tEnd: number): void {
+    if (this.sweep?.phase === 'running') {
+      this.sweep.phase = 'cancelled';
+      this.timingStatus = { state: 'cancelled', text: 'Cancelled by the state timing run.' };
+      this.changed('timing');
+    }
+    const p: TimingParams = { tStart, tEnd, ...TIMING_SHAPE, linear: true };
+    this.stateSweep = { tStart, tEnd, points: [], bytes: [], notes: [], phase: 'running' };
+    this.stateFraction = 0;
+    this.stateStatus = { state: 'running', text: 'Starting the timing worker…' };
+    this.client.runTiming(p, BUDGET_MS, (m) => this.onStateTiming(m));
+    this.changed('state');
+  }
+
+  private stopState(text: string): void {
+    if (!this.stateSweep) return;
+    this.stateSweep.phase = 'cancelled';
+    this.stateStatus = { state: 'cancelled', text };
+    this.changed('state');
+  }
+
+  cancelStateTiming(): boolean {
+    if (!this.stateRunning || !this.client.cancelTiming()) return false;
+    const n = this.stateSweep!.points.length;
+    this.stopState(`Cancelled; ${n} point${n === 1 ? '' : 's'} kept.`);
+    return true;
+  }
+
+  get stateRunning(): boolean {
+    return this.stateSweep?.phase === 'running';
+  }
+
+  onStateTiming(m: DecodeMessage): void {
+    const sw = this.stateSweep;
+    if (!sw || sw.phase !== 'running') return;
+    if (m.kind === 'progress') {
+      this.stateFraction = m.fraction;
+      this.stateStatus = { state: 'running', text: m.text };
+      this.changed('state-progress');
+      return;
+    }
+    if (m.kind === 'point') sw.points.push(m.point);
+    else if (m.kind === 'state-bytes') sw.bytes = m.rows;
+    else if (m.kind === 'error') sw.notes.push(m.message);
+    else if (m.kind === 'done' || m.kind === 'fatal') {
+      sw.phase = m.kind === 'done' ? 'done' : 'failed';
+      if (m.kind === 'done') {
+        this.stateFraction = 1;
+        const fs = fitOf(sw.points, 'state'), fc = fitOf(sw.points, 'cached');
+        this.stateStatus = { state: 'done', text: `Done: ${sw.points.length} points; exponents ${fs ? fs.exponent.toFixed(2) : '—'} with the recurrent state, ${fc ? fc.exponent.toFixed(2) : '—'} with the K/V cache.` };
+      } else this.stateStatus = { state: 'failed', text: m.message };
+    }
+    this.changed('state');
+  }
+
   /** The measured heap of the timing Worker (after the cache variants, after the sweep). */
   heapBytes(): number {
     const sw = this.sweep;
@@ -191,12 +285,27 @@ export class DecodeSession {
   }
 
   // ---------- export ----------
+  private stateExport(): DecodeExport['state'] {
+    const sw = this.stateSweep, chk = this.stateCheck(), st = this.traj?.state;
+    if (!sw && !st) return null;
+    const pts = sw?.points ?? [];
+    const fs = fitOf(pts, 'state'), fc = fitOf(pts, 'cached');
+    const ms = (t: number, m: 'state' | 'cached') => pts.find((p) => p.t === t && p.mode === m)?.stats.median ?? null;
+    return {
+      exponents: { state: fs ? fs.exponent : null, cached: fc ? fc.exponent : null },
+      rows: (sw?.bytes ?? []).map((r) => ({ T: r.t, stateBytes: r.state, cacheBytes: r.cache, stateMs: ms(r.t, 'state'), cachedMs: ms(r.t, 'cached') })),
+      sameTokensAsRecompute: chk ? chk.same : null,
+      maxAbsDiffLogits: st ? st.maxAbsDiff : null,
+    };
+  }
+
   exportData(ds: DecodeState | null, userAgent: string): DecodeExport {
     const tj = this.traj;
     const pts = this.sweep?.points ?? [];
     const fc = fitOf(pts, 'cached'), fr = fitOf(pts, 'recompute');
     const T = this.sweep?.memory?.t ?? ds?.tEnd ?? 4096;
     const heap = this.heapBytes();
+    const st = this.stateExport();
     return {
       config: {
         decode: ds,
@@ -208,6 +317,8 @@ export class DecodeSession {
       steps: tj ? tj.steps.map((s) => ({ t: s.t, token: s.token, expected: s.expected, predicted: s.predicted, source: s.source })) : [],
       timing: timingRows(pts),
       exponents: { cached: fc ? fc.exponent : null, recompute: fr ? fr.exponent : null },
+      // Only when a linear model decoded or the state was timed: every other export keeps its keys.
+      ...(st ? { state: st } : {}),
       cacheBytes: {
         steppingModel: tj?.cacheBytes ?? null,
         T,

@@ -3,7 +3,7 @@
 // Worker, which stops even a call running inside wasm.
 /// <reference lib="webworker" />
 import { loadTrain, type AttnTrainLib, type AttnTrainer } from '../wasm/load-train';
-import type { DecodeMessage, DecodeRequest, StepData, TimingParams, Trajectory } from './protocol';
+import type { DecodeMessage, DecodeRequest, StateBytesRow, StateRun, StepData, TimingParams, Trajectory } from './protocol';
 import { copyPrompt, kvVariants, type DecodeMode, type DecodeShape } from './model';
 import { batchSize, plannedCalls, stats, sweepTs } from '../measure/model';
 
@@ -39,16 +39,18 @@ async function setModel(req: Extract<DecodeRequest, { kind: 'model' }>): Promise
     tr = L.createTrainer({ ...req.model.config, weights: req.model.weights });
     source = 'train-tab';
   } else {
-    tr = L.createTrainer(DEFAULT_CONFIG);
+    const linear = req.normalizer === 'linear';
+    tr = L.createTrainer(linear ? { ...DEFAULT_CONFIG, normalizer: 'linear' } : DEFAULT_CONFIG);
+    const what = linear ? 'the linear-attention model (config A, normalizer linear)' : 'the default induction model';
     // Chunks of 10 steps with an evaluation between them, until the copy works (about 150–170
     // steps for config A).
     let acc = 0;
-    post({ kind: 'progress', phase: 'train', fraction: 0, text: 'Training the default induction model (config A)…' });
+    post({ kind: 'progress', phase: 'train', fraction: 0, text: `Training ${what}…` });
     while (tr.step < MAX_STEPS) {
       const r = tr.train(10);
       if (!r.finite) break;
       acc = tr.evaluate().accuracy;
-      post({ kind: 'progress', phase: 'train', fraction: Math.min(1, tr.step / 200), text: `Training the default induction model: step ${tr.step}, held-out copy accuracy ${(acc * 100).toFixed(0)} %` });
+      post({ kind: 'progress', phase: 'train', fraction: Math.min(1, tr.step / (linear ? MAX_STEPS : 200)), text: `Training ${what}: step ${tr.step}, held-out copy accuracy ${(acc * 100).toFixed(0)} %` });
       if (acc >= TARGET_ACCURACY) break;
     }
   }
@@ -86,8 +88,19 @@ function trajectory(seq: number, keep: number): Trajectory {
   // Every step keeps its K/V pictures (O(T²) in all): a long model is decoded up to MAX_STEPS.
   const T = Math.min(S, Math.max(MAX_STEPS_SHOWN, cp.promptLen + 8));
 
-  const c = tr.decoder({ cache: true });
+  // The K/V cache even for a linear model (the pictures need the keys); its recurrent state
+  // decodes beside it and must give the recompute path's tokens.
+  // relu (÷ T_k) and sigmoid's default bias (−ln T_k) with 2+ layers: each new token changes the
+  // earlier positions' keys and values, so there is no cache to step through (the module refuses).
+  const cf = tr.config;
+  if (Number(cf.layers) > 1 && (cf.normalizer === 'relu' || (cf.normalizer === 'sigmoid' && cf.sigmoidBias == null))) {
+    throw Object.assign(new Error(`This model’s ${String(cf.normalizer)} attention ${cf.normalizer === 'relu' ? 'divides by' : 'biases by −ln of'} the number of keys, so every new token changes what the earlier positions computed — and, from the second layer on, their keys and values: there is no K/V cache to step through (only recomputing the prefix is exact). Train it with one layer${cf.normalizer === 'sigmoid' ? ' or a fixed sigmoid bias' : ''} to decode it here.`), { field: 'cache' });
+  }
+  const c = tr.decoder({ cache: true, state: false });
   const r = tr.decoder({ cache: false });
+  const sd = tr.config.normalizer === 'linear' ? tr.decoder({ cache: true, state: true }) : null;
+  const st: StateRun | null = sd ? { tokens: [], sameTokens: true, maxAbsDiff: 0, bytes: 0, cacheBytes: 0, ms: [] } : null;
+  let nextS = -1, samePrefix = true;
   const steps: StepData[] = [];
   const recomputeTokens: number[] = [];
   const cachedMs: number[] = [];
@@ -109,11 +122,25 @@ function trajectory(seq: number, keep: number): Trajectory {
       cacheBytes = a.cacheBytes;
       if (tokC === tokR) {
         for (let i = 0; i < a.logits.length; i++) worst = Math.max(worst, Math.abs(a.logits[i] - z.logits[i]));
-        for (let i = 0; i < a.weights.length; i++) worst = Math.max(worst, Math.abs(a.weights[i] - z.weights[i]));
+        const wa = a.weights!, wz = z.weights!;
+        for (let i = 0; i < wa.length; i++) worst = Math.max(worst, Math.abs(wa[i] - wz[i]));
       }
       nextC = argmax(a.logits);
       nextR = argmax(z.logits);
       recomputeTokens.push(tokR);
+      if (sd && st) {
+        const tokS = fromPrompt ? cp.tokens[t] : nextS;
+        t0 = performance.now();
+        const y = sd.append(tokS);
+        st.ms.push(performance.now() - t0);
+        st.bytes = y.cacheBytes;
+        st.cacheBytes = a.cacheBytes;
+        st.tokens.push(tokS);
+        samePrefix &&= tokS === tokR;
+        st.sameTokens &&= tokS === tokR;
+        if (samePrefix) for (let i = 0; i < y.logits.length; i++) st.maxAbsDiff = Math.max(st.maxAbsDiff, Math.abs(y.logits[i] - z.logits[i]));
+        nextS = argmax(y.logits);
+      }
       const k: Float32Array[] = [], v: Float32Array[] = [];
       for (let l = 0; l < shape.layers; l++) {
         const kv = c.cache(l);
@@ -123,14 +150,15 @@ function trajectory(seq: number, keep: number): Trajectory {
       steps.push({
         t, token: tokC, source: fromPrompt ? 'prompt' : 'generated',
         expected: t > cp.secondCopy ? cp.tokens[t] : null,
-        predicted: nextC, prob: softmaxAt(a.logits, nextC), weights: a.weights, k, v,
+        predicted: nextC, prob: softmaxAt(a.logits, nextC), weights: a.weights!, k, v,
       });
     }
   } finally {
     c.delete();
     r.delete();
+    sd?.delete();
   }
-  return { seq, shape, tokens: cp.tokens.slice(0, T), promptLen: cp.promptLen, firstCopy: cp.firstCopy, secondCopy: cp.secondCopy, sLen: cp.sLen, steps, recomputeTokens, maxAbsDiff: worst, cacheBytes, cachedMs, recomputeMs };
+  return { seq, shape, tokens: cp.tokens.slice(0, T), promptLen: cp.promptLen, firstCopy: cp.firstCopy, secondCopy: cp.secondCopy, sLen: cp.sLen, steps, recomputeTokens, maxAbsDiff: worst, cacheBytes, cachedMs, recomputeMs, state: st };
 }
 
 // ---------- timing ----------
@@ -139,22 +167,45 @@ const MIN_POINT_MS = 200;
 const CACHED_SAMPLES = 25;
 const CACHED_BATCH = 6;
 
+/** The decoder a timed mode uses: cached is the K/V cache (also for a linear model). */
+function decoderFor(tr: AttnTrainer, mode: DecodeMode) {
+  return tr.decoder(mode === 'recompute' ? { cache: false } : { cache: true, state: mode === 'state' });
+}
+/** How a mode's step time grows with T (for the budget and the progress bar). */
+const GROWTH: Record<DecodeMode, number> = { state: 0, cached: 1, recompute: 2 };
+
 async function timing(p: TimingParams, budgetMs: number): Promise<void> {
   const L = await lib();
   const ts = sweepTs(p.tStart, p.tEnd);
   const seqLen = p.tEnd + 96; // the timed appends run over a window centred on T (cached: T ± 79)
-  const base = { task: 'random', vocab: 64, layers: p.layers, heads: p.heads, dModel: p.dModel, batch: 1, kernel: 'tiled', seed: 1 };
+  const base = { task: 'random', vocab: 64, layers: p.layers, heads: p.heads, dModel: p.dModel, batch: 1, kernel: 'tiled', seed: 1, ...(p.linear ? { normalizer: 'linear' } : {}) };
+  const modes: DecodeMode[] = p.linear ? ['state', 'cached'] : ['cached', 'recompute'];
 
-  // Cache memory of the MHA, GQA and MQA variants at T = tEnd, as the module reports it.
-  const rows: { name: string; kvHeads: number; bytes: number }[] = [];
-  for (const v of kvVariants(p.heads)) {
-    const tv = L.createTrainer({ ...base, seqLen: p.tEnd, kvHeads: v.kvHeads });
-    const d = tv.decoder({ cache: true });
-    rows.push({ name: v.name, kvHeads: v.kvHeads, bytes: d.append(1).cacheBytes });
-    d.delete();
-    tv.delete();
+  if (p.linear) {
+    // Bytes of the state and of the K/V cache as the module reports them, for a model made at
+    // each T (the cache is allocated for seqLen at once; the state does not depend on it).
+    const rows: StateBytesRow[] = [];
+    for (const t of ts) {
+      const tv = L.createTrainer({ ...base, seqLen: t, kvHeads: p.heads });
+      const a = decoderFor(tv, 'state'), b = decoderFor(tv, 'cached');
+      rows.push({ t, state: a.append(1).cacheBytes, cache: b.append(1).cacheBytes });
+      a.delete();
+      b.delete();
+      tv.delete();
+    }
+    post({ kind: 'state-bytes', rows });
+  } else {
+    // Cache memory of the MHA, GQA and MQA variants at T = tEnd, as the module reports it.
+    const rows: { name: string; kvHeads: number; bytes: number }[] = [];
+    for (const v of kvVariants(p.heads)) {
+      const tv = L.createTrainer({ ...base, seqLen: p.tEnd, kvHeads: v.kvHeads });
+      const d = tv.decoder({ cache: true });
+      rows.push({ name: v.name, kvHeads: v.kvHeads, bytes: d.append(1).cacheBytes });
+      d.delete();
+      tv.delete();
+    }
+    post({ kind: 'memory', t: p.tEnd, rows, heapBytes: L.heapBytes() });
   }
-  post({ kind: 'memory', t: p.tEnd, rows, heapBytes: L.heapBytes() });
 
   const tr = L.createTrainer({ ...base, seqLen, kvHeads: p.heads });
   const toks = Int32Array.from({ length: seqLen }, (_, i) => (i * 7919 + 13) % 64);
@@ -163,8 +214,8 @@ async function timing(p: TimingParams, budgetMs: number): Promise<void> {
   // sweep's first length so the long-sequence code paths are optimised too.
   post({ kind: 'progress', phase: 'timing', fraction: 0, text: 'Warming up…' });
   const tw = Math.min(ts[0], 256);
-  for (const cache of [true, false]) {
-    const d = tr.decoder({ cache });
+  for (const mode of modes) {
+    const d = decoderFor(tr, mode);
     const start = performance.now();
     let best = Infinity;
     let calm = 0;
@@ -182,17 +233,18 @@ async function timing(p: TimingParams, budgetMs: number): Promise<void> {
     d.delete();
   }
 
-  const weight = (t: number, m: DecodeMode) => (m === 'cached' ? t * 64 : t * t);
-  const total = ts.reduce((a, t) => a + weight(t, 'cached') + weight(t, 'recompute'), 0);
+  const weight = (t: number, m: DecodeMode) => (m === 'state' ? 64 * 64 : m === 'cached' ? t * 64 : t * t);
+  const total = ts.reduce((a, t) => a + modes.reduce((b, m) => b + weight(t, m), 0), 0);
   let done = 0;
   const prev = new Map<DecodeMode, { t: number; ms: number }>();
   const stopped = new Set<DecodeMode>();
   for (const t of ts) {
-    for (const mode of ['cached', 'recompute'] as DecodeMode[]) {
+    for (const mode of modes) {
       const share = weight(t, mode);
+      const fast = mode !== 'recompute';
       if (stopped.has(mode)) { done += share; continue; }
       const last = prev.get(mode);
-      const predicted = last ? last.ms * (t / last.t) ** (mode === 'cached' ? 1 : 2) : NaN;
+      const predicted = last ? last.ms * (t / last.t) ** GROWTH[mode] : NaN;
       const plan = plannedCalls(predicted);
       if (Number.isFinite(predicted) && predicted * (plan.warmup + plan.repeats) > budgetMs) {
         stopped.add(mode);
@@ -202,9 +254,9 @@ async function timing(p: TimingParams, budgetMs: number): Promise<void> {
       }
       const progress = (f: number, text: string) => post({ kind: 'progress', phase: 'timing', fraction: (done + share * f) / total, text });
       progress(0, `T = ${t}, ${mode}: filling the prefix`);
-      const d = tr.decoder({ cache: mode === 'cached' });
+      const d = decoderFor(tr, mode);
       // Appends run over a window centred on T, so the mean length is T.
-      const window = mode === 'cached' ? CACHED_SAMPLES * CACHED_BATCH + 8 : plan.warmup + plan.repeats + 1;
+      const window = fast ? CACHED_SAMPLES * CACHED_BATCH + 8 : plan.warmup + plan.repeats + 1;
       let pos = Math.max(0, t - (window >> 1));
       d.prefill(toks.subarray(0, pos));
       const step = () => d.append(toks[pos++]);
@@ -216,11 +268,11 @@ async function timing(p: TimingParams, budgetMs: number): Promise<void> {
         step();
         est = Math.min(est, performance.now() - t0);
       }
-      // Cached steps are short: time a few per sample (the browser's clock is coarse).
-      const b = mode === 'cached' ? Math.min(CACHED_BATCH, batchSize(est, 1)) : 1;
+      // Cached and state steps are short: time a few per sample (the browser's clock is coarse).
+      const b = fast ? Math.min(CACHED_BATCH, batchSize(est, 1)) : 1;
       const samples: number[] = [];
       let spent = 0;
-      const repeats = mode === 'cached' ? CACHED_SAMPLES : plan.repeats;
+      const repeats = fast ? CACHED_SAMPLES : plan.repeats;
       for (let r = 0; (r < repeats || (spent < MIN_POINT_MS && r < 9)) && pos + b <= Math.min(seqLen, t + (window >> 1)); r++) {
         progress(Math.min(1, (r + 1) / (repeats + 1)), `T = ${t}, ${mode}: repeat ${r + 1}`);
         t0 = performance.now();

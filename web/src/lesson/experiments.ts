@@ -15,6 +15,9 @@ export interface CardResult {
   text: string[];
   /** The numbers those sentences state, by name (what the tests check). */
   figures: Record<string, number>;
+  /** A table of the run's numbers (the FlashAttention card's bytes per T); `data` holds each row's
+   *  exact values for the tests. */
+  table?: { caption: string; head: string[]; rows: { cells: string[]; data: Record<string, number> }[] };
 }
 
 const f = (x: number, d = 3): string => (Number.isNaN(x) ? 'NaN' : x === 0 ? '0' : Math.abs(x) < 1e-3 || Math.abs(x) >= 1e5 ? x.toExponential(2) : x.toFixed(d));
@@ -229,18 +232,25 @@ export function sqrtCard(core: AttnCore, seed = 3): CardResult {
 // Every byte count is the core's (core.traffic, the IO model of Dao et al. 2022, checked in
 // tests/cpp/test_traffic.cpp against a simulation of both algorithms' loops).
 export const FLASH_TS = [512, 1024, 2048, 4096, 8192];
-/** On-chip memory for the tiled kernel: 64 KiB (blocks of 64 × 64 rows at d = 64), and a quarter of it. */
-export const FLASH_SRAM = [16 * 1024, 64 * 1024];
-export function flashCard(core: AttnCore): CardResult {
-  const d = 64;
-  const at = (t: number, kernel: 'naive' | 'tiled', sramBytes = FLASH_SRAM[1]) =>
-    core.traffic({ tq: t, tk: t, dk: d, dv: d, heads: 1, causal: false, kernel, sramBytes });
-  const last = FLASH_TS[FLASH_TS.length - 1], prev = FLASH_TS[FLASH_TS.length - 2];
-  const std = at(last, 'naive'), stdPrev = at(prev, 'naive');
-  const tiled = at(last, 'tiled'), tiledPrev = at(prev, 'tiled');
-  const small = at(last, 'tiled', FLASH_SRAM[0]);
+/** The head width the card uses (the lesson's d_k). */
+export const FLASH_D = 64;
+/** The smallest on-chip memory the card offers (KiB): the chosen size is compared with it. */
+const SMALL_KIB = 16;
+export function flashCard(core: AttnCore, sramKiB = 64): CardResult {
+  const d = FLASH_D, sramBytes = sramKiB * 1024;
+  const at = (t: number, kernel: 'naive' | 'tiled', bytes = sramBytes) =>
+    core.traffic({ tq: t, tk: t, dk: d, dv: d, heads: 1, causal: false, kernel, sramBytes: bytes });
+  const sweep = FLASH_TS.map((t) => ({ t, std: at(t, 'naive'), tiled: at(t, 'tiled') }));
+  const { std, tiled } = sweep[sweep.length - 1];
+  const { std: stdPrev, tiled: tiledPrev, t: prev } = sweep[sweep.length - 2];
+  const last = FLASH_TS[FLASH_TS.length - 1];
+  const small = at(last, 'tiled', SMALL_KIB * 1024);
+  // Algorithm 1's query blocks stop growing at d rows (B_r = min(⌈M/4d⌉, d)): from M = 4d² floats on.
+  const capKiB = (4 * d * d * 4) / 1024;
+  const atCap = at(last, 'tiled', capKiB * 1024);
   const mib = (b: number) => b / 2 ** 20;
-  const figures = {
+  const figures: Record<string, number> = {
+    sramKiB,
     footprintStandardRatio: std.footprintBytes / stdPrev.footprintBytes,
     footprintTiledRatio: tiled.footprintBytes / tiledPrev.footprintBytes,
     trafficStandardRatio: std.slowMemoryBytes / stdPrev.slowMemoryBytes,
@@ -250,18 +260,39 @@ export function flashCard(core: AttnCore): CardResult {
     trafficStandardMiB: mib(std.slowMemoryBytes),
     trafficTiledMiB: mib(tiled.slowMemoryBytes),
     trafficSmallSramRatio: small.slowMemoryBytes / tiled.slowMemoryBytes,
+    trafficCapRatio: tiled.slowMemoryBytes / atCap.slowMemoryBytes,
     blockRows: tiled.blockRows,
+    blockCols: tiled.blockCols,
   };
+  const sizes = `M = ${sramKiB} KiB on chip (${sramBytes / 4} floats): blocks of ${tiled.blockRows} query rows × ${tiled.blockCols} keys`;
+  const byM = sramKiB === SMALL_KIB
+    ? `Choose more on-chip memory above and the tiled traffic falls in proportion to it, up to ${capKiB} KiB.`
+    : `With ${SMALL_KIB} KiB instead of ${sramKiB} KiB it would move ×${f(figures.trafficSmallSramRatio, 2)} as much.`;
+  const cap = tiled.blockRows === d
+    ? ` From 4d² floats (${capKiB} KiB at d = ${d}) on, a query block stops growing at d = ${d} rows (B_r = min(⌈M/4d⌉, d) in the paper’s Algorithm 1), so more on-chip memory moves no fewer bytes in this model (×${f(figures.trafficCapRatio, 2)} the traffic at ${capKiB} KiB).`
+    : '';
+  const ratio = (a: number, b: number) => (b ? `×${f(a / b, 2)}` : '');
   return {
     id: 'flash', title: 'What FlashAttention makes linear', line: 'S = (Q @ K.T) * scale … O = W @ V (tiled: S and W stay on chip)',
     text: [
       `Footprint (what stays in slow memory), T = ${prev} → ${last}, d_k = ${d}: the standard computation ${f(figures.footprintStandardMiB, 1)} MiB, ×${f(figures.footprintStandardRatio, 2)} per doubling (S and W are T × T); the tiled one ${f(figures.footprintTiledMiB, 1)} MiB, ×${f(figures.footprintTiledRatio, 2)} (Q, K, V, O and two numbers per row): linear in T.`,
-      `Traffic to and from slow memory: standard ${f(figures.trafficStandardMiB, 0)} MiB (×${f(figures.trafficStandardRatio, 2)} per doubling), tiled ${f(figures.trafficTiledMiB, 0)} MiB (×${f(figures.trafficTiledRatio, 2)}): still quadratic. The tiled kernel reads K and V once per block of ${figures.blockRows} query rows, so its traffic is about T²·d²/M: with a quarter of the on-chip memory (16 KiB instead of 64 KiB) it moves ×${f(figures.trafficSmallSramRatio, 2)} as much.`,
-      `So what became linear is the memory the kernel keeps, not the traffic: the traffic stays quadratic, divided by the on-chip memory (Dao et al. 2022, Theorem 2). Here it is ${f(figures.trafficStandardMiB / figures.trafficTiledMiB, 2)}× less than the standard computation's, because S and W never go to slow memory.`,
+      `Traffic to and from slow memory with ${sizes}: standard ${f(figures.trafficStandardMiB, 0)} MiB (×${f(figures.trafficStandardRatio, 2)} per doubling), tiled ${f(figures.trafficTiledMiB, 0)} MiB (×${f(figures.trafficTiledRatio, 2)}): still quadratic. The tiled kernel reads K and V once per block of ${tiled.blockRows} query rows, so its traffic is about T²·d²/M. ${byM}${cap}`,
+      `So what became linear is the footprint, not the traffic: the footprint is linear in T, while the traffic is Θ(N²d²/M) (Dao et al. 2022, Theorem 2) — quadratic, divided by the on-chip memory. Here it is ${f(figures.trafficStandardMiB / figures.trafficTiledMiB, 2)}× less than the standard computation’s, because S and W never go to slow memory.`,
     ],
     figures,
+    table: {
+      caption: `Bytes as T doubles (d_k = ${d}, one head, no mask, float32; tiled with M = ${sramKiB} KiB)`,
+      // Bytes moved first: a phone shows these columns and scrolls to the footprints.
+      head: ['T', 'moved: standard', 'moved: tiled', 'moved × prev. T: standard / tiled', 'footprint: standard', 'footprint: tiled'],
+      rows: sweep.map((r, i) => ({
+        cells: [String(r.t), mibText(r.std.slowMemoryBytes), mibText(r.tiled.slowMemoryBytes), i ? `${ratio(r.std.slowMemoryBytes, sweep[i - 1].std.slowMemoryBytes)} / ${ratio(r.tiled.slowMemoryBytes, sweep[i - 1].tiled.slowMemoryBytes)}` : '', mibText(r.std.footprintBytes), mibText(r.tiled.footprintBytes)],
+        data: { t: r.t, stdFootprint: r.std.footprintBytes, tiledFootprint: r.tiled.footprintBytes, stdMoved: r.std.slowMemoryBytes, tiledMoved: r.tiled.slowMemoryBytes },
+      })),
+    },
   };
 }
+
+const mibText = (b: number): string => `${(b / 2 ** 20).toFixed(b < 10 * 2 ** 20 ? 2 : 1)} MiB`;
 
 // ---------- one card per variant ----------
 const VARIANT_CARDS = {
@@ -306,8 +337,8 @@ export function variantCard(core: AttnCore, m: RunModel, id: VariantCardId): Car
   return { id, title: c.title, line: c.line, text, figures };
 }
 
-/** The card for an id (the shift card needs its slider and precision). */
-export function runCard(core: AttnCore, id: ExperimentId, m: RunModel, logit: number, precision: Precision): CardResult {
+/** The card for an id (the shift card needs its slider and precision, the FlashAttention card its on-chip memory). */
+export function runCard(core: AttnCore, id: ExperimentId, m: RunModel, logit: number, precision: Precision, sramKiB = 64): CardResult {
   switch (id) {
     case 'shift': return shiftCard(core, logit, precision);
     case 'after': return afterCard(core, m);
@@ -315,7 +346,7 @@ export function runCard(core: AttnCore, id: ExperimentId, m: RunModel, logit: nu
     case 'amplify': return amplifyCard(core, m);
     case 'loop': return loopCard(core, m);
     case 'sqrtdk': return sqrtCard(core);
-    case 'flash': return flashCard(core);
+    case 'flash': return flashCard(core, sramKiB);
     default: return variantCard(core, m, id);
   }
 }

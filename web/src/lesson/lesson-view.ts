@@ -9,7 +9,7 @@ import type { LabContext, View, ViewFactory } from '../ui/view';
 import { loadCore, type AttnCore } from '../wasm/load-core';
 import { preferenceFromSearch } from '../wasm/core-build';
 import { NORMALIZERS, POSITIONS, PRECISIONS, STANDARD, isStandard } from '../shared/variant';
-import type { LessonState } from './state';
+import { SRAM_KIB, type LessonState } from './state';
 import { codeLines, type CodeLine, type Control, type LineId, type Picture } from './code-lines';
 import { compare, type Arr, type Badges, type Comparison, type RunModel } from './run';
 import { CARD_TITLES, CARD_VARIANT, runCard, type CardResult } from './experiments';
@@ -113,7 +113,7 @@ class LessonView implements View<LessonContext> {
     let card: CardResult | null = null;
     if (l.exp !== 'none') {
       try {
-        card = runCard(this.core, l.exp, ctx.state.model, l.logit, l.precision);
+        card = runCard(this.core, l.exp, ctx.state.model, l.logit, l.precision, l.sram);
       } catch (e) {
         card = { id: l.exp, title: CARD_TITLES[l.exp], line: '', text: [`The core refused this run: ${(e as Error).message}`], figures: {} };
       }
@@ -217,6 +217,7 @@ class LessonView implements View<LessonContext> {
     if (open === 'none') return;
     this.cardBox.append(el('h4', { text: CARD_TITLES[open] }));
     if (open === 'shift') this.cardBox.append(this.logitSlider(ctx));
+    if (open === 'flash') this.cardBox.append(this.sramSelect(ctx));
     if (!card) {
       this.cardBox.append(el('p', { class: 'muted', text: 'Running…' }));
       return;
@@ -225,6 +226,16 @@ class LessonView implements View<LessonContext> {
     this.cardBox.dataset.figures = JSON.stringify(card.figures);
     if (card.line) this.cardBox.append(el('p', { class: 'card-line' }, el('span', { text: 'Line: ' }), el('code', { text: card.line })));
     for (const t of card.text) this.cardBox.append(el('p', { text: t }));
+    if (card.table) this.cardBox.append(cardTable(card.table, card.id));
+  }
+
+  /** The FlashAttention card's on-chip memory M (link key lsram); the card recomputes with it. */
+  private sramSelect(ctx: LessonContext): HTMLElement {
+    const s = el('select', { 'aria-label': 'on-chip memory M', 'data-testid': 'flash-sram' });
+    for (const kib of SRAM_KIB) s.append(el('option', { value: String(kib), text: `${kib} KiB${SRAM_NOTE[kib] ? ` (${SRAM_NOTE[kib]})` : ''}` }));
+    s.value = String(ctx.state.lesson.sram);
+    s.addEventListener('change', () => ctx.update({ lesson: { sram: Number(s.value) } }));
+    return el('div', { class: 'logit-row' }, el('label', {}, el('span', { text: 'On-chip memory M (fast SRAM per block) ' }), s));
   }
 
   private logitSlider(ctx: LessonContext): HTMLElement {
@@ -237,6 +248,23 @@ class LessonView implements View<LessonContext> {
     p.addEventListener('change', () => ctx.update({ lesson: { precision: p.value as LessonState['precision'] } }));
     return el('div', { class: 'logit-row' }, el('label', {}, el('span', { text: `largest logit ${fmt(l.logit)} ` }), r), p);
   }
+}
+
+const SRAM_NOTE: Record<number, string> = { 48: 'a GPU block’s default', 64: 'default', 96: 'V100’s most per SM', 164: 'A100’s most per SM', 228: 'H100’s most per SM' };
+
+function cardTable(t: NonNullable<CardResult['table']>, cardId: string): HTMLElement {
+  // The caption sits above the scrolling box (a phone scrolls the table sideways, not its caption).
+  const id = `card-table-${cardId}`;
+  const table = el('table', { class: 'card-table', 'data-testid': 'card-table', 'aria-labelledby': id },
+    el('thead', {}, el('tr', {}, ...t.head.map((h) => el('th', { scope: 'col', text: h })))));
+  const body = el('tbody');
+  for (const r of t.rows) {
+    const tr = el('tr', { 'data-row': JSON.stringify(r.data) });
+    r.cells.forEach((c, i) => tr.append(el(i === 0 ? 'th' : 'td', i === 0 ? { scope: 'row', text: c } : { text: c })));
+    body.append(tr);
+  }
+  table.append(body);
+  return el('div', {}, el('p', { class: 'card-table-caption', id, text: t.caption }), el('div', { class: 'table-scroll' }, table));
 }
 
 function maxFinite(a: Arr, abs = false): number {

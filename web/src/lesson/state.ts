@@ -15,9 +15,15 @@ export interface LessonState extends VariantState {
   exp: 'none' | ExperimentId;
   /** The max-shift card's largest logit (its slider). */
   logit: number;
+  /** The FlashAttention card's on-chip memory M, KiB (its select). */
+  sram: number;
 }
 
 export const LESSON_LIMITS = { minLogit: 1, maxLogit: 1000 } as const;
+/** On-chip memory sizes the FlashAttention card offers, KiB: 16 … 228 (48 KiB is a GPU block's
+ *  default shared memory; 96, 164 and 228 KiB are the most one streaming multiprocessor of a V100,
+ *  an A100 and an H100 can give it). Default 64: the size the card has always used. */
+export const SRAM_KIB: readonly number[] = [16, 32, 48, 64, 96, 128, 164, 192, 228];
 
 /** The part of the whole state the lesson rows read: the random model's d_k (RoPE needs it even). */
 export interface LessonSlice {
@@ -31,6 +37,7 @@ export const LESSON: SubState<LessonState, LessonSlice> = {
     step: { key: 'lstep', label: 'guided path step', kind: int(0, STEP_COUNT), default: 0, compute: false },
     exp: { key: 'lexp', label: 'experiment', kind: oneOf(['none', ...EXPERIMENT_IDS] as const, (l, v) => `${l} “${v}” is unknown; showing the code lines`), default: 'none', compute: false },
     logit: { key: 'llogit', label: 'largest logit', kind: real(LESSON_LIMITS.minLogit, LESSON_LIMITS.maxLogit), default: 80, compute: false },
+    sram: { key: 'lsram', label: 'on-chip memory (KiB)', kind: oneOf(SRAM_KIB, (l, v) => `${l} “${v}” is not one of ${SRAM_KIB.join(', ')}; using 64`), default: 64, compute: false },
   },
   fix(s, notices) {
     fixVariant(s.lesson, notices, s.model.source === 'random' ? s.model.dK : null);

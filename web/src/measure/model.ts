@@ -2,10 +2,16 @@
 // least-squares exponent of t ∝ T^p, and the memory and time predictions that stop a sweep before
 // it asks too much. Pure (no DOM, no Worker), unit-tested in tests/web/timing.test.ts; the memory
 // figures are asked of a core passed in (tests/web/timing-core.test.ts).
-import type { AttnCore } from '../wasm/attn-core';
+import type { AttnCore, Kernel, Normalizer } from '../wasm/attn-core';
 
-export type TimingKernel = 'naive' | 'tiled';
-export type KernelChoice = 'both' | TimingKernel;
+/** 'naive' and 'tiled': softmax attention through the core's two kernels. 'linear': linear
+ *  attention (normalizer 'linear', φ = elu + 1) through the core's causal prefix-sum form
+ *  (kernel 'tiled'): no T × T matrix and O(T·d_k·d_v) work. */
+export type TimingKernel = 'naive' | 'tiled' | 'linear';
+/** What the kernels select offers: 'both' = naive and tiled; 'linear' = tiled softmax next to
+ *  linear attention (both without a T × T buffer, so only the normalizer differs). */
+export type KernelChoice = 'both' | 'naive' | 'tiled' | 'linear';
+export const TIMING_KERNEL_ORDER: readonly TimingKernel[] = ['naive', 'tiled', 'linear'];
 /** 'qkv': core.attention on random Q, K, V. 'proj': core.multiHeadAttention on a random X (lesson 2's loop). */
 export type TimingMode = 'qkv' | 'proj';
 
@@ -28,7 +34,14 @@ export const TIME_BUDGET_MS = 15_000;
 export const FIT_FLOOR_MS = 0.5;
 
 export function kernelsOf(c: KernelChoice): TimingKernel[] {
-  return c === 'both' ? ['naive', 'tiled'] : [c];
+  if (c === 'both') return ['naive', 'tiled'];
+  if (c === 'linear') return ['tiled', 'linear'];
+  return [c];
+}
+
+/** The core options that select a timed kernel (the page asks the core; it never computes). */
+export function coreKernel(k: TimingKernel): { kernel: Kernel; normalizer?: Normalizer } {
+  return k === 'linear' ? { kernel: 'tiled', normalizer: 'linear' } : { kernel: k };
 }
 
 /** T = start, 2·start, 4·start, … up to and including end. */
@@ -50,7 +63,7 @@ export interface MemoryTable {
   /** core.limits.tile.keys: the key tile the tiled kernel uses in this build. */
   tileKeys: number;
   /** Per T: the bytes the core counts against its cap for one call of each kernel. */
-  rows: { t: number; naive: number; tiled: number }[];
+  rows: { t: number; naive: number; tiled: number; linear: number }[];
 }
 
 type Estimator = Pick<AttnCore, 'estimateBytes' | 'estimateMultiHeadBytes'>;
@@ -58,8 +71,10 @@ type Estimator = Pick<AttnCore, 'estimateBytes' | 'estimateMultiHeadBytes'>;
 /** What the core will count against its cap for one timed call: core.attention's estimate
  *  ('qkv'), or core.multiHeadAttention's ('proj'). Used to skip a point before calling. */
 export function coreBytes(core: Estimator, p: Pick<SweepParams, 'heads' | 'dk' | 'dModel' | 'mode'>, t: number, kernel: TimingKernel): number {
-  if (p.mode === 'proj') return core.estimateMultiHeadBytes({ t, dModel: p.dModel, heads: p.heads, dk: p.dk, dv: p.dk }, kernel);
-  return core.estimateBytes({ heads: p.heads, tq: t, tk: t, dk: p.dk, dv: p.dk }, kernel);
+  const { kernel: k, normalizer } = coreKernel(kernel);
+  const variant = normalizer ? { normalizer } : {};
+  if (p.mode === 'proj') return core.estimateMultiHeadBytes({ t, dModel: p.dModel, heads: p.heads, dk: p.dk, dv: p.dk, ...variant }, k);
+  return core.estimateBytes({ heads: p.heads, tq: t, tk: t, dk: p.dk, dv: p.dk, ...variant }, k);
 }
 
 export function memoryTable(core: Estimator & Pick<AttnCore, 'limits' | 'tiledScratchBytes'>, p: MemoryParams): MemoryTable {
@@ -67,7 +82,7 @@ export function memoryTable(core: Estimator & Pick<AttnCore, 'limits' | 'tiledSc
     cap: core.limits.memoryCap,
     tiledScratch: core.tiledScratchBytes(p.dk),
     tileKeys: core.limits.tile.keys,
-    rows: p.ts.map((t) => ({ t, naive: coreBytes(core, p, t, 'naive'), tiled: coreBytes(core, p, t, 'tiled') })),
+    rows: p.ts.map((t) => ({ t, naive: coreBytes(core, p, t, 'naive'), tiled: coreBytes(core, p, t, 'tiled'), linear: coreBytes(core, p, t, 'linear') })),
   };
 }
 

@@ -14,11 +14,11 @@ export class MemoryPanel {
 
   constructor(private session: TimingSession, private ask: () => ((params: MemoryParams) => Promise<MemoryTable>) | null) {}
 
-  private coreEstimates(p: Pick<SweepParams, 'heads' | 'dk' | 'dModel' | 'mode'>, t: number): { naive: number; tiled: number; tiledScratch: number } | null {
+  private coreEstimates(p: Pick<SweepParams, 'heads' | 'dk' | 'dModel' | 'mode'>, t: number): { naive: number; tiled: number; linear: number; tiledScratch: number } | null {
     const key = JSON.stringify([p.heads, p.dk, p.dModel, p.mode, t]);
     if (this.memTable?.key === key) {
       const r = this.memTable.table.rows[0];
-      return { naive: r.naive, tiled: r.tiled, tiledScratch: this.memTable.table.tiledScratch };
+      return { naive: r.naive, tiled: r.tiled, linear: r.linear, tiledScratch: this.memTable.table.tiledScratch };
     }
     const memory = this.ask();
     if (this.memAsked !== key && memory) {
@@ -44,14 +44,17 @@ export class MemoryPanel {
     const last = (k: TimingKernel) => s.pointsOf(k).filter((x) => x.t <= t).at(-1) ?? null;
     const split = (p.workers ?? 1) > 1;
     const rows: { label: string; bytes: number; cls: string; note: string; id: string }[] = [];
-    for (const k of ['naive', 'tiled'] as const) {
+    const kernels: TimingKernel[] = p.kernels.includes('linear') ? ['naive', 'tiled', 'linear'] : ['naive', 'tiled'];
+    for (const k of kernels) {
       const e = est?.[k] ?? NaN;
       const stopped = sw?.stops.has(k) && t >= sw.stops.get(k)!.t;
       rows.push({
         label: `${k}: the core’s estimate`, bytes: e, cls: `k-${k}`, id: `mem-${k}-estimate`,
         note: (k === 'naive'
           ? `what the core counts against its cap: the ${p.heads} × ${t}² weights plus Q, K, V and the outputs — quadruples per doubling`
-          : `what the core counts: Q, K, V, the outputs and ${est ? formatBytes(est.tiledScratch) : '…'} of tile scratch at any T — doubles per doubling`)
+          : k === 'linear'
+            ? 'what the core counts for linear attention’s prefix-sum form: Q, K, V, the outputs and working copies of φ(q) and φ(k), no T × T matrix — doubles per doubling'
+            : `what the core counts: Q, K, V, the outputs and ${est ? formatBytes(est.tiledScratch) : '…'} of tile scratch at any T — doubles per doubling`)
           + (stopped ? ` (the ${k} kernel stopped before this T)` : ''),
       });
       const pt = last(k);

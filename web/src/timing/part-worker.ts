@@ -5,13 +5,13 @@
 // Nothing is shared: no SharedArrayBuffer, so no cross-origin isolation is needed.
 /// <reference lib="webworker" />
 import { loadCore } from '../wasm/load-core';
-import type { Kernel } from '../wasm/attn-core';
+import { coreKernel, type TimingKernel } from '../measure/model';
 import type { AttnResultLike, FullOpts } from './attn-split.js';
 
 export type PartRequest =
   | { kind: 'port'; port: MessagePort }
   | { kind: 'load'; q: Float32Array; k: Float32Array; v: Float32Array; opts: FullOpts }
-  | { kind: 'call'; id: number; kernel: Kernel };
+  | { kind: 'call'; id: number; kernel: TimingKernel };
 export type PartReply =
   | { kind: 'result'; id: number; result: AttnResultLike }
   | { kind: 'error'; id: number; message: string; field: string | null };
@@ -37,7 +37,7 @@ const onRequest = async (e: MessageEvent<PartRequest>) => {
   try {
     const c = await core;
     if (!part) throw new Error('no inputs loaded');
-    const r = c.attention(part.q, part.k, part.v, { ...part.opts, kernel: m.kernel });
+    const r = c.attention(part.q, part.k, part.v, { ...part.opts, ...coreKernel(m.kernel) });
     const result: AttnResultLike = {
       output: r.output, weights: r.weights, entropy: r.entropy, lse: r.lse,
       fullyMaskedRows: r.fullyMaskedRows, nanRows: r.nanRows, infScoreRows: r.infScoreRows, nanRowsPerHead: Array.from(r.nanRowsPerHead), scale: r.scale,

@@ -2,11 +2,12 @@
 // line, and the table of medians per T. It draws what the session holds.
 import { el, clear } from '../ui/dom';
 import { logLogChart } from '../ui/loglog-chart';
-import { FIT_FLOOR_MS, formatBytes, formatMs, kernelsOf, sweepTs, type TimingKernel } from '../measure/model';
+import { FIT_FLOOR_MS, TIMING_KERNEL_ORDER, formatBytes, formatMs, kernelsOf, sweepTs, type TimingKernel } from '../measure/model';
 import type { TimingSession } from './session';
 import type { TimingSlice } from './state';
 
-const KERNEL_LABEL: Record<TimingKernel, string> = { naive: 'naive (full T×T weights)', tiled: 'tiled (online softmax)' };
+const KERNEL_LABEL: Record<TimingKernel, string> = { naive: 'naive (full T×T weights)', tiled: 'tiled (online softmax)', linear: 'linear attention (prefix sums)' };
+const MARKER = { naive: 'circle', tiled: 'square', linear: 'diamond' } as const;
 
 export class ResultsPanel {
   readonly fit = el('div', { class: 'timing-fit' });
@@ -25,7 +26,7 @@ export class ResultsPanel {
     clear(this.fit);
     const f = this.session.fits();
     const kernels = this.session.sweep?.params.kernels ?? [];
-    const main = f.naive ? 'naive' : f.tiled ? 'tiled' : null;
+    const main = f.naive ? 'naive' : f.tiled ? 'tiled' : f.linear ? 'linear' : null;
     const headline = el('p', { class: 'fit-main', 'data-testid': 'timing-exponent' });
     if (main) {
       headline.dataset.value = f[main]!.exponent.toFixed(3);
@@ -39,7 +40,18 @@ export class ResultsPanel {
       headline.append(el('span', { class: `fit-k k-${k}`, 'data-testid': `timing-exponent-${k}`, 'data-value': fk.exponent.toFixed(3) },
         el('span', { class: 'sw-line', 'aria-hidden': 'true' }), `${k} `, el('strong', { text: `p = ${fk.exponent.toFixed(2)}` })));
     }
-    this.fit.append(headline, el('p', { class: 'muted small', text: `Least-squares fit of log t against log T over the points whose median is at least ${FIT_FLOOR_MS} ms (below that, the timer's resolution and fixed per-call costs flatten the curve). Quadratic cost means p ≈ 2.` }));
+    this.fit.append(headline);
+    const cmp = this.session.comparison();
+    if (cmp) {
+      // The two fits side by side, and what each means per doubling of T (2^p, from the fit).
+      const per = (p: number) => `×${(2 ** p).toFixed(1)}`;
+      this.fit.append(el('p', { class: 'fit-compare', 'data-testid': 'timing-compare', 'data-linear': cmp.linear.exponent.toFixed(3), 'data-softmax': cmp.softmax.exponent.toFixed(3) },
+        'Linear attention ', el('strong', { text: `p = ${cmp.linear.exponent.toFixed(2)}` }), ` (${per(cmp.linear.exponent)} per doubling of T) against ${cmp.softmaxKernel} softmax `,
+        el('strong', { text: `p = ${cmp.softmax.exponent.toFixed(2)}` }), ` (${per(cmp.softmax.exponent)}): no T × T scores, so the work grows like T·d_k·d_v, not T²·d_k.`));
+    } else if (kernels.includes('linear')) {
+      this.fit.append(el('p', { class: 'fit-compare muted', 'data-testid': 'timing-compare', text: 'Linear attention’s exponent appears here next to softmax’s when both have two points above the fit’s floor.' }));
+    }
+    this.fit.append(el('p', { class: 'muted small', text: `Least-squares fit of log t against log T over the points whose median is at least ${FIT_FLOOR_MS} ms (below that, the timer's resolution and fixed per-call costs flatten the curve). Quadratic cost means p ≈ 2${kernels.includes('linear') ? ', linear cost p ≈ 1' : ''}.` }));
   }
 
   private drawChart(st: TimingSlice | null): void {
@@ -48,21 +60,29 @@ export class ResultsPanel {
     const sw = s.sweep;
     const planned = sw ? sweepTs(sw.params.tStart, sw.params.tEnd) : sweepTs(st?.timing.firstT ?? 64, st?.timing.lastT ?? 4096);
     const f = s.fits();
-    const series = (['naive', 'tiled'] as const).map((k) => ({
-      label: k, cls: `k-${k}`, marker: k === 'naive' ? 'circle' as const : 'square' as const, labelDy: k === 'naive' ? -8 : 18, fit: f[k] ?? null,
+    // naive and tiled always (as before); linear when this sweep (or the settings) time it.
+    const timed = sw?.params.kernels ?? kernelsOf(st?.timing.kernels ?? 'both');
+    const shown = TIMING_KERNEL_ORDER.filter((k) => k !== 'linear' || timed.includes('linear'));
+    const series = shown.map((k) => ({
+      label: k, cls: `k-${k}`, marker: MARKER[k], labelDy: k === 'naive' ? -8 : 18, fit: f[k] ?? null,
       points: s.pointsOf(k).map((p) => ({ t: p.t, median: p.stats.median, min: p.stats.min, max: p.stats.max, title: `${k}, T = ${p.t}: median ${formatMs(p.stats.median)} (min ${formatMs(p.stats.min)}, max ${formatMs(p.stats.max)}, ${p.stats.n} samples)` })),
     }));
     // Reference: ×4 per doubling through the first fitted point of the first kernel with a fit;
     // without a fit yet, through the last point of the first kernel.
-    const withFit = series.findIndex((se) => se.fit);
-    const ref = withFit >= 0 ? withFit : series.findIndex((se) => se.points.length > 0);
-    const parts = (['naive', 'tiled'] as const).filter((k) => f[k]).map((k) => `${k} kernel slope ${f[k]!.exponent.toFixed(2)}`);
+    // (Softmax's series only: linear attention gets its own ×2 line below.)
+    const withFit = series.findIndex((se) => se.label !== 'linear' && se.fit);
+    const ref = withFit >= 0 ? withFit : series.findIndex((se) => se.label !== 'linear' && se.points.length > 0);
+    const parts = shown.filter((k) => f[k]).map((k) => `${k} kernel slope ${f[k]!.exponent.toFixed(2)}`);
+    const refs = ref >= 0 ? [{ slope: 2, label: '×4 per doubling', series: ref }] : [];
+    // Linear attention: a slope-1 line through its own first fitted point.
+    const lin = series.findIndex((se) => se.label === 'linear' && se.points.length > 0);
+    if (lin >= 0) refs.push({ slope: 1, label: '×2 per doubling', series: lin });
     this.chart.append(logLogChart({
       ts: planned, series, testid: 'timing-chart', clipId: 'timing-clip',
-      ariaLabel: `Log–log chart of time per call against T${parts.length ? ': ' + parts.join(', ') : ''}; a dashed line shows ×4 per doubling (slope 2).`,
+      ariaLabel: `Log–log chart of time per call against T${parts.length ? ': ' + parts.join(', ') : ''}; a dashed line shows ×4 per doubling (slope 2)${lin >= 0 ? ', another ×2 per doubling (slope 1)' : ''}.`,
       xLabel: 'sequence length T (log scale, ×2 per step)', yLabel: 'time per call, ms (log scale)',
       empty: s.phase === 'running' ? 'Measuring…' : 'Press “Run sweep” to measure',
-      refs: ref >= 0 ? [{ slope: 2, label: '×4 per doubling', series: ref }] : [],
+      refs,
     }));
   }
 

@@ -86,7 +86,10 @@ export class TimingSession {
         const secs = ((this.now() - sw.startedAt) / 1000).toFixed(1);
         const f = this.fits();
         const main = f.naive ?? f.tiled;
-        this.statusText = `Done in ${secs} s.${main ? ` Fitted exponent ${main.exponent.toFixed(2)} (${f.naive ? 'naive' : 'tiled'}).` : ''}`;
+        const cmp = this.comparison();
+        this.statusText = cmp
+          ? `Done in ${secs} s. Fitted exponents: linear attention ${cmp.linear.exponent.toFixed(2)}, ${cmp.softmaxKernel} softmax ${cmp.softmax.exponent.toFixed(2)}.`
+          : `Done in ${secs} s.${main ? ` Fitted exponent ${main.exponent.toFixed(2)} (${f.naive ? 'naive' : 'tiled'}).` : f.linear ? ` Fitted exponent ${f.linear.exponent.toFixed(2)} (linear).` : ''}`;
         break;
       }
       case 'fatal':
@@ -104,6 +107,15 @@ export class TimingSession {
       if (f) out[k] = f;
     }
     return out;
+  }
+
+  /** Linear attention's fit next to softmax's (the tiled kernel's, else the naive one's), when the
+   *  sweep timed both and each has a fit; null otherwise. */
+  comparison(): { linear: Fit; softmax: Fit; softmaxKernel: 'naive' | 'tiled' } | null {
+    const f = this.fits();
+    const softmaxKernel = f.tiled ? 'tiled' : f.naive ? 'naive' : null;
+    if (!f.linear || !softmaxKernel) return null;
+    return { linear: f.linear, softmax: f[softmaxKernel]!, softmaxKernel };
   }
 
   pointsOf(k: TimingKernel): TimingPoint[] {

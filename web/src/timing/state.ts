@@ -3,9 +3,10 @@
 import { int, oneOf, pow2, yesNo } from '../state/fields';
 import type { SubState } from '../state/table';
 
-export type TimingKernels = 'both' | 'naive' | 'tiled';
+/** 'linear': tiled softmax next to linear attention (see measure/model.ts, kernelsOf). */
+export type TimingKernels = 'both' | 'naive' | 'tiled' | 'linear';
 export type TimingInput = 'qkv' | 'proj';
-export const TIMING_KERNELS: readonly TimingKernels[] = ['both', 'naive', 'tiled'];
+export const TIMING_KERNELS: readonly TimingKernels[] = ['both', 'naive', 'tiled', 'linear'];
 export const TIMING_INPUTS: readonly TimingInput[] = ['qkv', 'proj'];
 export const TIMING_WORKERS: readonly number[] = [1, 2, 4];
 

@@ -55,7 +55,8 @@ class TimingView implements View<TimingContext> {
   private ker = el('select', { 'data-testid': 'timing-kernels' },
     el('option', { value: 'both', text: 'naive and tiled' }),
     el('option', { value: 'naive', text: 'naive only' }),
-    el('option', { value: 'tiled', text: 'tiled only' }));
+    el('option', { value: 'tiled', text: 'tiled only' }),
+    el('option', { value: 'linear', text: 'tiled softmax and linear attention' }));
   private causal = el('input', { type: 'checkbox', 'data-testid': 'timing-causal' });
   private workers = el('select', { 'data-testid': 'timing-workers' },
     ...TIMING_WORKERS.map((n) => el('option', { value: n, text: n === 1 ? '1 (default)' : String(n) })));
@@ -270,6 +271,9 @@ class TimingView implements View<TimingContext> {
       block('What the tiled kernel changes — and what it does not',
         'The tiled kernel is FlashAttention’s idea: it never builds the T × T matrix. It takes 64 queries at a time and walks the keys in tiles of 32, keeping a running maximum and sum for each query row and rescaling them when a new tile raises the maximum. Memory becomes linear in T: inputs, output and one small tile.',
         'The arithmetic is still quadratic, so its slope is still about 2. It is exact, not an approximation: its output equals the naive kernel’s up to floating-point rounding. On a GPU the saving is memory traffic, which is usually what costs time. Here, compare the two slopes (both about 2) and the memory panel: quadratic against linear.'),
+      block('Linear attention: a different computation, slope 1',
+        'Kernels “tiled softmax and linear attention” times the core’s linear attention (Katharopoulos et al. 2020) next to the tiled softmax kernel. It replaces the softmax with a feature map φ(x) = elu(x) + 1: w_ij = φ(q_i)·φ(k_j) / Σ_j φ(q_i)·φ(k_j). Regrouping the products, each output is φ(q_i)·S / φ(q_i)·z with S = Σ_j φ(k_j) v_jᵀ (a d_k × d_v matrix) and z = Σ_j φ(k_j), running sums over the keys (prefix sums under the causal mask).',
+        'No T × T scores are ever formed, so doubling T doubles the work: a slope of about 1 where softmax has 2. The price: its weights are not softmax’s (no sharp, winner-take-most rows), so it is a different model, not a faster way to compute the same one; the Lesson view shows its weights next to softmax’s.'),
     );
   }
 }

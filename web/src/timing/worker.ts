@@ -9,7 +9,7 @@ import { loadCore, type AttnCore } from '../wasm/load-core';
 import type { TimingMessage, TimingRunRequest } from './protocol';
 import { mergeParts, partCall, planSplit, type AttnResultLike, type FullOpts } from './attn-split.js';
 import type { PartReply, PartRequest } from './part-worker';
-import { batchSize, checkBudget, coreBytes, plannedCalls, predictQuadratic, stats, sweepTs, type SweepParams, type TimingKernel } from '../measure/model';
+import { batchSize, checkBudget, coreBytes, coreKernel, plannedCalls, predictQuadratic, stats, sweepTs, type SweepParams, type TimingKernel } from '../measure/model';
 
 
 const MIN_POINT_MS = 250;
@@ -98,7 +98,7 @@ function makeInputs(cores: Cores, p: SweepParams, t: number, pool: PartPool | nu
     const q = rand(h * t * dk), k = rand(h * t * dk), v = rand(h * t * dk);
     const opts = { heads: h, tq: t, tk: t, dk, dv: dk, causal: p.causal };
     if (pool) {
-      const any = (cores.naive ?? cores.tiled)!;
+      const any = (cores.naive ?? cores.tiled ?? cores.linear)!;
       // The split follows the core's causal rule (attn-split.js never restates it).
       const ranges = p.causal ? any.keyRanges({ t, causal: true }) : null;
       const sopts = { ...opts, ranges };
@@ -108,12 +108,12 @@ function makeInputs(cores: Cores, p: SweepParams, t: number, pool: PartPool | nu
       pool.load(plan.parts.map((part) => partCall(q, k, v, sopts, part)));
       return { call: async (kernel) => void mergeParts(sopts, plan, await pool.call(kernel, plan.parts.length)) };
     }
-    return { call: (kernel) => void cores[kernel]!.attention(q, k, v, { ...opts, kernel }) };
+    return { call: (kernel) => void cores[kernel]!.attention(q, k, v, { ...opts, ...coreKernel(kernel) }) };
   }
   const hd = h * dk;
   const w = 1 / Math.sqrt(dModel);
   const x = rand(t * dModel), wq = rand(dModel * hd, w), wk = rand(dModel * hd, w), wv = rand(dModel * hd, w), wo = rand(hd * dModel, w);
-  return { call: (kernel) => void cores[kernel]!.multiHeadAttention(x, wq, wk, wv, wo, { t, dModel, heads: h, dk, dv: dk, causal: p.causal, kernel }) };
+  return { call: (kernel) => void cores[kernel]!.multiHeadAttention(x, wq, wk, wv, wo, { t, dModel, heads: h, dk, dv: dk, causal: p.causal, ...coreKernel(kernel) }) };
 }
 
 async function timeOnce(inp: Inputs, kernel: TimingKernel, n: number): Promise<number> {
@@ -134,7 +134,7 @@ async function run(req: TimingRunRequest): Promise<void> {
     cores[kernel] = c;
     heapStart[kernel] = heap(c);
   }
-  const core = (cores.naive ?? cores.tiled)!;
+  const core = (cores.naive ?? cores.tiled ?? cores.linear)!;
   const ts = sweepTs(p.tStart, p.tEnd);
   const pool = p.mode === 'qkv' && (p.workers ?? 1) > 1 && req.ports?.length ? new PartPool(req.ports) : null;
 

@@ -25,7 +25,7 @@ export interface ChartSeries {
   label: string;
   /** CSS class of the series' strokes and fills, e.g. 'k-naive'. */
   cls: string;
-  marker: 'circle' | 'square';
+  marker: 'circle' | 'square' | 'diamond';
   points: ChartPoint[];
   fit: Fit | null;
   /** Vertical offset of the label of a series that stops before the last T (default −8). */
@@ -125,9 +125,12 @@ export function logLogChart(o: LogLogChartOptions): SVGSVGElement {
     for (const p of ps) {
       svg.append(s('line', { x1: x(p.t), x2: x(p.t), y1: y(p.min), y2: y(p.max), class: `whisker ${se.cls}` }));
       for (const v of [p.min, p.max]) svg.append(s('line', { x1: x(p.t) - 5, x2: x(p.t) + 5, y1: y(v), y2: y(v), class: `whisker ${se.cls}` }));
+      const cx = x(p.t), cy = y(p.median);
       const mark = se.marker === 'circle'
-        ? s('circle', { cx: x(p.t), cy: y(p.median), r: 5.5, class: `dot ${se.cls}` })
-        : s('rect', { x: x(p.t) - 5, y: y(p.median) - 5, width: 10, height: 10, class: `dot ${se.cls}` });
+        ? s('circle', { cx, cy, r: 5.5, class: `dot ${se.cls}` })
+        : se.marker === 'diamond'
+          ? s('polygon', { points: `${cx},${cy - 7} ${cx + 7},${cy} ${cx},${cy + 7} ${cx - 7},${cy}`, class: `dot ${se.cls}` })
+          : s('rect', { x: cx - 5, y: cy - 5, width: 10, height: 10, class: `dot ${se.cls}` });
       mark.append(s('title', {}, p.title));
       svg.append(mark);
     }

@@ -204,9 +204,9 @@ export interface AttnCore {
   /** Bytes of the tiled kernel's scratch; independent of T. */
   tiledScratchBytes(dk: number): number;
   /** Bytes an attention call with these shapes counts against its cap (Infinity on overflow). */
-  estimateBytes(opts: CoreShapeOptions, kernel?: Kernel): number;
-  /** Bytes multiHeadAttention counts against its cap. */
-  estimateMultiHeadBytes(opts: { t: number; dModel: number; heads: number; kvHeads?: number; dk?: number; dv?: number; returnScores?: boolean; kernel?: Kernel }, kernel?: Kernel): number;
+  estimateBytes(opts: CoreShapeOptions & CoreVariantOptions, kernel?: Kernel): number;
+  /** Bytes multiHeadAttention counts against its cap (the variant options count too). */
+  estimateMultiHeadBytes(opts: { t: number; dModel: number; heads: number; kvHeads?: number; dk?: number; dv?: number; returnScores?: boolean; kernel?: Kernel } & CoreVariantOptions, kernel?: Kernel): number;
   /** float32 (SIMD) vs float64 scalar, and tiled vs naive, on the same inputs (~10 naive calls). */
   check(q: Float32Array, k: Float32Array, v: Float32Array, opts: CoreAttentionOptions): CoreCheck;
 }

@@ -1,11 +1,15 @@
 // Types of the training module's JS surface (docs/train-api.md), the parts the Train and Decode
 // tabs use.
-/** tr.decoder({ cache }) (the Decode tab). */
+/** tr.decoder({ cache, state }) (the Decode tab). */
 export interface AttnTrainDecoder {
-  append(token: number): { logits: Float32Array; weights: Float32Array; cacheBytes: number };
+  /** weights: (L, H, t) of the new query row; null in state mode (the state keeps no keys). */
+  append(token: number): { logits: Float32Array; weights: Float32Array | null; cacheBytes: number };
   prefill(tokens: ArrayLike<number>): void;
-  /** (H_kv, t, d_h) row-major keys and values of one layer so far (cached mode only). */
+  /** (H_kv, t, d_h) row-major keys and values of one layer so far (K/V cache mode only). */
   cache(layer: number): { k: Float32Array; v: Float32Array };
+  /** Linear attention's recurrent state of one layer: S (H_kv, d_h, d_h), z (H_kv, d_h) (state mode only). */
+  state(layer: number): { s: Float32Array; z: Float32Array };
+  readonly mode: 'recompute' | 'cache' | 'state';
   reset(): void;
   readonly length: number;
   delete(): void;
@@ -23,7 +27,8 @@ export interface AttnTrainer {
   weights(): Record<string, unknown>;
   setLearningRate(lr: number): void;
   setAblation(layer: number, head: number, on: boolean): void;
-  decoder(opts?: { cache?: boolean }): AttnTrainDecoder;
+  /** state: the recurrent state (normalizer 'linear' only); unset, a linear model's cached decoder keeps it. */
+  decoder(opts?: { cache?: boolean; state?: boolean }): AttnTrainDecoder;
   generate(prompt: ArrayLike<number>, n: number, opts?: { cache?: boolean; temperature?: number; seed?: number }): { tokens: Int32Array };
   readonly step: number;
   readonly config: Record<string, unknown>;

@@ -1,12 +1,22 @@
-// Autoregressive decoding, one token at a time.
+// Autoregressive decoding, one token at a time, in one of three modes.
 //
-// Cached mode keeps each layer's K and V, (H_kv, seq_len, d_h) row-major per layer; a new
+// Cache mode keeps each layer's K and V, (H_kv, seq_len, d_h) row-major per layer; a new
 // token is embedded at position t, projected once, its k and v appended, and its query
-// attends over the t+1 cached keys (T_q = 1: bottom-right causal allows all of them; a
-// single-row softmax(scale q K^T) V per query head, since the core's kernels work on blocks
-// of 16+ query rows): O(t) work per token.
+// attends over the t+1 cached keys (T_q = 1: bottom-right causal allows all of them; one
+// query row per head, since the core's kernels work on blocks of 16+ query rows): O(t) work
+// per token. The model's attention variant applies as the full forward applies it: qkNorm
+// and RoPE rewrite a key once, when it enters the cache (RoPE at its own position j; the
+// query at the new position t), ALiBi adds -m_h (t - j), which depends only on the distance,
+// and the normalizer (softmax, softmax1, sigmoid, relu, linear) runs over the one row.
+// State mode (normalizer 'linear' only, whose decoding is causal here): no keys are kept.
+// Per layer and K/V head g the recurrent state
+//   S_g = sum_{j <= t} phi(k_j) v_j^T   (d_h, d_h),   z_g = sum_{j <= t} phi(k_j)   (d_h)
+// is updated with the new token's phi(k), v, and each query head of the group reads
+//   out = phi(q)^T S_g / (phi(q) . z_g + 1e-6)
+// (the prefix-sum form of linear attention): constant memory and O(d_h^2) work per head per
+// token after the projections, whatever t is.
 // Recompute mode runs the full causal forward over the whole prefix each step (O(t^2)),
-// the reference the cache must reproduce.
+// the reference the other two must reproduce.
 #pragma once
 
 #include <cstddef>
@@ -16,39 +26,79 @@
 
 #include "attn/rng.hpp"
 #include "attn/tr/model.hpp"
+#include "attn/variants.hpp"
 
 namespace attn::tr {
+
+enum class DecodeMode { kRecompute, kCache, kState };
+
+// The mode `cache` asks for: no cache is recompute; a cache is the recurrent state for a
+// linear-normalizer model and the K/V cache for every other.
+DecodeMode default_decode_mode(const ModelConfig& c, bool cache);
+// Whether a position's attention output depends on how many keys the call has (relu divides
+// by T_k; sigmoid's default bias is -ln T_k), so that appending a token changes the outputs of
+// the positions before it (from the second layer on, their keys and values too).
+bool length_dependent(const ModelConfig& c);
+// Ok, or why this model cannot decode in `mode`: field "state" (the recurrent state needs
+// normalizer 'linear'); field "cache" (a length-dependent normalizer with more than one layer:
+// no cache can hold keys and values that change with every token; recompute is exact).
+Status check_decode_mode(const ModelConfig& c, DecodeMode mode);
+const char* decode_mode_name(DecodeMode mode);  // "recompute", "cache", "state"
 
 class Decoder {
  public:
   // params: the model's flat float32 parameters, shared (the decoder outlives nothing it
-  // needs). ablate: (L*H) or empty.
+  // needs). ablate: (L*H) or empty. cache: default_decode_mode(c, cache).
   Decoder(const ModelConfig& c, std::shared_ptr<const std::vector<float>> params, bool cache,
+          std::vector<std::uint8_t> ablate);
+  // A mode check_decode_mode refuses makes every append return that error.
+  Decoder(const ModelConfig& c, std::shared_ptr<const std::vector<float>> params, DecodeMode mode,
           std::vector<std::uint8_t> ablate);
 
   // Appends `token`; logits: (V,) for the next token; weights: (L, H, t) of the new
-  // query row, t = length() after the append. Errors: token out of range, sequence full.
+  // query row, t = length() after the append; empty in state mode (it keeps no keys to weigh).
+  // Errors: token out of range, sequence full, a mode the model does not support.
   Status append(std::int32_t token, std::vector<float>* logits, std::vector<float>* weights);
   // Appends tokens without returning anything (recompute mode only stores them: its next
   // append recomputes the prefix anyway). For benchmarks at a given length.
   Status prefill(const std::vector<std::int32_t>& tokens);
   void reset();
   std::size_t length() const { return tokens_.size(); }
-  // Bytes held by the K/V cache (0 in recompute mode): 2 * L * H_kv * seq_len * d_h floats.
+  // Bytes the decoder keeps between tokens: the K/V cache, 2 * L * H_kv * seq_len * d_h
+  // floats (allocated for seq_len at once); the recurrent state, L * H_kv * (d_h * d_h + d_h)
+  // floats whatever the length; 0 in recompute mode.
   std::size_t cache_bytes() const;
-  bool cached() const { return cache_; }
+  bool cached() const { return mode_ != DecodeMode::kRecompute; }
+  DecodeMode mode() const { return mode_; }
   // Copies layer `layer`'s cached keys and values for the t = length() tokens so far:
-  // k, v: (H_kv, t, d_h) row-major. Errors: layer out of range; recompute mode (no cache).
+  // k, v: (H_kv, t, d_h) row-major, the keys after qkNorm and RoPE (as attention reads them).
+  // Errors: layer out of range; recompute or state mode (no K/V cache).
   Status cache(std::size_t layer, std::vector<float>* k, std::vector<float>* v) const;
+  // Copies layer `layer`'s recurrent state: s (H_kv, d_h, d_h), z (H_kv, d_h) row-major.
+  // Errors: layer out of range; not state mode.
+  Status state(std::size_t layer, std::vector<float>* s, std::vector<float>* z) const;
 
  private:
+  // Per-layer step of cache and state mode for the new token at position pos: attends, writes
+  // the head outputs to z_ (H * d_h) and the weights of the new row (H, t) to w (cache mode).
+  void attend_cached(std::size_t l, std::size_t pos, float* w);
+  void attend_state(std::size_t l);
+  // qkNorm, then RoPE at position pos, on `rows` rows of d_h (the order the forward uses).
+  void transform(float* x, std::size_t rows, std::size_t pos) const;
+
   ModelConfig c_;
   std::shared_ptr<const std::vector<float>> params_;
-  bool cache_;
+  DecodeMode mode_;
+  Status mode_status_;
+  Variant var_;                 // the model's attention variant
+  bool learned_pos_ = true;     // learned positional table P added to the embedding
+  std::vector<double> slopes_;  // ALiBi m_h for the H query heads (empty otherwise)
+  std::vector<double> theta_;   // RoPE angles per pair p: ropeBase^(-2p/d_h)
   std::vector<std::uint8_t> ablate_;
   std::vector<std::int32_t> tokens_;
-  std::vector<std::vector<float>> k_, v_;  // per layer (H_kv, seq_len, d_h)
-  std::vector<float> x_, q_, kv_, z_, y_, pack_;
+  std::vector<std::vector<float>> k_, v_;   // cache: per layer (H_kv, seq_len, d_h)
+  std::vector<std::vector<float>> s_, zs_;  // state: per layer (H_kv, d_h, d_h), (H_kv, d_h)
+  std::vector<float> x_, q_, kv_, z_, y_, pack_, phi_, num_;
   AttentionResult<float> att_;
   Workspace<float> ws_;  // recompute mode
 };

@@ -97,6 +97,7 @@ class Trainer {
   Status set_learning_rate(double lr);
   Status set_ablation(std::size_t layer, std::size_t head, bool on);
   std::unique_ptr<Decoder> decoder(bool cache) const;
+  std::unique_ptr<Decoder> decoder(DecodeMode mode) const;  // check_decode_mode first
   Status generate(const std::vector<std::int32_t>& prompt, std::size_t n, bool cache,
                   double temperature, std::uint64_t seed, std::vector<std::int32_t>* out);
 

@@ -1,0 +1,74 @@
+// The stage's Export bar: JSON, CSV weights, CSV output and a PNG of any heatmap the view shows.
+import { el, clear } from '../ui/dom';
+import type { Heatmap } from '../ui/heatmap';
+import { projections } from '../attention/compute';
+import { exportJson, exportWeightsCsv, exportOutputCsv, type Projections } from '../attention/export';
+import type { AttentionResult } from '../attention/protocol';
+import type { AttnCore } from '../wasm/load-core';
+import { download, heatmapPng } from '../shared/export';
+import { linkFields, type State } from './state';
+
+export interface ExportBar {
+  root: HTMLElement;
+  /** After a redraw: the view's heatmaps as the PNG choices (keeping the user's pick, else
+   *  `preferred`); `trained` hides the exports of this page's example. */
+  update(heatmaps: { name: string }[], opts: { preferred?: string; trained: boolean }): void;
+}
+
+export function createExportBar(deps: {
+  shown(): { state: State; result: AttentionResult } | null;
+  heatmaps(): { name: string; heatmap: Heatmap }[];
+  /** The page-thread core: the JSON export projects each head's q, k, v with it. */
+  core(): Promise<AttnCore>;
+}): ExportBar {
+  const pngSelect = el('select', { 'aria-label': 'Heatmap to save as PNG' });
+  const btn = (text: string, testid: string, on: () => void) => {
+    const b = el('button', { type: 'button', class: 'btn small', 'data-testid': testid, text });
+    b.addEventListener('click', on);
+    return b;
+  };
+  const csv = (name: string, of: (r: AttentionResult) => string) => () => {
+    const o = deps.shown();
+    if (o) download(name, of(o.result), 'text/csv');
+  };
+  const exampleOnly = [
+    btn('JSON', 'export-json', () => void saveJson()),
+    btn('CSV weights', 'export-csv-weights', csv('attention-weights.csv', exportWeightsCsv)),
+    btn('CSV output', 'export-csv-output', csv('attention-output.csv', exportOutputCsv)),
+  ];
+  const pngGroup = el('span', { class: 'png-group' }, pngSelect, btn('PNG', 'export-png', () => void savePng()));
+  const root = el('div', { class: 'export', 'data-section': 'export' }, el('span', { class: 'export-title', text: 'Export' }), ...exampleOnly, pngGroup);
+
+  async function savePng(): Promise<void> {
+    const item = deps.heatmaps().find((h) => h.name === pngSelect.value);
+    const d = item?.heatmap.current;
+    if (!item || !d) return;
+    const blob = await heatmapPng(item.heatmap.dataCanvas, d, `Attention Playground — ${item.name}`);
+    if (blob) download(`${item.name}.png`, blob);
+  }
+  async function saveJson(): Promise<void> {
+    const o = deps.shown();
+    if (!o) return;
+    let proj: Projections | null = null;
+    if (!o.result.source) {
+      try {
+        proj = projections(await deps.core(), o.state);
+      } catch { /* the export goes without q, k, v */ }
+    }
+    download('attention.json', exportJson(o.result, linkFields(o.state), proj), 'application/json');
+  }
+
+  return {
+    root,
+    update(heatmaps, { preferred, trained }) {
+      for (const b of exampleOnly) b.hidden = trained; // they export this page's example, not the trained model
+      const keep = pngSelect.value;
+      clear(pngSelect);
+      for (const { name } of heatmaps) pngSelect.append(el('option', { value: name, text: name }));
+      // Keep the user's pick across redraws, else the preferred one.
+      const pick = [keep, preferred].find((n) => n && [...pngSelect.options].some((o) => o.value === n));
+      if (pick) pngSelect.value = pick;
+      pngGroup.hidden = pngSelect.options.length === 0;
+    },
+  };
+}
