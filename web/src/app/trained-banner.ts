@@ -29,7 +29,7 @@ export function createTrainedBanner(on: { layer(l: number): void; back(): void; 
       clear(layer);
       for (let l = 0; l < ta.layers; l++) layer.append(el('option', { value: String(l), text: String(l + 1) }));
       layer.value = String(ta.layer);
-      text.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer + 1} of ${ta.layers}, every head, on the tokens ${ta.tokens.join(' ')}. Layers and heads count from 1, as in the lessons.`;
+      text.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer + 1} of ${ta.layers}, every head, on the tokens ${ta.tokens.join(' ')}.${ta.variant ? ` Attention: ${ta.variant}.` : ''} Layers and heads count from 1, as in the lessons.`;
       return trainedResult(ta);
     },
     hide() {

@@ -48,6 +48,8 @@ export interface TrainedAttention {
   step: number;
   /** the layer to show first */
   layer: number;
+  /** the attention variant it was trained with, in words (e.g. "sigmoid, RoPE"); absent = plain softmax */
+  variant?: string;
 }
 
 let attention: TrainedAttention | null = null;

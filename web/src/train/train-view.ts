@@ -11,7 +11,7 @@ import type { Heatmap } from '../ui/heatmap';
 import { getTrainedModel, setTrainedAttention, setTrainedModel } from '../shared/trained-model';
 import type { LabContext, View, ViewFactory } from '../ui/view';
 import { TrainClient } from './client';
-import type { TrainState } from './config';
+import { NORMALIZER_LABEL, type TrainNormalizer, type TrainState } from './config';
 import type { History } from './history';
 import { trainOf, trainPatch, type TrainSlice } from './state';
 import { trainPresetHash, type TrainLinkPatch } from './links';
@@ -59,7 +59,7 @@ class TrainView implements View<TrainContext> {
   private readonly probe: ProbePanel;
   private readonly heads: HeadsPanel;
   private readonly cards = new ExperimentCards();
-  private readonly variants = new VariantsCard();
+  private readonly variants = new VariantsCard((t) => this.runRow(t));
   private readonly exports: ExportBar;
   /** the snapshot last drawn (maps, table): redrawn only when a new one arrives */
   private drawnSnap: unknown = null;
@@ -136,6 +136,14 @@ class TrainView implements View<TrainContext> {
     return this.ctx ? trainOf(this.ctx.state) : null;
   }
 
+  /** A row of the variants card: its settings, then Play (the trainer starts once it is ready). */
+  private runRow(t: TrainState): void {
+    if (!this.ctx) return;
+    this.ctx.update(trainPatch(t));
+    this.s.play();
+    this.root.scrollIntoView({ block: 'start' });
+  }
+
   private patch(p: Partial<TrainState>): void {
     const t = this.ts;
     if (!t || !this.ctx) return;
@@ -152,7 +160,7 @@ class TrainView implements View<TrainContext> {
     if (!snap || !this.ctx || snap.attention.length !== L * H * T * T) return;
     const kv = (this.s.config as { kvHeads?: number }).kvHeads ?? H;
     // Start at the last layer: in the default run that is where the induction head is.
-    setTrainedAttention({ weights: snap.attention.slice(), tokens: Array.from(this.s.probe), layers: L, heads: H, kvHeads: kv, step: this.s.step, layer: L - 1 });
+    setTrainedAttention({ weights: snap.attention.slice(), tokens: Array.from(this.s.probe), layers: L, heads: H, kvHeads: kv, step: this.s.step, layer: L - 1, variant: variantWords(this.s.config) });
     this.ctx.update({ page: { view: 'heads', head: 0 } });
   }
 
@@ -243,6 +251,18 @@ class TrainView implements View<TrainContext> {
     this.charts.draw(this.s, width, this.ts?.until || 0);
     this.drawSnapshot();
   }
+}
+
+/** The attention variant of a trainer config in words, or undefined for plain softmax. */
+function variantWords(c: Record<string, unknown>): string | undefined {
+  const parts: string[] = [];
+  if (typeof c.normalizer === 'string' && c.normalizer !== 'softmax') parts.push(NORMALIZER_LABEL[c.normalizer as TrainNormalizer] ?? c.normalizer);
+  if (c.positional === 'rope') parts.push('RoPE');
+  if (c.positional === 'alibi') parts.push('ALiBi');
+  if (c.qkNorm === true) parts.push('qkNorm');
+  if (c.normalizer === 'sigmoid' || c.normalizer === 'relu') parts.push('rows are not normalised (they need not sum to 1)');
+  if (c.normalizer === 'softmax1' || c.normalizer === 'linear') parts.push('rows sum to at most 1');
+  return parts.length ? parts.join(', ') : undefined;
 }
 
 export const trainView: ViewFactory<TrainContext, 'train', false> = { id: 'train', label: 'Train', needsResult: false, create: () => new TrainView() };

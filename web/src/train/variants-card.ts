@@ -56,7 +56,8 @@ export class VariantsCard {
   readonly root: HTMLElement;
   private readonly links: { a: HTMLAnchorElement; row: Row; seed: number }[] = [];
 
-  constructor() {
+  /** onRun: start this row's run here (the view applies the settings and presses Play). */
+  constructor(private readonly onRun: (t: TrainState) => void) {
     const head = el('tr', {}, ...['Variant', 'Reached 0.9', 'Steps to 0.9, seeds 0–4 (click: run it)', 'L1 prev-token', 'L2 induction', 'Held-out loss (median)'].map((t) => el('th', { scope: 'col', text: t })));
     const body = el('tbody', {}, ...X.rows.map((row) => {
       const seeds = el('td', { class: 'tr-var-seeds' });
@@ -84,9 +85,19 @@ export class VariantsCard {
       el('p', { class: 'muted', text: `Steps to 0.9: the first held-out evaluation (every ${X.evalEvery} steps) with accuracy ≥ 0.9, “–” = not within ${X.steps} steps. Scores: the best head’s previous-token score in layer 1 and induction score in layer 2 at step ${X.steps}, median over the seeds (per seed: hover a step count). Measured with scripts/induction-variants.mjs (docs/experiments.md); “Run this row” starts seed 0 of that row here, the same run as measured (same module, seeds and steps).` }));
   }
 
-  /** Give the links their hrefs (the page's link writer comes with the first render). */
+  /** Give the links their hrefs (the page's link writer comes with the first render). A plain
+   *  click runs the row here at once (a link's play=1 acts only when a page opens); the href stays
+   *  for copying or opening in a new tab. */
   link(hashOf: HashOf): void {
-    for (const { a, row, seed } of this.links) if (!a.getAttribute('href')) a.href = trainHash(variantRowSettings(row, seed), hashOf);
+    for (const { a, row, seed } of this.links) {
+      if (a.getAttribute('href')) continue;
+      a.href = trainHash(variantRowSettings(row, seed), hashOf);
+      a.addEventListener('click', (e) => {
+        if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        this.onRun(variantRowSettings(row, seed));
+      });
+    }
   }
 }
 

@@ -1,8 +1,11 @@
 // A tiny attention-only transformer (no MLP, no biases), forward and backward.
 //
 //   x_0      = E[tokens] + P[positions]                 (N, D), N = B*T rows, row r = b*T + i
+//                (P only with the learned table: positional 'learned')
 //   x_{l+1}  = x_l + Z_l W_O^l                          Z_l: (N, H*d_h), the merged head outputs
 //   Z_l head h = attention(x_l W_Q^h, x_l W_K^g, x_l W_V^g), causal, g = h / (H / H_kv)
+//                (softmax by default; a config with a variant - normalizer, RoPE, ALiBi, qkNorm -
+//                runs the trainer's own variant kernels, cpp/src/tr/variant_attention.hpp)
 //   y        = LayerNorm(x_L) * gain + bias   (optional; eps 1e-5, biased variance as torch)
 //   logits   = y U                                      (N, V), untied unembedding U: (D, V)
 //   loss     = mean over (b, t >= 1) with mask[b, t] = 1 of -log softmax(logits[b, t-1])[tokens[b,
