@@ -38,8 +38,9 @@ export const STANDARD: VariantState = {
   normalizer: 'softmax', sigmoidBias: 'auto', position: 'none', qkNorm: false, maxShift: true, maskMode: 'before', precision: 'float32',
 };
 
-/** sigmoid's bias: `auto` or a finite number in ±MAX_SIGMOID_BIAS. */
-const biasKind: Kind<'auto' | number, unknown> = {
+/** sigmoid's bias: `auto` or a finite number in ±MAX_SIGMOID_BIAS (the Lesson view's and the
+ *  Train tab's link kind). */
+export const sigmoidBiasKind: Kind<'auto' | number, unknown> = {
   same: (a, b) => a === b,
   format: (v, key) => [key, String(v)],
   parse(raw, key, notices) {
@@ -74,7 +75,7 @@ const biasKind: Kind<'auto' | number, unknown> = {
 // compute: true everywhere: each reruns the heatmaps (the Heads, Mask, Scale and Output views).
 export const VARIANT_FIELDS: { [K in keyof VariantState]: Field<VariantState[K], unknown> } = {
   normalizer: { key: 'norm', label: 'normalizer', kind: oneOf(NORMALIZERS, (l, v) => `${l} “${v}” is unknown; using softmax`), default: 'softmax', compute: true },
-  sigmoidBias: { key: 'sbias', label: 'sigmoid bias', kind: biasKind, default: 'auto', compute: true },
+  sigmoidBias: { key: 'sbias', label: 'sigmoid bias', kind: sigmoidBiasKind, default: 'auto', compute: true },
   position: { key: 'posenc', label: 'position encoding', kind: oneOf(POSITIONS, (l, v) => `${l} “${v}” is unknown; using none`), default: 'none', compute: true },
   qkNorm: { key: 'qkn', label: 'qk-norm', kind: yesNo(), default: false, compute: true },
   maxShift: { key: 'shift', label: 'max shift', kind: yesNo(), default: true, compute: true },

@@ -4,6 +4,7 @@
 // step N, `uacc=x` stops at held-out accuracy ≥ x. Imports only the state foundation.
 import { brief, decodeComponent, int, oneOf, real, yesNo, type Kind } from '../state/fields';
 import type { SubState } from '../state/table';
+import { sigmoidBiasKind } from '../shared/variant';
 import {
   TRAIN_COMPARES, TRAIN_KERNELS, TRAIN_LIMITS as L, TRAIN_NORMALIZERS, TRAIN_POSITIONAL, TRAIN_TASKS, defaultTrainState, minVocab,
   type TrainScale, type TrainSigmoidBias, type TrainState,
@@ -42,38 +43,6 @@ const scaleKind: Kind<TrainScale, TrainSlice> = {
   },
 };
 
-/** sigmoid's bias: `auto` (−ln T) or a finite number in −maxSigmoidBias…maxSigmoidBias. */
-const sigmoidBiasKind: Kind<TrainSigmoidBias, TrainSlice> = {
-  same: (a, b) => a === b,
-  format: (v, key) => [key, String(v)],
-  parse(raw, key, notices) {
-    const v = decodeComponent(raw, true);
-    if (v === null) {
-      notices.push(`setting “${key}” is not valid percent-encoding; it was ignored`);
-      return undefined;
-    }
-    if (v === 'auto') return v;
-    const x = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v.trim()) ? Number(v) : NaN;
-    if (Number.isNaN(x)) {
-      notices.push(`train: sigmoid bias “${brief(v)}” is not auto or a number; using auto (−ln T)`);
-      return undefined;
-    }
-    return x;
-  },
-  normalize(v, c) {
-    if (v === 'auto') return v;
-    if (typeof v !== 'number' || !Number.isFinite(v)) {
-      c.notices.push(`${c.label}: not a number; using auto (−ln T)`);
-      return 'auto';
-    }
-    if (Math.abs(v) > L.maxSigmoidBias) {
-      const x = Math.sign(v) * L.maxSigmoidBias;
-      c.notices.push(`${c.label}: ${v} is outside ±${L.maxSigmoidBias}; using ${x}`);
-      return x;
-    }
-    return v;
-  },
-};
 
 const D = defaultTrainState();
 /** The part of the state the train rows read. */
