@@ -1144,16 +1144,58 @@ void fuzz_backward(FuzzedDataProvider& p) {
     for (float x : k) mk = std::max(mk, double(std::abs(x)));
     if (attn::effective_scale(o) * mq * mk * double(s.dk) > 1024) return;
   }
-  for (auto [a, b, n] : {std::tuple{g.dq.data(), h.dq.data(), nq},
-                         {g.dk.data(), h.dk.data(), nk},
-                         {g.dv.data(), h.dv.data(), nv}}) {
+  // dS = P (dP - D) cancels: where P is one-hot (a row with a single allowed key, or a
+  // saturated one) the exact dS is 0, the naive kernel's D = sum_j P dP gives exactly 0,
+  // and the tiled kernel's FlashAttention D = rowsum(dO * O) gives rounding of order
+  // u |dO| |V| d_v / (1 - p) (docs/numerics.md, "D and saturated rows"), which dQ and dK
+  // then multiply by scale |K| or scale |Q| and sum over the rows that see a key. A 10^6-run
+  // found 16 single-key rows with |dP| ~ 700 put 1.2e-3 into a dK whose exact value is 0
+  // (tests/fuzz/corpus/regress-backward-one-key-rows). So dQ and dK get, per element, that
+  // documented allowance on top of the 1e-3 agreement, from the naive forward's weights:
+  //   e_hi = (T_k + d_v + 4) u d_v max|dO_hi| max|V| / (1 - p)   (D's and dP's rounding),
+  //   dQ_hi: scale e_hi max|K|;   dK_j: scale sum_{h,i} P_hij e_hi max|Q_hi|.
+  // A real defect is of the size of the gradient's terms, ~1/((T_k + d_v) u) times more.
+  std::vector<double> slack_q(nq, 0.0), slack_k(nk, 0.0);
+  {
+    const attn::AttentionResult<float>& nf = kernel == attn::Kernel::kNaive ? g.forward : f;
+    const double u = std::ldexp(1.0, -24), sc = attn::effective_scale(o);
+    double mv = 0, mk = 0;
+    for (std::size_t x = 0; x < nv; ++x) mv = std::max(mv, double(std::abs(v[x])));
+    for (std::size_t x = 0; x < nk; ++x) mk = std::max(mk, double(std::abs(k[x])));
+    const double per = double(s.tk + s.dv + 4) * u * double(s.dv) * mv / (1 - o.dropout);
+    for (std::size_t hh = 0; hh < s.heads; ++hh) {
+      const std::size_t kv = hh / (s.heads / s.kv_heads);
+      for (std::size_t i = 0; i < s.tq; ++i) {
+        const std::size_t row = hh * s.tq + i;
+        double mdo = 0, mq = 0;
+        for (std::size_t c = 0; c < s.dv; ++c)
+          mdo = std::max(mdo, double(std::abs(d[row * s.dv + c])));
+        for (std::size_t c = 0; c < s.dk; ++c)
+          mq = std::max(mq, double(std::abs(q[row * s.dk + c])));
+        const double e = per * mdo;
+        for (std::size_t c = 0; c < s.dk; ++c) slack_q[row * s.dk + c] = sc * e * mk;
+        for (std::size_t j = 0; j < s.tk; ++j) {
+          const double w = std::abs(double(nf.weights.data()[row * s.tk + j]));
+          for (std::size_t c = 0; c < s.dk; ++c)
+            slack_k[(kv * s.tk + j) * s.dk + c] += sc * w * e * mq;
+        }
+      }
+    }
+  }
+  for (auto [a, b, n, slack] : {std::tuple{g.dq.data(), h.dq.data(), nq, slack_q.data()},
+                                {g.dk.data(), h.dk.data(), nk, slack_k.data()},
+                                {g.dv.data(), h.dv.data(), nv, static_cast<double*>(nullptr)}}) {
     double top = 0, diff = 0;
     for (std::size_t x = 0; x < n; ++x) {
       CHECK(std::isfinite(a[x]) && std::isfinite(b[x]), "non-finite gradient on ordinary inputs");
       top = std::max(top, std::abs(double(a[x])));
-      diff = std::max(diff, std::abs(double(a[x]) - b[x]));
     }
-    CHECK(diff <= 1e-3 * (1 + top), "kernels disagree by " + num(diff) + " (max " + num(top) + ")");
+    for (std::size_t x = 0; x < n; ++x) {
+      const double excess = std::abs(double(a[x]) - b[x]) - (slack ? slack[x] : 0.0);
+      diff = std::max(diff, excess);
+    }
+    CHECK(diff <= 1e-3 * (1 + top), "kernels disagree by " + num(diff) +
+                                        " beyond the rounding allowance (max " + num(top) + ")");
   }
 }
 
