@@ -221,6 +221,36 @@ class Session {
     return diag_into(r, res64_, attn::effective_scale(opts));
   }
 
+  // The backward's options, kernel and input lengths, checked before anything is copied in
+  // (elem: the bytes of one input value, for the memory cap).
+  attn::Status read_backward(val q, val k, val v, val d_out, val o, std::size_t elem,
+                             attn::AttentionOptions* opts, attn::Kernel* kernel) {
+    bool tiled = false;
+    attn::Status st = read_attention(o, opts, &tiled);
+    if (st.ok()) st = read_variant(o, &opts->variant);
+    if (!st.ok()) return st;
+    if (opts->return_scores) {
+      return attn::Status::Invalid("returnScores", "attentionBackward has no returnScores");
+    }
+    *kernel = tiled ? attn::Kernel::kTiled : attn::Kernel::kNaive;
+    return attn::validate_backward(*opts, q["length"].as<std::size_t>(),
+                                   k["length"].as<std::size_t>(), v["length"].as<std::size_t>(),
+                                   d_out["length"].as<std::size_t>(), *kernel, elem);
+  }
+
+  // {ok, dq, dk, dv, output, lse} as views of the session's gradient buffers.
+  template <class T>
+  static val grads_result(const attn::AttentionGrads<T>& g) {
+    val r = val::object();
+    r.set("ok", true);
+    r.set("dq", view(g.dq.data(), g.dq.size()));
+    r.set("dk", view(g.dk.data(), g.dk.size()));
+    r.set("dv", view(g.dv.data(), g.dv.size()));
+    r.set("output", view(g.forward.output.data(), g.forward.output.size()));
+    r.set("lse", view(g.forward.lse.data(), g.forward.lse.size()));
+    return r;
+  }
+
   // {ok: false, field, message, code} of the last failed prepareAttention / runAttention.
   val lastError() const { return error(last_error_); }
   // ---- end: the attention call ----
@@ -228,17 +258,8 @@ class Session {
   // Gradients of sum(output * dOut) with respect to q, k and v (attn/backward.hpp).
   val attentionBackward(val q, val k, val v, val d_out, val o) {
     attn::AttentionOptions opts;
-    bool tiled = false;
-    attn::Status st = read_attention(o, &opts, &tiled);
-    if (st.ok()) st = read_variant(o, &opts.variant);
-    if (!st.ok()) return error(st);
-    if (opts.return_scores) {
-      return error(attn::Status::Invalid("returnScores", "attentionBackward has no returnScores"));
-    }
-    const attn::Kernel kernel = tiled ? attn::Kernel::kTiled : attn::Kernel::kNaive;
-    st = attn::validate_backward(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
-                                 v["length"].as<std::size_t>(), d_out["length"].as<std::size_t>(),
-                                 kernel, sizeof(float));
+    attn::Kernel kernel;
+    attn::Status st = read_backward(q, k, v, d_out, o, sizeof(float), &opts, &kernel);
     if (!st.ok()) return error(st);
     copy_inputs(q, k, v, o, &opts);
     dout_ = emscripten::convertJSArrayToNumberVector<float>(d_out);
@@ -246,32 +267,15 @@ class Session {
                                   dout_.data(), dout_.size(), opts, kernel,
                                   static_cast<const attn::AttentionResult<float>*>(nullptr),
                                   &grads_);
-    if (!st.ok()) return error(st);
-    val r = val::object();
-    r.set("ok", true);
-    r.set("dq", view(grads_.dq.data(), grads_.dq.size()));
-    r.set("dk", view(grads_.dk.data(), grads_.dk.size()));
-    r.set("dv", view(grads_.dv.data(), grads_.dv.size()));
-    r.set("output", view(grads_.forward.output.data(), grads_.forward.output.size()));
-    r.set("lse", view(grads_.forward.lse.data(), grads_.forward.lse.size()));
-    return r;
+    return st.ok() ? grads_result(grads_) : error(st);
   }
 
   // precision 'float64': the same on doubles (attn::attention_backward<double>); q, k, v and
   // dOut come as Float32Array or Float64Array and are widened once.
   val attentionBackward64(val q, val k, val v, val d_out, val o) {
     attn::AttentionOptions opts;
-    bool tiled = false;
-    attn::Status st = read_attention(o, &opts, &tiled);
-    if (st.ok()) st = read_variant(o, &opts.variant);
-    if (!st.ok()) return error(st);
-    if (opts.return_scores) {
-      return error(attn::Status::Invalid("returnScores", "attentionBackward has no returnScores"));
-    }
-    const attn::Kernel kernel = tiled ? attn::Kernel::kTiled : attn::Kernel::kNaive;
-    st = attn::validate_backward(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
-                                 v["length"].as<std::size_t>(), d_out["length"].as<std::size_t>(),
-                                 kernel, sizeof(double));
+    attn::Kernel kernel;
+    attn::Status st = read_backward(q, k, v, d_out, o, sizeof(double), &opts, &kernel);
     if (!st.ok()) return error(st);
     q64_ = emscripten::convertJSArrayToNumberVector<double>(q);
     k64_ = emscripten::convertJSArrayToNumberVector<double>(k);
@@ -282,15 +286,7 @@ class Session {
                                   v64_.size(), dout64_.data(), dout64_.size(), opts, kernel,
                                   static_cast<const attn::AttentionResult<double>*>(nullptr),
                                   &grads64_);
-    if (!st.ok()) return error(st);
-    val r = val::object();
-    r.set("ok", true);
-    r.set("dq", view(grads64_.dq.data(), grads64_.dq.size()));
-    r.set("dk", view(grads64_.dk.data(), grads64_.dk.size()));
-    r.set("dv", view(grads64_.dv.data(), grads64_.dv.size()));
-    r.set("output", view(grads64_.forward.output.data(), grads64_.forward.output.size()));
-    r.set("lse", view(grads64_.forward.lse.data(), grads64_.forward.lse.size()));
-    return r;
+    return st.ok() ? grads_result(grads64_) : error(st);
   }
 
   val multiHeadAttention(val x, val wq, val wk, val wv, val wo, val o) {
