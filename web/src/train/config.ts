@@ -136,7 +136,6 @@ export const TRAIN_LIMITS = {
   maxSpeed: 10_000,
   minScale: 0.001,
   maxScale: 1000,
-  maxSigmoidBias: 100,
 } as const;
 
 export function defaultTrainState(): TrainState {
