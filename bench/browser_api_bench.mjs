@@ -92,7 +92,7 @@ try {
     // fresh Float32Array costs far more than the copy into it (see the table run.mjs prints).
     for (const b of ['simd', 'relaxed']) {
       if (!impls[b]) continue;
-      const into = Object.fromEntries(Ts.map((T) => [T, { output: new Float32Array(T * DK), entropy: new Float32Array(T), lse: new Float32Array(T) }]));
+      const into = Object.fromEntries(Ts.map((T) => [T, { output: new Float32Array(T * DK), entropy: new Float32Array(T), lse: new Float32Array(T), rowSums: new Float32Array(T) }]));
       const { core, relaxed } = impls[b];
       impls[`${b}+into`] = { run: (T) => core.attention(...ins[T], opts(T), into[T]).output, kernelMs: () => core.lastKernelMs(), relaxed };
     }
