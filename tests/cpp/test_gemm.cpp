@@ -64,7 +64,7 @@ TEST_CASE("gemm - the SIMD path is bit-identical to the scalar loop (fixed summa
   std::mt19937 gen(11);
   std::normal_distribution<float> nd(0.0f, 1.0f);
   for (auto t : {attn::Trans::kNN, attn::Trans::kTN, attn::Trans::kNT})
-    for (std::size_t m : {1, 4, 9, 64})  // k = 300, 600: past the 256-deep k blocks
+    for (std::size_t m : {1, 4, 9, 64})  // k = 300, 600: past the 128-deep k blocks
       for (std::size_t n : {3, 8, 12, 33, 72})
         for (std::size_t k : {1, 5, 64, 300, 600}) {
           std::vector<float> a(m * k), b(k * n), c1(m * n), c2(m * n), scratch;
@@ -148,10 +148,10 @@ TEST_CASE("gemm - the training step's shapes give the scalar loop's bits", "[gem
         float beta;
       };
       const Case cases[] = {
-          {attn::Trans::kNN, rows, w3, d, 0.0f},  {attn::Trans::kNN, rows, d, d, 1.0f},
-          {attn::Trans::kNN, rows, v, d, 0.0f},   {attn::Trans::kTN, d, v, rows, 0.0f},
-          {attn::Trans::kTN, d, d, rows, 0.0f},   {attn::Trans::kTN, d, w3, rows, 0.0f},
-          {attn::Trans::kNT, rows, d, v, 0.0f},   {attn::Trans::kNT, rows, d, d, 0.0f},
+          {attn::Trans::kNN, rows, w3, d, 0.0f}, {attn::Trans::kNN, rows, d, d, 1.0f},
+          {attn::Trans::kNN, rows, v, d, 0.0f},  {attn::Trans::kTN, d, v, rows, 0.0f},
+          {attn::Trans::kTN, d, d, rows, 0.0f},  {attn::Trans::kTN, d, w3, rows, 0.0f},
+          {attn::Trans::kNT, rows, d, v, 0.0f},  {attn::Trans::kNT, rows, d, d, 0.0f},
           {attn::Trans::kNT, rows, d, w3, 1.0f},
       };
       for (const Case& c : cases) {
