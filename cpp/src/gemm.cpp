@@ -84,19 +84,40 @@ inline void micro(bool ta, std::size_t i, std::size_t j, std::size_t k, const fl
     for (int v = 0; v < V; ++v) wasm_v128_store(c + (i + r) * ldc + j + 4 * v, acc[r][v]);
 }
 
-template <int R>
+// R rows of C, columns [j0, j1): blocks of 4V columns, then of 8 and of 4.
+template <int R, int V>
 inline void row_block(bool ta, std::size_t i, std::size_t j0, std::size_t j1, std::size_t k,
                       const float* a, std::size_t lda, const float* b, std::size_t ldb, bool zero,
                       float* c, std::size_t ldc) {
   std::size_t j = j0;
-  for (; j + 8 <= j1; j += 8) micro<R, 2>(ta, i, j, k, a, lda, b, ldb, zero, c, ldc);
+  for (; j + 4 * V <= j1; j += 4 * V) micro<R, V>(ta, i, j, k, a, lda, b, ldb, zero, c, ldc);
+  if (V > 2)
+    for (; j + 8 <= j1; j += 8) micro<R, 2>(ta, i, j, k, a, lda, b, ldb, zero, c, ldc);
   for (; j + 4 <= j1; j += 4) micro<R, 1>(ta, i, j, k, a, lda, b, ldb, zero, c, ldc);
 }
 
-// Cache blocking: k in blocks of up to 256 (C accumulates across blocks in ascending k,
+// All rows of C for one k block and column panel: R-row blocks, then single rows.
+template <int R, int V>
+inline void panel(bool ta, std::size_t m, std::size_t j0, std::size_t j1, std::size_t k,
+                  const float* a, std::size_t lda, const float* b, std::size_t ldb, bool zero,
+                  float* c, std::size_t ldc) {
+  std::size_t i = 0;
+  for (; i + R <= m; i += R) row_block<R, V>(ta, i, j0, j1, k, a, lda, b, ldb, zero, c, ldc);
+  for (; i < m; ++i) row_block<1, V>(ta, i, j0, j1, k, a, lda, b, ldb, zero, c, ldc);
+}
+
+// Cache blocking: k in blocks of up to 128 (C accumulates across blocks in ascending k,
 // so each element keeps the scalar loop's summation order), columns in panels whose
 // (k-block x panel) slice of B stays within 32 KiB (L1) while every row block of A
-// streams past it; each 4-row slice of A is reused across the panel's column blocks.
+// streams past it; each row block's slice of A is reused across the panel's column blocks.
+// 128 rather than 256: the weight gradients X^T dY (kTN, k = B*T = 1024 rows) ran at
+// 32-36 GFLOP/s with 256-deep blocks and at 42-47 with 128 (AMD EPYC, SIMD128 peak 56);
+// 64 was slower again (C reloaded too often), the forward products (k = d_model) are
+// unchanged. Register blocks: V8 allocates 15 xmm registers, and every block that needs
+// more (5 x 8, 6 x 8, 3 x 12, 4 x 12, or k unrolled by 4) spilled and ran slower. Within
+// them, 2 x 16 (8 accumulators, 4 vectors of B, 2 broadcasts of A per k) beats 4 x 8 (4
+// broadcasts per 16 multiply-adds) for kNN and kNT, whose A rows are 64-192 long: 46-50
+// against 43-47 GFLOP/s; kTN keeps 4 x 8 (its 2 x 16 ran at 36 against 43).
 void gemm_impl_simd(Trans t, std::size_t m, std::size_t n, std::size_t k, const float* a,
                     std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
                     std::size_t ldc, std::vector<float>* scratch) {
@@ -106,7 +127,7 @@ void gemm_impl_simd(Trans t, std::size_t m, std::size_t n, std::size_t k, const 
   }
   const bool ta = t == Trans::kTN, zero = beta == 0.0f;
   const std::size_t n4 = n - n % 4;  // columns the f32x4 blocks cover
-  constexpr std::size_t kKc = 256, kPanelFloats = 8192;
+  constexpr std::size_t kKc = 128, kPanelFloats = 8192;
   for (std::size_t k0 = 0; k0 < k || (k == 0 && k0 == 0); k0 += kKc) {
     const std::size_t kc = std::min(kKc, k - k0);
     const bool z = zero && k0 == 0;
@@ -116,9 +137,10 @@ void gemm_impl_simd(Trans t, std::size_t m, std::size_t n, std::size_t k, const 
         std::max<std::size_t>(8, (kPanelFloats / std::max<std::size_t>(kc, 1)) & ~std::size_t{7});
     for (std::size_t j0 = 0; j0 < n4; j0 += nc) {
       const std::size_t j1 = std::min(n4, j0 + nc);
-      std::size_t i = 0;
-      for (; i + 4 <= m; i += 4) row_block<4>(ta, i, j0, j1, kc, ak, lda, bk, ldb, z, c, ldc);
-      for (; i < m; ++i) row_block<1>(ta, i, j0, j1, kc, ak, lda, bk, ldb, z, c, ldc);
+      if (ta)
+        panel<4, 2>(true, m, j0, j1, kc, ak, lda, bk, ldb, z, c, ldc);
+      else
+        panel<2, 4>(false, m, j0, j1, kc, ak, lda, bk, ldb, z, c, ldc);
     }
     if (k == 0) break;
   }

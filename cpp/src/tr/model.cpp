@@ -3,12 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "attn/checked.hpp"
 #include "attn/gemm.hpp"
 #include "attn/rng.hpp"
 #include "attn/tiled.hpp"
 #include "variant_attention.hpp"
+
+#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
+#include <wasm_simd128.h>
+#define ATTN_MODEL_SIMD 1
+#endif
 
 namespace attn::tr {
 
@@ -222,6 +228,28 @@ void init_params(const ModelConfig& c, std::uint64_t seed, T* params) {
 
 namespace {
 
+// n values from src to dst (no overlap). In wasm SIMD128 builds a float run moves as f32x4
+// loads and stores inline: std::copy_n becomes a call of the libc memcpy, which for the
+// d_h = 16 to 32 floats of one head's row cost several times the copy itself (split and
+// merge below move every q, k, v, dq, dk and dv value that way, twice per layer and step).
+template <class T>
+inline void copy_run(const T* src, std::size_t n, T* dst) {
+#ifdef ATTN_MODEL_SIMD
+  if constexpr (std::is_same_v<T, float>) {
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const v128_t x0 = wasm_v128_load(src + i), x1 = wasm_v128_load(src + i + 4);
+      wasm_v128_store(dst + i, x0);
+      wasm_v128_store(dst + i + 4, x1);
+    }
+    for (; i + 4 <= n; i += 4) wasm_v128_store(dst + i, wasm_v128_load(src + i));
+    for (; i < n; ++i) dst[i] = src[i];
+    return;
+  }
+#endif
+  std::copy_n(src, n, dst);
+}
+
 // Rows of (N, ld) with N = B*t, columns [0, heads*dh) of each row -> (B*heads, t, dh).
 template <class T>
 void split(const T* in, std::size_t ld, std::size_t batch, std::size_t t, std::size_t heads,
@@ -229,7 +257,7 @@ void split(const T* in, std::size_t ld, std::size_t batch, std::size_t t, std::s
   for (std::size_t b = 0; b < batch; ++b)
     for (std::size_t h = 0; h < heads; ++h)
       for (std::size_t i = 0; i < t; ++i)
-        std::copy_n(in + (b * t + i) * ld + h * dh, dh, out + ((b * heads + h) * t + i) * dh);
+        copy_run(in + (b * t + i) * ld + h * dh, dh, out + ((b * heads + h) * t + i) * dh);
 }
 
 // (B*heads, t, dh) -> columns [0, heads*dh) of (N, ld) rows; heads with ablate[h] set become 0.
@@ -243,7 +271,7 @@ void merge(const T* in, std::size_t batch, std::size_t t, std::size_t heads, std
         if (ablate && ablate[h])
           std::fill_n(dst, dh, T(0));
         else
-          std::copy_n(in + ((b * heads + h) * t + i) * dh, dh, dst);
+          copy_run(in + ((b * heads + h) * t + i) * dh, dh, dst);
       }
 }
 
@@ -253,9 +281,9 @@ void pack_qkv(const T* wq, const T* wk, const T* wv, std::size_t D, std::size_t 
               std::size_t wkv_w, T* out) {
   const std::size_t w3 = wq_w + 2 * wkv_w;
   for (std::size_t r = 0; r < D; ++r) {
-    std::copy_n(wq + r * wq_w, wq_w, out + r * w3);
-    std::copy_n(wk + r * wkv_w, wkv_w, out + r * w3 + wq_w);
-    std::copy_n(wv + r * wkv_w, wkv_w, out + r * w3 + wq_w + wkv_w);
+    copy_run(wq + r * wq_w, wq_w, out + r * w3);
+    copy_run(wk + r * wkv_w, wkv_w, out + r * w3 + wq_w);
+    copy_run(wv + r * wkv_w, wkv_w, out + r * w3 + wq_w + wkv_w);
   }
 }
 
@@ -347,7 +375,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
         const T* p = params + P.pos + i * D;
         for (std::size_t d = 0; d < D; ++d) x[d] = e[d] + p[d];
       } else {
-        std::copy_n(e, D, x);
+        copy_run(e, D, x);
       }
     }
 
@@ -384,7 +412,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     ws->z[l].resize(N * wq_w);
     merge(ws->att[l].output.data(), batch, t, H, dh, ro.ablate ? ro.ablate + l * H : nullptr,
           ws->z[l].data(), wq_w);
-    std::copy(ws->x[l].begin(), ws->x[l].end(), ws->x[l + 1].begin());
+    copy_run(ws->x[l].data(), N * D, ws->x[l + 1].data());
     gemm(Trans::kNN, N, D, wq_w, ws->z[l].data(), wq_w, params + W.wo, D, T(1), ws->x[l + 1].data(),
          D, &ws->pack);
   }
@@ -535,9 +563,9 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     gemm(Trans::kTN, D, w3, N, x, D, ws->qkv.data(), w3, T(0), ws->dw.data(), w3, &ws->pack);
     for (std::size_t r = 0; r < D; ++r) {
       const T* src = ws->dw.data() + r * w3;
-      std::copy_n(src, wq_w, grads + W.wq + r * wq_w);
-      std::copy_n(src + wq_w, wkv_w, grads + W.wk + r * wkv_w);
-      std::copy_n(src + wq_w + wkv_w, wkv_w, grads + W.wv + r * wkv_w);
+      copy_run(src, wq_w, grads + W.wq + r * wq_w);
+      copy_run(src + wq_w, wkv_w, grads + W.wk + r * wkv_w);
+      copy_run(src + wq_w + wkv_w, wkv_w, grads + W.wv + r * wkv_w);
     }
     gemm(Trans::kNT, N, D, w3, ws->qkv.data(), w3, ws->wqkv[l].data(), w3, T(1), ws->dx.data(), D,
          &ws->pack);

@@ -1,6 +1,12 @@
 #include "attn/tr/optim.hpp"
 
 #include <cmath>
+#include <type_traits>
+
+#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
+#include <wasm_simd128.h>
+#define ATTN_OPTIM_SIMD 1
+#endif
 
 namespace attn::tr {
 
@@ -42,7 +48,31 @@ void adamw_step(const AdamWConfig& c, T* p, const T* g, std::size_t n, AdamWStat
   const T eps = static_cast<T>(c.eps);
   T* m = s->m.data();
   T* v = s->v.data();
-  for (std::size_t i = 0; i < n; ++i) {
+  std::size_t i = 0;
+#ifdef ATTN_OPTIM_SIMD
+  // Four parameters at a time with the scalar loop's operations in its order: f32x4 sqrt
+  // and div are correctly rounded like their scalar twins, so every lane gets the scalar
+  // loop's bits.
+  if constexpr (std::is_same_v<T, float>) {
+    const v128_t vdecay = wasm_f32x4_splat(decay), vb1 = wasm_f32x4_splat(b1),
+                 vb2 = wasm_f32x4_splat(b2), vob1 = wasm_f32x4_splat(ob1),
+                 vob2 = wasm_f32x4_splat(ob2), vstep = wasm_f32x4_splat(step_size),
+                 vsq = wasm_f32x4_splat(sqrt_bc2), veps = wasm_f32x4_splat(eps);
+    for (; i + 4 <= n; i += 4) {
+      const v128_t gi = wasm_v128_load(g + i);
+      const v128_t pi = wasm_f32x4_mul(wasm_v128_load(p + i), vdecay);
+      const v128_t mi =
+          wasm_f32x4_add(wasm_f32x4_mul(vb1, wasm_v128_load(m + i)), wasm_f32x4_mul(vob1, gi));
+      const v128_t vi = wasm_f32x4_add(wasm_f32x4_mul(vb2, wasm_v128_load(v + i)),
+                                       wasm_f32x4_mul(wasm_f32x4_mul(vob2, gi), gi));
+      const v128_t denom = wasm_f32x4_add(wasm_f32x4_div(wasm_f32x4_sqrt(vi), vsq), veps);
+      wasm_v128_store(m + i, mi);
+      wasm_v128_store(v + i, vi);
+      wasm_v128_store(p + i, wasm_f32x4_sub(pi, wasm_f32x4_mul(vstep, wasm_f32x4_div(mi, denom))));
+    }
+  }
+#endif
+  for (; i < n; ++i) {
     p[i] *= decay;
     m[i] = b1 * m[i] + ob1 * g[i];
     v[i] = b2 * v[i] + ob2 * g[i] * g[i];
