@@ -256,6 +256,35 @@ TEST_CASE("simd - causal tiles straddling several query tiles and long rows",
   WARN("SIMD vs scalar at T up to 511: output " << worst.output << ", weights " << worst.weights);
 }
 
+TEST_CASE("simd - a dominant key at every position of a tile and its tails is the row maximum",
+          "[wasm][simd][property]") {
+  // Row i's largest scores sit on the keys j = i (mod 16), 202 base-2 units above the others
+  // (0): a running maximum that missed them (a lane of the 4-way maximum, a tail key, a
+  // key tile) would put 2^200 through the exp2 and overflow. T = 67 and 131 put keys in
+  // every position mod 4, in the tails of a 64-key tile and in a second and third tile.
+  for (std::size_t t : {67u, 131u}) {
+    const std::size_t dk = 16, dv = 5;
+    const Shape s{1, 1, t, t, dk, dv};
+    testing_inputs::Qkv<float> in;
+    in.q.assign(t * dk, 0.f);
+    in.k.assign(t * dk, 0.f);
+    const float a = 20.f;  // score 1.4 a^2 / sqrt(16) = 140 natural units, 202 base-2 units
+    for (std::size_t i = 0; i < t; ++i) in.q[i * dk + i % dk] = a * 1.4f;
+    for (std::size_t j = 0; j < t; ++j) in.k[j * dk + j % dk] = a;
+    std::mt19937 g(3);
+    in.v = testing_inputs::normal<float>(t * dv, g);
+    for (int variant = 0; variant < 2; ++variant) {
+      AttentionOptions o;
+      o.shape = s;
+      o.mask.causal = variant == 1;
+      INFO("T=" << t << " causal=" << variant);
+      Worst worst;
+      compare_with_scalar(in, o, true, &worst);
+      compare_with_scalar(in, o, false, &worst);
+    }
+  }
+}
+
 TEST_CASE("simd - NaN or Inf inputs and float32 overflow fall back to the scalar semantics",
           "[wasm][simd][nonfinite]") {
   std::mt19937 g(9);
