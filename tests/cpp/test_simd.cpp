@@ -258,25 +258,26 @@ TEST_CASE("simd - causal tiles straddling several query tiles and long rows",
 
 TEST_CASE("simd - a dominant key at every position of a tile and its tails is the row maximum",
           "[wasm][simd][property]") {
-  // Row i's largest scores sit on the keys j = i (mod 16), 202 base-2 units above the others
-  // (0): a running maximum that missed them (a lane of the 4-way maximum, a tail key, a
-  // key tile) would put 2^200 through the exp2 and overflow. T = 67 and 131 put keys in
-  // every position mod 4, in the tails of a 64-key tile and in a second and third tile.
+  // Row i has one dominant key j*(i) = (5 i + 3) mod T, hundreds of base-2 units above the
+  // others (0): a running maximum that missed it (a lane of the 4-way maximum, a tail key
+  // of a quad, a key tile) would put 2^300 through the exp2 and overflow. j* runs over
+  // every key, so it lands in each position mod 4, in the short last tile (T = 67: 3 keys)
+  // and in every tile; d_k = T (one basis vector per key) is also a d_k off 64.
   for (std::size_t t : {67u, 131u}) {
-    const std::size_t dk = 16, dv = 5;
+    const std::size_t dk = t, dv = 5;
     const Shape s{1, 1, t, t, dk, dv};
     testing_inputs::Qkv<float> in;
     in.q.assign(t * dk, 0.f);
     in.k.assign(t * dk, 0.f);
-    const float a = 20.f;  // score 1.4 a^2 / sqrt(16) = 140 natural units, 202 base-2 units
-    for (std::size_t i = 0; i < t; ++i) in.q[i * dk + i % dk] = a * 1.4f;
-    for (std::size_t j = 0; j < t; ++j) in.k[j * dk + j % dk] = a;
+    const float a = 48.f;  // score a^2 / sqrt(T): 281 (T = 67), 201 (T = 131) natural units
+    for (std::size_t i = 0; i < t; ++i) in.q[i * dk + (5 * i + 3) % t] = a;
+    for (std::size_t j = 0; j < t; ++j) in.k[j * dk + j] = a;
     std::mt19937 g(3);
     in.v = testing_inputs::normal<float>(t * dv, g);
     for (int variant = 0; variant < 2; ++variant) {
       AttentionOptions o;
       o.shape = s;
-      o.mask.causal = variant == 1;
+      o.mask.causal = variant == 1;  // rows with j* > i then see only zeros
       INFO("T=" << t << " causal=" << variant);
       Worst worst;
       compare_with_scalar(in, o, true, &worst);
