@@ -8,6 +8,8 @@
 //              --T 256,512 [--dk 64] [--heads 1] [--causal 1]
 //              [--reps 1] [--warmup 1] [--offset 0]
 // --offset N: Q, K, V start N floats past a 64-byte boundary (default 0: aligned).
+// --peak-pair 1 (wasm): after each timed call, the peak loop (both forms) for ~5 ms; "peak"
+// lists its GFLOP/s per call, so each call's share of the peak is a back-to-back pair.
 // prints one JSON object per line: {"kernel","T","dk","heads","causal","ms":[...],
 // "gflops","heapBytes"}; for --kernel peak, {"kernel":"peak","gflops"}.
 // backward-*: attn::attention_backward with a random dO and the forward result passed in
@@ -221,6 +223,7 @@ int main(int argc, char** argv) {
   std::string kernel = "tiled";
   std::vector<std::size_t> ts = {1024};
   std::size_t dk = 64, heads = 1, reps = 1, warmup = 1, offset = 0;
+  bool peak_pair = false;
   bool causal = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -241,6 +244,8 @@ int main(int argc, char** argv) {
       warmup = std::strtoull(v, nullptr, 10);
     else if (a == "--offset")
       offset = std::strtoull(v, nullptr, 10);
+    else if (a == "--peak-pair")
+      peak_pair = std::atoi(v) != 0;
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -304,7 +309,7 @@ int main(int argc, char** argv) {
     o.shape = {heads, heads, t, t, dk, dk};
     o.mask.causal = causal;
     o.memory_cap = static_cast<std::size_t>(-1);
-    std::string ms;
+    std::string ms, peaks;
     if (backward && !prepare_backward(kernel, in, o, &b)) return 1;
     for (std::size_t rep = 0; rep < reps; ++rep) {
       const double t0 = now_ms();
@@ -313,6 +318,12 @@ int main(int argc, char** argv) {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%s%.4f", rep ? "," : "", dt);
       ms += buf;
+      if (peak_pair) {  // the peak right after each call: a ratio that holds on a busy machine
+        const double pk = std::max(peak_gflops(0.999f, 0.001f, 4000000),
+                                   peak_acc_gflops(0.999f, 4000000));
+        std::snprintf(buf, sizeof buf, "%s%.3f", rep ? "," : "", pk);
+        peaks += buf;
+      }
     }
     double checksum = 0;
     if (backward) {
@@ -322,9 +333,9 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "{\"kernel\":\"%s\",\"T\":%zu,\"dk\":%zu,\"heads\":%zu,\"causal\":%s,\"ms\":[%s],"
-        "\"heapBytes\":%zu,\"checksum\":%.6g}\n",
+        "\"heapBytes\":%zu,\"checksum\":%.6g%s%s%s}\n",
         kernel.c_str(), t, dk, heads, causal ? "true" : "false", ms.c_str(), heap_bytes(),
-        checksum);
+        checksum, peak_pair ? ",\"peak\":[" : "", peaks.c_str(), peak_pair ? "]" : "");
     std::fflush(stdout);
   }
   return 0;
