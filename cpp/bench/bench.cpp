@@ -6,12 +6,16 @@
 //
 //   attn_bench --kernel naive|tiled|peak|backward-naive|backward-tiled|backward-workspace
 //              --T 256,512 [--dk 64] [--heads 1] [--causal 1]
-//              [--reps 1] [--warmup 1]
+//              [--reps 1] [--warmup 1] [--offset 0]
+// --offset N: Q, K, V start N floats past a 64-byte boundary (default 0: aligned).
+// --peak-pair 1 (wasm): after each timed call, the peak loop (both forms) for ~5 ms; "peak"
+// lists its GFLOP/s per call, so each call's share of the peak is a back-to-back pair.
 // prints one JSON object per line: {"kernel","T","dk","heads","causal","ms":[...],
 // "gflops","heapBytes"}; for --kernel peak, {"kernel":"peak","gflops"}.
 // backward-*: attn::attention_backward with a random dO and the forward result passed in
 // (computed before the clock starts), so "ms" is the backward pass alone.
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,16 +49,34 @@ std::size_t heap_bytes() {
 #endif
 }
 
-struct Inputs {
-  std::vector<float> q, k, v;
+// n floats starting `offset` floats past a 64-byte boundary (--offset: the kernels must not
+// depend on the caller's alignment; malloc in wasm gives 8 bytes).
+struct Buf {
+  std::vector<float> store;
+  float* p = nullptr;
+  std::size_t n = 0;
+  void assign(std::size_t count, std::size_t offset) {
+    store.assign(count + 16 + offset, 0.f);
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(store.data());
+    p = store.data() + ((64 - a % 64) % 64) / sizeof(float) + offset;
+    n = count;
+  }
+  float* data() const { return p; }
+  std::size_t size() const { return n; }
+  float* begin() const { return p; }
+  float* end() const { return p + n; }
 };
 
-Inputs make_inputs(std::size_t heads, std::size_t t, std::size_t dk) {
+struct Inputs {
+  Buf q, k, v;
+};
+
+Inputs make_inputs(std::size_t heads, std::size_t t, std::size_t dk, std::size_t offset) {
   std::mt19937 g(42);
   std::normal_distribution<float> d(0.f, 1.f);
   Inputs in;
-  for (auto* vec : {&in.q, &in.k, &in.v}) {
-    vec->resize(heads * t * dk);
+  for (Buf* vec : {&in.q, &in.k, &in.v}) {
+    vec->assign(heads * t * dk, offset);
     for (float& x : *vec) x = d(g);
   }
   return in;
@@ -200,7 +222,8 @@ std::vector<std::size_t> parse_list(const char* s) {
 int main(int argc, char** argv) {
   std::string kernel = "tiled";
   std::vector<std::size_t> ts = {1024};
-  std::size_t dk = 64, heads = 1, reps = 1, warmup = 1;
+  std::size_t dk = 64, heads = 1, reps = 1, warmup = 1, offset = 0;
+  bool peak_pair = false;
   bool causal = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -219,6 +242,10 @@ int main(int argc, char** argv) {
       reps = std::strtoull(v, nullptr, 10);
     else if (a == "--warmup")
       warmup = std::strtoull(v, nullptr, 10);
+    else if (a == "--offset")
+      offset = std::strtoull(v, nullptr, 10);
+    else if (a == "--peak-pair")
+      peak_pair = std::atoi(v) != 0;
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -265,7 +292,7 @@ int main(int argc, char** argv) {
   Backward b;
   // Warm-up on a small problem (tiers the code up in engines that start in a baseline compiler).
   for (std::size_t w = 0; w < warmup; ++w) {
-    const Inputs small = make_inputs(heads, 256, dk);
+    const Inputs small = make_inputs(heads, 256, dk, offset);
     o.shape = {heads, heads, 256, 256, dk, dk};
     o.mask.causal = causal;
     if (backward) {
@@ -278,11 +305,11 @@ int main(int argc, char** argv) {
       if (!run_once(kernel, small, o, &r)) return 1;
   }
   for (std::size_t t : ts) {
-    const Inputs in = make_inputs(heads, t, dk);
+    const Inputs in = make_inputs(heads, t, dk, offset);
     o.shape = {heads, heads, t, t, dk, dk};
     o.mask.causal = causal;
     o.memory_cap = static_cast<std::size_t>(-1);
-    std::string ms;
+    std::string ms, peaks;
     if (backward && !prepare_backward(kernel, in, o, &b)) return 1;
     for (std::size_t rep = 0; rep < reps; ++rep) {
       const double t0 = now_ms();
@@ -291,6 +318,12 @@ int main(int argc, char** argv) {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%s%.4f", rep ? "," : "", dt);
       ms += buf;
+      if (peak_pair) {  // the peak right after each call: a ratio that holds on a busy machine
+        const double pk = std::max(peak_gflops(0.999f, 0.001f, 4000000),
+                                   peak_acc_gflops(0.999f, 4000000));
+        std::snprintf(buf, sizeof buf, "%s%.3f", rep ? "," : "", pk);
+        peaks += buf;
+      }
     }
     double checksum = 0;
     if (backward) {
@@ -300,9 +333,9 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "{\"kernel\":\"%s\",\"T\":%zu,\"dk\":%zu,\"heads\":%zu,\"causal\":%s,\"ms\":[%s],"
-        "\"heapBytes\":%zu,\"checksum\":%.6g}\n",
+        "\"heapBytes\":%zu,\"checksum\":%.6g%s%s%s}\n",
         kernel.c_str(), t, dk, heads, causal ? "true" : "false", ms.c_str(), heap_bytes(),
-        checksum);
+        checksum, peak_pair ? ",\"peak\":[" : "", peaks.c_str(), peak_pair ? "]" : "");
     std::fflush(stdout);
   }
   return 0;

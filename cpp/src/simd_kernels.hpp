@@ -13,8 +13,8 @@
 //  - naive_kernel_simd materialises the weights (transposed back into row-major
 //    4 x 4 blocks), then a vectorised softmax per row, then weights . V with a
 //    2-row x 16-column register block.
-//  - tiled_kernel_simd streams 32-key tiles (64 query rows x 32 keys: the score and
-//    V tiles stay in L1 beside Qt) with the online softmax, skipping tiles a causal
+//  - tiled_kernel_simd streams 64-key tiles (64 query rows x 64 keys) with the
+//    online softmax, skipping tiles a causal
 //    or window mask forbids for every row of the query tile and masking only the
 //    tiles that straddle a boundary.
 //

@@ -256,6 +256,36 @@ TEST_CASE("simd - causal tiles straddling several query tiles and long rows",
   WARN("SIMD vs scalar at T up to 511: output " << worst.output << ", weights " << worst.weights);
 }
 
+TEST_CASE("simd - a dominant key at every position of a tile and its tails is the row maximum",
+          "[wasm][simd][property]") {
+  // Row i has one dominant key j*(i) = (5 i + 3) mod T, hundreds of base-2 units above the
+  // others (0): a running maximum that missed it (a lane of the 4-way maximum, a tail key
+  // of a quad, a key tile) would put 2^300 through the exp2 and overflow. j* runs over
+  // every key, so it lands in each position mod 4, in the short last tile (T = 67: 3 keys)
+  // and in every tile; d_k = T (one basis vector per key) is also a d_k off 64.
+  for (std::size_t t : {67u, 131u}) {
+    const std::size_t dk = t, dv = 5;
+    const Shape s{1, 1, t, t, dk, dv};
+    testing_inputs::Qkv<float> in;
+    in.q.assign(t * dk, 0.f);
+    in.k.assign(t * dk, 0.f);
+    const float a = 48.f;  // score a^2 / sqrt(T): 281 (T = 67), 201 (T = 131) natural units
+    for (std::size_t i = 0; i < t; ++i) in.q[i * dk + (5 * i + 3) % t] = a;
+    for (std::size_t j = 0; j < t; ++j) in.k[j * dk + j] = a;
+    std::mt19937 g(3);
+    in.v = testing_inputs::normal<float>(t * dv, g);
+    for (int variant = 0; variant < 2; ++variant) {
+      AttentionOptions o;
+      o.shape = s;
+      o.mask.causal = variant == 1;  // rows with j* > i then see only zeros
+      INFO("T=" << t << " causal=" << variant);
+      Worst worst;
+      compare_with_scalar(in, o, true, &worst);
+      compare_with_scalar(in, o, false, &worst);
+    }
+  }
+}
+
 TEST_CASE("simd - NaN or Inf inputs and float32 overflow fall back to the scalar semantics",
           "[wasm][simd][nonfinite]") {
   std::mt19937 g(9);

@@ -19,8 +19,9 @@ inline constexpr std::size_t kTileQ = 64;  // query rows per tile (both tiled ke
 // holding NaN/Inf or too large for float32 scores), and the width of every score buffer.
 inline constexpr std::size_t kTileK = 64;
 // Key columns per tile of the SIMD128 tiled kernel (simd_kernels.cpp, the browser module's
-// float32 path): 32 keep the score and V tiles in L1 beside the transposed query tile.
-inline constexpr std::size_t kTileKSimd = 32;
+// float32 path): 64, so each P.V call runs 64 key steps per load and store of its
+// accumulators (simd_kernels.cpp).
+inline constexpr std::size_t kTileKSimd = 64;
 static_assert(kTileKSimd <= kTileK && kTileK % kTileKSimd == 0, "a SIMD key tile fits the buffer");
 
 // Bytes of scratch the tiled kernel uses, independent of T.
