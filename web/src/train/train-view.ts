@@ -43,6 +43,8 @@ interface TrainDebug {
   compare: () => number[] | null;
   /** the step of the model last handed to the other tabs (shared/trained-model.ts), or null */
   published: () => number | null;
+  /** Workers computing each step's shards now */
+  workers: () => number;
   phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null };
 }
 declare global {
@@ -126,6 +128,7 @@ class TrainView implements View<TrainContext> {
       drawMs: this.drawMs,
       compare: () => (s.cmp ? s.cmp.history.lossArray() : null),
       published: () => getTrainedModel()?.step ?? null,
+      workers: () => s.workers,
       get phaseAt() {
         return s.phaseAt;
       },

@@ -3,10 +3,15 @@
 // `evalEvery` steps and takes head scores every `snapEvery` steps (both at fixed steps, so a
 // replayed run reports the same history), and yields between chunks so Pause, a new learning
 // rate or an ablation are taken at once. The page starts a new Worker to reset.
+// With k > 1 Workers it coordinates: it starts k - 1 shard Workers (train/shard-worker.ts) and
+// every step's fixed shards are shared out among them (train/pool.ts), with the same bits as one.
+// It starts them itself (nested Workers) so gradients never pass through the page's thread,
+// and terminating this Worker (Reset) ends them too.
 /// <reference lib="webworker" />
 import { loadTrain, type AttnTrainLib, type AttnTrainer } from '../wasm/load-train';
 import type { HeadScores, Snapshot, StopReason, TrainMessage, TrainRequest } from './protocol';
 import { nonFiniteWhat, num } from './numbers';
+import { ShardPool, defaultWorkers, type ShardPort, type ShardReply } from './pool';
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -20,6 +25,12 @@ function post(m: TrainMessage, transfer: Transferable[] = []): void {
 
 let lib: AttnTrainLib | null = null;
 let tr: AttnTrainer | null = null;
+let pool: ShardPool | null = null;
+/** a step is in flight across the Workers: Pause waits for it (it is applied, then reported) */
+let inStep = false;
+let pauseAfterStep = false;
+/** a Worker count asked for while a step was in flight */
+let wantWorkers: number | null = null;
 let probe = new Int32Array(0);
 let heldOut = { tokens: new Int32Array(0), mask: new Uint8Array(0) };
 let evalEvery = 5;
@@ -86,7 +97,13 @@ async function loop(my: number): Promise<void> {
         break;
       }
       const t0 = performance.now();
-      const r = t.train(n);
+      inStep = true;
+      let r: Awaited<ReturnType<ShardPool['train']>>;
+      try {
+        r = await pool!.train(n);
+      } finally {
+        inStep = false;
+      }
       const dt = performance.now() - t0;
       trainMs += dt;
       // A non-finite step is reported as the last entry and not applied: keep it out of the
@@ -113,7 +130,7 @@ async function loop(my: number): Promise<void> {
       if (t.step % snapEvery === 0) scores.push(scoresNow(t));
       if (!stop && until > 0 && t.step >= until) stop = 'until';
       if (!stop && stepsLeft !== null && stepsLeft <= 0) stop = 'steps';
-      if (stop) break;
+      if (stop || pauseAfterStep || my !== token) break;
     }
     const now = performance.now();
     const last = scores.length > 0 ? scores[scores.length - 1] : null;
@@ -124,6 +141,13 @@ async function loop(my: number): Promise<void> {
       scores, snapshot: snap, step: t.step, trainMs, wallMs: now - lastPost,
     });
     lastPost = now;
+    if (pauseAfterStep && !stop) {
+      pauseAfterStep = false;
+      pause();
+      return;
+    }
+    pauseAfterStep = false;
+    if (wantWorkers !== null) await resize(wantWorkers);
     if (stop) {
       running = false;
       // Name what was not finite (a finite loss with an infinite gradient norm is common at a
@@ -135,6 +159,52 @@ async function loop(my: number): Promise<void> {
     await tick(wait);
   }
 }
+
+/** A shard Worker of this page (a nested module Worker), as a pool port. */
+function shardPort(): ShardPort {
+  const w = new Worker(new URL('./shard-worker.ts', import.meta.url), { type: 'module', name: 'attention-train-shard' });
+  const listeners: ((m: ShardReply) => void)[] = [];
+  w.onmessage = (e: MessageEvent<ShardReply>) => listeners.forEach((f) => f(e.data));
+  w.onerror = (e) => {
+    e.preventDefault();
+    listeners.forEach((f) => f({ kind: 'error', id: null, message: e.message || 'the shard Worker failed to start', field: null }));
+  };
+  return { post: (m, transfer = []) => w.postMessage(m, transfer), listen: (f) => listeners.push(f), terminate: () => w.terminate() };
+}
+
+/** Pool changes, one after another (a 'run' waits for the one under way). */
+let resizing: Promise<void> = Promise.resolve();
+function resize(asked: number): Promise<void> {
+  resizing = resizing.then(() => resizeNow(asked));
+  return resizing;
+}
+
+/** Workers to use for a setting (0 = one per core), and the pool for it (1 if helpers cannot start). */
+async function resizeNow(asked: number): Promise<void> {
+  wantWorkers = null;
+  const t = tr;
+  if (!t) return;
+  const k = asked > 0 ? Math.min(4, asked) : defaultWorkers(navigator.hardwareConcurrency);
+  if (pool && pool.workers === k) return;
+  pool?.close();
+  pool = null;
+  let note: string | undefined;
+  try {
+    if (k > 1 && typeof Worker === 'undefined') throw new Error('this browser cannot start a Worker from a Worker');
+    pool = await ShardPool.start(t, k, shardPort);
+  } catch (e) {
+    pool = await ShardPool.start(t, 1, shardPort);
+    note = `Training runs on 1 Worker: ${errorOf(e).message}.`;
+  }
+  // Ablations made so far, on the new replicas too.
+  for (const key of ablated) {
+    const [l, h] = key.split(':').map(Number);
+    pool.setAblation(l, h, true);
+  }
+  post({ kind: 'workers', workers: pool.workers, note });
+}
+const ablated = new Set<string>();
+const poolWorkers = (): number => pool?.workers ?? 1;
 
 function pause(): void {
   if (!running || !tr) return;
@@ -162,10 +232,15 @@ async function handle(m: TrainRequest): Promise<void> {
         return;
       }
       try {
+        pool?.close();
+        pool = null;
         tr?.delete();
         tr = null;
+        ablated.clear();
         const t = lib!.createTrainer(m.config);
         tr = t;
+        // The shard Workers load their module while this one evaluates (ready waits for them).
+        const starting = resize(m.workers ?? 1);
         evalEvery = m.evalEvery;
         snapEvery = m.snapEvery;
         const b = t.sampleBatch();
@@ -174,14 +249,17 @@ async function handle(m: TrainRequest): Promise<void> {
         const probeMask = b.lossMask.slice(0, T);
         heldOut = { tokens: probe, mask: probeMask };
         const e = t.evaluate();
-        post({ kind: 'ready', step: t.step, probe, probeMask, snapshot: snapshot(t), evalLoss: e.loss, evalAccuracy: e.accuracy, config: { ...t.config }, startMs: performance.now() - t0 });
+        const snap = snapshot(t);
+        await starting;
+        post({ kind: 'ready', step: t.step, probe, probeMask, snapshot: snap, evalLoss: e.loss, evalAccuracy: e.accuracy, config: { ...t.config }, startMs: performance.now() - t0, workers: poolWorkers() });
       } catch (e) {
         post({ kind: 'refused', ...errorOf(e) });
       }
       return;
     }
     case 'run':
-      if (!tr || running) return;
+      await resizing;
+      if (!tr || !pool || running) return;
       until = m.until;
       untilAcc = m.untilAcc;
       speed = m.speed;
@@ -190,7 +268,12 @@ async function handle(m: TrainRequest): Promise<void> {
       void loop(++token);
       return;
     case 'pause':
-      pause();
+      if (inStep) pauseAfterStep = true;
+      else pause();
+      return;
+    case 'workers':
+      if (running) wantWorkers = m.workers;
+      else await resize(m.workers);
       return;
     case 'lr':
       try {
@@ -208,7 +291,10 @@ async function handle(m: TrainRequest): Promise<void> {
       return;
     case 'ablate': {
       if (!tr) return;
-      tr.setAblation(m.layer, m.head, m.on);
+      if (pool) pool.setAblation(m.layer, m.head, m.on);
+      else tr.setAblation(m.layer, m.head, m.on);
+      if (m.on) ablated.add(`${m.layer}:${m.head}`);
+      else ablated.delete(`${m.layer}:${m.head}`);
       const e = tr.evaluate();
       post({ kind: 'ablated', snapshot: snapshot(tr), evalLoss: e.loss, evalAccuracy: e.accuracy });
       return;
