@@ -49,7 +49,9 @@ test('shards are shared out in order: contiguous groups, the coordinator first',
   assert.deepEqual(assignShards([0, 1, 2, 3], 2), [[0, 1], [2, 3]]);
   assert.deepEqual(assignShards([0, 1, 2, 3], 4), [[0], [1], [2], [3]]);
   assert.deepEqual(assignShards([1, 2, 3], 2), [[1], [2, 3]]);
-  assert.deepEqual(assignShards([1, 3], 4), [[], [1], [], [3]]);
+  assert.deepEqual(assignShards([1, 3], 4), [[], [], [1], [3]]);
+  assert.deepEqual(assignShards([0, 1, 2, 3], 2, 0), [[], [0, 1, 2, 3]]);
+  assert.deepEqual(assignShards([0, 1, 2, 3], 3, 2), [[0, 1], [2], [3]]);
   assert.equal(defaultWorkers(8), 4);
   assert.equal(defaultWorkers(1), 1);
   assert.equal(defaultWorkers(undefined), 2);
@@ -117,4 +119,39 @@ test('the shard API in JS: shard gradients add up to lossAndGradients, and error
   const g1 = tr.shardGradient(b2, 0);
   assert.notEqual(g0.loss, g1.loss);
   tr.delete();
+});
+
+test('a step begun early (helpers working while the coordinator evaluates) and handed to a new pool keeps the bits', async () => {
+  const lib = await loadTrain();
+  for (const [i, cfg] of CONFIGS.entries()) {
+    const solo = lib.createTrainer(cfg);
+    const want = u32(solo.train(STEPS).loss);
+    const wantParams = solo.params();
+    solo.delete();
+    const tr = lib.createTrainer(cfg);
+    const got = [];
+    const take = (r) => got.push(...u32(r.loss));
+    let pool = await ShardPool.start(tr, 2, nodePort);
+    take(await pool.train(4));
+    pool.begin(0); // the helper takes every shard while this thread evaluates
+    tr.evaluate();
+    tr.headScores();
+    take(await pool.train(3));
+    pool.begin(1);
+    tr.setAblation(0, 0, true); // a begun step is asked again with the new ablations...
+    tr.setAblation(0, 0, false); // ...and back: the bits must not move
+    pool.setAblation(0, 0, false);
+    const pending = pool.close(); // e.g. the Worker count changed while paused
+    assert.ok(pending, 'close() hands the begun step on');
+    pool = await ShardPool.start(tr, 4, nodePort, pending);
+    take(await pool.train(3));
+    pool.close();
+    pool = await ShardPool.start(tr, 1, nodePort);
+    pool.begin(); // no helpers: nothing begun
+    take(await pool.train(2));
+    pool.close();
+    assert.deepEqual(got, want, `config ${i}: losses differ`);
+    assert.ok(bitsEqual(tr.params(), wantParams), `config ${i}: weights differ`);
+    tr.delete();
+  }
 });

@@ -46,14 +46,19 @@ export function defaultWorkers(hardwareConcurrency: number | undefined): number 
 
 /**
  * Contiguous groups of the live shards for k Workers, in shard order; group 0 is the
- * coordinator's. E.g. [0, 1, 2, 3] for 2 Workers: [[0, 1], [2, 3]]; for 3: [[0, 1], [2], [3]].
+ * coordinator's, `mine` shards long (default: an even share, rounded down), the rest split evenly
+ * among the helpers. E.g. [0, 1, 2, 3] for 2 Workers: [[0, 1], [2, 3]]; for 3: [[0], [1], [2, 3]];
+ * with mine = 0 and 2 Workers: [[], [0, 1, 2, 3]].
  */
-export function assignShards(live: number[], k: number): number[][] {
-  const groups: number[][] = [];
+export function assignShards(live: number[], k: number, mine: number | null = null): number[][] {
+  if (mine === null || k === 1) mine = Math.floor(live.length / k);
+  mine = Math.max(0, Math.min(live.length, k === 1 ? live.length : mine));
+  const groups: number[][] = [live.slice(0, mine)];
+  const rest = live.slice(mine);
   let at = 0;
-  for (let w = 0; w < k; w++) {
-    const n = Math.floor(((w + 1) * live.length) / k) - Math.floor((w * live.length) / k);
-    groups.push(live.slice(at, at + n));
+  for (let w = 0; w < k - 1; w++) {
+    const n = Math.floor(((w + 1) * rest.length) / (k - 1)) - Math.floor((w * rest.length) / (k - 1));
+    groups.push(rest.slice(at, at + n));
     at += n;
   }
   return groups;
@@ -96,36 +101,54 @@ export class ShardServer {
   }
 }
 
-interface Pending {
+interface Waiting {
   resolve: (r: AttnShardResult[]) => void;
   reject: (e: Error) => void;
+}
+
+/** A step under way: its batch (drawn from the training stream), who computes which shards, and the helpers' answers. */
+interface InFlight {
+  batch: AttnStepBatch;
+  groups: number[][];
+  waits: Promise<AttnShardResult[]>[];
 }
 
 /**
  * The coordinator: `tr` (the session's trainer, which keeps the optimiser state, evaluates and
  * snapshots) plus helper ports. With no helpers train(n) is tr.train(n) itself.
+ *
+ * A step can be begun before it is finished: begin() draws the batch and sends the helpers their
+ * shards, so they compute while the coordinator does other work on the same weights (the Train
+ * tab evaluates and takes head scores there); finish() computes the coordinator's shards and
+ * applies. A begun step stays pending through a pause: the next step is that one, so the batches
+ * (and the bits) are the same whether or not a step was begun early. Who computes which shard
+ * never changes a bit, so begin() may give the coordinator fewer shards when it is busy.
  */
 export class ShardPool {
   private nextId = 1;
-  private pending = new Map<number, Pending>();
+  private waiting = new Map<number, Waiting>();
   private failed: Error | null = null;
+  private inFlight: InFlight | null = null;
+  /** ms per shard on the coordinator (a running mean; 0 until measured) */
+  shardMs = 0;
 
-  private constructor(private tr: AttnTrainer, private helpers: ShardPort[]) {
+  private constructor(private tr: AttnTrainer, private helpers: ShardPort[], pendingBatch: AttnStepBatch | null) {
     for (const p of helpers) {
       p.listen((m) => {
         if (m.kind === 'result') {
-          const f = this.pending.get(m.id);
-          this.pending.delete(m.id);
+          const f = this.waiting.get(m.id);
+          this.waiting.delete(m.id);
           f?.resolve(m.results);
         } else if (m.kind === 'error') {
           const err = Object.assign(new Error(`A shard Worker failed: ${m.message}`), { field: m.field });
-          if (m.id !== null && this.pending.has(m.id)) {
-            this.pending.get(m.id)!.reject(err);
-            this.pending.delete(m.id);
+          if (m.id !== null && this.waiting.has(m.id)) {
+            this.waiting.get(m.id)!.reject(err);
+            this.waiting.delete(m.id);
           } else this.failed = err;
         }
       });
     }
+    if (pendingBatch) this.send(pendingBatch, null);
   }
 
   /** Workers computing shards, the coordinator included. */
@@ -133,11 +156,17 @@ export class ShardPool {
     return this.helpers.length + 1;
   }
 
+  /** Whether a step was begun and not yet finished (its batch is drawn). */
+  get pending(): boolean {
+    return this.inFlight !== null;
+  }
+
   /**
    * Starts `workers - 1` helpers from `makePort` with the trainer's config and waits until each
    * has its replica. A helper that fails to start is an error (the caller may fall back to 1).
+   * `pendingBatch`: a begun step of the pool this one replaces (close() returned it).
    */
-  static async start(tr: AttnTrainer, workers: number, makePort: () => ShardPort): Promise<ShardPool> {
+  static async start(tr: AttnTrainer, workers: number, makePort: () => ShardPort, pendingBatch: AttnStepBatch | null = null): Promise<ShardPool> {
     const ports: ShardPort[] = [];
     try {
       const ready: Promise<void>[] = [];
@@ -157,20 +186,21 @@ export class ShardPool {
       for (const p of ports) p.terminate();
       throw e;
     }
-    return new ShardPool(tr, ports);
+    return new ShardPool(tr, ports, pendingBatch);
   }
 
   setAblation(layer: number, head: number, on: boolean): void {
     this.tr.setAblation(layer, head, on);
     for (const p of this.helpers) p.post({ kind: 'ablate', layer, head, on });
+    // A begun step's helper shards used the old ablations: ask again (same batch, same step).
+    const f = this.inFlight;
+    if (f) this.send(f.batch, f.groups[0].length);
   }
 
-  /** One step across the Workers: the same bits as tr.train(1). */
-  async step(): Promise<{ loss: number; gradNorm: number; finite: boolean; step: number }> {
-    if (this.failed) throw this.failed;
+  /** Sends the helpers their shards of `batch`; the coordinator keeps `mine` shards (null: an even share). */
+  private send(batch: AttnStepBatch, mine: number | null): void {
     const tr = this.tr;
-    const batch = tr.nextBatch();
-    const groups = assignShards(tr.shards(batch), this.workers);
+    const groups = assignShards(tr.shards(batch), this.workers, mine);
     const waits: Promise<AttnShardResult[]>[] = [];
     this.helpers.forEach((p, i) => {
       const shards = groups[i + 1];
@@ -178,19 +208,53 @@ export class ShardPool {
       // A fresh copy of the weights per helper, transferred, not cloned.
       const w = tr.params();
       const id = this.nextId++;
-      waits.push(new Promise<AttnShardResult[]>((resolve, reject) => this.pending.set(id, { resolve, reject })));
+      const wait = new Promise<AttnShardResult[]>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+      wait.catch(() => undefined); // a superseded request may fail unobserved
+      waits.push(wait);
       p.post({ kind: 'job', id, params: w, batch, shards }, [w.buffer as ArrayBuffer]);
     });
-    const mine = groups[0].map((s) => tr.shardGradient(batch, s));
-    const theirs = await Promise.all(waits);
+    this.inFlight = { batch, groups, waits };
+  }
+
+  /**
+   * Begins the next step (if none is pending): draws its batch and sends the helpers their shards.
+   * `mine`: shards the coordinator keeps (null: an even share; 0 when it has other work to do).
+   */
+  begin(mine: number | null = null): void {
+    if (this.inFlight || this.helpers.length === 0) return;
+    this.send(this.tr.nextBatch(), mine);
+  }
+
+  /** Finishes the pending step (beginning one if none is): the same bits as tr.train(1). */
+  async step(): Promise<{ loss: number; gradNorm: number; finite: boolean; step: number }> {
+    if (this.failed) throw this.failed;
+    const tr = this.tr;
+    if (!this.inFlight) {
+      if (this.helpers.length > 0) this.begin();
+      else {
+        // No helpers: the whole batch here (as tr.train(1) does).
+        const b = tr.nextBatch();
+        return tr.applyGradients(b, tr.shards(b).map((s) => tr.shardGradient(b, s)));
+      }
+    }
+    const f = this.inFlight!;
+    const t0 = performance.now();
+    const mine = f.groups[0].map((s) => tr.shardGradient(f.batch, s));
+    if (mine.length > 0) this.shardMs = this.shardMs === 0 ? (performance.now() - t0) / mine.length : 0.8 * this.shardMs + 0.2 * ((performance.now() - t0) / mine.length);
+    let theirs: AttnShardResult[][];
+    try {
+      theirs = await Promise.all(f.waits);
+    } finally {
+      if (this.inFlight === f) this.inFlight = null;
+    }
     // Shard order, never arrival order: the sum's rounding depends on it.
     const all = mine.concat(...theirs).sort((a, b) => a.shard - b.shard);
-    return tr.applyGradients(batch, all);
+    return tr.applyGradients(f.batch, all);
   }
 
   /** n steps (stopping at a non-finite one, which is reported and not applied), as tr.train(n). */
   async train(n: number): Promise<PoolReport> {
-    if (this.helpers.length === 0) return this.tr.train(n);
+    if (this.helpers.length === 0 && !this.inFlight) return this.tr.train(n);
     const loss = new Float32Array(n);
     const gradNorm = new Float32Array(n);
     let done = 0;
@@ -204,14 +268,38 @@ export class ShardPool {
         finite = false;
         break;
       }
+      if (this.helpers.length === 0 && done < n) {
+        // The pending step is done; the rest in one call.
+        const rest = this.tr.train(n - done);
+        loss.set(rest.loss, done);
+        gradNorm.set(rest.gradNorm, done);
+        done += rest.loss.length;
+        finite = rest.finite;
+        break;
+      }
     }
     return { step: this.tr.step, loss: loss.slice(0, done), gradNorm: gradNorm.slice(0, done), finite };
   }
 
-  close(): void {
+  /**
+   * Shards the coordinator should keep for a step during which it also has `sideMs` of other
+   * work, so that it and the helpers finish together (null: no estimate yet, an even share).
+   */
+  share(sideMs: number, live = 4): number | null {
+    if (this.shardMs <= 0) return null;
+    const k = this.workers;
+    const mine = Math.round((live * this.shardMs - sideMs * (k - 1)) / (this.shardMs * k));
+    return Math.max(0, Math.min(Math.floor(live / k), mine));
+  }
+
+  /** Ends the helpers; returns the batch of a begun step (hand it to the next pool), or null. */
+  close(): AttnStepBatch | null {
+    const f = this.inFlight;
+    this.inFlight = null;
     for (const p of this.helpers) p.terminate();
     this.helpers = [];
-    for (const f of this.pending.values()) f.reject(new Error('the Worker pool was closed'));
-    this.pending.clear();
+    for (const w of this.waiting.values()) w.reject(new Error('the Worker pool was closed'));
+    this.waiting.clear();
+    return f ? f.batch : null;
   }
 }

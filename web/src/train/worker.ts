@@ -61,6 +61,9 @@ const tick = (ms: number) => new Promise<void>((r) => {
   }
 });
 
+/** ms of the work beside the steps, last measured: evaluation, head scores, the chunk's snapshot */
+const side_ = { eval: 0, scores: 0, snap: 0 };
+
 async function loop(my: number): Promise<void> {
   const t = tr!;
   const runStart = performance.now();
@@ -122,12 +125,29 @@ async function loop(my: number): Promise<void> {
       if (stepsLeft !== null) stepsLeft -= n;
       // aim each call at a quarter of the chunk
       per = Math.max(1, Math.min(64, Math.floor((CHUNK_MS / 4) / Math.max(0.01, dt / n))));
-      if (t.step % evalEvery === 0) {
+      const doEval = t.step % evalEvery === 0;
+      const doScores = t.step % snapEvery === 0;
+      const chunkEnds = performance.now() - chunkStart >= CHUNK_MS;
+      // Off the critical path: with other Workers, the next step is begun before this work on the
+      // same weights, so they compute their shards meanwhile (its batch is drawn now, and stays
+      // the next step's batch even if the run stops here: the history does not change).
+      const goesOn = (until === 0 || t.step < until) && (stepsLeft === null || stepsLeft > 0) && !pauseAfterStep && speed === 0;
+      if (goesOn && pool!.workers > 1 && (doEval || doScores || chunkEnds)) {
+        const side = (doEval ? side_.eval : 0) + (doScores ? side_.scores : 0) + (chunkEnds ? side_.snap : 0);
+        pool!.begin(pool!.share(side));
+      }
+      if (doEval) {
+        const s0 = performance.now();
         const e = t.evaluate();
+        side_.eval = performance.now() - s0;
         evals.push({ step: t.step, loss: e.loss, accuracy: e.accuracy });
         if (untilAcc > 0 && e.accuracy >= untilAcc) stop = 'accuracy';
       }
-      if (t.step % snapEvery === 0) scores.push(scoresNow(t));
+      if (doScores) {
+        const s0 = performance.now();
+        scores.push(scoresNow(t));
+        side_.scores = performance.now() - s0;
+      }
       if (!stop && until > 0 && t.step >= until) stop = 'until';
       if (!stop && stepsLeft !== null && stepsLeft <= 0) stop = 'steps';
       if (stop || pauseAfterStep || my !== token) break;
@@ -135,7 +155,9 @@ async function loop(my: number): Promise<void> {
     const now = performance.now();
     const last = scores.length > 0 ? scores[scores.length - 1] : null;
     // The picture: at a stop, the current step; while running, the latest fixed-step scores.
+    const s0 = performance.now();
     const snap = stop ? snapshot(t, last && last.step === t.step ? last : undefined) : last ? snapshot(t, last) : null;
+    if (snap && !stop) side_.snap = performance.now() - s0;
     post({
       kind: 'progress', firstStep, losses: Float32Array.from(losses), gradNorms: Float32Array.from(norms), evals,
       scores, snapshot: snap, step: t.step, trainMs, wallMs: now - lastPost,
@@ -186,14 +208,15 @@ async function resizeNow(asked: number): Promise<void> {
   if (!t) return;
   const k = asked > 0 ? Math.min(4, asked) : defaultWorkers(navigator.hardwareConcurrency);
   if (pool && pool.workers === k) return;
-  pool?.close();
+  // A step begun by the old pool is the new pool's first step (same batch, same bits).
+  const pending = pool?.close() ?? null;
   pool = null;
   let note: string | undefined;
   try {
     if (k > 1 && typeof Worker === 'undefined') throw new Error('this browser cannot start a Worker from a Worker');
-    pool = await ShardPool.start(t, k, shardPort);
+    pool = await ShardPool.start(t, k, shardPort, pending);
   } catch (e) {
-    pool = await ShardPool.start(t, 1, shardPort);
+    pool = await ShardPool.start(t, 1, shardPort, pending);
     note = `Training runs on 1 Worker: ${errorOf(e).message}.`;
   }
   // Ablations made so far, on the new replicas too.
