@@ -293,7 +293,7 @@
   Trainer.prototype.applyGradients = function (batch, results) {
     var b = stepBatch(batch, this._c);
     var live = liveShards(b.rows);
-    if (!Array.isArray(results) || results.length !== live.length) fail('shards', 'applyGradients needs one result per non-empty shard, in shard order (' + live.length + ')');
+    if (!Array.isArray(results) || results.length !== live.length) fail('shards', 'shards must hold one shardGradient() result per non-empty shard, in shard order (' + live.length + ' here)');
     var total = this._layout.total, grads = [], losses = [];
     for (var i = 0; i < results.length; i++) {
       var x = results[i], f = 'shards[' + i + ']';

@@ -279,7 +279,8 @@ class TrainerHandle {
     b.targets = static_cast<std::size_t>(targets);
     const std::size_t n = grads["length"].as<std::size_t>();
     if (n > attn::tr::kShards || losses["length"].as<std::size_t>() != n) {
-      return error(attn::Status::Invalid("shards", "one gradient and one loss per non-empty shard"));
+      return error(
+          attn::Status::Invalid("shards", "one gradient and one loss per non-empty shard"));
     }
     shard_g_.resize(n);
     std::vector<const float*> gp;
@@ -287,7 +288,8 @@ class TrainerHandle {
     for (std::size_t i = 0; i < n; ++i) {
       shard_g_[i] = vec<float>(grads[i]);
       if (shard_g_[i].size() != t_->params().size()) {
-        return error(attn::Status::Invalid("grads", "each gradient must hold one value per parameter"));
+        return error(
+            attn::Status::Invalid("grads", "each gradient must hold one value per parameter"));
       }
       gp.push_back(shard_g_[i].data());
       ls.push_back(losses[i].as<double>());

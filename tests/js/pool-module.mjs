@@ -6,7 +6,8 @@ import path from 'node:path';
 import ts from 'typescript';
 import { ROOT } from './helpers.mjs';
 
-export const POOL_TS = path.join(ROOT, 'web', 'src', 'train', 'pool.ts');
+/** AP_POOL_TS=<file> tests another version (e.g. one with a deliberate mistake, to see a test fail). */
+export const POOL_TS = process.env.AP_POOL_TS ? path.resolve(process.env.AP_POOL_TS) : path.join(ROOT, 'web', 'src', 'train', 'pool.ts');
 
 /** Writes pool.mjs into `dir` and returns its path. */
 export function writePoolModule(dir) {

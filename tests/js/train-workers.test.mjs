@@ -131,27 +131,37 @@ test('a step begun early (helpers working while the coordinator evaluates) and h
     const tr = lib.createTrainer(cfg);
     const got = [];
     const take = (r) => got.push(...u32(r.loss));
-    let pool = await ShardPool.start(tr, 2, nodePort);
-    take(await pool.train(4));
-    pool.begin(0); // the helper takes every shard while this thread evaluates
-    tr.evaluate();
-    tr.headScores();
-    take(await pool.train(3));
-    pool.begin(1);
-    tr.setAblation(0, 0, true); // a begun step is asked again with the new ablations...
-    tr.setAblation(0, 0, false); // ...and back: the bits must not move
-    pool.setAblation(0, 0, false);
-    const pending = pool.close(); // e.g. the Worker count changed while paused
-    assert.ok(pending, 'close() hands the begun step on');
-    pool = await ShardPool.start(tr, 4, nodePort, pending);
-    take(await pool.train(3));
-    pool.close();
-    pool = await ShardPool.start(tr, 1, nodePort);
-    pool.begin(); // no helpers: nothing begun
-    take(await pool.train(2));
-    pool.close();
-    assert.deepEqual(got, want, `config ${i}: losses differ`);
-    assert.ok(bitsEqual(tr.params(), wantParams), `config ${i}: weights differ`);
-    tr.delete();
+    const pools = [];
+    const start = async (...a) => {
+      const p = await ShardPool.start(...a);
+      pools.push(p);
+      return p;
+    };
+    try {
+      let pool = await start(tr, 2, nodePort);
+      take(await pool.train(4));
+      pool.begin(0); // the helper takes every shard while this thread evaluates
+      tr.evaluate();
+      tr.headScores();
+      take(await pool.train(3));
+      pool.begin(1);
+      tr.setAblation(0, 0, true); // a begun step is asked again with the new ablations...
+      tr.setAblation(0, 0, false); // ...and back: the bits must not move
+      pool.setAblation(0, 0, false);
+      const pending = pool.close(); // e.g. the Worker count changed while paused
+      assert.ok(pending, 'close() hands the begun step on');
+      pool = await start(tr, 4, nodePort, pending);
+      take(await pool.train(3));
+      pool.close();
+      pool = await start(tr, 1, nodePort);
+      pool.begin(); // no helpers: nothing begun
+      take(await pool.train(2));
+      pool.close();
+      assert.deepEqual(got, want, `config ${i}: losses differ`);
+      assert.ok(bitsEqual(tr.params(), wantParams), `config ${i}: weights differ`);
+    } finally {
+      for (const p of pools) p.close();
+      tr.delete();
+    }
   }
 });
