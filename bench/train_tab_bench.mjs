@@ -36,12 +36,19 @@ const pct = (a, q) => {
 
 const { base, close } = await serveRepo(dist);
 const browser = await launchChromium();
+// GEMM flops of one default-preset step (web/src/train/config.ts flopsPerStep: B 32, T 32, D 64, 2 layers, 2 heads, V 32).
+const FLOPS = (() => {
+  const B = 32, T = 32, D = 64, H = 2, dh = 32, V = 32;
+  const proj = 2 * B * T * D * (4 * H * dh);
+  const attn = 2 * 2 * B * H * T * T * dh;
+  return 3 * (2 * (proj + attn) + 2 * B * T * D * V);
+})();
 const rows = Object.fromEntries(counts.map((k) => [k, []]));
 try {
   for (let r = 0; r < rounds; r++) {
     for (const k of counts) {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      await page.goto(`${base}/#v=1&view=train&uacc=0.9&trw=${k}`);
+      await page.goto(`${base}/index.html#v=1&view=train&uacc=0.9&trw=${k}`);
       await page.waitForFunction(() => document.querySelector('[data-testid=train-view]')?.dataset.run === 'idle', null, { timeout: 60000 });
       await page.waitForTimeout(500);
       await page.evaluate(() => {
@@ -60,9 +67,9 @@ try {
       const wall = Date.now() - t0;
       const info = await page.evaluate(() => {
         window.__frameStop = true;
-        return { ...window.__trainTab.phaseAt, step: window.__trainTab.step(), workers: window.__trainTab.workers(), frames: window.__frameLog, sps: window.__trainTab.stepsPerSec() };
+        return { ...window.__trainTab.phaseAt, step: window.__trainTab.step(), workers: window.__trainTab.workers(), frames: window.__frameLog, sps: window.__trainTab.stepsPerSec(), gf: window.__trainTab.gflops(), split: window.__trainTab.split() };
       });
-      rows[k].push({ ms90: info.ms90, wall, step: info.step, workers: info.workers, sps: info.sps, fMed: pct(info.frames, 0.5), fP95: pct(info.frames, 0.95) });
+      rows[k].push({ ms90: info.ms90, wall, step: info.step, workers: info.workers, sps: info.sps, trainMs: FLOPS / (info.gf * 1e6), split: info.split, fMed: pct(info.frames, 0.5), fP95: pct(info.frames, 0.95) });
       await page.close();
     }
   }
@@ -74,7 +81,11 @@ for (const k of counts) {
   const a = rows[k];
   console.log(JSON.stringify({
     bench: 'train-tab', workers: k, workersUsed: a.map((x) => x.workers), step90: a.map((x) => x.step),
-    play90Ms: median(a.map((x) => x.ms90)), wallMs: median(a.map((x) => x.wall)), stepsPerSec: median(a.map((x) => x.sps)),
+    play90Ms: median(a.map((x) => x.ms90)),
+    // per step: wall ms (evaluation, head scores, snapshots, messages included) and ms inside the steps
+    wallMsPerStep: 1000 / median(a.map((x) => x.sps)), trainMsPerStep: median(a.map((x) => x.trainMs)), wallMs: median(a.map((x) => x.wall)), stepsPerSec: median(a.map((x) => x.sps)),
+    // ms per step spent in: the steps, evaluations, head scores, snapshots, the rest (messages, yields)
+    perStep: Object.fromEntries(['train', 'eval', 'scores', 'snap', 'wall'].map((f) => [f, +median(a.map((x) => x.split[f] / x.split.steps)).toFixed(2)])),
     frameMedianMs: median(a.map((x) => x.fMed)), frameP95Ms: median(a.map((x) => x.fP95)),
     cpus: os.cpus().length, load1: os.loadavg()[0], rounds,
   }));

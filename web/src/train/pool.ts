@@ -79,7 +79,12 @@ export class ShardServer {
         case 'init': {
           const lib = await this.load();
           this.tr?.delete();
-          this.tr = lib.createTrainer(m.config);
+          const tr = lib.createTrainer(m.config);
+          this.tr = tr;
+          // Warm-up on a batch of the replica's own stream (never used for training): the engine
+          // compiles the hot functions optimised before the first real job, not during it.
+          const b = tr.nextBatch();
+          for (let i = 0; i < 2; i++) for (const s of tr.shards(b)) tr.shardGradient(b, s);
           return { reply: { kind: 'ready' }, transfer: [] };
         }
         case 'ablate':

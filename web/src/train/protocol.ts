@@ -63,6 +63,8 @@ export type TrainMessage =
       /** ms inside tr.train() for these steps (GFLOP/s) and wall ms since the last progress (steps/s) */
       trainMs: number;
       wallMs: number;
+      /** where the rest of the chunk went: ms evaluating, taking head scores, making the snapshot */
+      sideMs?: { eval: number; scores: number; snap: number };
     }
   | { kind: 'stopped'; reason: StopReason; step: number; message?: string }
   | { kind: 'ablated'; snapshot: Snapshot; evalLoss: number; evalAccuracy: number }

@@ -63,6 +63,8 @@ export class TrainSession {
   config: Record<string, unknown> = {};
   ablated = new Set<string>();
   stepsPerSec = 0;
+  /** ms totals of this trainer's run (the bench reads them: where the wall time goes) */
+  split = { steps: 0, wall: 0, train: 0, eval: 0, scores: 0, snap: 0 };
   /** Workers computing the shards of each step (the trainer's own included) */
   workers = 1;
   gflops = 0;
@@ -151,6 +153,7 @@ export class TrainSession {
     this.rate = { steps: 0, wallMs: 0, trainMs: 0, flops: flopsPerStep(t) };
     this.stepsPerSec = 0;
     this.gflops = 0;
+    this.split = { steps: 0, wall: 0, train: 0, eval: 0, scores: 0, snap: 0 };
     this.playMsTotal = 0;
     this.ms90 = null;
     this.lastPublished = 0;
@@ -342,6 +345,14 @@ export class TrainSession {
       this.rate.steps += m.losses.length;
       this.rate.wallMs += m.wallMs;
       this.rate.trainMs += m.trainMs;
+      if (m.sideMs) {
+        this.split.eval += m.sideMs.eval;
+        this.split.scores += m.sideMs.scores;
+        this.split.snap += m.sideMs.snap;
+      }
+      this.split.train += m.trainMs;
+      this.split.wall += m.wallMs;
+      this.split.steps += m.losses.length;
       if (this.rate.wallMs > 0) this.stepsPerSec = (this.rate.steps / this.rate.wallMs) * 1000;
       if (this.rate.trainMs > 0) this.gflops = (this.rate.steps * this.rate.flops) / (this.rate.trainMs * 1e6);
     }

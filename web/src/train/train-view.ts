@@ -45,6 +45,8 @@ interface TrainDebug {
   published: () => number | null;
   /** Workers computing each step's shards now */
   workers: () => number;
+  /** ms totals of the run: wall, inside the steps, evaluating, head scores, snapshots */
+  split: () => TrainSession['split'];
   phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null };
 }
 declare global {
@@ -129,6 +131,7 @@ class TrainView implements View<TrainContext> {
       compare: () => (s.cmp ? s.cmp.history.lossArray() : null),
       published: () => getTrainedModel()?.step ?? null,
       workers: () => s.workers,
+      split: () => ({ ...s.split }),
       get phaseAt() {
         return s.phaseAt;
       },

@@ -77,6 +77,7 @@ async function loop(my: number): Promise<void> {
     const scores: HeadScores[] = [];
     const firstStep = t.step + 1;
     let trainMs = 0;
+    const sideMs = { eval: 0, scores: 0, snap: 0 };
     let stop: StopReason | null = null;
     let badLoss = NaN;
     let badNorm = NaN;
@@ -140,6 +141,7 @@ async function loop(my: number): Promise<void> {
         const s0 = performance.now();
         const e = t.evaluate();
         side_.eval = performance.now() - s0;
+        sideMs.eval += side_.eval;
         evals.push({ step: t.step, loss: e.loss, accuracy: e.accuracy });
         if (untilAcc > 0 && e.accuracy >= untilAcc) stop = 'accuracy';
       }
@@ -147,6 +149,7 @@ async function loop(my: number): Promise<void> {
         const s0 = performance.now();
         scores.push(scoresNow(t));
         side_.scores = performance.now() - s0;
+        sideMs.scores += side_.scores;
       }
       if (!stop && until > 0 && t.step >= until) stop = 'until';
       if (!stop && stepsLeft !== null && stepsLeft <= 0) stop = 'steps';
@@ -158,9 +161,10 @@ async function loop(my: number): Promise<void> {
     const s0 = performance.now();
     const snap = stop ? snapshot(t, last && last.step === t.step ? last : undefined) : last ? snapshot(t, last) : null;
     if (snap && !stop) side_.snap = performance.now() - s0;
+    sideMs.snap = performance.now() - s0;
     post({
       kind: 'progress', firstStep, losses: Float32Array.from(losses), gradNorms: Float32Array.from(norms), evals,
-      scores, snapshot: snap, step: t.step, trainMs, wallMs: now - lastPost,
+      scores, snapshot: snap, step: t.step, trainMs, wallMs: now - lastPost, sideMs,
     });
     lastPost = now;
     if (pauseAfterStep && !stop) {
