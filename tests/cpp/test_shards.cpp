@@ -1,5 +1,6 @@
 // Fixed shards: the batch gradient as a sum of shard gradients, and train() on one thread
 // against a driver that computes every shard on replicas (as Workers do) and applies them.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
