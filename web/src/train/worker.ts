@@ -292,7 +292,11 @@ async function handle(m: TrainRequest): Promise<void> {
       speed = m.speed;
       stepsLeft = m.steps;
       running = true;
-      void loop(++token);
+      // A shard Worker that fails mid-run (e.g. out of memory) ends the run with its message.
+      void loop(++token).catch((e) => {
+        running = false;
+        post({ kind: 'fatal', message: `Training stopped: ${errorOf(e).message}` });
+      });
       return;
     case 'pause':
       if (inStep) pauseAfterStep = true;
