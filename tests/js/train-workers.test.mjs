@@ -165,3 +165,21 @@ test('a step begun early (helpers working while the coordinator evaluates) and h
     }
   }
 });
+
+test('an adaptive pool (all shards here or shared out, whichever is faster) keeps the bits', async () => {
+  const lib = await loadTrain();
+  const cfg = CONFIGS[1];
+  const solo = lib.createTrainer(cfg);
+  const want = u32(solo.train(30).loss);
+  solo.delete();
+  const tr = lib.createTrainer(cfg);
+  const pool = await ShardPool.start(tr, 2, nodePort);
+  try {
+    pool.adaptive = true;
+    const got = u32((await pool.train(30)).loss);
+    assert.deepEqual(got, want);
+  } finally {
+    pool.close();
+    tr.delete();
+  }
+});

@@ -136,6 +136,15 @@ export class ShardPool {
   private inFlight: InFlight | null = null;
   /** ms per shard on the coordinator (a running mean; 0 until measured) */
   shardMs = 0;
+  /**
+   * Adaptive: each plain step either shares the shards out ('split') or keeps them all here
+   * ('solo', as one Worker would), whichever measured faster lately (ms per step, running
+   * means), trying the other every 25 steps. The bits are the same either way; on a loaded
+   * machine waiting for a second thread can cost more than it saves.
+   */
+  adaptive = false;
+  private msPer = { solo: 0, split: 0 };
+  private plainSteps = 0;
 
   private constructor(private tr: AttnTrainer, private helpers: ShardPort[], pendingBatch: AttnStepBatch | null) {
     for (const p of helpers) {
@@ -234,18 +243,28 @@ export class ShardPool {
   async step(): Promise<{ loss: number; gradNorm: number; finite: boolean; step: number }> {
     if (this.failed) throw this.failed;
     const tr = this.tr;
+    let mode: 'solo' | 'split' | null = null;
+    const t0 = performance.now();
     if (!this.inFlight) {
-      if (this.helpers.length > 0) this.begin();
-      else {
+      if (this.helpers.length > 0) {
+        if (this.adaptive) {
+          const n = this.plainSteps++;
+          const { solo, split } = this.msPer;
+          const better = solo > 0 && split > 0 && solo < split ? 'solo' : 'split';
+          const other = better === 'solo' ? 'split' : 'solo';
+          mode = n < 6 ? (n % 2 ? 'solo' : 'split') : n % 25 === 0 ? other : better;
+          this.begin(mode === 'solo' ? 4 : null);
+        } else this.begin();
+      } else {
         // No helpers: the whole batch here (as tr.train(1) does).
         const b = tr.nextBatch();
         return tr.applyGradients(b, tr.shards(b).map((s) => tr.shardGradient(b, s)));
       }
     }
     const f = this.inFlight!;
-    const t0 = performance.now();
+    const m0 = performance.now();
     const mine = f.groups[0].map((s) => tr.shardGradient(f.batch, s));
-    if (mine.length > 0) this.shardMs = this.shardMs === 0 ? (performance.now() - t0) / mine.length : 0.8 * this.shardMs + 0.2 * ((performance.now() - t0) / mine.length);
+    if (mine.length > 0) this.shardMs = this.shardMs === 0 ? (performance.now() - m0) / mine.length : 0.8 * this.shardMs + 0.2 * ((performance.now() - m0) / mine.length);
     let theirs: AttnShardResult[][];
     try {
       theirs = await Promise.all(f.waits);
@@ -254,7 +273,12 @@ export class ShardPool {
     }
     // Shard order, never arrival order: the sum's rounding depends on it.
     const all = mine.concat(...theirs).sort((a, b) => a.shard - b.shard);
-    return tr.applyGradients(f.batch, all);
+    const r = tr.applyGradients(f.batch, all);
+    if (mode) {
+      const ms = performance.now() - t0;
+      this.msPer[mode] = this.msPer[mode] === 0 ? ms : 0.7 * this.msPer[mode] + 0.3 * ms;
+    }
+    return r;
   }
 
   /** n steps (stopping at a non-finite one, which is reported and not applied), as tr.train(n). */

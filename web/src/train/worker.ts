@@ -223,6 +223,8 @@ async function resizeNow(asked: number): Promise<void> {
     pool = await ShardPool.start(t, 1, shardPort, pending);
     note = `Training runs on 1 Worker: ${errorOf(e).message}.`;
   }
+  // "One per core" keeps whichever is faster now, all shards here or shared (same bits).
+  pool.adaptive = asked === 0;
   // Ablations made so far, on the new replicas too.
   for (const key of ablated) {
     const [l, h] = key.split(':').map(Number);
