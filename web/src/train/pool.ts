@@ -170,6 +170,12 @@ export class ShardPool {
     return this.helpers.length + 1;
   }
 
+  /** Whether sharing the shards out pays now (always, unless adaptive and keeping them here measured faster). */
+  get prefersSplit(): boolean {
+    const { solo, split } = this.msPer;
+    return this.helpers.length > 0 && !(this.adaptive && solo > 0 && split > 0 && solo < split);
+  }
+
   /** Whether a step was begun and not yet finished (its batch is drawn). */
   get pending(): boolean {
     return this.inFlight !== null;

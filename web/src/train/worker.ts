@@ -133,7 +133,7 @@ async function loop(my: number): Promise<void> {
       // same weights, so they compute their shards meanwhile (its batch is drawn now, and stays
       // the next step's batch even if the run stops here: the history does not change).
       const goesOn = (until === 0 || t.step < until) && (stepsLeft === null || stepsLeft > 0) && !pauseAfterStep && speed === 0;
-      if (goesOn && pool!.workers > 1 && (doEval || doScores || chunkEnds)) {
+      if (goesOn && pool!.prefersSplit && (doEval || doScores || chunkEnds)) {
         const side = (doEval ? side_.eval : 0) + (doScores ? side_.scores : 0) + (chunkEnds ? side_.snap : 0);
         pool!.begin(pool!.share(side));
       }
