@@ -8,6 +8,9 @@
 //     one JSON line: per-token ms with and without the KV cache at each length T for a random
 //     d_model 256, 8-head, 2-layer model (seqLen = max T, tiled kernel for the recompute
 //     forward), timed over a few appends after prefilling T - k tokens.
+//   node --no-liftoff bench/train_bench.mjs --mode workers --workers 1,2 --steps 60 --rounds 3
+//     one JSON line per Worker count: steps/s of config A trained by the Train tab's Worker pool
+//     (worker_threads; the same bits for every count) and the speed-up over the first count.
 //   node --no-liftoff bench/train_bench.mjs --mode decode-state --T 256,512,1024,2048,4096
 //     one JSON line: the same model with normalizer 'linear': per-token ms with its recurrent
 //     state and with the K/V cache at each T (median over 48 appends ending at T), the bytes
@@ -41,6 +44,48 @@ if (mode === 'train') {
     console.log(JSON.stringify({ impl: 'wasm', dModel, batch, forward: p.forward,
       backward: p.forwardBackward - p.forward, optimizer: p.optimizer,
       step: p.forwardBackward + p.optimizer }));
+  }
+} else if (mode === 'workers') {
+  // Steps/s of config A (or --dmodel) trained by the Train tab's Worker pool (web/src/train/pool.ts,
+  // transpiled) with 1 and 2 (--workers) Node worker_threads, same bits for every count. Rounds
+  // interleave the counts; each times --steps steps after a warm-up; the median per count is printed.
+  const os = await import('node:os');
+  const { pathToFileURL } = await import('node:url');
+  const { Worker } = await import('node:worker_threads');
+  const { writePoolModule } = await import('../tests/js/pool-module.mjs');
+  const poolUrl = pathToFileURL(writePoolModule(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-pool-')))).href;
+  const { ShardPool } = await import(poolUrl);
+  const workerFile = new URL('../tests/js/shard-worker-node.mjs', import.meta.url);
+  const port = () => {
+    const w = new Worker(workerFile, { workerData: { poolUrl, trainMjs: pathToFileURL(path.join(root, 'build/wasm/attn_train.mjs')).href, trainWasm: path.join(root, 'build/wasm/attn_train.wasm') } });
+    const ls = [];
+    w.on('message', (m) => ls.forEach((f) => f(m)));
+    return { post: (m, t = []) => w.postMessage(m, t), listen: (f) => ls.push(f), terminate: () => void w.terminate() };
+  };
+  const counts = arg('workers', '1,2').split(',').map(Number);
+  const steps = +arg('steps', '60');
+  const rounds = +arg('rounds', '3');
+  const dModel = +arg('dmodel', '64');
+  const batch = +arg('batch', '32');
+  const pools = {};
+  for (const k of counts) {
+    const tr = lib.createTrainer({ dModel, batch, seed: 0 });
+    pools[k] = { tr, pool: await ShardPool.start(tr, k, port), rate: [] };
+    await pools[k].pool.train(20); // warm-up (Node tiers the wasm up in every thread)
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const k of counts) {
+      const t0 = performance.now();
+      await pools[k].pool.train(steps);
+      pools[k].rate.push(steps / ((performance.now() - t0) / 1000));
+    }
+  }
+  const base = median(pools[counts[0]].rate);
+  for (const k of counts) {
+    const sps = median(pools[k].rate);
+    console.log(JSON.stringify({ impl: 'wasm-workers', dModel, batch, workers: k, stepsPerSec: sps, speedup: sps / base, cpus: os.cpus().length, load1: os.loadavg()[0] }));
+    pools[k].pool.close();
+    pools[k].tr.delete();
   }
 } else if (mode === 'decode-state') {
   const Ts = arg('T', '256,512,1024,2048,4096').split(',').map(Number);

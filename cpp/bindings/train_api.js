@@ -252,6 +252,70 @@
     var r = unwrap(this._live().trainOn(int32s(tokens, 'tokens'), uint8s(lossMask, 'lossMask')));
     return { loss: r.loss, gradNorm: r.gradNorm, finite: r.finite, step: r.step };
   };
+  // The shard API (docs/train-api.md, "Training across Workers"): a step's batch is cut into
+  // SHARDS fixed shards whose gradients are summed in shard order, whichever Worker made them.
+  var SHARDS = 4;
+  function liveShards(rows) {
+    var out = [];
+    for (var s = 0; s < SHARDS; s++) {
+      if (Math.floor((s + 1) * rows / SHARDS) > Math.floor(s * rows / SHARDS)) out.push(s);
+    }
+    return out;
+  }
+  function count(x, name) {
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 9007199254740991) fail(name, name + ' must be a non-negative integer (got ' + String(x) + ')');
+    return x;
+  }
+  // A nextBatch()-shaped object, checked: { tokens, lossMask, step, targets, rows }.
+  function stepBatch(b, c) {
+    if (!isObject(b)) fail('batch', 'batch must be an object like tr.nextBatch()');
+    if (!(b.tokens instanceof Int32Array)) fail('batch.tokens', 'batch.tokens must be an Int32Array');
+    if (!(b.lossMask instanceof Uint8Array)) fail('batch.lossMask', 'batch.lossMask must be a Uint8Array');
+    if (b.tokens.length === 0 || b.tokens.length % c.seqLen !== 0) fail('batch.tokens', 'batch.tokens must hold B*seqLen values (seqLen ' + c.seqLen + ')');
+    return { tokens: b.tokens, lossMask: b.lossMask, rows: b.tokens.length / c.seqLen,
+      step: count(b.step, 'batch.step'), targets: count(b.targets, 'batch.targets') };
+  }
+  Trainer.prototype.nextBatch = function () {
+    var r = unwrap(this._live().nextBatch());
+    return { tokens: copy(r.tokens), lossMask: copy(r.lossMask), step: r.step, targets: r.targets };
+  };
+  // The non-empty shards of a batch, in the order their gradients are summed.
+  Trainer.prototype.shards = function (batch) {
+    return liveShards(stepBatch(batch, this._c).rows);
+  };
+  Trainer.prototype.shardGradient = function (batch, shard) {
+    var b = stepBatch(batch, this._c);
+    if (liveShards(b.rows).indexOf(shard) < 0) fail('shard', 'shard must be one of this batch\'s non-empty shards ' + JSON.stringify(liveShards(b.rows)) + ' (got ' + String(shard) + ')');
+    var r = unwrap(this._live().shardGradient(b.tokens, b.lossMask, b.step, b.targets, shard));
+    // A copy with its own buffer: it can be transferred to another Worker.
+    return { shard: shard, loss: r.loss, grads: r.grads.slice() };
+  };
+  Trainer.prototype.applyGradients = function (batch, results) {
+    var b = stepBatch(batch, this._c);
+    var live = liveShards(b.rows);
+    if (!Array.isArray(results) || results.length !== live.length) fail('shards', 'shards must hold one shardGradient() result per non-empty shard, in shard order (' + live.length + ' here)');
+    var total = this._layout.total, grads = [], losses = [];
+    for (var i = 0; i < results.length; i++) {
+      var x = results[i], f = 'shards[' + i + ']';
+      if (!isObject(x)) fail(f, f + ' must be a shardGradient() result');
+      if (x.shard !== undefined && x.shard !== live[i]) fail(f, f + ' is shard ' + x.shard + ' but shard ' + live[i] + ' belongs there (results go in shard order)');
+      if (!(x.grads instanceof Float32Array) || x.grads.length !== total) fail(f + '.grads', f + '.grads must be a Float32Array of ' + total + ' values');
+      if (typeof x.loss !== 'number') fail(f + '.loss', f + '.loss must be a number');
+      grads.push(x.grads);
+      losses.push(x.loss);
+    }
+    var r = unwrap(this._live().applyGradients(b.rows, b.step, b.targets, grads, losses));
+    return { loss: r.loss, gradNorm: r.gradNorm, finite: r.finite, step: r.step };
+  };
+  // Every parameter as one flat Float32Array (a copy, transferable), in the core's order.
+  Trainer.prototype.params = function () {
+    return this._live().weights().slice();
+  };
+  // A replica's weights (a Worker computing shards for a coordinator); AdamW state untouched.
+  Trainer.prototype.setParams = function (flat) {
+    if (!(flat instanceof Float32Array) || flat.length !== this._layout.total) fail('weights', 'weights must be a Float32Array of ' + this._layout.total + ' values');
+    unwrap(this._live().setParams(flat));
+  };
   Trainer.prototype.weights = function () {
     return unflatten(this._live().weights(), this._layout, this._c);
   };
@@ -307,6 +371,7 @@
 
   Module['AttnError'] = AttnError;
   Module['limits'] = { memoryCap: DEFAULT_CAP };
+  Module['SHARDS'] = SHARDS;
   Module['heapBytes'] = function () {
     return wasmMemory.buffer.byteLength;
   };

@@ -239,6 +239,79 @@ class TrainerHandle {
 
   val weights() const { return view(t_->params().data(), t_->params().size()); }
 
+  // The shard API (trainer.hpp): a step's batch travels as tokens, lossMask, step, targets.
+  val nextBatch() {
+    attn::Status st = t_->next_batch(&batch_);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("tokens", view(batch_.tokens.data(), batch_.tokens.size()));
+    r.set("lossMask", view(batch_.mask.data(), batch_.mask.size()));
+    r.set("step", static_cast<double>(batch_.step));
+    r.set("targets", static_cast<double>(batch_.targets));
+    return r;
+  }
+
+  // step and targets: non-negative integers checked by train_api.js.
+  val shardGradient(val tokens, val mask, double step, double targets, double shard) {
+    attn::Status st = check_batch(tokens, mask);
+    if (!st.ok()) return error(st);
+    const std::size_t T = t_->config().model.seq_len;
+    batch_.tokens = vec<std::int32_t>(tokens);
+    batch_.mask = vec<std::uint8_t>(mask);
+    batch_.rows = batch_.tokens.size() / T;
+    batch_.step = static_cast<std::size_t>(step);
+    batch_.targets = static_cast<std::size_t>(targets);
+    g_.resize(t_->params().size());
+    double loss = 0;
+    st = t_->shard_gradient(batch_, static_cast<std::size_t>(shard), g_.data(), &loss);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("loss", loss);
+    r.set("grads", view(g_.data(), g_.size()));
+    return r;
+  }
+
+  // grads: array of Float32Array (lengths checked by train_api.js), losses: array of numbers.
+  val applyGradients(double rows, double step, double targets, val grads, val losses) {
+    attn::tr::StepBatch b;
+    b.rows = static_cast<std::size_t>(rows);
+    b.step = static_cast<std::size_t>(step);
+    b.targets = static_cast<std::size_t>(targets);
+    const std::size_t n = grads["length"].as<std::size_t>();
+    if (n > attn::tr::kShards || losses["length"].as<std::size_t>() != n) {
+      return error(
+          attn::Status::Invalid("shards", "one gradient and one loss per non-empty shard"));
+    }
+    shard_g_.resize(n);
+    std::vector<const float*> gp;
+    std::vector<double> ls;
+    for (std::size_t i = 0; i < n; ++i) {
+      shard_g_[i] = vec<float>(grads[i]);
+      if (shard_g_[i].size() != t_->params().size()) {
+        return error(
+            attn::Status::Invalid("grads", "each gradient must hold one value per parameter"));
+      }
+      gp.push_back(shard_g_[i].data());
+      ls.push_back(losses[i].as<double>());
+    }
+    double loss = 0, gn = 0;
+    bool fin = true;
+    attn::Status st = t_->apply_gradients(b, gp, ls, &loss, &gn, &fin);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("loss", loss);
+    r.set("gradNorm", gn);
+    r.set("finite", fin);
+    r.set("step", static_cast<double>(t_->step()));
+    return r;
+  }
+
+  // w: a Float32Array of every parameter (length checked by train_api.js).
+  val setParams(val w) {
+    attn::Status st = t_->set_params(vec<float>(w));
+    return st.ok() ? ok() : error(st);
+  }
+
   val setLearningRate(double lr) {
     attn::Status st = t_->set_learning_rate(lr);
     return st.ok() ? ok() : error(st);
@@ -299,6 +372,8 @@ class TrainerHandle {
   std::vector<double> sg_, wqn_;
   std::vector<std::int32_t> tok_;
   std::vector<std::uint8_t> mask_;
+  attn::tr::StepBatch batch_;
+  std::vector<std::vector<float>> shard_g_;
 };
 
 class DecoderHandle {
@@ -369,6 +444,10 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .function("lossAndGradients", &TrainerHandle::lossAndGradients)
       .function("trainOn", &TrainerHandle::trainOn)
       .function("weights", &TrainerHandle::weights)
+      .function("nextBatch", &TrainerHandle::nextBatch)
+      .function("shardGradient", &TrainerHandle::shardGradient)
+      .function("applyGradients", &TrainerHandle::applyGradients)
+      .function("setParams", &TrainerHandle::setParams)
       .function("setLearningRate", &TrainerHandle::setLearningRate)
       .function("setAblation", &TrainerHandle::setAblation)
       .function("generate", &TrainerHandle::generate)

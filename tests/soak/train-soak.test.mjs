@@ -56,7 +56,7 @@ test(`train soak: ${CALLS} random calls through one instance`, async () => {
   for (let i = 0; i < CALLS; i++) {
     const op = live.length === 0 ? 'create' : r.pick(['create', 'train', 'evaluate', 'headScores', 'attention',
       'sampleBatch', 'lossAndGradients', 'trainOn', 'weights', 'setLearningRate', 'setAblation', 'decoder',
-      'append', 'generate', 'delete']);
+      'append', 'generate', 'delete', 'shards', 'setParams']);
     const tr = live.length ? r.pick(live) : null;
     try {
       switch (op) {
@@ -93,6 +93,22 @@ test(`train soak: ${CALLS} random calls through one instance`, async () => {
         case 'generate': tr.generate(Int32Array.from({ length: r.int(0, 4) }, () => r.int(0, 8)), r.int(0, 10),
           { cache: r.bool(), temperature: r.pick([0, 0.7, -1]), seed: r.int(0, 5) }); break;
         case 'delete': live.splice(live.indexOf(tr), 1); tr.delete(); break;
+        case 'shards': {
+          // The shard API, valid and hostile: a step from shards, or a malformed batch / result.
+          const b = tr.nextBatch();
+          if (r.bool(0.2)) b[r.pick(['step', 'targets', 'tokens', 'lossMask'])] = r.pick(HOSTILE);
+          const parts = [0, 1, 2, 3].filter(() => r.bool(0.95)).map((s) => tr.shardGradient(b, s));
+          if (r.bool(0.2) && parts.length > 1) parts.reverse();
+          if (r.bool(0.1) && parts.length) parts[0].grads = parts[0].grads.subarray(1);
+          tr.applyGradients(b, parts);
+          break;
+        }
+        case 'setParams': {
+          const w = tr.params();
+          if (r.bool(0.3)) w[r.int(0, w.length - 1)] = r.pick([NaN, Infinity]);
+          tr.setParams(r.bool(0.9) ? w : r.pick(HOSTILE));
+          break;
+        }
       }
     } catch (e) {
       assert.ok(e instanceof lib.AttnError, `call ${i} (${op}): ${e && e.stack}`);

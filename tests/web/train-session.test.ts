@@ -12,10 +12,12 @@ import { shelfAndDrop } from '../../web/src/train/history';
 class FakeClient implements TrainClientLike {
   sent: TrainRequest[] = [];
   started: Record<string, unknown>[] = [];
+  workers: (number | undefined)[] = [];
   stopped = false;
   constructor(readonly emit: (m: TrainMessage) => void) {}
-  start(config: Record<string, unknown>): void {
+  start(config: Record<string, unknown>, _evalEvery?: number, _snapEvery?: number, workers?: number): void {
     this.started.push(config);
+    this.workers.push(workers);
   }
   send(m: TrainRequest): void {
     this.sent.push(m);
@@ -90,6 +92,21 @@ describe('TrainSession', () => {
     // Step 1 runs exactly one step
     s.runSteps(1);
     expect(main.sent.at(-1)).toMatchObject({ kind: 'run', steps: 1 });
+  });
+
+  it('Workers: the count goes to the trainer, a change is sent without a restart, the comparison run keeps one', () => {
+    const { s, main, clients, set } = setup({ workers: 2, compare: 'noscale' });
+    expect(main.workers).toEqual([2]);
+    expect(clients[1].workers).toEqual([undefined]); // the comparison: the client's default, 1
+    main.emit({ ...ready(), workers: 2 } as TrainMessage);
+    expect(s.workers).toBe(2);
+    set({ workers: 4 });
+    expect(main.started).toHaveLength(1); // same bits for any count: no restart
+    expect(main.sent.at(-1)).toEqual({ kind: 'workers', workers: 4 });
+    expect(clients[1].sent.some((m) => m.kind === 'workers')).toBe(false);
+    main.emit({ kind: 'workers', workers: 1, note: 'Training runs on 1 Worker: no nested Workers.' });
+    expect(s.workers).toBe(1);
+    expect(s.statusText).toMatch(/runs on 1 Worker/);
   });
 
   it('a stale chunk (not continuing the run) is dropped', () => {

@@ -25,11 +25,11 @@ describe('train state rows', () => {
     const t: TrainState = {
       task: 'induction-fixed', vocab: 40, seqLen: 24, layers: 3, heads: 4, kvHeads: 1, dModel: 48, positional: 'rope',
       normalizer: 'sigmoid', qkNorm: true, sigmoidBias: -2.5, layerNorm: true, scale: 0.25, initStd: 0.05, dropout: 0.2, batch: 16, weightDecay: 0, kernel: 'tiled', seed: 4294967295, dataSeed: 7,
-      lr: 0.003, until: 250, untilAcc: 0.9, speed: 30, play: true, compare: 'noscale',
+      lr: 0.003, until: 250, untilAcc: 0.9, speed: 30, play: true, compare: 'noscale', workers: 2,
     };
     const s = withTrain(t);
     const h = encodeState(s);
-    for (const k of ['task=induction-fixed', 'vocab=40', 'seqlen=24', 'layers=3', 'nh=4', 'nkv=1', 'dmodel=48', 'pos=rope', 'tnorm=sigmoid', 'tqkn=1', 'tsbias=-2.5', 'ln=1', 'qks=0.25', 'istd=0.05', 'drop=0.2', 'batch=16', 'wd=0', 'kernel=tiled', 'tseed=4294967295', 'dseed=7', 'lr=0.003', 'until=250', 'uacc=0.9', 'speed=30', 'play=1', 'cmp=noscale']) {
+    for (const k of ['task=induction-fixed', 'vocab=40', 'seqlen=24', 'layers=3', 'nh=4', 'nkv=1', 'dmodel=48', 'pos=rope', 'tnorm=sigmoid', 'tqkn=1', 'tsbias=-2.5', 'ln=1', 'qks=0.25', 'istd=0.05', 'drop=0.2', 'batch=16', 'wd=0', 'kernel=tiled', 'tseed=4294967295', 'dseed=7', 'lr=0.003', 'until=250', 'uacc=0.9', 'speed=30', 'play=1', 'cmp=noscale', 'trw=2']) {
       expect(h).toContain(k);
     }
     expect(decodeHash(h)).toEqual({ state: s, notices: [] });
@@ -57,6 +57,9 @@ describe('train state rows', () => {
       ['until=1e12', { until: 1_000_000 }, /stop at step/],
       ['uacc=2', { untilAcc: 1 }, /stop at accuracy/],
       ['layers=9', { layers: 4 }, /layers/],
+      ['trw=9', { workers: 4 }, /Workers/],
+      ['trw=-1', { workers: 0 }, /Workers/],
+      ['trw=two', { workers: 0 }, /Workers|trw/],
       ['layers=0', { layers: 1 }, /layers/],
       ['nh=4&nkv=3', { heads: 4, kvHeads: 2 }, /K\/V heads 3 does not divide 4/],
       ['nh=2&nkv=5', { heads: 2, kvHeads: 2 }, /K\/V heads/],

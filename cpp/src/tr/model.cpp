@@ -455,6 +455,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   for (std::size_t b = 0; b < batch; ++b)
     for (std::size_t i = 1; i < t; ++i) n += loss_mask[b * t + i] ? 1 : 0;
   if (count) *count = n;
+  const std::size_t norm = ro.loss_norm ? ro.loss_norm : n;
   if (grads) {
     ws->dlogits.assign(N * V, T(0));
   }
@@ -474,12 +475,12 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
       if (grads) {
         // d loss / d logits = (softmax - onehot) / n
         T* dl = ws->dlogits.data() + r * V;
-        const T inv = T(1) / static_cast<T>(n);
+        const T inv = T(1) / static_cast<T>(norm);
         for (std::size_t j = 0; j < V; ++j) dl[j] = std::exp(lg[j] - lse) * inv;
         dl[target] -= inv;
       }
     }
-  *loss = n ? total / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
+  *loss = norm ? total / static_cast<double>(norm) : std::numeric_limits<double>::quiet_NaN();
   if (!grads || n == 0) {
     if (grads) std::fill(grads, grads + P.total, T(0));
     return Status::Ok();

@@ -106,8 +106,9 @@ Status Trainer::create(const TrainerConfig& c, const std::vector<float>* weights
   t->train_rng_ = Rng(c.data_seed_or_seed() ^ kTrainStream);
   t->sample_rng_ = Rng(c.data_seed_or_seed() ^ kSampleStream);
   const std::size_t n = c.batch * c.model.seq_len;
-  t->batch_tokens_.resize(n);
-  t->batch_mask_.resize(n);
+  t->batch_.tokens.resize(n);
+  t->batch_.mask.resize(n);
+  t->batch_.rows = c.batch;
   t->eval_tokens_.resize(n);
   t->eval_mask_.resize(n);
   t->task_status_ = task_error(c);
@@ -121,23 +122,165 @@ Status Trainer::create(const TrainerConfig& c, const std::vector<float>* weights
   return Status::Ok();
 }
 
-Status Trainer::step_on(const std::int32_t* tokens, const std::uint8_t* mask, std::size_t rows,
-                        double* loss, double* gnorm, bool* finite) {
+void shard_rows(std::size_t rows, std::size_t s, std::size_t* begin, std::size_t* end) {
+  *begin = s * rows / kShards;
+  *end = (s + 1) * rows / kShards;
+}
+
+namespace {
+
+std::size_t count_targets(const std::uint8_t* mask, std::size_t rows, std::size_t t) {
+  std::size_t n = 0;
+  for (std::size_t b = 0; b < rows; ++b)
+    for (std::size_t i = 1; i < t; ++i) n += mask[b * t + i] ? 1 : 0;
+  return n;
+}
+
+Status no_target() {
+  return Status::Invalid("lossMask", "lossMask selects no target (t >= 1)");
+}
+
+}  // namespace
+
+Status Trainer::next_batch(StepBatch* b) {
+  if (!task_status_.ok()) return task_status_;
+  const std::size_t T = c_.model.seq_len;
+  b->tokens.resize(c_.batch * T);
+  b->mask.resize(c_.batch * T);
+  sample_task(c_.task, &train_rng_, c_.batch, T, c_.model.vocab, b->tokens.data(), b->mask.data());
+  b->rows = c_.batch;
+  b->step = opt_.step;
+  b->targets = count_targets(b->mask.data(), b->rows, T);
+  return Status::Ok();
+}
+
+Status Trainer::make_batch(const std::vector<std::int32_t>& tokens,
+                           const std::vector<std::uint8_t>& mask, StepBatch* b) const {
+  std::size_t rows = 0;
+  Status st = batch_rows(tokens, mask, &rows);
+  if (!st.ok()) return st;
+  b->tokens = tokens;
+  b->mask = mask;
+  b->rows = rows;
+  b->step = opt_.step;
+  b->targets = count_targets(mask.data(), rows, c_.model.seq_len);
+  return Status::Ok();
+}
+
+Status Trainer::check_step_batch(const StepBatch& b) const {
+  const std::size_t T = c_.model.seq_len;
+  if (b.rows < 1 || b.rows > 65536 || b.tokens.size() != b.rows * T) {
+    return Status::Invalid("tokens", "tokens must hold B*seqLen values (seqLen " +
+                                         std::to_string(T) + ", got " +
+                                         std::to_string(b.tokens.size()) + ")");
+  }
+  if (b.mask.size() != b.tokens.size()) {
+    return Status::Invalid("lossMask", "lossMask must have as many entries as tokens");
+  }
+  if (estimate_training_bytes(c_.model, b.rows) > c_.model.memory_cap) {
+    return Status::Exhausted("memory", "this batch would exceed the memory cap");
+  }
+  if (b.targets == 0) return no_target();
+  return Status::Ok();
+}
+
+Status Trainer::shard_gradient(const StepBatch& b, std::size_t shard, float* grad, double* loss) {
+  Status st = check_step_batch(b);
+  if (!st.ok()) return st;
+  std::size_t r0 = 0, r1 = 0;
+  if (shard < kShards) shard_rows(b.rows, shard, &r0, &r1);
+  if (r0 == r1) {
+    return Status::Invalid("shard", "shard " + std::to_string(shard) +
+                                        " is not one of this batch's non-empty shards (0.." +
+                                        std::to_string(kShards - 1) + ", rows s*B/" +
+                                        std::to_string(kShards) + " onwards)");
+  }
+  const std::size_t T = c_.model.seq_len;
   RunOptions ro;
   ro.training = true;
-  Rng d((c_.seed ^ kDropStream) + opt_.step);
-  ro.dropout_seed = d.next_u64();
+  Rng d((c_.seed ^ kDropStream) + b.step);
+  Rng ds(d.next_u64() ^ (kShardStream * (shard + 1)));
+  ro.dropout_seed = ds.next_u64();
   ro.ablate = ablate_.data();
-  std::size_t count = 0;
-  Status st = forward_backward(c_.model, params_->data(), tokens, mask, rows, c_.model.seq_len, ro,
-                               &ws_, grads_.data(), loss, &count);
-  if (!st.ok()) return st;
-  if (count == 0) return Status::Invalid("lossMask", "lossMask selects no target (t >= 1)");
+  ro.loss_norm = b.targets;
+  return forward_backward(c_.model, params_->data(), b.tokens.data() + r0 * T,
+                          b.mask.data() + r0 * T, r1 - r0, T, ro, &ws_, grad, loss, nullptr);
+}
+
+void Trainer::finish_step(double loss, double* gnorm, bool* finite) {
   *gnorm = clip_grad_norm(grads_.data(), grads_.size(), c_.opt.clip);
   // Judged in float32, the precision of the report (train's loss and gradNorm arrays): a
   // gradient norm past 3.4e38 is reported as inf, so that step is not applied either.
-  *finite = std::isfinite(static_cast<float>(*loss)) && std::isfinite(static_cast<float>(*gnorm));
+  *finite = std::isfinite(static_cast<float>(loss)) && std::isfinite(static_cast<float>(*gnorm));
   if (*finite) adamw_step(c_.opt, params_->data(), grads_.data(), grads_.size(), &opt_);
+}
+
+Status Trainer::step_on(const StepBatch& b, double* loss, double* gnorm, bool* finite) {
+  if (b.targets == 0) return no_target();
+  // The first non-empty shard straight into grads_, every later one added in shard order: the
+  // same float32 sums apply_gradients forms from Workers' shards.
+  double total = 0;
+  bool first = true;
+  shard_grad_.resize(grads_.size());
+  for (std::size_t s = 0; s < kShards; ++s) {
+    std::size_t r0 = 0, r1 = 0;
+    shard_rows(b.rows, s, &r0, &r1);
+    if (r0 == r1) continue;
+    double ls = 0;
+    Status st = shard_gradient(b, s, first ? grads_.data() : shard_grad_.data(), &ls);
+    if (!st.ok()) return st;
+    if (!first)
+      for (std::size_t i = 0; i < grads_.size(); ++i) grads_[i] += shard_grad_[i];
+    total += ls;
+    first = false;
+  }
+  *loss = total;
+  finish_step(total, gnorm, finite);
+  return Status::Ok();
+}
+
+Status Trainer::apply_gradients(const StepBatch& b, const std::vector<const float*>& grads,
+                                const std::vector<double>& losses, double* loss, double* gnorm,
+                                bool* finite) {
+  if (b.step != opt_.step) {
+    return Status::Invalid("step", "these gradients are for step " + std::to_string(b.step + 1) +
+                                       " but the trainer is at step " +
+                                       std::to_string(opt_.step + 1));
+  }
+  if (b.targets == 0) return no_target();
+  std::size_t shards = 0;
+  for (std::size_t s = 0; s < kShards; ++s) {
+    std::size_t r0 = 0, r1 = 0;
+    shard_rows(b.rows, s, &r0, &r1);
+    shards += r0 < r1 ? 1 : 0;
+  }
+  if (grads.size() != shards || losses.size() != shards) {
+    return Status::Invalid("shards", "this batch has " + std::to_string(shards) +
+                                         " non-empty shards; got " + std::to_string(grads.size()) +
+                                         " gradients and " + std::to_string(losses.size()) +
+                                         " losses");
+  }
+  double total = 0;
+  std::copy_n(grads[0], grads_.size(), grads_.begin());
+  total += losses[0];
+  for (std::size_t k = 1; k < shards; ++k) {
+    for (std::size_t i = 0; i < grads_.size(); ++i) grads_[i] += grads[k][i];
+    total += losses[k];
+  }
+  *loss = total;
+  finish_step(total, gnorm, finite);
+  return Status::Ok();
+}
+
+Status Trainer::set_params(const std::vector<float>& w) {
+  if (w.size() != layout_.total) {
+    return Status::Invalid("weights", "weights hold " + std::to_string(w.size()) +
+                                          " values but this config has " +
+                                          std::to_string(layout_.total) + " parameters");
+  }
+  for (float x : w)
+    if (!std::isfinite(x)) return Status::Invalid("weights", "weights must all be finite");
+  std::copy(w.begin(), w.end(), params_->begin());
   return Status::Ok();
 }
 
@@ -148,11 +291,11 @@ Status Trainer::train(std::size_t n, TrainReport* r) {
   r->grad_norm.clear();
   r->finite = true;
   for (std::size_t i = 0; i < n; ++i) {
-    sample_task(c_.task, &train_rng_, c_.batch, c_.model.seq_len, c_.model.vocab,
-                batch_tokens_.data(), batch_mask_.data());
+    Status st = next_batch(&batch_);
+    if (!st.ok()) return st;
     double loss = 0, gn = 0;
     bool fin = true;
-    Status st = step_on(batch_tokens_.data(), batch_mask_.data(), c_.batch, &loss, &gn, &fin);
+    st = step_on(batch_, &loss, &gn, &fin);
     if (!st.ok()) return st;
     r->loss.push_back(static_cast<float>(loss));
     r->grad_norm.push_back(static_cast<float>(gn));
@@ -192,10 +335,9 @@ Status Trainer::batch_rows(const std::vector<std::int32_t>& tokens,
 Status Trainer::train_on(const std::vector<std::int32_t>& tokens,
                          const std::vector<std::uint8_t>& mask, double* loss, double* gnorm,
                          bool* finite) {
-  std::size_t rows = 0;
-  Status st = batch_rows(tokens, mask, &rows);
+  Status st = make_batch(tokens, mask, &batch_);
   if (!st.ok()) return st;
-  return step_on(tokens.data(), mask.data(), rows, loss, gnorm, finite);
+  return step_on(batch_, loss, gnorm, finite);
 }
 
 Status Trainer::loss_and_gradients(const std::vector<std::int32_t>& tokens,
@@ -363,7 +505,7 @@ Status Trainer::profile(std::size_t reps, double ms[3]) {
     return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   };
   sample_task(c_.task, &train_rng_, c_.batch, c_.model.seq_len, c_.model.vocab,
-              batch_tokens_.data(), batch_mask_.data());
+              batch_.tokens.data(), batch_.mask.data());
   std::vector<double> f, fb, o;
   RunOptions ro;
   ro.training = true;
@@ -371,13 +513,13 @@ Status Trainer::profile(std::size_t reps, double ms[3]) {
   for (std::size_t i = 0; i < reps; ++i) {
     double loss = 0;
     auto t0 = clock::now();
-    Status st = forward_backward(c_.model, params_->data(), batch_tokens_.data(),
-                                 batch_mask_.data(), c_.batch, c_.model.seq_len, ro, &ws_,
+    Status st = forward_backward(c_.model, params_->data(), batch_.tokens.data(),
+                                 batch_.mask.data(), c_.batch, c_.model.seq_len, ro, &ws_,
                                  static_cast<float*>(nullptr), &loss, nullptr);
     if (!st.ok()) return st;
     f.push_back(since(t0));
     t0 = clock::now();
-    st = forward_backward(c_.model, params_->data(), batch_tokens_.data(), batch_mask_.data(),
+    st = forward_backward(c_.model, params_->data(), batch_.tokens.data(), batch_.mask.data(),
                           c_.batch, c_.model.seq_len, ro, &ws_, grads_.data(), &loss, nullptr);
     if (!st.ok()) return st;
     fb.push_back(since(t0));

@@ -15,7 +15,7 @@ export class TrainClient {
     return this.worker !== null;
   }
 
-  start(config: Record<string, unknown>, evalEvery: number, snapEvery: number): void {
+  start(config: Record<string, unknown>, evalEvery: number, snapEvery: number, workers = 1): void {
     this.stop();
     let w: Worker;
     try {
@@ -41,7 +41,7 @@ export class TrainClient {
       e.preventDefault();
       this.onMessage({ kind: 'fatal', message: `The training worker failed: ${e.message || 'unknown error (is WebAssembly allowed?)'}` });
     };
-    this.send({ kind: 'init', config, evalEvery, snapEvery });
+    this.send({ kind: 'init', config, evalEvery, snapEvery, workers });
   }
 
   send(m: TrainRequest): void {

@@ -116,6 +116,11 @@ export interface TrainState {
   play: boolean;
   /** A second run to compare with (same data seed, one setting changed). */
   compare: TrainCompare;
+  /**
+   * Workers that compute each step's shards: 0 = one per core the browser reports (1…4), else
+   * 1…4 (link key `trw`, written only when set). The loss history is the same bits for any count.
+   */
+  workers: number;
 }
 
 export const TRAIN_LIMITS = {
@@ -134,6 +139,7 @@ export const TRAIN_LIMITS = {
   maxLr: 1000,
   maxUntil: 1_000_000,
   maxSpeed: 10_000,
+  maxWorkers: 4,
   minScale: 0.001,
   maxScale: 1000,
 } as const;
@@ -142,7 +148,7 @@ export function defaultTrainState(): TrainState {
   return {
     task: 'induction', vocab: 32, seqLen: 32, layers: 2, heads: 2, kvHeads: 2, dModel: 64,
     positional: 'learned', normalizer: 'softmax', qkNorm: false, sigmoidBias: 'auto', layerNorm: false, scale: 'sqrt', initStd: 0, dropout: 0, batch: 32,
-    weightDecay: 0.01, kernel: 'naive', seed: 0, dataSeed: -1, lr: 0.01, until: 0, untilAcc: 0, speed: 0, play: false, compare: 'none',
+    weightDecay: 0.01, kernel: 'naive', seed: 0, dataSeed: -1, lr: 0.01, until: 0, untilAcc: 0, speed: 0, play: false, compare: 'none', workers: 0,
   };
 }
 

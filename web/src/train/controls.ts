@@ -9,6 +9,7 @@ import {
 } from './config';
 import type { RunState, TrainSession } from './session';
 import { num } from './numbers';
+import { defaultWorkers } from './pool';
 
 export function labelled(label: string, control: HTMLElement, hint?: string): HTMLElement {
   return el('label', { class: 'tr-field' }, el('span', { text: label }), control, hint ? el('span', { class: 'tr-hint', text: hint }) : null);
@@ -50,6 +51,8 @@ export class Controls {
   private until = numInput('train-until', 0, TRAIN_LIMITS.maxUntil, 1);
   private untilAcc = numInput('train-until-acc', 0, 1, 0.05);
   private lr = numInput('train-lr', TRAIN_LIMITS.minLr, TRAIN_LIMITS.maxLr, 'any');
+  // 0 = one per core; the bits are the same for every count (fixed shards), only the speed moves.
+  private workers = select('train-workers', [['0', `one per core (${defaultWorkers(typeof navigator === 'undefined' ? undefined : navigator.hardwareConcurrency)})`], ['1', '1'], ['2', '2'], ['3', '3'], ['4', '4']]);
   private cfg = {
     task: select('train-task', TRAIN_TASKS.map((t) => [t, TASK_LABEL[t]] as const)),
     vocab: numInput('train-vocab', 2, TRAIN_LIMITS.maxVocab, 1),
@@ -84,6 +87,7 @@ export class Controls {
       labelled('Stop at step', this.until, '0 = never'),
       labelled('or accuracy ≥', this.untilAcc, '0 = off'),
       labelled('Learning rate', this.lr, 'live'),
+      labelled('Workers', this.workers, 'same losses, faster'),
       labelled('Compare with', this.compareSel, 'same data seed, dashed'));
     this.reads = el('div', { class: 'tr-reads' },
       el('span', {}, 'step ', this.readStep), el('span', {}, 'loss ', this.readLoss),
@@ -114,6 +118,7 @@ export class Controls {
     this.resetBtn.addEventListener('click', () => a.reset());
     this.speed.addEventListener('change', () => a.patch({ speed: Number(this.speed.value) }));
     this.compareSel.addEventListener('change', () => a.patch({ compare: this.compareSel.value as TrainState['compare'] }));
+    this.workers.addEventListener('change', () => a.patch({ workers: Number(this.workers.value) }));
     const num = (input: HTMLInputElement, key: keyof TrainState) =>
       input.addEventListener('change', () => {
         if (input.value.trim() === '') return;
@@ -153,6 +158,7 @@ export class Controls {
       if (document.activeElement !== i || Number(i.value) !== v) i.value = String(v);
     };
     this.compareSel.value = t.compare;
+    this.workers.value = String(t.workers);
     this.speed.value = String(t.speed);
     if (this.speed.value !== String(t.speed)) {
       this.speed.append(el('option', { value: String(t.speed), text: `${t.speed} steps/s` }));
@@ -202,7 +208,8 @@ export class Controls {
     this.readStep.textContent = String(s.step);
     this.readLoss.textContent = h.steps > 0 ? `${num(h.loss[h.steps - 1])} (gradient norm ${num(h.gradNorm[h.steps - 1])})` : '–';
     this.readEval.textContent = Number.isFinite(s.evalLoss) ? `loss ${num(s.evalLoss)}, accuracy ${fmt(s.evalAcc, 3)}` : '–';
-    this.readRate.textContent = s.stepsPerSec > 0 ? `${fmt(s.stepsPerSec, 0)} steps/s · ${fmt(s.gflops, 2)} GFLOP/s in training` : '';
+    const w = s.workers > 1 ? ` · ${s.workers} Workers` : '';
+    this.readRate.textContent = s.stepsPerSec > 0 ? `${fmt(s.stepsPerSec, 0)} steps/s · ${fmt(s.gflops, 2)} GFLOP/s in training${w}` : '';
     this.readRate.title = 'steps/s: wall clock while running (evaluation and head scores included); GFLOP/s: GEMM operations counted from the shapes, divided by the time inside train() only';
   }
 }

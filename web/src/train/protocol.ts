@@ -26,7 +26,10 @@ export interface Snapshot {
 }
 
 export type TrainRequest =
-  | { kind: 'init'; config: Record<string, unknown>; evalEvery: number; snapEvery: number }
+  /** workers: shard Workers incl. the trainer's own (0 = one per core, 1…4; train/pool.ts) */
+  | { kind: 'init'; config: Record<string, unknown>; evalEvery: number; snapEvery: number; workers?: number }
+  /** compute the next steps with this many Workers (same bits; 0 = one per core) */
+  | { kind: 'workers'; workers: number }
   /** run: steps = how many (Step 1 / Step 10), or null = until paused or a stop condition */
   | { kind: 'run'; steps: number | null; until: number; untilAcc: number; speed: number }
   | { kind: 'pause' }
@@ -41,7 +44,9 @@ export type TrainRequest =
 export type StopReason = 'paused' | 'steps' | 'until' | 'accuracy' | 'diverged';
 
 export type TrainMessage =
-  | { kind: 'ready'; step: number; probe: Int32Array; probeMask: Uint8Array; snapshot: Snapshot; evalLoss: number; evalAccuracy: number; config: Record<string, unknown>; startMs: number }
+  | { kind: 'ready'; step: number; probe: Int32Array; probeMask: Uint8Array; snapshot: Snapshot; evalLoss: number; evalAccuracy: number; config: Record<string, unknown>; startMs: number; workers?: number }
+  /** the Worker count now in use (after init or a 'workers' request); note: why fewer than asked */
+  | { kind: 'workers'; workers: number; note?: string }
   | { kind: 'refused'; message: string; field: string | null }
   | {
       kind: 'progress';
@@ -58,6 +63,8 @@ export type TrainMessage =
       /** ms inside tr.train() for these steps (GFLOP/s) and wall ms since the last progress (steps/s) */
       trainMs: number;
       wallMs: number;
+      /** where the rest of the chunk went: ms evaluating, taking head scores, making the snapshot */
+      sideMs?: { eval: number; scores: number; snap: number };
     }
   | { kind: 'stopped'; reason: StopReason; step: number; message?: string }
   | { kind: 'ablated'; snapshot: Snapshot; evalLoss: number; evalAccuracy: number }
@@ -74,7 +81,7 @@ export type RunState = 'loading' | 'idle' | 'running' | 'stopped' | 'diverged' |
 
 /** What a run needs of a trainer Worker's handle (train/client.ts in the page; a fake in tests). */
 export interface TrainClientLike {
-  start(config: Record<string, unknown>, evalEvery: number, snapEvery: number): void;
+  start(config: Record<string, unknown>, evalEvery: number, snapEvery: number, workers?: number): void;
   send(m: TrainRequest): void;
   weights(): Promise<Extract<TrainMessage, { kind: 'weights' }> | null>;
   stop(): void;

@@ -63,6 +63,10 @@ export class TrainSession {
   config: Record<string, unknown> = {};
   ablated = new Set<string>();
   stepsPerSec = 0;
+  /** ms totals of this trainer's run (the bench reads them: where the wall time goes) */
+  split = { steps: 0, wall: 0, train: 0, eval: 0, scores: 0, snap: 0 };
+  /** Workers computing the shards of each step (the trainer's own included) */
+  workers = 1;
   gflops = 0;
   ms90: number | null = null;
   phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null } = { crossed50: null, crossed90: null, ms90: null };
@@ -123,6 +127,8 @@ export class TrainSession {
     }
     if (t.lr !== this.built.lr) this.toBoth({ kind: 'lr', lr: t.lr });
     if (t.speed !== this.built.speed) this.toBoth({ kind: 'speed', speed: t.speed });
+    // The comparison run keeps one Worker: two runs already share the cores.
+    if (t.workers !== this.built.workers) this.client.send({ kind: 'workers', workers: t.workers });
     if (t.until !== this.built.until || t.untilAcc !== this.built.untilAcc) this.toBoth({ kind: 'stop', until: t.until, untilAcc: t.untilAcc });
     if (t.compare !== this.built.compare) {
       this.startCompare(t);
@@ -134,7 +140,7 @@ export class TrainSession {
   // ---------- the run ----------
 
   start(t: TrainState, note: string): void {
-    this.client.start(trainerConfig(t), EVAL_EVERY, SNAP_EVERY);
+    this.client.start(trainerConfig(t), EVAL_EVERY, SNAP_EVERY, t.workers);
     this.built = { ...t };
     this.history = new History();
     this.phaseAt = { crossed50: null, crossed90: null, ms90: null };
@@ -147,6 +153,7 @@ export class TrainSession {
     this.rate = { steps: 0, wallMs: 0, trainMs: 0, flops: flopsPerStep(t) };
     this.stepsPerSec = 0;
     this.gflops = 0;
+    this.split = { steps: 0, wall: 0, train: 0, eval: 0, scores: 0, snap: 0 };
     this.playMsTotal = 0;
     this.ms90 = null;
     this.lastPublished = 0;
@@ -250,7 +257,13 @@ export class TrainSession {
   onMessage(m: TrainMessage): void {
     switch (m.kind) {
       case 'ready':
+        this.workers = m.workers ?? 1;
         this.onReady(m);
+        break;
+      case 'workers':
+        this.workers = m.workers;
+        if (m.note) this.setStatus(m.note);
+        this.hooks.changed?.();
         break;
       case 'refused':
         if (this.run === 'loading') {
@@ -332,6 +345,14 @@ export class TrainSession {
       this.rate.steps += m.losses.length;
       this.rate.wallMs += m.wallMs;
       this.rate.trainMs += m.trainMs;
+      if (m.sideMs) {
+        this.split.eval += m.sideMs.eval;
+        this.split.scores += m.sideMs.scores;
+        this.split.snap += m.sideMs.snap;
+      }
+      this.split.train += m.trainMs;
+      this.split.wall += m.wallMs;
+      this.split.steps += m.losses.length;
       if (this.rate.wallMs > 0) this.stepsPerSec = (this.rate.steps / this.rate.wallMs) * 1000;
       if (this.rate.trainMs > 0) this.gflops = (this.rate.steps * this.rate.flops) / (this.rate.trainMs * 1e6);
     }

@@ -79,6 +79,8 @@ export const TRAIN: SubState<TrainState, TrainSlice> = {
     speed: { key: 'speed', label: 'train: speed', kind: int(0, L.maxSpeed), default: D.speed, compute: false },
     play: { key: 'play', label: 'train: play on open', kind: yesNo(), default: D.play, compute: false },
     compare: { key: 'cmp', label: 'train: compare with', kind: oneOf(TRAIN_COMPARES), default: D.compare, compute: false },
+    // 0 = one Worker per core (navigator.hardwareConcurrency, 1…4): a link names a count only when set.
+    workers: { key: 'trw', label: 'train: Workers', kind: int(0, L.maxWorkers), default: D.workers, compute: false },
   },
   // Rules between fields that the core would refuse: K/V heads divide heads, heads divide
   // d_model, the induction tasks need an even length and enough distinct tokens.

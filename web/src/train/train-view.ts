@@ -43,6 +43,10 @@ interface TrainDebug {
   compare: () => number[] | null;
   /** the step of the model last handed to the other tabs (shared/trained-model.ts), or null */
   published: () => number | null;
+  /** Workers computing each step's shards now */
+  workers: () => number;
+  /** ms totals of the run: wall, inside the steps, evaluating, head scores, snapshots */
+  split: () => TrainSession['split'];
   phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null };
 }
 declare global {
@@ -126,6 +130,8 @@ class TrainView implements View<TrainContext> {
       drawMs: this.drawMs,
       compare: () => (s.cmp ? s.cmp.history.lossArray() : null),
       published: () => getTrainedModel()?.step ?? null,
+      workers: () => s.workers,
+      split: () => ({ ...s.split }),
       get phaseAt() {
         return s.phaseAt;
       },

@@ -3,10 +3,15 @@
 // `evalEvery` steps and takes head scores every `snapEvery` steps (both at fixed steps, so a
 // replayed run reports the same history), and yields between chunks so Pause, a new learning
 // rate or an ablation are taken at once. The page starts a new Worker to reset.
+// With k > 1 Workers it coordinates: it starts k - 1 shard Workers (train/shard-worker.ts) and
+// every step's fixed shards are shared out among them (train/pool.ts), with the same bits as one.
+// It starts them itself (nested Workers) so gradients never pass through the page's thread,
+// and terminating this Worker (Reset) ends them too.
 /// <reference lib="webworker" />
 import { loadTrain, type AttnTrainLib, type AttnTrainer } from '../wasm/load-train';
 import type { HeadScores, Snapshot, StopReason, TrainMessage, TrainRequest } from './protocol';
 import { nonFiniteWhat, num } from './numbers';
+import { ShardPool, defaultWorkers, type ShardPort, type ShardReply } from './pool';
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -20,6 +25,12 @@ function post(m: TrainMessage, transfer: Transferable[] = []): void {
 
 let lib: AttnTrainLib | null = null;
 let tr: AttnTrainer | null = null;
+let pool: ShardPool | null = null;
+/** a step is in flight across the Workers: Pause waits for it (it is applied, then reported) */
+let inStep = false;
+let pauseAfterStep = false;
+/** a Worker count asked for while a step was in flight */
+let wantWorkers: number | null = null;
 let probe = new Int32Array(0);
 let heldOut = { tokens: new Int32Array(0), mask: new Uint8Array(0) };
 let evalEvery = 5;
@@ -50,6 +61,9 @@ const tick = (ms: number) => new Promise<void>((r) => {
   }
 });
 
+/** ms of the work beside the steps, last measured: evaluation, head scores, the chunk's snapshot */
+const side_ = { eval: 0, scores: 0, snap: 0 };
+
 async function loop(my: number): Promise<void> {
   const t = tr!;
   const runStart = performance.now();
@@ -63,6 +77,7 @@ async function loop(my: number): Promise<void> {
     const scores: HeadScores[] = [];
     const firstStep = t.step + 1;
     let trainMs = 0;
+    const sideMs = { eval: 0, scores: 0, snap: 0 };
     let stop: StopReason | null = null;
     let badLoss = NaN;
     let badNorm = NaN;
@@ -86,7 +101,13 @@ async function loop(my: number): Promise<void> {
         break;
       }
       const t0 = performance.now();
-      const r = t.train(n);
+      inStep = true;
+      let r: Awaited<ReturnType<ShardPool['train']>>;
+      try {
+        r = await pool!.train(n);
+      } finally {
+        inStep = false;
+      }
       const dt = performance.now() - t0;
       trainMs += dt;
       // A non-finite step is reported as the last entry and not applied: keep it out of the
@@ -105,25 +126,54 @@ async function loop(my: number): Promise<void> {
       if (stepsLeft !== null) stepsLeft -= n;
       // aim each call at a quarter of the chunk
       per = Math.max(1, Math.min(64, Math.floor((CHUNK_MS / 4) / Math.max(0.01, dt / n))));
-      if (t.step % evalEvery === 0) {
+      const doEval = t.step % evalEvery === 0;
+      const doScores = t.step % snapEvery === 0;
+      const chunkEnds = performance.now() - chunkStart >= CHUNK_MS;
+      // Off the critical path: with other Workers, the next step is begun before this work on the
+      // same weights, so they compute their shards meanwhile (its batch is drawn now, and stays
+      // the next step's batch even if the run stops here: the history does not change).
+      const goesOn = (until === 0 || t.step < until) && (stepsLeft === null || stepsLeft > 0) && !pauseAfterStep && speed === 0;
+      if (goesOn && pool!.prefersSplit && (doEval || doScores || chunkEnds)) {
+        const side = (doEval ? side_.eval : 0) + (doScores ? side_.scores : 0) + (chunkEnds ? side_.snap : 0);
+        pool!.begin(pool!.share(side));
+      }
+      if (doEval) {
+        const s0 = performance.now();
         const e = t.evaluate();
+        side_.eval = performance.now() - s0;
+        sideMs.eval += side_.eval;
         evals.push({ step: t.step, loss: e.loss, accuracy: e.accuracy });
         if (untilAcc > 0 && e.accuracy >= untilAcc) stop = 'accuracy';
       }
-      if (t.step % snapEvery === 0) scores.push(scoresNow(t));
+      if (doScores) {
+        const s0 = performance.now();
+        scores.push(scoresNow(t));
+        side_.scores = performance.now() - s0;
+        sideMs.scores += side_.scores;
+      }
       if (!stop && until > 0 && t.step >= until) stop = 'until';
       if (!stop && stepsLeft !== null && stepsLeft <= 0) stop = 'steps';
-      if (stop) break;
+      if (stop || pauseAfterStep || my !== token) break;
     }
     const now = performance.now();
     const last = scores.length > 0 ? scores[scores.length - 1] : null;
     // The picture: at a stop, the current step; while running, the latest fixed-step scores.
+    const s0 = performance.now();
     const snap = stop ? snapshot(t, last && last.step === t.step ? last : undefined) : last ? snapshot(t, last) : null;
+    if (snap && !stop) side_.snap = performance.now() - s0;
+    sideMs.snap = performance.now() - s0;
     post({
       kind: 'progress', firstStep, losses: Float32Array.from(losses), gradNorms: Float32Array.from(norms), evals,
-      scores, snapshot: snap, step: t.step, trainMs, wallMs: now - lastPost,
+      scores, snapshot: snap, step: t.step, trainMs, wallMs: now - lastPost, sideMs,
     });
     lastPost = now;
+    if (pauseAfterStep && !stop) {
+      pauseAfterStep = false;
+      pause();
+      return;
+    }
+    pauseAfterStep = false;
+    if (wantWorkers !== null) await resize(wantWorkers);
     if (stop) {
       running = false;
       // Name what was not finite (a finite loss with an infinite gradient norm is common at a
@@ -135,6 +185,55 @@ async function loop(my: number): Promise<void> {
     await tick(wait);
   }
 }
+
+/** A shard Worker of this page (a nested module Worker), as a pool port. */
+function shardPort(): ShardPort {
+  const w = new Worker(new URL('./shard-worker.ts', import.meta.url), { type: 'module', name: 'attention-train-shard' });
+  const listeners: ((m: ShardReply) => void)[] = [];
+  w.onmessage = (e: MessageEvent<ShardReply>) => listeners.forEach((f) => f(e.data));
+  w.onerror = (e) => {
+    e.preventDefault();
+    listeners.forEach((f) => f({ kind: 'error', id: null, message: e.message || 'the shard Worker failed to start', field: null }));
+  };
+  return { post: (m, transfer = []) => w.postMessage(m, transfer), listen: (f) => listeners.push(f), terminate: () => w.terminate() };
+}
+
+/** Pool changes, one after another (a 'run' waits for the one under way). */
+let resizing: Promise<void> = Promise.resolve();
+function resize(asked: number): Promise<void> {
+  resizing = resizing.then(() => resizeNow(asked));
+  return resizing;
+}
+
+/** Workers to use for a setting (0 = one per core), and the pool for it (1 if helpers cannot start). */
+async function resizeNow(asked: number): Promise<void> {
+  wantWorkers = null;
+  const t = tr;
+  if (!t) return;
+  const k = asked > 0 ? Math.min(4, asked) : defaultWorkers(navigator.hardwareConcurrency);
+  if (pool && pool.workers === k) return;
+  // A step begun by the old pool is the new pool's first step (same batch, same bits).
+  const pending = pool?.close() ?? null;
+  pool = null;
+  let note: string | undefined;
+  try {
+    if (k > 1 && typeof Worker === 'undefined') throw new Error('this browser cannot start a Worker from a Worker');
+    pool = await ShardPool.start(t, k, shardPort, pending);
+  } catch (e) {
+    pool = await ShardPool.start(t, 1, shardPort, pending);
+    note = `Training runs on 1 Worker: ${errorOf(e).message}.`;
+  }
+  // "One per core" keeps whichever is faster now, all shards here or shared (same bits).
+  pool.adaptive = asked === 0;
+  // Ablations made so far, on the new replicas too.
+  for (const key of ablated) {
+    const [l, h] = key.split(':').map(Number);
+    pool.setAblation(l, h, true);
+  }
+  post({ kind: 'workers', workers: pool.workers, note });
+}
+const ablated = new Set<string>();
+const poolWorkers = (): number => pool?.workers ?? 1;
 
 function pause(): void {
   if (!running || !tr) return;
@@ -162,10 +261,15 @@ async function handle(m: TrainRequest): Promise<void> {
         return;
       }
       try {
+        pool?.close();
+        pool = null;
         tr?.delete();
         tr = null;
+        ablated.clear();
         const t = lib!.createTrainer(m.config);
         tr = t;
+        // The shard Workers load their module while this one evaluates (ready waits for them).
+        const starting = resize(m.workers ?? 1);
         evalEvery = m.evalEvery;
         snapEvery = m.snapEvery;
         const b = t.sampleBatch();
@@ -174,23 +278,35 @@ async function handle(m: TrainRequest): Promise<void> {
         const probeMask = b.lossMask.slice(0, T);
         heldOut = { tokens: probe, mask: probeMask };
         const e = t.evaluate();
-        post({ kind: 'ready', step: t.step, probe, probeMask, snapshot: snapshot(t), evalLoss: e.loss, evalAccuracy: e.accuracy, config: { ...t.config }, startMs: performance.now() - t0 });
+        const snap = snapshot(t);
+        await starting;
+        post({ kind: 'ready', step: t.step, probe, probeMask, snapshot: snap, evalLoss: e.loss, evalAccuracy: e.accuracy, config: { ...t.config }, startMs: performance.now() - t0, workers: poolWorkers() });
       } catch (e) {
         post({ kind: 'refused', ...errorOf(e) });
       }
       return;
     }
     case 'run':
-      if (!tr || running) return;
+      await resizing;
+      if (!tr || !pool || running) return;
       until = m.until;
       untilAcc = m.untilAcc;
       speed = m.speed;
       stepsLeft = m.steps;
       running = true;
-      void loop(++token);
+      // A shard Worker that fails mid-run (e.g. out of memory) ends the run with its message.
+      void loop(++token).catch((e) => {
+        running = false;
+        post({ kind: 'fatal', message: `Training stopped: ${errorOf(e).message}` });
+      });
       return;
     case 'pause':
-      pause();
+      if (inStep) pauseAfterStep = true;
+      else pause();
+      return;
+    case 'workers':
+      if (running) wantWorkers = m.workers;
+      else await resize(m.workers);
       return;
     case 'lr':
       try {
@@ -208,7 +324,10 @@ async function handle(m: TrainRequest): Promise<void> {
       return;
     case 'ablate': {
       if (!tr) return;
-      tr.setAblation(m.layer, m.head, m.on);
+      if (pool) pool.setAblation(m.layer, m.head, m.on);
+      else tr.setAblation(m.layer, m.head, m.on);
+      if (m.on) ablated.add(`${m.layer}:${m.head}`);
+      else ablated.delete(`${m.layer}:${m.head}`);
       const e = tr.evaluate();
       post({ kind: 'ablated', snapshot: snapshot(tr), evalLoss: e.loss, evalAccuracy: e.accuracy });
       return;

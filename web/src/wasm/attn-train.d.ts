@@ -14,7 +14,31 @@ export interface AttnTrainDecoder {
   readonly length: number;
   delete(): void;
 }
+/** One step's batch, as tr.nextBatch() draws it (the shard API, docs/train-api.md). */
+export interface AttnStepBatch {
+  tokens: Int32Array;
+  lossMask: Uint8Array;
+  /** optimiser steps done before this batch */
+  step: number;
+  /** targets of the whole batch: the loss normaliser of every shard */
+  targets: number;
+}
+/** tr.shardGradient(): the shard's loss share and gradient (a Float32Array with its own, transferable buffer). */
+export interface AttnShardResult {
+  shard: number;
+  loss: number;
+  grads: Float32Array;
+}
 export interface AttnTrainer {
+  nextBatch(): AttnStepBatch;
+  /** the non-empty shards of this batch, in summation order */
+  shards(batch: AttnStepBatch): number[];
+  shardGradient(batch: AttnStepBatch, shard: number): AttnShardResult;
+  /** results: one per non-empty shard, in shard order */
+  applyGradients(batch: AttnStepBatch, results: { loss: number; grads: Float32Array; shard?: number }[]): { loss: number; gradNorm: number; finite: boolean; step: number };
+  /** every parameter, flat (a copy) */
+  params(): Float32Array;
+  setParams(flat: Float32Array): void;
   train(n: number): { step: number; loss: Float32Array; gradNorm: Float32Array; finite: boolean };
   evaluate(): { loss: number; accuracy: number };
   headScores(): {
@@ -36,6 +60,8 @@ export interface AttnTrainer {
 }
 export interface AttnTrainLib {
   createTrainer(config: Record<string, unknown>): AttnTrainer;
+  /** Shards per batch (fixed, whatever the Worker count). */
+  readonly SHARDS: number;
   /** Bytes of the instance's WebAssembly memory. */
   heapBytes(): number;
 }

@@ -4,7 +4,7 @@ import createAttnTrain from '../../../build/wasm/attn_train.mjs';
 import wasmUrl from '../../../build/wasm/attn_train.wasm?url';
 import type { AttnTrainLib } from './attn-train';
 
-export type { AttnTrainLib, AttnTrainer, AttnTrainDecoder } from './attn-train';
+export type { AttnTrainLib, AttnTrainer, AttnTrainDecoder, AttnStepBatch, AttnShardResult } from './attn-train';
 
 export function loadTrain(): Promise<AttnTrainLib> {
   return createAttnTrain({ locateFile: () => wasmUrl });

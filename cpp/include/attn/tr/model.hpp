@@ -113,6 +113,10 @@ struct RunOptions {
   // (L*H,) if set, with keep_weights, no dropout and gradients requested: mean |dL/dS| per
   // layer x head over the causal cells, S the softmax input (a diagnostic pass, not training).
   double* score_grad = nullptr;
+  // Targets the loss and its gradient are divided by; 0 = this call's own count. A shard of a
+  // batch passes the whole batch's count, so its loss and gradient are its share of the
+  // batch's: shard gradients add up to the batch gradient (a shard without targets: loss 0).
+  std::size_t loss_norm = 0;
 };
 
 // What one layer's variant attention (cpp/src/tr/variant_attention.hpp) keeps for its backward.

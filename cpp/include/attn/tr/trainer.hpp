@@ -7,10 +7,22 @@
 //   held-out batch      Rng(ds ^ kEvalStream)          drawn once; evaluate, ablation, and the
 //                                                      probe batch of the pattern scores
 //   sampleBatch()       Rng(ds ^ kSampleStream)        never touches the training stream
-//   dropout             per step: dropout_seed = SplitMix64 output of (seed ^ kDropStream) + step
-//                       (the model's own noise: follows the init seed, not the data seed)
-// Same config and seeds -> bit-identical loss history (single thread, fixed summation orders,
-// no FMA, no relaxed SIMD).
+//   dropout             per step k: step_seed = SplitMix64 output of (seed ^ kDropStream) + k;
+//                       per shard s of that step: SplitMix64 output of
+//                       step_seed ^ (kShardStream * (s + 1)) (the model's own noise: follows the
+//                       init seed, not the data seed, and never which Worker computes a shard)
+// Same config and seeds -> bit-identical loss history (fixed shards, fixed summation orders,
+// no FMA, no relaxed SIMD), however many Workers compute the shards.
+//
+// Fixed shards (data-parallel training without changing the bits). Every step's batch of B
+// rows is cut into kShards shards, shard s = rows [s*B/kShards, (s+1)*B/kShards) (empty
+// shards skipped), whatever the number of Workers. Each shard's loss and gradient are
+// divided by the target count n of the WHOLE batch (RunOptions::loss_norm), so they are the
+// shard's share; the step's gradient is their float32 sum in shard order ((g0 + g1) + g2) + g3
+// and its loss the double sum l0 + l1 + l2 + l3 (each l_s = shard loss sum / n), then clip
+// and AdamW. train() and train_on() run exactly this path on one thread; a coordinator runs
+// it across Workers with next_batch (here), shard_gradient (on replicas: set_params) and
+// apply_gradients (here), and gets the same bits by construction.
 //
 // The task is used only by what draws its batches: train, sample_batch, evaluate,
 // head_scores, score_gradients and profile. A task that cannot be drawn for this vocab and
@@ -42,6 +54,21 @@ inline constexpr std::uint64_t kTrainStream = 0x5452414E00000001ull;
 inline constexpr std::uint64_t kEvalStream = 0x4556414C00000002ull;
 inline constexpr std::uint64_t kSampleStream = 0x53414D5000000003ull;
 inline constexpr std::uint64_t kDropStream = 0x44524F5000000004ull;
+inline constexpr std::uint64_t kShardStream = 0x9E3779B97F4A7C15ull;
+
+// Shards per batch: fixed, so the bits never depend on how many Workers compute them.
+inline constexpr std::size_t kShards = 4;
+// Rows [*begin, *end) of shard s of a batch of `rows` rows (empty when begin == end).
+void shard_rows(std::size_t rows, std::size_t s, std::size_t* begin, std::size_t* end);
+
+// One step's batch, as a coordinator hands it to the Workers.
+struct StepBatch {
+  std::vector<std::int32_t> tokens;  // (B, T) row-major
+  std::vector<std::uint8_t> mask;    // (B, T) loss mask
+  std::size_t rows = 0;              // B
+  std::size_t step = 0;              // optimiser steps done before this batch (dropout seed)
+  std::size_t targets = 0;           // n: mask[b, t] = 1 with t >= 1 over the whole batch
+};
 
 struct TrainerConfig {
   ModelConfig model;
@@ -81,6 +108,26 @@ class Trainer {
                             const std::vector<std::uint8_t>& mask, double* loss,
                             std::vector<float>* grads);
   Status evaluate(double* loss, double* accuracy);
+
+  // The shard API (see the top of this file). next_batch draws the next training batch from
+  // the training stream and advances it, as one train() step does (step = step()).
+  Status next_batch(StepBatch* b);
+  // A caller's batch (tokens, mask as train_on takes them) for the optimiser's next step.
+  Status make_batch(const std::vector<std::int32_t>& tokens, const std::vector<std::uint8_t>& mask,
+                    StepBatch* b) const;
+  // Shard `shard`'s loss share and gradient (param_layout().total values, overwritten) at
+  // this trainer's weights, with this trainer's ablations.
+  Status shard_gradient(const StepBatch& b, std::size_t shard, float* grad, double* loss);
+  // Sums the non-empty shards' gradients and losses in shard order (grads[i] and losses[i]
+  // belong to the i-th non-empty shard; each grads[i] holds param_layout().total values),
+  // then clips and runs AdamW as train() does (b.step must be step()). A non-finite step is
+  // reported and not applied.
+  Status apply_gradients(const StepBatch& b, const std::vector<const float*>& grads,
+                         const std::vector<double>& losses, double* loss, double* grad_norm,
+                         bool* finite);
+  // A replica's weights (a Worker that computes shards for a coordinator): total values, all
+  // finite. The optimiser state is not touched.
+  Status set_params(const std::vector<float>& w);
   Status head_scores(HeadScores* out);
   // On the held-out batch, no dropout, weights unchanged: per layer x head the mean |dL/dS|
   // over the causal cells (S = softmax input, L = mean held-out loss) into score_grad (L*H,),
@@ -115,17 +162,21 @@ class Trainer {
   Trainer() = default;
   Status batch_rows(const std::vector<std::int32_t>& tokens, const std::vector<std::uint8_t>& mask,
                     std::size_t* rows) const;
-  Status step_on(const std::int32_t* tokens, const std::uint8_t* mask, std::size_t rows,
-                 double* loss, double* gnorm, bool* finite);
+  Status check_step_batch(const StepBatch& b) const;
+  // All shards of b on this thread, summed as apply_gradients sums them, then clip + AdamW.
+  Status step_on(const StepBatch& b, double* loss, double* gnorm, bool* finite);
+  // Clip + AdamW on grads_ (the summed gradient) with the step's loss.
+  void finish_step(double loss, double* gnorm, bool* finite);
 
   TrainerConfig c_;
   ParamLayout layout_;
   std::shared_ptr<std::vector<float>> params_;
-  std::vector<float> grads_;
+  std::vector<float> grads_, shard_grad_;
+  StepBatch batch_;
   AdamWState<float> opt_;
   Rng train_rng_{0}, sample_rng_{0};
-  std::vector<std::int32_t> batch_tokens_, eval_tokens_;
-  std::vector<std::uint8_t> batch_mask_, eval_mask_, ablate_;
+  std::vector<std::int32_t> eval_tokens_;
+  std::vector<std::uint8_t> eval_mask_, ablate_;
   Workspace<float> ws_;
   Status task_status_;
 };

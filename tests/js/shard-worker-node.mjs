@@ -1,0 +1,15 @@
+// A shard Worker under Node worker_threads: the same ShardServer the browser's shard Worker runs
+// (web/src/train/pool.ts, transpiled by the test), around one attn_train instance.
+import fs from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { ShardServer } = await import(workerData.poolUrl);
+const { default: createAttnTrain } = await import(workerData.trainMjs);
+const server = new ShardServer(() => createAttnTrain({ wasmBinary: fs.readFileSync(workerData.trainWasm) }));
+let queue = Promise.resolve();
+parentPort.on('message', (m) => {
+  queue = queue.then(async () => {
+    const out = await server.handle(m);
+    if (out) parentPort.postMessage(out.reply, out.transfer);
+  });
+});

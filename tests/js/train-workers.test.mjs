@@ -1,0 +1,185 @@
+// Training across Workers (Node worker_threads): each step's fixed shards are shared out among
+// 1, 2 or 4 Workers (web/src/train/pool.ts) and the loss history, gradient norms and final
+// weights are the same bits as tr.train() on one thread, for every count. The shard Workers run
+// the very ShardServer the browser runs (tests/js/shard-worker-node.mjs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { loadTrain, TRAIN_MJS, TRAIN_WASM, bitsEqual, throwsField } from './train-helpers.mjs';
+import { WORKER_CONFIGS as CONFIGS, writePoolModule } from './pool-module.mjs';
+
+const STEPS = 12;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-pool-'));
+const poolFile = writePoolModule(tmp);
+const poolUrl = pathToFileURL(poolFile).href;
+const { ShardPool, assignShards, defaultWorkers } = await import(poolUrl);
+const WORKER = new URL('./shard-worker-node.mjs', import.meta.url);
+
+function nodePort() {
+  const w = new Worker(WORKER, { workerData: { poolUrl, trainMjs: pathToFileURL(TRAIN_MJS).href, trainWasm: TRAIN_WASM } });
+  const listeners = [];
+  w.on('message', (m) => listeners.forEach((f) => f(m)));
+  w.on('error', (e) => listeners.forEach((f) => f({ kind: 'error', id: null, message: String(e), field: null })));
+  return { post: (m, transfer = []) => w.postMessage(m, transfer), listen: (f) => listeners.push(f), terminate: () => void w.terminate() };
+}
+
+const u32 = (a) => Array.from(new Uint32Array(a.buffer, a.byteOffset, a.length));
+
+async function runWith(lib, cfg, workers) {
+  const tr = lib.createTrainer(cfg);
+  const pool = await ShardPool.start(tr, workers, nodePort);
+  try {
+    assert.equal(pool.workers, workers);
+    // Two calls, so a history spanning train() calls is covered too.
+    const a = await pool.train(STEPS - 5);
+    const b = await pool.train(5);
+    return { loss: [...u32(a.loss), ...u32(b.loss)], gradNorm: [...u32(a.gradNorm), ...u32(b.gradNorm)], params: tr.params(), step: tr.step };
+  } finally {
+    pool.close();
+    tr.delete();
+  }
+}
+
+test('shards are shared out in order: contiguous groups, the coordinator first', () => {
+  assert.deepEqual(assignShards([0, 1, 2, 3], 1), [[0, 1, 2, 3]]);
+  assert.deepEqual(assignShards([0, 1, 2, 3], 2), [[0, 1], [2, 3]]);
+  assert.deepEqual(assignShards([0, 1, 2, 3], 4), [[0], [1], [2], [3]]);
+  assert.deepEqual(assignShards([1, 2, 3], 2), [[1], [2, 3]]);
+  assert.deepEqual(assignShards([1, 3], 4), [[], [], [1], [3]]);
+  assert.deepEqual(assignShards([0, 1, 2, 3], 2, 0), [[], [0, 1, 2, 3]]);
+  assert.deepEqual(assignShards([0, 1, 2, 3], 3, 2), [[0, 1], [2], [3]]);
+  assert.equal(defaultWorkers(8), 4);
+  assert.equal(defaultWorkers(1), 1);
+  assert.equal(defaultWorkers(undefined), 2);
+});
+
+test('1, 2 and 4 Workers give the bits of tr.train() on one thread (losses, gradient norms, weights)', async () => {
+  const lib = await loadTrain();
+  for (const [i, cfg] of CONFIGS.entries()) {
+    const solo = lib.createTrainer(cfg);
+    const r = solo.train(STEPS);
+    assert.ok(r.finite);
+    const want = { loss: u32(r.loss), gradNorm: u32(r.gradNorm), params: solo.params() };
+    solo.delete();
+    for (const k of [1, 2, 4]) {
+      const got = await runWith(lib, cfg, k);
+      assert.equal(got.step, STEPS);
+      assert.deepEqual(got.loss, want.loss, `config ${i}, ${k} Workers: loss history differs`);
+      assert.deepEqual(got.gradNorm, want.gradNorm, `config ${i}, ${k} Workers: gradient norms differ`);
+      assert.ok(bitsEqual(got.params, want.params), `config ${i}, ${k} Workers: final weights differ`);
+    }
+  }
+});
+
+test('the shard API in JS: shard gradients add up to lossAndGradients, and errors name the field', async () => {
+  const lib = await loadTrain();
+  const tr = lib.createTrainer({ seed: 2, dModel: 16, batch: 6 });
+  assert.equal(lib.SHARDS, 4);
+  const b = tr.nextBatch();
+  assert.equal(b.step, 0);
+  assert.deepEqual(tr.shards(b), [0, 1, 2, 3]);
+  const parts = tr.shards(b).map((s) => tr.shardGradient(b, s));
+  for (const p of parts) assert.ok(p.grads.buffer.byteLength === p.grads.length * 4, 'a gradient owns its buffer (transferable)');
+  const ref = tr.lossAndGradients(b.tokens, b.lossMask);
+  const flat = (w) => {
+    const out = [];
+    out.push(...w.embed, ...(w.pos ?? []));
+    for (const L of w.layers) out.push(...L.wq, ...L.wk, ...L.wv, ...L.wo);
+    out.push(...(w.lnGain ?? []), ...(w.lnBias ?? []), ...w.unembed);
+    return out;
+  };
+  const want = flat(ref.grads);
+  let scale = 0, err = 0;
+  for (let i = 0; i < want.length; i++) {
+    const s = parts.reduce((acc, p) => acc + p.grads[i], 0);
+    scale = Math.max(scale, Math.abs(want[i]));
+    err = Math.max(err, Math.abs(s - want[i]));
+  }
+  assert.ok(scale > 0 && err <= 1e-5 * scale, `shard sum vs batch gradient: ${err} (scale ${scale})`);
+  const loss = parts.reduce((a, p) => a + p.loss, 0);
+  assert.ok(Math.abs(loss - ref.loss) <= 1e-6 * ref.loss);
+  throwsField(lib, () => tr.shardGradient(b, 4), 'shard', 'shard 4');
+  throwsField(lib, () => tr.shardGradient({ ...b, step: -1 }, 0), 'batch.step', 'negative step');
+  throwsField(lib, () => tr.shardGradient({ ...b, tokens: [1, 2] }, 0), 'batch.tokens', 'tokens not Int32Array');
+  throwsField(lib, () => tr.applyGradients(b, parts.slice(1)), 'shards', 'a shard missing');
+  throwsField(lib, () => tr.applyGradients(b, [parts[1], parts[0], parts[2], parts[3]]), 'shards[0]', 'arrival order');
+  throwsField(lib, () => tr.applyGradients({ ...b, step: 3 }, parts), 'step', 'stale step');
+  throwsField(lib, () => tr.setParams(new Float32Array(3)), 'weights', 'short weights');
+  const r = tr.applyGradients(b, parts);
+  assert.equal(r.step, 1);
+  assert.ok(r.finite);
+  // Ablations are honoured by the shard path (a replica mirrors them).
+  const b2 = tr.nextBatch();
+  const g0 = tr.shardGradient(b2, 0);
+  tr.setAblation(0, 0, true);
+  const g1 = tr.shardGradient(b2, 0);
+  assert.notEqual(g0.loss, g1.loss);
+  tr.delete();
+});
+
+test('a step begun early (helpers working while the coordinator evaluates) and handed to a new pool keeps the bits', async () => {
+  const lib = await loadTrain();
+  for (const [i, cfg] of CONFIGS.entries()) {
+    const solo = lib.createTrainer(cfg);
+    const want = u32(solo.train(STEPS).loss);
+    const wantParams = solo.params();
+    solo.delete();
+    const tr = lib.createTrainer(cfg);
+    const got = [];
+    const take = (r) => got.push(...u32(r.loss));
+    const pools = [];
+    const start = async (...a) => {
+      const p = await ShardPool.start(...a);
+      pools.push(p);
+      return p;
+    };
+    try {
+      let pool = await start(tr, 2, nodePort);
+      take(await pool.train(4));
+      pool.begin(0); // the helper takes every shard while this thread evaluates
+      tr.evaluate();
+      tr.headScores();
+      take(await pool.train(3));
+      pool.begin(1);
+      tr.setAblation(0, 0, true); // a begun step is asked again with the new ablations...
+      tr.setAblation(0, 0, false); // ...and back: the bits must not move
+      pool.setAblation(0, 0, false);
+      const pending = pool.close(); // e.g. the Worker count changed while paused
+      assert.ok(pending, 'close() hands the begun step on');
+      pool = await start(tr, 4, nodePort, pending);
+      take(await pool.train(3));
+      pool.close();
+      pool = await start(tr, 1, nodePort);
+      pool.begin(); // no helpers: nothing begun
+      take(await pool.train(2));
+      pool.close();
+      assert.deepEqual(got, want, `config ${i}: losses differ`);
+      assert.ok(bitsEqual(tr.params(), wantParams), `config ${i}: weights differ`);
+    } finally {
+      for (const p of pools) p.close();
+      tr.delete();
+    }
+  }
+});
+
+test('an adaptive pool (all shards here or shared out, whichever is faster) keeps the bits', async () => {
+  const lib = await loadTrain();
+  const cfg = CONFIGS[1];
+  const solo = lib.createTrainer(cfg);
+  const want = u32(solo.train(30).loss);
+  solo.delete();
+  const tr = lib.createTrainer(cfg);
+  const pool = await ShardPool.start(tr, 2, nodePort);
+  try {
+    pool.adaptive = true;
+    const got = u32((await pool.train(30)).loss);
+    assert.deepEqual(got, want);
+  } finally {
+    pool.close();
+    tr.delete();
+  }
+});
