@@ -667,6 +667,42 @@ for (const [D, need] of [[64, 1.0], [32, 1.5]]) {
 }
 
 // ---------------------------------------------------------------- decoding
+// ---------------------------------------------------------------- Workers
+// Config A trained by the Train tab's Worker pool (web/src/train/pool.ts) on 1 and 2 Node
+// worker_threads (not pinned: two threads), same bits for every count (tests/js/train-workers);
+// then the Train tab itself in Chromium: wall time from Play to held-out accuracy 0.9 with 1 and 2
+// Workers (bench/train_tab_bench.mjs, a fresh page per run, the page's frame times meanwhile).
+{
+  const wk = runJob({ impl: 'train-workers', cmd: NODE, env, args: ['--no-liftoff', '--no-experimental-fetch',
+    path.join(root, 'bench/train_bench.mjs'), '--mode', 'workers', '--workers', '1,2', '--steps', quick ? '40' : '60',
+    '--rounds', quick ? '3' : '7'] });
+  meta.workers = wk;
+  log('\nTraining on Workers (config A, the Train tab\'s pool on Node worker_threads, steps/s, median of interleaved rounds):');
+  for (const w of wk) {
+    log(`  ${w.workers} Worker${w.workers > 1 ? 's' : ' '}  ${w.stepsPerSec.toFixed(1).padStart(7)} steps/s  (${w.speedup.toFixed(2)}× one Worker)`);
+    rows.push({ impl: 'train-workers', T: 32, dModel: 64, batch: 32, threads: w.workers, stepsPerSec: +w.stepsPerSec.toFixed(2) });
+  }
+  const one = wk.find((w) => w.workers === 1), two = wk.find((w) => w.workers === 2);
+  target('training config A on 2 Workers vs 1 (steps/s, Node)', two?.stepsPerSec, one?.stepsPerSec, 1.7);
+  if (!quick) {
+    sh('npx', ['vite', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'error']);
+    const tab = runJob({ impl: 'train-tab', cmd: NODE, env, args: [path.join(root, 'bench/train_tab_bench.mjs'), '--workers', '1,2', '--rounds', '5'] }).filter((r) => r.bench === 'train-tab');
+    meta.trainTab = tab;
+    log('The Train tab in Chromium, default preset, Play -> held-out accuracy 0.9 (medians of 5 fresh pages each):');
+    for (const r of tab) {
+      log(`  trw=${r.workers}  ${(r.play90Ms / 1000).toFixed(2)} s of playing time (wall ${(r.wallMs / 1000).toFixed(2)} s), step ${r.step90.join('/')}, ` +
+          `${r.stepsPerSec.toFixed(0)} steps/s, frames median ${r.frameMedianMs.toFixed(1)} ms, p95 ${r.frameP95Ms.toFixed(1)} ms` +
+          (r.perStep ? `; ms per step: steps ${r.perStep.train}, evaluation ${r.perStep.eval}, head scores ${r.perStep.scores}, snapshots ${r.perStep.snap}` : ''));
+      target(`Train tab to accuracy 0.9 with ${r.workers} Worker${r.workers > 1 ? 's' : ''}: 1.5 s / playing time`, 1500, r.play90Ms, 1);
+    }
+    const two2 = tab.find((r) => r.workers === 2) ?? tab.at(-1);
+    if (two2) {
+      target('Train tab frames while training: 16.7 ms / median frame', 16.7, two2.frameMedianMs, 1);
+      target('Train tab frames while training: 33 ms / p95 frame', 33, two2.frameP95Ms, 1);
+    }
+  }
+}
+
 const decTs = quick ? [256, 512, 1024, 2048] : [256, 512, 1024, 2048, 4096];
 const dec = runJob({ impl: 'decode', cmd: NODE, env,
   args: ['--no-liftoff', '--no-experimental-fetch', path.join(root, 'bench/train_bench.mjs'), '--mode', 'decode', '--T', list(decTs)] })[0];
