@@ -283,12 +283,21 @@
   Trainer.prototype.shards = function (batch) {
     return liveShards(stepBatch(batch, this._c).rows);
   };
-  Trainer.prototype.shardGradient = function (batch, shard) {
+  // `into`: a Float32Array of every parameter to copy into instead of a fresh array (a Worker
+  // pool recycles them: in Chromium a fresh 150 KiB array costs more than the copy).
+  function intoParams(into, total) {
+    if (into === undefined || into === null) return null;
+    if (!(into instanceof Float32Array) || into.length !== total) fail('into', 'into must be null or a Float32Array of ' + total + ' values');
+    return into;
+  }
+  Trainer.prototype.shardGradient = function (batch, shard, into) {
     var b = stepBatch(batch, this._c);
     if (liveShards(b.rows).indexOf(shard) < 0) fail('shard', 'shard must be one of this batch\'s non-empty shards ' + JSON.stringify(liveShards(b.rows)) + ' (got ' + String(shard) + ')');
+    var dst = intoParams(into, this._layout.total);
     var r = unwrap(this._live().shardGradient(b.tokens, b.lossMask, b.step, b.targets, shard));
     // A copy with its own buffer: it can be transferred to another Worker.
-    return { shard: shard, loss: r.loss, grads: r.grads.slice() };
+    if (dst) dst.set(r.grads);
+    return { shard: shard, loss: r.loss, grads: dst || r.grads.slice() };
   };
   Trainer.prototype.applyGradients = function (batch, results) {
     var b = stepBatch(batch, this._c);
@@ -308,8 +317,12 @@
     return { loss: r.loss, gradNorm: r.gradNorm, finite: r.finite, step: r.step };
   };
   // Every parameter as one flat Float32Array (a copy, transferable), in the core's order.
-  Trainer.prototype.params = function () {
-    return this._live().weights().slice();
+  Trainer.prototype.params = function (into) {
+    var dst = intoParams(into, this._layout.total);
+    var w = this._live().weights();
+    if (!dst) return w.slice();
+    dst.set(w);
+    return dst;
   };
   // A replica's weights (a Worker computing shards for a coordinator); AdamW state untouched.
   Trainer.prototype.setParams = function (flat) {

@@ -109,6 +109,17 @@ test('the shard API in JS: shard gradients add up to lossAndGradients, and error
   throwsField(lib, () => tr.applyGradients(b, [parts[1], parts[0], parts[2], parts[3]]), 'shards[0]', 'arrival order');
   throwsField(lib, () => tr.applyGradients({ ...b, step: 3 }, parts), 'step', 'stale step');
   throwsField(lib, () => tr.setParams(new Float32Array(3)), 'weights', 'short weights');
+  // `into` (the pool recycles its arrays): the same values, in the caller's array; a wrong one is
+  // refused before any work.
+  const into = new Float32Array(parts[2].grads.length).fill(7);
+  const again = tr.shardGradient(b, 2, into);
+  assert.equal(again.grads, into);
+  assert.deepEqual(u32(again.grads), u32(parts[2].grads));
+  assert.equal(again.loss, parts[2].loss);
+  throwsField(lib, () => tr.shardGradient(b, 2, new Float32Array(5)), 'into', 'short into');
+  throwsField(lib, () => tr.params(new Float64Array(into.length)), 'into', 'Float64Array into');
+  const pInto = tr.params(new Float32Array(into.length));
+  assert.deepEqual(u32(pInto), u32(tr.params()));
   const r = tr.applyGradients(b, parts);
   assert.equal(r.step, 1);
   assert.ok(r.finite);

@@ -15,12 +15,13 @@ export type ShardRequest =
   | { kind: 'init'; config: Record<string, unknown> }
   | { kind: 'ablate'; layer: number; head: number; on: boolean }
   /** compute these shards of `batch` at `params` (the coordinator's weights before this step) */
-  | { kind: 'job'; id: number; params: Float32Array; batch: AttnStepBatch; shards: number[] };
+  | { kind: 'job'; id: number; params: Float32Array; batch: AttnStepBatch; shards: number[]; spare?: Float32Array[] };
 
 /** Shard Worker -> coordinator. */
 export type ShardReply =
   | { kind: 'ready' }
-  | { kind: 'result'; id: number; results: AttnShardResult[] }
+  /** `params`: the job's weights buffer, handed back for the next job */
+  | { kind: 'result'; id: number; results: AttnShardResult[]; params?: Float32Array }
   | { kind: 'error'; id: number | null; message: string; field: string | null };
 
 export interface ShardPort {
@@ -94,8 +95,12 @@ export class ShardServer {
           const tr = this.tr;
           if (!tr) throw new Error('shard Worker: no trainer (init first)');
           tr.setParams(m.params);
-          const results = m.shards.map((s) => tr.shardGradient(m.batch, s));
-          return { reply: { kind: 'result', id: m.id, results }, transfer: results.map((r) => r.grads.buffer as ArrayBuffer) };
+          // Results go into the spare arrays the coordinator sent (fresh ones if none).
+          const spare = m.spare ?? [];
+          const results = m.shards.map((s, i) => tr.shardGradient(m.batch, s, spare[i] ?? null));
+          const transfer = results.map((r) => r.grads.buffer as ArrayBuffer);
+          transfer.push(m.params.buffer as ArrayBuffer);
+          return { reply: { kind: 'result', id: m.id, results, params: m.params }, transfer };
         }
       }
     } catch (e) {
@@ -145,11 +150,24 @@ export class ShardPool {
   adaptive = false;
   private msPer = { solo: 0, split: 0 };
   private plainSteps = 0;
+  /**
+   * Parameter-sized arrays to reuse (weights sent to helpers, gradients): they travel to a
+   * helper and back by transfer, so a step allocates none. A fresh 150 KiB array in Chromium
+   * costs more than the copy into it (new pages; docs/performance.md).
+   */
+  private spare: Float32Array[] = [];
+  private take(): Float32Array | null {
+    return this.spare.pop() ?? null;
+  }
+  private keep(a: Float32Array): void {
+    if (this.spare.length < 16 && a.length > 0) this.spare.push(a);
+  }
 
   private constructor(private tr: AttnTrainer, private helpers: ShardPort[], pendingBatch: AttnStepBatch | null) {
     for (const p of helpers) {
       p.listen((m) => {
         if (m.kind === 'result') {
+          if (m.params) this.keep(m.params);
           const f = this.waiting.get(m.id);
           this.waiting.delete(m.id);
           f?.resolve(m.results);
@@ -225,13 +243,15 @@ export class ShardPool {
     this.helpers.forEach((p, i) => {
       const shards = groups[i + 1];
       if (shards.length === 0) return;
-      // A fresh copy of the weights per helper, transferred, not cloned.
-      const w = tr.params();
+      // A copy of the weights per helper (into a recycled array), transferred, not cloned, and
+      // arrays for its results.
+      const w = tr.params(this.take());
+      const spare = shards.map(() => this.take()).filter((a): a is Float32Array => a !== null);
       const id = this.nextId++;
       const wait = new Promise<AttnShardResult[]>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
       wait.catch(() => undefined); // a superseded request may fail unobserved
       waits.push(wait);
-      p.post({ kind: 'job', id, params: w, batch, shards }, [w.buffer as ArrayBuffer]);
+      p.post({ kind: 'job', id, params: w, batch, shards, spare }, [w.buffer as ArrayBuffer, ...spare.map((a) => a.buffer as ArrayBuffer)]);
     });
     this.inFlight = { batch, groups, waits };
   }
@@ -269,7 +289,7 @@ export class ShardPool {
     }
     const f = this.inFlight!;
     const m0 = performance.now();
-    const mine = f.groups[0].map((s) => tr.shardGradient(f.batch, s));
+    const mine = f.groups[0].map((s) => tr.shardGradient(f.batch, s, this.take()));
     if (mine.length > 0) this.shardMs = this.shardMs === 0 ? (performance.now() - m0) / mine.length : 0.8 * this.shardMs + 0.2 * ((performance.now() - m0) / mine.length);
     let theirs: AttnShardResult[][];
     try {
@@ -280,6 +300,7 @@ export class ShardPool {
     // Shard order, never arrival order: the sum's rounding depends on it.
     const all = mine.concat(...theirs).sort((a, b) => a.shard - b.shard);
     const r = tr.applyGradients(f.batch, all);
+    for (const x of all) this.keep(x.grads);
     if (mode) {
       const ms = performance.now() - t0;
       this.msPer[mode] = this.msPer[mode] === 0 ? ms : 0.7 * this.msPer[mode] + 0.3 * ms;

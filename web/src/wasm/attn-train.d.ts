@@ -33,11 +33,12 @@ export interface AttnTrainer {
   nextBatch(): AttnStepBatch;
   /** the non-empty shards of this batch, in summation order */
   shards(batch: AttnStepBatch): number[];
-  shardGradient(batch: AttnStepBatch, shard: number): AttnShardResult;
+  /** `into`: copy the gradient into this array (every parameter) instead of a fresh one. */
+  shardGradient(batch: AttnStepBatch, shard: number, into?: Float32Array | null): AttnShardResult;
   /** results: one per non-empty shard, in shard order */
   applyGradients(batch: AttnStepBatch, results: { loss: number; grads: Float32Array; shard?: number }[]): { loss: number; gradNorm: number; finite: boolean; step: number };
   /** every parameter, flat (a copy) */
-  params(): Float32Array;
+  params(into?: Float32Array | null): Float32Array;
   setParams(flat: Float32Array): void;
   train(n: number): { step: number; loss: Float32Array; gradNorm: Float32Array; finite: boolean };
   evaluate(): { loss: number; accuracy: number };
