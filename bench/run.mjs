@@ -136,9 +136,11 @@ jobs.push({ impl: 'wasm-tiled', threads: 2, causal: true, split: true, cmd: NODE
 // lesson's formulation on one thread vs our tiled backward in wasm (SIMD128, and the same
 // sources built scalar: the before/after of the SIMD kernel in one run) and the naive one.
 const bwdTs = quick ? [2048] : [1024, 2048];
+// PyTorch at its best: on jemalloc keeping its freed pages (as torch-b2b below); on glibc malloc
+// its T x T buffers page-fault on most calls (41-59 ms medians against 22.6 ms at T = 2048).
 jobs.push({ impl: 'torch-bwd', threads: 1, causal: true, cmd: PY,
   args: ['bench/torch_backward_bench.py', '--T', list(bwdTs), '--dk', String(DK), '--causal', '1', '--reps', '3'],
-  env: numpyEnv(1) });
+  env: { ...numpyEnv(1), LD_PRELOAD: JEMALLOC, MALLOC_CONF: 'retain:true,dirty_decay_ms:-1,muzzy_decay_ms:-1' } });
 for (const [impl, file, kernel] of [['wasm-bwd-tiled', 'attn_bench_wasm.js', 'backward-tiled'],
   ['wasm-bwd-tiled-scalar', 'attn_bench_wasm_scalar.js', 'backward-tiled'],
   ['wasm-bwd-naive', 'attn_bench_wasm.js', 'backward-naive']]) {
@@ -209,7 +211,7 @@ function runJob(job) {
 // ---------------------------------------------------------------- run
 const t0 = Date.now();
 const meta = { quick, started: new Date().toISOString(), rounds, openblas: ensureOpenBlas(),
-  torchB2bAllocator: peers ? `jemalloc (${ensureJemalloc()}; retain, no decay)` : null };
+  torchB2bAllocator: `jemalloc (${ensureJemalloc()}; retain, no decay)` };
 build();
 meta.machine = machineInfo();
 log(`CPU: ${machineLine(meta.machine)}; load average at start ${meta.machine.loadavgAtStart.map((x) => x.toFixed(2)).join(' ')}`);
