@@ -28,6 +28,8 @@ import os
 import sys
 import zipfile
 
+import math
+
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -64,6 +66,18 @@ def capture(fn):
 # the arrays: lesson 2's weights, computed here from the definitions
 # --------------------------------------------------------------------------
 
+def mm(a, b):
+    """a @ b without BLAS: every entry the correctly rounded sum of its products (math.fsum), so
+    the fixtures do not depend on the BLAS NumPy is linked to (the reference BLAS and OpenBLAS
+    give different last bits, and the bench installs OpenBLAS)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    out = np.empty((a.shape[0], b.shape[1]))
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            out[i, j] = math.fsum(a[i, :] * b[:, j])
+    return out
+
+
 def softmax_last(s):
     with np.errstate(invalid="ignore", over="ignore"):
         z = s - s.max(axis=-1, keepdims=True)
@@ -76,8 +90,8 @@ def lesson2_weights():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(6, 8))
     wq, wk, wv = (rng.normal(size=(8, 4)) for _ in range(3))
-    q, k = x @ wq, x @ wk
-    s = q @ k.T / np.sqrt(4)
+    q, k = mm(x, wq), mm(x, wk)
+    s = mm(q, k.T) / np.sqrt(4)
     s = np.where(np.tri(6, 6, 0, dtype=bool), s, -np.inf)
     return softmax_last(s), (x, wq, wk, wv)
 
@@ -137,7 +151,7 @@ def print_cases():
     ok("printoptions(precision=3, suppress=True)", capture(with_opts), sci, p=3)
     ok("lesson 2 X (6, 8), print", capture(lambda: print(x)), x, p=8)
     ok("lesson 2 W_q (8, 4), repr", repr(wq), wq, p=8)
-    qkv = {"Q": (x @ wq).tolist(), "K": (x @ wk).tolist(), "V": (x @ wv).tolist()}
+    qkv = {"Q": mm(x, wq).tolist(), "K": mm(x, wk).tolist(), "V": mm(x, wv).tolist()}
     text = json.dumps(qkv)
     cases.append({"name": "JSON object of Q, K, V", "text": text, "expect": "ok-many",
                   "arrays": [{"name": n, "shape": list(np.shape(v)), "values": flat(v)} for n, v in qkv.items()]})
@@ -179,7 +193,7 @@ def npz_bytes(compressed, **arrays):
 def file_cases():
     w, (x, wq, wk, wv) = lesson2_weights()
     heads = two_heads()
-    q, k, v = x @ wq, x @ wk, x @ wv
+    q, k, v = mm(x, wq), mm(x, wk), mm(x, wv)
     cube = np.arange(24, dtype=np.float64).reshape(2, 3, 4) / 8 - 1
     files = {}
     listing = []
