@@ -35,6 +35,16 @@ std::vector<T> vec(const val& a) {
 
 class TrainerHandle {
  public:
+  // One optimiser step's report (trainOn, applyGradients): { ok, loss, gradNorm, finite, step }.
+  val step_result(double loss, double gn, bool fin) const {
+    val r = ok();
+    r.set("loss", loss);
+    r.set("gradNorm", gn);
+    r.set("finite", fin);
+    r.set("step", static_cast<double>(t_->step()));
+    return r;
+  }
+
   // cfg: normalised by train_api.js (numbers, strings, booleans; scale null = 'sqrt';
   // weights null or a flat Float32Array in the documented order).
   val init(val o) {
@@ -229,12 +239,7 @@ class TrainerHandle {
     bool fin = true;
     st = t_->train_on(vec<std::int32_t>(tokens), vec<std::uint8_t>(mask), &loss, &gn, &fin);
     if (!st.ok()) return error(st);
-    val r = ok();
-    r.set("loss", loss);
-    r.set("gradNorm", gn);
-    r.set("finite", fin);
-    r.set("step", static_cast<double>(t_->step()));
-    return r;
+    return step_result(loss, gn, fin);
   }
 
   val weights() const { return view(t_->params().data(), t_->params().size()); }
@@ -298,12 +303,7 @@ class TrainerHandle {
     bool fin = true;
     attn::Status st = t_->apply_gradients(b, gp, ls, &loss, &gn, &fin);
     if (!st.ok()) return error(st);
-    val r = ok();
-    r.set("loss", loss);
-    r.set("gradNorm", gn);
-    r.set("finite", fin);
-    r.set("step", static_cast<double>(t_->step()));
-    return r;
+    return step_result(loss, gn, fin);
   }
 
   // w: a Float32Array of every parameter (length checked by train_api.js).
