@@ -61,6 +61,51 @@ TEST_CASE("interp - scores, ablation and K-composition match the PyTorch/NumPy o
   run<float>(5e-5, "interp float32");
 }
 
+TEST_CASE("interp - each ablation loss is evaluate_batch's with that head zeroed, bit for bit",
+          "[interp]") {
+  // head_scores reruns only the layers at and above an ablated head (and, with the naive
+  // kernel, takes the base loss from the probe's forward); the numbers must not move by a bit.
+  const auto fx = fixtures::load("model.json");
+  for (const auto& c : fx.at("interp")) {
+    for (const auto kernel : {attn::Kernel::kNaive, attn::Kernel::kTiled}) {
+      for (const bool pre : {false, true}) {
+        INFO(c.at("name").get<std::string>()
+             << (kernel == attn::Kernel::kTiled ? " tiled" : " naive")
+             << (pre ? ", layer 1 head 1 ablated before" : ""));
+        auto cfg = model_fx::config(c);
+        cfg.kernel = kernel;
+        const auto p = model_fx::flat<float>(c.at("params"), true);
+        const auto tok = model_fx::tokens(c);
+        const auto mask = model_fx::mask(c);
+        const std::size_t B = c.at("batch"), LH = cfg.layers * cfg.heads;
+        REQUIRE(cfg.layers >= 2);
+        std::vector<std::uint8_t> base(LH, 0);
+        if (pre) base[0] = 1;
+        attn::tr::Workspace<float> ws;
+        attn::tr::HeadScores hs;
+        REQUIRE(attn::tr::head_scores(cfg, p.data(), tok.data(), B, tok.data(), mask.data(), B,
+                                      base.data(), &ws, &hs)
+                    .ok());
+        attn::tr::Workspace<float> fresh;
+        double loss = 0, acc = 0;
+        REQUIRE(attn::tr::evaluate_batch(cfg, p.data(), tok.data(), mask.data(), B, base.data(),
+                                         &fresh, &loss, &acc)
+                    .ok());
+        CHECK(hs.loss == loss);
+        for (std::size_t i = 0; i < LH; ++i) {
+          auto abl = base;
+          abl[i] = 1;
+          REQUIRE(attn::tr::evaluate_batch(cfg, p.data(), tok.data(), mask.data(), B, abl.data(),
+                                           &fresh, &loss, &acc)
+                      .ok());
+          INFO("head " << i);
+          CHECK(hs.ablation_loss[i] == loss);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("interp - hand-made patterns score 1 and 0", "[interp]") {
   // One sequence [a b c a b c], one head. Previous-token weights: row i puts 1 on i-1.
   const std::size_t t = 6;

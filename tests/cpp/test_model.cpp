@@ -432,3 +432,50 @@ TEST_CASE("model - the score-gradient diagnostic matches the PyTorch oracle", "[
   }
   WARN("score gradient, max |delta| / max head: float64 " << worst64 << ", float32 " << worst32);
 }
+
+TEST_CASE("model - from_layer reruns the upper layers on the lower ones' bits, and refuses misuse",
+          "[model]") {
+  const auto fx = fixtures::load("model.json");
+  const auto& c = fx.at("interp").at(0);
+  const ModelConfig cfg = model_fx::config(c);
+  REQUIRE(cfg.layers >= 2);
+  const auto p = model_fx::flat<float>(c.at("params"), true);
+  const auto tok = model_fx::tokens(c);
+  const auto mask = model_fx::mask(c);
+  const std::size_t B = c.at("batch"), t = cfg.seq_len;
+  std::vector<std::uint8_t> abl(cfg.layers * cfg.heads, 0);
+  attn::tr::RunOptions ro;
+  ro.ablate = abl.data();
+  attn::tr::Workspace<float> ws;
+  double full = 0, part = 0;
+  // Without a previous forward in the workspace, or with gradients, from_layer is refused.
+  ro.from_layer = 1;
+  CHECK(attn::tr::forward_backward(cfg, p.data(), tok.data(), mask.data(), B, t, ro, &ws,
+                                   static_cast<float*>(nullptr), &part, nullptr)
+            .code == attn::StatusCode::kInvalidArgument);
+  ro.from_layer = 0;
+  REQUIRE(attn::tr::forward_backward(cfg, p.data(), tok.data(), mask.data(), B, t, ro, &ws,
+                                     static_cast<float*>(nullptr), &full, nullptr)
+              .ok());
+  std::vector<float> g(p.size());
+  ro.from_layer = 1;
+  CHECK_FALSE(attn::tr::forward_backward(cfg, p.data(), tok.data(), mask.data(), B, t, ro, &ws,
+                                         g.data(), &part, nullptr)
+                  .ok());
+  ro.from_layer = cfg.layers;
+  CHECK_FALSE(attn::tr::forward_backward(cfg, p.data(), tok.data(), mask.data(), B, t, ro, &ws,
+                                         static_cast<float*>(nullptr), &part, nullptr)
+                  .ok());
+  // Layer 2's head 1 zeroed: from layer 1 on the kept stream, the bits of a whole forward.
+  abl[cfg.heads] = 1;
+  attn::tr::Workspace<float> fresh;
+  ro.from_layer = 0;
+  REQUIRE(attn::tr::forward_backward(cfg, p.data(), tok.data(), mask.data(), B, t, ro, &fresh,
+                                     static_cast<float*>(nullptr), &full, nullptr)
+              .ok());
+  ro.from_layer = 1;
+  REQUIRE(attn::tr::forward_backward(cfg, p.data(), tok.data(), mask.data(), B, t, ro, &ws,
+                                     static_cast<float*>(nullptr), &part, nullptr)
+              .ok());
+  CHECK(part == full);
+}

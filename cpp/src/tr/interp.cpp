@@ -139,12 +139,18 @@ Status head_scores(const ModelConfig& c, const T* params, const std::int32_t* pr
   out->induction.assign(L * H, 0);
   out->duplicate_token.assign(L * H, 0);
   out->ablation_loss.assign(L * H, 0);
+  // Pass 1: the probe's weights for the pattern scores. When the probe is the evaluation batch
+  // and the model's kernel keeps its weights anyway (naive), the same forward gives the
+  // evaluation loss too: evaluate_batch would rerun it with the same kernel, to the same bits.
+  const bool one_pass =
+      probe == eval_tokens && probe_batch == eval_batch && c.kernel != Kernel::kTiled;
   RunOptions ro;
   ro.ablate = ablate;
   ro.keep_weights = true;
+  std::size_t count = 0;
   Status st =
-      forward_backward(c, params, probe, static_cast<const std::uint8_t*>(nullptr), probe_batch, t,
-                       ro, ws, static_cast<T*>(nullptr), static_cast<double*>(nullptr), nullptr);
+      forward_backward(c, params, probe, one_pass ? eval_mask : nullptr, probe_batch, t, ro, ws,
+                       static_cast<T*>(nullptr), one_pass ? &out->loss : nullptr, &count);
   if (!st.ok()) return st;
   for (std::size_t l = 0; l < L; ++l) {
     pattern_scores(probe, probe_batch, t, H, ws->att[l].weights.data(),
@@ -153,17 +159,29 @@ Status head_scores(const ModelConfig& c, const T* params, const std::int32_t* pr
   }
   std::vector<std::uint8_t> abl(L * H, 0);
   if (ablate) abl.assign(ablate, ablate + L * H);
-  double acc = 0;
-  st = evaluate_batch(c, params, eval_tokens, eval_mask, eval_batch, abl.data(), ws, &out->loss,
-                      &acc);
-  if (!st.ok()) return st;
-  for (std::size_t i = 0; i < L * H; ++i) {
-    const std::uint8_t keep = abl[i];
-    abl[i] = 1;
-    st = evaluate_batch(c, params, eval_tokens, eval_mask, eval_batch, abl.data(), ws,
-                        &out->ablation_loss[i], &acc);
-    abl[i] = keep;
+  if (!one_pass) {
+    double acc = 0;
+    st = evaluate_batch(c, params, eval_tokens, eval_mask, eval_batch, abl.data(), ws, &out->loss,
+                        &acc);
     if (!st.ok()) return st;
+  }
+  // Pass 2: each head ablated in turn. The workspace now holds the unablated evaluation
+  // forward; zeroing a head of layer l changes nothing below it, so each of these reruns
+  // layers l and up only, on the same bits as a whole forward. Last layer first: a rerun from
+  // layer l rewrites x_{l+1} .. x_L only, and every later rerun starts at or below l.
+  RunOptions ra;
+  ra.ablate = abl.data();
+  for (std::size_t l = L; l-- > 0;) {
+    ra.from_layer = l;
+    for (std::size_t h = 0; h < H; ++h) {
+      const std::size_t i = l * H + h;
+      const std::uint8_t keep = abl[i];
+      abl[i] = 1;
+      st = forward_backward(c, params, eval_tokens, eval_mask, eval_batch, t, ra, ws,
+                            static_cast<T*>(nullptr), &out->ablation_loss[i], &count);
+      abl[i] = keep;
+      if (!st.ok()) return st;
+    }
   }
   out->k_composition = k_composition(c, params);
   return Status::Ok();

@@ -346,6 +346,14 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   const std::size_t L = c.layers, wq_w = H * dh, wkv_w = Hkv * dh;
   const bool tiled = c.kernel == Kernel::kTiled && !ro.keep_weights;
   const bool variant = uses_variant(c);
+  const std::size_t from = ro.from_layer;
+  if (from > 0 && (from >= L || grads || ws->batch != batch || ws->t != t ||
+                   ws->x.size() != L + 1 || ws->x[from].size() != N * D)) {
+    return Status::Invalid("from_layer", "from_layer " + std::to_string(from) +
+                                             " needs a previous forward of the same batch in "
+                                             "the workspace, fewer than " +
+                                             std::to_string(L) + " layers and no gradients");
+  }
 
   AttentionOptions ao;
   ao.shape = Shape{batch * H, batch * Hkv, t, t, dh, dh};
@@ -365,8 +373,8 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   if (variant) ws->vcache.resize(L);
   for (auto& x : ws->x) x.resize(N * D);
 
-  // Pass 1: embeddings. x_0[b*t + i] = E[token] + P[i].
-  for (std::size_t b = 0; b < batch; ++b)
+  // Pass 1: embeddings. x_0[b*t + i] = E[token] + P[i] (kept from the last call if from > 0).
+  for (std::size_t b = 0; b < (from > 0 ? 0 : batch); ++b)
     for (std::size_t i = 0; i < t; ++i) {
       const std::size_t r = b * t + i;
       const T* e = params + P.embed + static_cast<std::size_t>(tokens[r]) * D;
@@ -383,7 +391,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   const std::size_t w3 = wq_w + 2 * wkv_w;
   ws->qkv.resize(N * w3);
   ws->wqkv.resize(L);
-  for (std::size_t l = 0; l < L; ++l) {
+  for (std::size_t l = from; l < L; ++l) {
     const auto& W = P.layer[l];
     const T* x = ws->x[l].data();
     // q | k | v = x W_QKV in one product (N, w3), then each part into head layout.

@@ -117,6 +117,11 @@ struct RunOptions {
   // batch passes the whole batch's count, so its loss and gradient are its share of the
   // batch's: shard gradients add up to the batch gradient (a shard without targets: loss 0).
   std::size_t loss_norm = 0;
+  // Layers below this one are not recomputed: their residual stream x_0 .. x_from_layer is
+  // taken from the workspace as the previous call left it. For a caller that changes only
+  // layers from_layer and up (an ablation there): same tokens, batch, length, parameters and
+  // ablations below from_layer as that call, no gradients. 0 = the whole forward.
+  std::size_t from_layer = 0;
 };
 
 // What one layer's variant attention (cpp/src/tr/variant_attention.hpp) keeps for its backward.
