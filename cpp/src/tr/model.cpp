@@ -301,20 +301,25 @@ template <class T>
 void score_grad_means(const T* p, const T* d_out, const T* v, std::size_t batch, std::size_t H,
                       std::size_t Hkv, std::size_t t, std::size_t dh, double* out) {
   std::fill(out, out + H, 0.0);
-  std::vector<double> dp(t);
+  std::vector<double> dp(t), vt(dh * t);
   for (std::size_t b = 0; b < batch; ++b)
     for (std::size_t h = 0; h < H; ++h) {
       const T* P = p + (b * H + h) * t * t;
       const T* dO = d_out + (b * H + h) * t * dh;
       const T* V = v + (b * Hkv + h / (H / Hkv)) * t * dh;
+      // V^T in double, (dh, t): the dot products dP_ij below then run over keys j in the inner
+      // loop (vectorised), each still summed over e in ascending order from 0, as before.
+      for (std::size_t j = 0; j < t; ++j)
+        for (std::size_t e = 0; e < dh; ++e) vt[e * t + j] = double(V[j * dh + e]);
       for (std::size_t i = 0; i < t; ++i) {
-        double D = 0;
-        for (std::size_t j = 0; j <= i; ++j) {
-          double s = 0;
-          for (std::size_t e = 0; e < dh; ++e) s += double(dO[i * dh + e]) * double(V[j * dh + e]);
-          dp[j] = s;
-          D += double(P[i * t + j]) * s;
+        std::fill_n(dp.data(), i + 1, 0.0);
+        for (std::size_t e = 0; e < dh; ++e) {
+          const double a = double(dO[i * dh + e]);
+          const double* ve = vt.data() + e * t;
+          for (std::size_t j = 0; j <= i; ++j) dp[j] += a * ve[j];
         }
+        double D = 0;
+        for (std::size_t j = 0; j <= i; ++j) D += double(P[i * t + j]) * dp[j];
         for (std::size_t j = 0; j <= i; ++j) out[h] += std::abs(double(P[i * t + j]) * (dp[j] - D));
       }
     }
