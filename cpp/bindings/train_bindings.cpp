@@ -35,16 +35,6 @@ std::vector<T> vec(const val& a) {
 
 class TrainerHandle {
  public:
-  // One optimiser step's report (trainOn, applyGradients): { ok, loss, gradNorm, finite, step }.
-  val step_result(double loss, double gn, bool fin) const {
-    val r = ok();
-    r.set("loss", loss);
-    r.set("gradNorm", gn);
-    r.set("finite", fin);
-    r.set("step", static_cast<double>(t_->step()));
-    return r;
-  }
-
   // cfg: normalised by train_api.js (numbers, strings, booleans; scale null = 'sqrt';
   // weights null or a flat Float32Array in the documented order).
   val init(val o) {
@@ -365,6 +355,16 @@ class TrainerHandle {
   }
 
  private:
+  // One optimiser step's report (trainOn, applyGradients): { ok, loss, gradNorm, finite, step }.
+  val step_result(double loss, double gn, bool fin) const {
+    val r = ok();
+    r.set("loss", loss);
+    r.set("gradNorm", gn);
+    r.set("finite", fin);
+    r.set("step", static_cast<double>(t_->step()));
+    return r;
+  }
+
   std::unique_ptr<attn::tr::Trainer> t_;
   attn::tr::TrainReport report_;
   attn::tr::HeadScores hs_;

@@ -147,10 +147,9 @@ Status head_scores(const ModelConfig& c, const T* params, const std::int32_t* pr
   RunOptions ro;
   ro.ablate = ablate;
   ro.keep_weights = true;
-  std::size_t count = 0;
   Status st =
       forward_backward(c, params, probe, one_pass ? eval_mask : nullptr, probe_batch, t, ro, ws,
-                       static_cast<T*>(nullptr), one_pass ? &out->loss : nullptr, &count);
+                       static_cast<T*>(nullptr), one_pass ? &out->loss : nullptr, nullptr);
   if (!st.ok()) return st;
   for (std::size_t l = 0; l < L; ++l) {
     pattern_scores(probe, probe_batch, t, H, ws->att[l].weights.data(),
@@ -178,7 +177,7 @@ Status head_scores(const ModelConfig& c, const T* params, const std::int32_t* pr
       const std::uint8_t keep = abl[i];
       abl[i] = 1;
       st = forward_backward(c, params, eval_tokens, eval_mask, eval_batch, t, ra, ws,
-                            static_cast<T*>(nullptr), &out->ablation_loss[i], &count);
+                            static_cast<T*>(nullptr), &out->ablation_loss[i], nullptr);
       abl[i] = keep;
       if (!st.ok()) return st;
     }

@@ -379,18 +379,20 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   for (auto& x : ws->x) x.resize(N * D);
 
   // Pass 1: embeddings. x_0[b*t + i] = E[token] + P[i] (kept from the last call if from > 0).
-  for (std::size_t b = 0; b < (from > 0 ? 0 : batch); ++b)
-    for (std::size_t i = 0; i < t; ++i) {
-      const std::size_t r = b * t + i;
-      const T* e = params + P.embed + static_cast<std::size_t>(tokens[r]) * D;
-      T* x = ws->x[0].data() + r * D;
-      if (c.positional) {
-        const T* p = params + P.pos + i * D;
-        for (std::size_t d = 0; d < D; ++d) x[d] = e[d] + p[d];
-      } else {
-        copy_run(e, D, x);
+  if (from == 0) {
+    for (std::size_t b = 0; b < batch; ++b)
+      for (std::size_t i = 0; i < t; ++i) {
+        const std::size_t r = b * t + i;
+        const T* e = params + P.embed + static_cast<std::size_t>(tokens[r]) * D;
+        T* x = ws->x[0].data() + r * D;
+        if (c.positional) {
+          const T* p = params + P.pos + i * D;
+          for (std::size_t d = 0; d < D; ++d) x[d] = e[d] + p[d];
+        } else {
+          copy_run(e, D, x);
+        }
       }
-    }
+  }
 
   // Pass 2: layers. Project, split into (B*H, t, d_h), attend, merge, project out.
   const std::size_t w3 = wq_w + 2 * wkv_w;
