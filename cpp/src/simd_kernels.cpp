@@ -510,6 +510,87 @@ void store_transposed(const float* sc, std::size_t rows, std::size_t J, float* d
   }
 }
 
+// The inverse of store_transposed: dst[jj][r] = src[r * ld + jj] for rows r < rows and keys
+// jj < J (a key-major tile of row-major weights; 4 x 4 blocks through registers).
+void load_transposed(const float* src, std::size_t lds, std::size_t rows, std::size_t J,
+                     float* dst) {
+  std::size_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const float *s0 = src + r * lds, *s1 = s0 + lds, *s2 = s1 + lds, *s3 = s2 + lds;
+    std::size_t jj = 0;
+    for (; jj + 4 <= J; jj += 4) {
+      const v128_t a = ld(s0 + jj), b = ld(s1 + jj), x = ld(s2 + jj), y = ld(s3 + jj);
+      const v128_t ab_lo = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5);  // a0 b0 a1 b1
+      const v128_t xy_lo = wasm_i32x4_shuffle(x, y, 0, 4, 1, 5);
+      const v128_t ab_hi = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);  // a2 b2 a3 b3
+      const v128_t xy_hi = wasm_i32x4_shuffle(x, y, 2, 6, 3, 7);
+      float* d = dst + jj * kW + r;
+      st(d, wasm_i32x4_shuffle(ab_lo, xy_lo, 0, 1, 4, 5));
+      st(d + kW, wasm_i32x4_shuffle(ab_lo, xy_lo, 2, 3, 6, 7));
+      st(d + 2 * kW, wasm_i32x4_shuffle(ab_hi, xy_hi, 0, 1, 4, 5));
+      st(d + 3 * kW, wasm_i32x4_shuffle(ab_hi, xy_hi, 2, 3, 6, 7));
+    }
+    for (; jj < J; ++jj) {
+      for (std::size_t x = 0; x < 4; ++x) dst[jj * kW + r + x] = src[(r + x) * lds + jj];
+    }
+  }
+  for (; r < rows; ++r) {
+    for (std::size_t jj = 0; jj < J; ++jj) dst[jj * kW + r] = src[r * lds + jj];
+  }
+}
+
+// The naive kernel's softmax when one key tile holds every key and every row's keys start
+// at 0 (no mask or causal, no padding, T_k <= 64: the training shapes), on the key-major
+// score tile, four rows per vector: no per-row tails, horizontal sums, or a transposed copy
+// of the raw scores. Same bits as softmax_row (scores in base 2, u = 1): there key j of a
+// row goes to sum lane j mod 4 and hsum adds the lanes as (0 + 1) + (2 + 3); here it goes to
+// accumulator j mod 4 and they are added in that order. Forbidden keys add exact zeros,
+// which change no sum (the sums start at +0 and never become -0).
+// hi[r]: the end of row r's keys (0 for the rows past the tile). Leaves the normalised
+// weights in the tile for keys < J (0 where forbidden) and each row's m, l, t.
+void softmax_quads_impl(float* sc, const std::int32_t* hi, std::size_t quads, std::size_t J,
+                        float* m_out, float* l_out, float* t_out) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  const v128_t dmin = splat(kMinExp2Arg), zero = splat(0.f);
+  for (std::size_t x = 0; x < quads; ++x) {
+    float* const col = sc + 4 * x;
+    const v128_t hv = wasm_v128_load(hi + 4 * x);
+    const std::size_t qhi = static_cast<std::size_t>(
+        std::max(std::max(hi[4 * x], hi[4 * x + 1]), std::max(hi[4 * x + 2], hi[4 * x + 3])));
+    // 1. Each row's maximum over its keys (rows past the tile: 0, so nothing is infinite).
+    v128_t mx = splat(ninf);
+#pragma clang loop unroll(disable)
+    for (std::size_t jj = 0; jj < qhi; ++jj) {
+      const v128_t ok = wasm_i32x4_gt(hv, wasm_i32x4_splat(static_cast<std::int32_t>(jj)));
+      mx = vmax(mx, wasm_v128_bitselect(ld(col + jj * kW), splat(ninf), ok));
+    }
+    const v128_t m = wasm_v128_bitselect(mx, zero, wasm_i32x4_gt(hv, wasm_i32x4_splat(0)));
+    // 2. e = 2^(s - m) in place (0 where forbidden), l and t in four accumulators each.
+    v128_t l4[4] = {zero, zero, zero, zero}, t4[4] = {zero, zero, zero, zero};
+#pragma clang loop unroll(disable)
+    for (std::size_t jj = 0; jj < qhi; ++jj) {
+      float* p = col + jj * kW;
+      const v128_t ok = wasm_i32x4_gt(hv, wasm_i32x4_splat(static_cast<std::int32_t>(jj)));
+      const v128_t d = vmax(sub(ld(p), m), dmin);
+      const v128_t e = wasm_v128_and(vexp2_clamped(d), ok);
+      st(p, e);
+      l4[jj & 3] = add(l4[jj & 3], e);
+      t4[jj & 3] = add(t4[jj & 3], mul(e, d));
+    }
+    const v128_t l = add(add(l4[0], l4[1]), add(l4[2], l4[3]));
+    const v128_t t = add(add(t4[0], t4[1]), add(t4[2], t4[3]));
+    // 3. Normalise (w = e * (1 / l), as softmax_row); keys past every row's range get 0.
+    const v128_t inv = wasm_v128_and(wasm_f32x4_div(splat(1.f), l), wasm_f32x4_gt(l, zero));
+#pragma clang loop unroll(disable)
+    for (std::size_t jj = 0; jj < qhi; ++jj) st(col + jj * kW, mul(ld(col + jj * kW), inv));
+    for (std::size_t jj = qhi; jj < J; ++jj) st(col + jj * kW, zero);
+    st(m_out + 4 * x, m), st(l_out + 4 * x, l), st(t_out + 4 * x, t);
+  }
+}
+// Through a pointer, as online_softmax.
+void (*volatile softmax_quads)(float*, const std::int32_t*, std::size_t, std::size_t, float*,
+                               float*, float*) = softmax_quads_impl;
+
 struct TileRows {
   std::size_t lo[kW], hi[kW];  // key_range of each row
   std::size_t lo_min, hi_max;  // union of the ranges (lo_min >= hi_max: nothing)
@@ -564,6 +645,26 @@ void dropout_tile(float* x, std::size_t J, std::size_t rows, std::size_t j0,
 
 inline bool has_pointwise(const MaskSpec& m) {
   return m.key_padding || m.mask;
+}
+
+// first[jj]: the first row of a query tile whose key range [lo, hi) holds key j0 + jj, or
+// `rows` if none. The rows before it have P = 0 (so dS = 0) there, and the products over
+// rows (dV, dK) start at it: adding those exact zeros first changed no sum (it starts at +0
+// and never becomes -0), so skipping them keeps the bits while a causal tile does half the
+// work. Found in one sweep when the ranges' ends never decrease down the tile (causal,
+// window, no mask; fully masked rows have [0, 0)); otherwise 0 (no rows skipped).
+void first_row(const std::int32_t* lo, const std::int32_t* hi, std::size_t rows, bool monotone,
+               std::size_t j0, std::size_t J, std::size_t* first) {
+  std::size_t r = 0;
+  for (std::size_t jj = 0; jj < J; ++jj) {
+    if (!monotone) {
+      first[jj] = 0;
+      continue;
+    }
+    const auto j = static_cast<std::int32_t>(j0 + jj);
+    while (r < rows && hi[r] <= j) ++r;
+    first[jj] = r < rows && lo[r] <= j ? r : rows;
+  }
 }
 
 }  // namespace
@@ -666,6 +767,47 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
       // Keys past a row group's last visible one are not computed (they are zeroed below).
       const GroupLimits all = no_limits();
       GroupLimits lim;
+      if (!o.return_scores && !pointwise && s.tk <= kW && tr.lo_max == 0 && tr.hi_min > 0) {
+        // One key tile, every row's keys from 0 (training's causal T <= 64): the softmax on
+        // the key-major tile (softmax_quads, same bits as passes 1-3 below), the weights
+        // stored row-major once, and output = weights . V from the tile itself.
+        alignas(16) std::int32_t hi32[kW];
+        alignas(16) float mq[kW], lq[kW], tsum[kW];
+        for (std::size_t r = 0; r < kW; ++r) {
+          hi32[r] = r < rows ? static_cast<std::int32_t>(tr.hi[r]) : 0;
+        }
+        score_tile(qt.data(), s.dk, kg, s.tk, groups, group_limits(tr, rows, 0, &lim), sc.data());
+        softmax_quads(sc.data(), hi32, (rows + 3) / 4, s.tk, mq, lq, tsum);
+        store_transposed(sc.data(), rows, s.tk, w0, s.tk);
+        for (std::size_t r = 0; r < rows; ++r) {
+          const float log_l = std::log(lq[r]), inv = 1.f / lq[r];
+          out->lse.data()[row0 + r] = mq[r] * m_to_nat + log_l;
+          out->entropy.data()[row0 + r] = log_l - kLn2 * tsum[r] * inv;
+        }
+        float* y0 = out->output.data() + row0 * s.dv;
+        std::fill(y0, y0 + rows * s.dv, 0.f);
+        if (o.dropout > 0) {
+          const float keep_scale = static_cast<float>(1 / (1 - o.dropout));
+          for (std::size_t r = 0; r < rows; ++r) {
+            const std::uint64_t drow = dropout_row(o.dropout_seed, h, i0 + r);
+            const float* w = w0 + r * s.tk;
+            for (std::size_t j = 0; j < tr.hi[r]; ++j) {
+              if (w[j] != 0.f && dropout_keep_row(drow, j, o.dropout)) {
+                axpy(w[j] * keep_scale, vg + j * s.dv, y0 + r * s.dv, s.dv);
+              }
+            }
+          }
+          continue;
+        }
+        for (std::size_t r = 0; r < rows; r += 2) {
+          const bool pair = r + 1 < rows;
+          const std::size_t b = pair ? std::max(tr.hi[r], tr.hi[r + 1]) : tr.hi[r];
+          float* y = y0 + r * s.dv;
+          accumulate_pv(sc.data() + r, pair ? sc.data() + r + 1 : nullptr, kW, vg, b, s.dv, 1.f,
+                        1.f, y, pair ? y + s.dv : nullptr);
+        }
+        continue;
+      }
       // 1. Scores: every key if the caller keeps them, else the keys some row may see.
       std::size_t lo = tr.lo_min, hi = tr.hi_max;
       float* dst = w0;
@@ -908,6 +1050,7 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
   std::uint64_t drow[kW];
   alignas(16) float lse2[kW], dsum[kW];
   alignas(16) std::int32_t lo32[kW], hi32[kW];
+  std::size_t first_r[kW];
   const GroupLimits all = no_limits();
   GroupLimits lim;
   const v128_t vscale = splat(scale);
@@ -960,6 +1103,10 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
         hi32[r] = static_cast<std::int32_t>(tr.hi[r]);
       }
       const std::size_t lo = tr.lo_min, hi = tr.hi_max;
+      bool monotone = true;
+      for (std::size_t r = 1; r < rows; ++r) {
+        monotone = monotone && lo32[r] >= lo32[r - 1] && hi32[r] >= hi32[r - 1];
+      }
       // Naive: phase 0 runs passes 2-4 and sums D over every key tile, phase 1 passes
       // 2 and 5-7 with that D. Tiled: one phase runs them all.
       const int phases = from_weights ? 2 : 1;
@@ -970,18 +1117,19 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
           float* const dp = dpt.data() + (from_weights ? j0 * kW : 0);  // (J, kW) key-major
           const bool masked = any_full || pointwise || tr.lo_max > j0 || tr.hi_min < j0 + J;
           const std::size_t* jl = masked ? group_limits(tr, rows, j0, &lim) : all.j;
+          first_row(lo32, hi32, rows, monotone, j0, J, first_r);
           // 2. P for the tile, key-major. From the naive forward's weights: a transposed copy
           //    (forbidden cells are exact zeros there; fully masked rows are zeroed, pass 1
           //    took care of them). Else the scores (base 2), forbidden cells -inf, then
           //    P = 2^(S - lse): the forward's lse already holds each row's maximum and sum,
           //    so no running maximum is needed and P is the exact normalised softmax.
+          //    Rows past the tile up to the last quad's end are zeroed (the vertical passes
+          //    read them); the tile's other rows are never read.
           if (from_weights) {
-            const float* w0 = fwd.weights.data() + row0 * s.tk + j0;
-            for (std::size_t r = 0; r < kW; ++r) {
-              const bool live = r < rows && hi32[r] > lo32[r];
-              for (std::size_t jj = 0; jj < J; ++jj) {
-                pt[jj * kW + r] = live ? w0[r * s.tk + jj] : 0.f;
-              }
+            load_transposed(fwd.weights.data() + row0 * s.tk + j0, s.tk, rows, J, pt.data());
+            for (std::size_t r = 0; r < 4 * quads; ++r) {
+              if (r < rows && hi32[r] > lo32[r]) continue;
+              for (std::size_t jj = 0; jj < J; ++jj) pt[jj * kW + r] = 0.f;
             }
           } else {
             score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups, jl, pt.data());
@@ -1027,12 +1175,16 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
               }
               pv = pdt.data();
             }
-            // 4. dV_j += sum_r Pd_rj dO_r: a P row (one key, rows contiguous) times dO rows.
+            // 4. dV_j += sum_r Pd_rj dO_r: a P row (one key, rows contiguous) times dO rows,
+            //    from the first row that may see either key of the pair (see first_row).
             for (std::size_t jj = 0; jj < J; jj += 2) {
               const bool two = jj + 1 < J;
+              const std::size_t r0 = two ? std::min(first_r[jj], first_r[jj + 1]) : first_r[jj];
+              if (r0 >= rows) continue;
               float* y = dvg + (j0 + jj) * s.dv;
-              accumulate_pv(pv + jj * kW, two ? pv + (jj + 1) * kW : nullptr, 1, dotile, rows, s.dv,
-                            1.f, 1.f, y, two ? y + s.dv : nullptr);
+              accumulate_pv(pv + jj * kW + r0, two ? pv + (jj + 1) * kW + r0 : nullptr, 1,
+                            dotile + r0 * s.dv, rows - r0, s.dv, 1.f, 1.f, y,
+                            two ? y + s.dv : nullptr);
             }
             // 3b. Naive: D_r += sum_j P_rj dP_rj (undropped P; dP carries the mask M), key by
             //     key like the scalar kernel. Cells past a row's range hold P = 0 and a finite dP.
@@ -1054,12 +1206,16 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
                  mul(mul(ld(pr + 4 * x), sub(ld(dr + 4 * x), ld(dsum + 4 * x))), vscale));
             }
           }
-          // 6. dK_j += sum_r dS_rj Q_r (unscaled Q rows: the scale is inside dS).
+          // 6. dK_j += sum_r dS_rj Q_r (unscaled Q rows: the scale is inside dS), from the
+          //    first row that may see either key.
           for (std::size_t jj = 0; jj < J; jj += 2) {
             const bool two = jj + 1 < J;
+            const std::size_t r0 = two ? std::min(first_r[jj], first_r[jj + 1]) : first_r[jj];
+            if (r0 >= rows) continue;
             float* y = dkg + (j0 + jj) * s.dk;
-            accumulate_pv(dp + jj * kW, two ? dp + (jj + 1) * kW : nullptr, 1, qtile, rows, s.dk,
-                          1.f, 1.f, y, two ? y + s.dk : nullptr);
+            accumulate_pv(dp + jj * kW + r0, two ? dp + (jj + 1) * kW + r0 : nullptr, 1,
+                          qtile + r0 * s.dk, rows - r0, s.dk, 1.f, 1.f, y,
+                          two ? y + s.dk : nullptr);
           }
           // 7. dQ_r += sum_j dS_rj K_j, two rows at a time over the keys the pair may see.
           for (std::size_t r = 0; r < rows; r += 2) {

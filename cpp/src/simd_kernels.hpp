@@ -12,7 +12,10 @@
 //
 //  - naive_kernel_simd materialises the weights (transposed back into row-major
 //    4 x 4 blocks), then a vectorised softmax per row, then weights . V with a
-//    2-row x 16-column register block.
+//    2-row x 16-column register block. When one key tile holds every key and every
+//    row's keys start at 0 (T_k <= 64, causal or unmasked: the training shapes), the
+//    softmax runs vertically on the key-major tile instead, with the same bits, and
+//    weights . V reads that tile.
 //  - tiled_kernel_simd streams 64-key tiles (64 query rows x 64 keys) with the
 //    online softmax, skipping tiles a causal
 //    or window mask forbids for every row of the query tile and masking only the
