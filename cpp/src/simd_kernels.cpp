@@ -179,16 +179,20 @@ inline v128_t vexp2(v128_t x) {  // any x <= 0, -inf included
 constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kLn2 = 0.693147180559945309f;
 
-// Qt[c][r] = scale * q[r][c] for the rows of one query tile; rows past `rows` are 0.
-// 4 x 4 blocks through registers (at T = 64 the scalar loop was a tenth of the call).
-void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, float* qt) {
+// Qt[c][r] = scale * q[r * ldq + c] for the rows of one query tile (ldq: q's row stride,
+// d_k unless given); rows past `rows` are 0. 4 x 4 blocks through registers (at T = 64 the
+// scalar loop was a tenth of the call). Also turns row-major weights into a key-major tile
+// (scale 1, exact).
+void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, float* qt,
+                 std::size_t ldq = 0) {
+  if (ldq == 0) ldq = dk;
   if (rows < kW) {
     for (std::size_t c = 0; c < dk; ++c) std::fill(qt + c * kW + rows, qt + c * kW + kW, 0.f);
   }
   const v128_t vs = splat(scale);
   std::size_t r = 0;
   for (; r + 4 <= rows; r += 4) {
-    const float *q0 = q + r * dk, *q1 = q0 + dk, *q2 = q1 + dk, *q3 = q2 + dk;
+    const float *q0 = q + r * ldq, *q1 = q0 + ldq, *q2 = q1 + ldq, *q3 = q2 + ldq;
     std::size_t c = 0;
     for (; c + 4 <= dk; c += 4) {
       const v128_t a = mul(ld(q0 + c), vs), b = mul(ld(q1 + c), vs), x = mul(ld(q2 + c), vs),
@@ -204,11 +208,11 @@ void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, 
       st(d + 3 * kW, wasm_i32x4_shuffle(ab_hi, xy_hi, 2, 3, 6, 7));
     }
     for (; c < dk; ++c) {
-      for (std::size_t x = 0; x < 4; ++x) qt[c * kW + r + x] = scale * q[(r + x) * dk + c];
+      for (std::size_t x = 0; x < 4; ++x) qt[c * kW + r + x] = scale * q[(r + x) * ldq + c];
     }
   }
   for (; r < rows; ++r) {
-    for (std::size_t c = 0; c < dk; ++c) qt[c * kW + r] = scale * q[r * dk + c];
+    for (std::size_t c = 0; c < dk; ++c) qt[c * kW + r] = scale * q[r * ldq + c];
   }
 }
 
@@ -507,35 +511,6 @@ void store_transposed(const float* sc, std::size_t rows, std::size_t J, float* d
   }
   for (; r < rows; ++r) {
     for (std::size_t jj = 0; jj < J; ++jj) dst[r * ldd + jj] = sc[jj * kW + r];
-  }
-}
-
-// The inverse of store_transposed: dst[jj][r] = src[r * ld + jj] for rows r < rows and keys
-// jj < J (a key-major tile of row-major weights; 4 x 4 blocks through registers).
-void load_transposed(const float* src, std::size_t lds, std::size_t rows, std::size_t J,
-                     float* dst) {
-  std::size_t r = 0;
-  for (; r + 4 <= rows; r += 4) {
-    const float *s0 = src + r * lds, *s1 = s0 + lds, *s2 = s1 + lds, *s3 = s2 + lds;
-    std::size_t jj = 0;
-    for (; jj + 4 <= J; jj += 4) {
-      const v128_t a = ld(s0 + jj), b = ld(s1 + jj), x = ld(s2 + jj), y = ld(s3 + jj);
-      const v128_t ab_lo = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5);  // a0 b0 a1 b1
-      const v128_t xy_lo = wasm_i32x4_shuffle(x, y, 0, 4, 1, 5);
-      const v128_t ab_hi = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);  // a2 b2 a3 b3
-      const v128_t xy_hi = wasm_i32x4_shuffle(x, y, 2, 6, 3, 7);
-      float* d = dst + jj * kW + r;
-      st(d, wasm_i32x4_shuffle(ab_lo, xy_lo, 0, 1, 4, 5));
-      st(d + kW, wasm_i32x4_shuffle(ab_lo, xy_lo, 2, 3, 6, 7));
-      st(d + 2 * kW, wasm_i32x4_shuffle(ab_hi, xy_hi, 0, 1, 4, 5));
-      st(d + 3 * kW, wasm_i32x4_shuffle(ab_hi, xy_hi, 2, 3, 6, 7));
-    }
-    for (; jj < J; ++jj) {
-      for (std::size_t x = 0; x < 4; ++x) dst[jj * kW + r + x] = src[(r + x) * lds + jj];
-    }
-  }
-  for (; r < rows; ++r) {
-    for (std::size_t jj = 0; jj < J; ++jj) dst[jj * kW + r] = src[r * lds + jj];
   }
 }
 
@@ -1123,12 +1098,11 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
           //    took care of them). Else the scores (base 2), forbidden cells -inf, then
           //    P = 2^(S - lse): the forward's lse already holds each row's maximum and sum,
           //    so no running maximum is needed and P is the exact normalised softmax.
-          //    Rows past the tile up to the last quad's end are zeroed (the vertical passes
-          //    read them); the tile's other rows are never read.
+          //    (transpose_q with scale 1: exact; rows past the tile are zeroed).
           if (from_weights) {
-            load_transposed(fwd.weights.data() + row0 * s.tk + j0, s.tk, rows, J, pt.data());
-            for (std::size_t r = 0; r < 4 * quads; ++r) {
-              if (r < rows && hi32[r] > lo32[r]) continue;
+            transpose_q(fwd.weights.data() + row0 * s.tk + j0, rows, J, 1.f, pt.data(), s.tk);
+            for (std::size_t r = 0; r < rows; ++r) {
+              if (hi32[r] > lo32[r]) continue;
               for (std::size_t jj = 0; jj < J; ++jj) pt[jj * kW + r] = 0.f;
             }
           } else {
