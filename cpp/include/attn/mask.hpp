@@ -1,6 +1,7 @@
 // Which keys a query may attend to. Every mask kind is combined with logical AND.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -50,7 +51,21 @@ struct MaskSpec {
 struct KeyRange {
   std::size_t lo, hi;
 };
-KeyRange key_range(const MaskSpec& m, std::size_t i, std::size_t tq, std::size_t tk);
+// Inline: the kernels call it for every query row of every tile.
+inline KeyRange key_range(const MaskSpec& m, std::size_t i, std::size_t tq, std::size_t tk) {
+  // Signed arithmetic: the diagonal offset T_k - T_q is negative when T_q > T_k.
+  const long long diag = static_cast<long long>(i) + static_cast<long long>(tk) -
+                         static_cast<long long>(tq);  // last key causal allows
+  long long lo = 0, hi = static_cast<long long>(tk);
+  if (m.causal) hi = std::min(hi, diag + 1);
+  // A window of T_k or more allows every key (diag < T_k); skipping it also keeps a huge
+  // size_t window from turning negative in the signed arithmetic.
+  if (m.window > 0 && m.window < tk) lo = std::max(lo, diag - static_cast<long long>(m.window) + 1);
+  if (hi < lo) hi = lo;
+  lo = std::clamp<long long>(lo, 0, static_cast<long long>(tk));
+  hi = std::clamp<long long>(hi, 0, static_cast<long long>(tk));
+  return {static_cast<std::size_t>(lo), static_cast<std::size_t>(hi)};
+}
 
 inline bool is_allowed(const MaskSpec& m, std::size_t i, std::size_t j, std::size_t tq,
                        std::size_t tk) {
