@@ -11,6 +11,13 @@
 //   node --no-liftoff bench/train_bench.mjs --mode workers --workers 1,2 --steps 60 --rounds 3
 //     one JSON line per Worker count: steps/s of config A trained by the Train tab's Worker pool
 //     (worker_threads; the same bits for every count) and the speed-up over the first count.
+//   node --no-liftoff bench/train_bench.mjs --mode ab --module DIR_A --module DIR_B --dmodel 64,32
+//        [--rounds 60] [--reps 10]
+//     two (or more) builds of attn_train (DIR/attn_train.{mjs,wasm}) in one process, their
+//     trainers' profile(reps) called alternately for `rounds` rounds: one JSON line per build
+//     and d_model with the median and best forward and forward+backward ms. On a noisy VM
+//     (a shared core's other thread) separate processes differed by more than a change
+//     does; alternating calls in one process see the same noise.
 //   node --no-liftoff bench/train_bench.mjs --mode decode-state --T 256,512,1024,2048,4096
 //     one JSON line: the same model with normalizer 'linear': per-token ms with its recurrent
 //     state and with the K/V cache at each T (median over 48 appends ending at T), the bytes
@@ -24,8 +31,11 @@ const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : def;
 };
-const { default: createAttnTrain } = await import(path.join(root, 'build/wasm/attn_train.mjs'));
-const lib = await createAttnTrain({ wasmBinary: fs.readFileSync(path.join(root, 'build/wasm/attn_train.wasm')) });
+const loadTrain = async (dir) => {
+  const { default: create } = await import(path.join(dir, 'attn_train.mjs'));
+  return create({ wasmBinary: fs.readFileSync(path.join(dir, 'attn_train.wasm')) });
+};
+const lib = await loadTrain(path.join(root, 'build/wasm'));
 const median = (a) => {
   const s = [...a].sort((x, y) => x - y);
   const m = s.length >> 1;
@@ -44,6 +54,32 @@ if (mode === 'train') {
     console.log(JSON.stringify({ impl: 'wasm', dModel, batch, forward: p.forward,
       backward: p.forwardBackward - p.forward, optimizer: p.optimizer,
       step: p.forwardBackward + p.optimizer }));
+  }
+} else if (mode === 'ab') {
+  const dirs = process.argv.flatMap((a, i) => (a === '--module' ? [path.resolve(process.argv[i + 1])] : []));
+  if (dirs.length < 2) throw new Error('--mode ab needs two or more --module DIR (each holding attn_train.mjs and .wasm)');
+  const libs = [];
+  for (const d of dirs) libs.push(await loadTrain(d));
+  const rounds = +arg('rounds', '60');
+  const reps = +arg('reps', '10');
+  const batch = +arg('batch', '32');
+  for (const dModel of arg('dmodel', '64,32').split(',').map(Number)) {
+    const trs = libs.map((l) => l.createTrainer({ dModel, batch, seed: 0 }));
+    trs.forEach((t) => t.profile(20)); // warm-up
+    const f = trs.map(() => []), fb = trs.map(() => []);
+    for (let r = 0; r < rounds; r++) {
+      trs.forEach((t, i) => {
+        const p = t.profile(reps);
+        f[i].push(p.forward);
+        fb[i].push(p.forwardBackward);
+      });
+    }
+    trs.forEach((t, i) => {
+      console.log(JSON.stringify({ impl: 'wasm-ab', module: dirs[i], dModel, batch, rounds,
+        forward: median(f[i]), forwardBest: Math.min(...f[i]),
+        forwardBackward: median(fb[i]), forwardBackwardBest: Math.min(...fb[i]) }));
+      t.delete();
+    });
   }
 } else if (mode === 'workers') {
   // Steps/s of config A (or --dmodel) trained by the Train tab's Worker pool (web/src/train/pool.ts,
