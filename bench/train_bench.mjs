@@ -35,14 +35,15 @@ const loadTrain = async (dir) => {
   const { default: create } = await import(path.join(dir, 'attn_train.mjs'));
   return create({ wasmBinary: fs.readFileSync(path.join(dir, 'attn_train.wasm')) });
 };
-const lib = await loadTrain(path.join(root, 'build/wasm'));
+const mode = arg('mode', 'train');
+// --mode ab loads its own builds.
+const lib = mode === 'ab' ? null : await loadTrain(path.join(root, 'build/wasm'));
 const median = (a) => {
   const s = [...a].sort((x, y) => x - y);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-const mode = arg('mode', 'train');
 if (mode === 'train') {
   const reps = +arg('reps', '40');
   const batch = +arg('batch', '32');

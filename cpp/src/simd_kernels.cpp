@@ -181,9 +181,8 @@ constexpr float kLn2 = 0.693147180559945309f;
 
 // Qt[c][r] = scale * q[r * ldq + c] for the rows of one query tile (ldq: q's row stride,
 // d_k unless given); rows from `rows` to the next multiple of 16 are 0 (rows past those are
-// never read). 4 x 4 blocks through registers (at T = 64 the
-// scalar loop was a tenth of the call). Also turns row-major weights into a key-major tile
-// (scale 1, exact).
+// never read). 4 x 4 blocks through registers (at T = 64 the scalar loop was a tenth of the
+// call). Also turns row-major weights into a key-major tile (scale 1, exact).
 void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, float* qt,
                  std::size_t ldq = 0) {
   if (ldq == 0) ldq = dk;
@@ -191,7 +190,7 @@ void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, 
   // vertical passes' quads); zeroing all 64 took a memset call per column, a few thousand per
   // T = 32 backward call.
   const std::size_t zero_end = std::min(kW, (rows + 15) / 16 * 16);
-  for (std::size_t c = 0; c < dk && rows < zero_end; ++c) {
+  for (std::size_t c = 0; c < dk; ++c) {
     for (std::size_t r = rows; r < zero_end; ++r) qt[c * kW + r] = 0.f;
   }
   const v128_t vs = splat(scale);
@@ -591,6 +590,26 @@ TileRows tile_rows(const MaskSpec& m, std::size_t i0, std::size_t rows, std::siz
   return t;
 }
 
+// With dropout, the naive kernel's output rows: y_r += sum over row r's keys of the kept
+// weights times 1/(1-p) times V_j, key by key (attn/dropout.hpp decides which); the stored
+// weights stay the softmax's. done: rows to leave out (fully masked), or null.
+void add_dropped_pv(const AttentionOptions& o, std::size_t h, std::size_t i0, std::size_t rows,
+                    const TileRows& tr, const bool* done, const float* w0, const float* vg,
+                    float* y0) {
+  const Shape& s = o.shape;
+  const float keep_scale = static_cast<float>(1 / (1 - o.dropout));
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (done && done[r]) continue;
+    const std::uint64_t drow = dropout_row(o.dropout_seed, h, i0 + r);
+    const float* w = w0 + r * s.tk;
+    for (std::size_t j = tr.lo[r]; j < tr.hi[r]; ++j) {
+      if (w[j] != 0.f && dropout_keep_row(drow, j, o.dropout)) {
+        axpy(w[j] * keep_scale, vg + j * s.dv, y0 + r * s.dv, s.dv);
+      }
+    }
+  }
+}
+
 GroupLimits no_limits() {
   GroupLimits g;
   std::fill(g.j, g.j + kW / 16, kAll);
@@ -635,12 +654,12 @@ inline bool has_pointwise(const MaskSpec& m) {
 // window, no mask; fully masked rows have [0, 0)); otherwise 0 (no rows skipped).
 void first_row(const std::int32_t* lo, const std::int32_t* hi, std::size_t rows, bool monotone,
                std::size_t j0, std::size_t J, std::size_t* first) {
+  if (!monotone) {
+    std::fill(first, first + J, std::size_t{0});
+    return;
+  }
   std::size_t r = 0;
   for (std::size_t jj = 0; jj < J; ++jj) {
-    if (!monotone) {
-      first[jj] = 0;
-      continue;
-    }
     const auto j = static_cast<std::int32_t>(j0 + jj);
     while (r < rows && hi[r] <= j) ++r;
     first[jj] = r < rows && lo[r] <= j ? r : rows;
@@ -767,16 +786,7 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
         float* y0 = out->output.data() + row0 * s.dv;
         std::fill(y0, y0 + rows * s.dv, 0.f);
         if (o.dropout > 0) {
-          const float keep_scale = static_cast<float>(1 / (1 - o.dropout));
-          for (std::size_t r = 0; r < rows; ++r) {
-            const std::uint64_t drow = dropout_row(o.dropout_seed, h, i0 + r);
-            const float* w = w0 + r * s.tk;
-            for (std::size_t j = 0; j < tr.hi[r]; ++j) {
-              if (w[j] != 0.f && dropout_keep_row(drow, j, o.dropout)) {
-                axpy(w[j] * keep_scale, vg + j * s.dv, y0 + r * s.dv, s.dv);
-              }
-            }
-          }
+          add_dropped_pv(o, h, i0, rows, tr, nullptr, w0, vg, y0);
           continue;
         }
         for (std::size_t r = 0; r < rows; r += 2) {
@@ -839,18 +849,7 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
       //    the stored weights stay the softmax's: the kept ones, times 1/(1-p), are added
       //    key by key instead (attn/dropout.hpp decides which).
       if (o.dropout > 0) {
-        const float keep_scale = static_cast<float>(1 / (1 - o.dropout));
-        for (std::size_t r = 0; r < rows; ++r) {
-          if (done[r]) continue;
-          const std::uint64_t drow = dropout_row(o.dropout_seed, h, i0 + r);
-          const float* w = w0 + r * s.tk;
-          float* y = out->output.data() + (row0 + r) * s.dv;
-          for (std::size_t j = tr.lo[r]; j < tr.hi[r]; ++j) {
-            if (w[j] != 0.f && dropout_keep_row(drow, j, o.dropout)) {
-              axpy(w[j] * keep_scale, vg + j * s.dv, y, s.dv);
-            }
-          }
-        }
+        add_dropped_pv(o, h, i0, rows, tr, done, w0, vg, out->output.data() + row0 * s.dv);
         continue;
       }
       for (std::size_t r = 0; r < rows;) {
