@@ -61,15 +61,21 @@ try {
         };
         requestAnimationFrame(tick);
       });
+      // the page's main-thread busy time while training (it shares the cores with the Workers)
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Performance.enable');
+      const busy = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value * 1000;
+      const busy0 = await busy();
       const t0 = Date.now();
       await page.getByTestId('train-play').click();
       await page.waitForFunction(() => document.querySelector('[data-testid=train-view]')?.dataset.run === 'stopped', null, { timeout: 120000 });
       const wall = Date.now() - t0;
+      const pageBusy = (await busy()) - busy0;
       const info = await page.evaluate(() => {
         window.__frameStop = true;
         return { ...window.__trainTab.phaseAt, step: window.__trainTab.step(), workers: window.__trainTab.workers(), frames: window.__frameLog, sps: window.__trainTab.stepsPerSec(), gf: window.__trainTab.gflops(), split: window.__trainTab.split() };
       });
-      rows[k].push({ ms90: info.ms90, wall, step: info.step, workers: info.workers, sps: info.sps, trainMs: FLOPS / (info.gf * 1e6), split: info.split, fMed: pct(info.frames, 0.5), fP95: pct(info.frames, 0.95) });
+      rows[k].push({ ms90: info.ms90, wall, step: info.step, workers: info.workers, sps: info.sps, trainMs: FLOPS / (info.gf * 1e6), split: info.split, pageBusy, fMed: pct(info.frames, 0.5), fP95: pct(info.frames, 0.95) });
       await page.close();
     }
   }
@@ -86,6 +92,8 @@ for (const k of counts) {
     wallMsPerStep: 1000 / median(a.map((x) => x.sps)), trainMsPerStep: median(a.map((x) => x.trainMs)), wallMs: median(a.map((x) => x.wall)), stepsPerSec: median(a.map((x) => x.sps)),
     // ms per step spent in: the steps, evaluations, head scores, snapshots, the rest (messages, yields)
     perStep: Object.fromEntries(['train', 'eval', 'scores', 'snap', 'wall'].map((f) => [f, +median(a.map((x) => x.split[f] / x.split.steps)).toFixed(2)])),
+    // the page's main thread: busy ms per step from Play to the stop
+    pageMsPerStep: +median(a.map((x) => x.pageBusy / x.step)).toFixed(2),
     frameMedianMs: median(a.map((x) => x.fMed)), frameP95Ms: median(a.map((x) => x.fP95)),
     cpus: os.cpus().length, load1: os.loadavg()[0], rounds,
   }));

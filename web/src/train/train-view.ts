@@ -25,6 +25,9 @@ import { ExperimentCards } from './cards';
 import { VariantsCard } from './variants-card';
 import { ExportBar } from './export-bar';
 
+/** ms between redraws while training (10 a second: the curves still move smoothly) */
+const LIVE_DRAW_MS = 100;
+
 /** What the page gives the Train tab: its settings, a way to change them (and to open the
  *  trained model in the Heads view), and the page's share-link writer. */
 export interface TrainContext extends LabContext<TrainSlice, { train?: TrainState; page?: { view: 'heads'; head: number } }> {
@@ -71,6 +74,7 @@ class TrainView implements View<TrainContext> {
   private frames: number[] = [];
   private drawMs: number[] = [];
   private lastFrame = 0;
+  private lastDrawAt = -Infinity;
 
   constructor() {
     this.s = new TrainSession({
@@ -235,6 +239,14 @@ class TrainView implements View<TrainContext> {
   private schedule(): void {
     if (this.rafPending) return;
     this.rafPending = true;
+    // While training, redraw at most every LIVE_DRAW_MS: each redraw costs the page's main
+    // thread its style, layout, paint and commit too, on the cores the Workers train on.
+    const wait = this.s.run === 'running' ? this.lastDrawAt + LIVE_DRAW_MS - performance.now() : 0;
+    if (wait > 1) setTimeout(() => this.frame(), wait);
+    else this.frame();
+  }
+
+  private frame(): void {
     requestAnimationFrame((now) => {
       this.rafPending = false;
       if (this.s.run === 'running') {
@@ -245,6 +257,7 @@ class TrainView implements View<TrainContext> {
         this.lastFrame = now;
       } else this.lastFrame = 0;
       const t0 = performance.now();
+      this.lastDrawAt = t0;
       this.draw();
       this.drawMs.push(performance.now() - t0);
       if (this.drawMs.length > 5000) this.drawMs.splice(0, 1000);
