@@ -234,6 +234,13 @@
     var r = unwrap(this._live().scoreGradients());
     return { scoreGrad: copy(r.scoreGrad), wqGradNorm: copy(r.wqGradNorm), loss: r.loss };
   };
+  Trainer.prototype.diagnostics = function () {
+    var r = unwrap(this._live().diagnostics());
+    return { previousToken: copy(r.previousToken), induction: copy(r.induction),
+      duplicateToken: copy(r.duplicateToken), ablationLoss: copy(r.ablationLoss),
+      kComposition: copy(r.kComposition), loss: r.loss, accuracy: r.accuracy,
+      scoreGrad: copy(r.scoreGrad), wqGradNorm: copy(r.wqGradNorm) };
+  };
   Trainer.prototype.attention = function (tokens) {
     var t = int32s(tokens, 'tokens');
     if (t.length < 1 || t.length > this._c.seqLen) fail('tokens', 'tokens must hold 1 to seqLen (' + this._c.seqLen + ') values');

@@ -161,18 +161,20 @@ class TrainerHandle {
   val headScores() {
     attn::Status st = t_->head_scores(&hs_);
     if (!st.ok()) return error(st);
-    f_.clear();
-    for (const auto* v : {&hs_.previous_token, &hs_.induction, &hs_.duplicate_token,
-                          &hs_.ablation_loss, &hs_.k_composition})
-      for (double x : *v) f_.push_back(static_cast<float>(x));
-    const std::size_t lh = hs_.previous_token.size();
     val r = ok();
-    r.set("previousToken", view(f_.data(), lh));
-    r.set("induction", view(f_.data() + lh, lh));
-    r.set("duplicateToken", view(f_.data() + 2 * lh, lh));
-    r.set("ablationLoss", view(f_.data() + 3 * lh, lh));
-    r.set("kComposition", view(f_.data() + 4 * lh, hs_.k_composition.size()));
-    r.set("loss", hs_.loss);
+    setScores(r, hs_);
+    return r;
+  }
+
+  // headScores + evaluate + scoreGradients in one call (one shared forward; the same bits).
+  val diagnostics() {
+    attn::Status st = t_->diagnostics(&dg_);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    setScores(r, dg_.scores);
+    r.set("accuracy", dg_.accuracy);
+    r.set("scoreGrad", view(dg_.score_grad.data(), dg_.score_grad.size()));
+    r.set("wqGradNorm", view(dg_.wq_grad_norm.data(), dg_.wq_grad_norm.size()));
     return r;
   }
 
@@ -365,9 +367,25 @@ class TrainerHandle {
     return r;
   }
 
+  // The head scores into r as Float32 views of f_ (previousToken ... kComposition, loss).
+  void setScores(val& r, const attn::tr::HeadScores& hs) {
+    f_.clear();
+    for (const auto* v : {&hs.previous_token, &hs.induction, &hs.duplicate_token, &hs.ablation_loss,
+                          &hs.k_composition})
+      for (double x : *v) f_.push_back(static_cast<float>(x));
+    const std::size_t lh = hs.previous_token.size();
+    r.set("previousToken", view(f_.data(), lh));
+    r.set("induction", view(f_.data() + lh, lh));
+    r.set("duplicateToken", view(f_.data() + 2 * lh, lh));
+    r.set("ablationLoss", view(f_.data() + 3 * lh, lh));
+    r.set("kComposition", view(f_.data() + 4 * lh, hs.k_composition.size()));
+    r.set("loss", hs.loss);
+  }
+
   std::unique_ptr<attn::tr::Trainer> t_;
   attn::tr::TrainReport report_;
   attn::tr::HeadScores hs_;
+  attn::tr::Diagnostics dg_;
   std::vector<float> f_, w_, g_;
   std::vector<double> sg_, wqn_;
   std::vector<std::int32_t> tok_;
@@ -439,6 +457,7 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .function("evaluate", &TrainerHandle::evaluate)
       .function("headScores", &TrainerHandle::headScores)
       .function("scoreGradients", &TrainerHandle::scoreGradients)
+      .function("diagnostics", &TrainerHandle::diagnostics)
       .function("attention", &TrainerHandle::attention)
       .function("sampleBatch", &TrainerHandle::sampleBatch)
       .function("lossAndGradients", &TrainerHandle::lossAndGradients)

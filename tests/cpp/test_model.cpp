@@ -479,3 +479,49 @@ TEST_CASE("model - from_layer reruns the upper layers on the lower ones' bits, a
               .ok());
   CHECK(part == full);
 }
+
+TEST_CASE("model - wq_grads_only: the W_Q gradients and the loss of a full pass, bit for bit",
+          "[model]") {
+  // The score-gradient diagnostic asks for dL/dW_Q only; the pass skips the other weights'
+  // products, which must not move a bit of what it keeps. Every fixture family (plain,
+  // grouped KV heads, LayerNorm, the variants), both precisions, with an ablated head.
+  const auto fx = fixtures::load("model.json");
+  std::size_t cases = 0;
+  for (const char* family : {"grad", "interp", "variants"}) {
+    if (!fx.contains(family)) continue;
+    for (const auto& c : fx.at(family)) {
+      const std::string name = c.at("name");
+      INFO(family << " " << name);
+      const ModelConfig cfg = model_fx::config(c);
+      const auto P = attn::tr::param_layout(cfg);
+      const std::size_t nq = cfg.d_model * cfg.heads * attn::tr::d_head(cfg);
+      auto run = [&](auto zero) {
+        using T = decltype(zero);
+        const auto p = model_fx::flat<T>(c.at("params"), true);
+        std::vector<std::uint8_t> abl(cfg.layers * cfg.heads, 0);
+        abl[0] = cfg.heads > 1 ? 1 : 0;
+        attn::tr::RunOptions ro;
+        ro.ablate = abl.data();
+        ro.keep_weights = true;
+        std::vector<double> sg_full(abl.size()), sg_q(abl.size());
+        ro.score_grad = sg_full.data();
+        std::vector<T> full, only;
+        const double l_full = loss_grads(cfg, p, model_fx::tokens(c), model_fx::mask(c),
+                                         c.at("batch").get<std::size_t>(), &full, ro);
+        ro.wq_grads_only = true;
+        ro.score_grad = sg_q.data();
+        const double l_q = loss_grads(cfg, p, model_fx::tokens(c), model_fx::mask(c),
+                                      c.at("batch").get<std::size_t>(), &only, ro);
+        CHECK(std::memcmp(&l_full, &l_q, sizeof l_full) == 0);
+        CHECK(std::memcmp(sg_full.data(), sg_q.data(), sg_full.size() * sizeof(double)) == 0);
+        for (std::size_t l = 0; l < cfg.layers; ++l)
+          CHECK(std::memcmp(full.data() + P.layer[l].wq, only.data() + P.layer[l].wq,
+                            nq * sizeof(T)) == 0);
+      };
+      run(float(0));
+      run(double(0));
+      ++cases;
+    }
+  }
+  CHECK(cases >= 10);
+}

@@ -408,6 +408,8 @@ TEST_CASE("trainer - trainOn and lossAndGradients do not depend on the task", "[
     CHECK(bad.head_scores(&hs).field == k.field);
     std::vector<double> sg, wn;
     CHECK(bad.score_gradients(&sg, &wn, &loss).field == k.field);
+    attn::tr::Diagnostics dg;
+    CHECK(bad.diagnostics(&dg).field == k.field);
     double ms[3];
     CHECK(bad.profile(1, ms).field == k.field);
     // The caller's own tokens: bit-identical results under both tasks.
@@ -470,4 +472,53 @@ TEST_CASE("trainer - a finite report holds only finite float32 losses and gradie
   CHECK(any_overflow);
   CHECK_FALSE(r.finite);
   CHECK(r.step == r.loss.size() - 1);
+}
+
+TEST_CASE("trainer - diagnostics gives evaluate, head_scores and score_gradients bit for bit",
+          "[trainer][determinism]") {
+  // One shared forward of the held-out batch (naive kernel) or separate passes (tiled): the
+  // numbers must not depend on which, with or without an ablated head, before and after steps.
+  auto same = [](const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  };
+  auto bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (int variant = 0; variant < 4; ++variant) {
+    TrainerConfig c = small();
+    c.model.layers = 3;
+    if (variant == 1) c.model.kernel = attn::Kernel::kTiled;
+    if (variant == 2) {
+      c.model.kv_heads = 1;
+      c.model.layer_norm = true;
+    }
+    if (variant == 3) c.model.normalizer = attn::Normalizer::kSoftmax1;
+    INFO("variant " << variant);
+    auto t = make(c);
+    for (int round = 0; round < 3; ++round) {
+      if (round == 1) {
+        attn::tr::TrainReport r;
+        REQUIRE(t->train(5, &r).ok());
+      }
+      if (round == 2) REQUIRE(t->set_ablation(1, 0, true).ok());
+      attn::tr::Diagnostics d;
+      REQUIRE(t->diagnostics(&d).ok());
+      double loss = 0, acc = 0, gloss = 0;
+      REQUIRE(t->evaluate(&loss, &acc).ok());
+      attn::tr::HeadScores hs;
+      REQUIRE(t->head_scores(&hs).ok());
+      std::vector<double> sg, wn;
+      REQUIRE(t->score_gradients(&sg, &wn, &gloss).ok());
+      CHECK(bits(d.scores.loss, loss));
+      CHECK(bits(d.accuracy, acc));
+      CHECK(same(d.scores.previous_token, hs.previous_token));
+      CHECK(same(d.scores.induction, hs.induction));
+      CHECK(same(d.scores.duplicate_token, hs.duplicate_token));
+      CHECK(same(d.scores.ablation_loss, hs.ablation_loss));
+      CHECK(same(d.scores.k_composition, hs.k_composition));
+      CHECK(bits(d.scores.loss, hs.loss));
+      CHECK(same(d.score_grad, sg));
+      CHECK(same(d.wq_grad_norm, wn));
+      CHECK(d.score_grad.size() == 3 * 2);
+      CHECK(d.wq_grad_norm.size() == 3);
+    }
+  }
 }

@@ -38,9 +38,10 @@ export function throwsField(lib, fn, field, label) {
 }
 
 export function bitsEqual(a, b) {
-  if (a.length !== b.length) return false;
-  const x = new Uint32Array(a.buffer, a.byteOffset, a.length);
-  const y = new Uint32Array(b.buffer, b.byteOffset, b.length);
+  if (a.length !== b.length || a.byteLength !== b.byteLength) return false;
+  // bytes, so Float64Array compares every bit too
+  const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
   return true;
 }

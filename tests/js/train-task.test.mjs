@@ -1,6 +1,6 @@
 // The task rule of the training module: [noise, s, s] fits any seqLen >= 4 (an odd one gives
 // the noise the odd token), and a task that cannot be drawn stops only the calls that draw it
-// (train, sampleBatch, evaluate, headScores, scoreGradients, profile): trainOn and
+// (train, sampleBatch, evaluate, headScores, scoreGradients, diagnostics, profile): trainOn and
 // lossAndGradients on the caller's own tokens neither check nor use the task.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,6 +46,7 @@ test('a task that cannot be drawn stops only the calls that draw it', async () =
     throwsField(lib, () => bad.evaluate(), field, `${label} evaluate`);
     throwsField(lib, () => bad.headScores(), field, `${label} headScores`);
     throwsField(lib, () => bad.scoreGradients(), field, `${label} scoreGradients`);
+    throwsField(lib, () => bad.diagnostics(), field, `${label} diagnostics`);
     throwsField(lib, () => bad.profile(1), field, `${label} profile`);
     // The caller's own tokens: the same numbers, bit for bit, whatever the task.
     const { tokens, lossMask } = ok.sampleBatch();

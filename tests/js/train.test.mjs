@@ -154,6 +154,30 @@ test('scoreGradients: Float64 per layer x head, and it leaves training untouched
   for (const t of [a, b, sat, dflt]) t.delete();
 });
 
+test('diagnostics: headScores, evaluate and scoreGradients in one call, bit for bit, training untouched', async () => {
+  const lib = await loadTrain();
+  for (const kernel of ['naive', 'tiled']) {
+    const a = lib.createTrainer({ ...SMALL, kernel }), b = lib.createTrainer({ ...SMALL, kernel });
+    a.train(3);
+    b.train(3);
+    a.setAblation(1, 1, true);
+    const d = a.diagnostics();
+    const hs = a.headScores(), ev = a.evaluate(), g = a.scoreGradients();
+    for (const k of ['previousToken', 'induction', 'duplicateToken', 'ablationLoss', 'kComposition']) {
+      assert.ok(d[k] instanceof Float32Array && bitsEqual(d[k], hs[k]), `${kernel} ${k}`);
+    }
+    assert.ok(d.scoreGrad instanceof Float64Array && bitsEqual(d.scoreGrad, g.scoreGrad), `${kernel} scoreGrad`);
+    assert.ok(bitsEqual(d.wqGradNorm, g.wqGradNorm), `${kernel} wqGradNorm`);
+    assert.equal(d.loss, ev.loss);
+    assert.equal(d.loss, hs.loss);
+    assert.equal(d.accuracy, ev.accuracy);
+    a.setAblation(1, 1, false);
+    assert.ok(bitsEqual(a.train(4).loss, b.train(4).loss), `${kernel}: diagnostics disturbed training`);
+    a.delete();
+    b.delete();
+  }
+});
+
 test('lossAndGradients matches the PyTorch oracle with both kernels (model.json, float32 tolerance 2e-5 relative)', async () => {
   const lib = await loadTrain();
   const fx = loadFixture('model.json');

@@ -115,18 +115,24 @@ Status evaluate_batch(const ModelConfig& c, const T* params, const std::int32_t*
   Status st = forward_backward(c, params, tokens, mask, batch, t, ro, ws, static_cast<T*>(nullptr),
                                loss, &count);
   if (!st.ok()) return st;
+  *accuracy = accuracy_of(ws->logits.data(), tokens, mask, batch, t, V, count);
+  return Status::Ok();
+}
+
+template <class T>
+double accuracy_of(const T* logits, const std::int32_t* tokens, const std::uint8_t* mask,
+                   std::size_t batch, std::size_t t, std::size_t V, std::size_t count) {
   std::size_t hit = 0;
   for (std::size_t b = 0; b < batch; ++b)
     for (std::size_t i = 1; i < t; ++i) {
       if (!mask[b * t + i]) continue;
-      const T* lg = ws->logits.data() + (b * t + i - 1) * V;
+      const T* lg = logits + (b * t + i - 1) * V;
       std::size_t arg = 0;
       for (std::size_t j = 1; j < V; ++j)
         if (lg[j] > lg[arg]) arg = j;
       hit += arg == static_cast<std::size_t>(tokens[b * t + i]);
     }
-  *accuracy = count ? static_cast<double>(hit) / static_cast<double>(count) : 0.0;
-  return Status::Ok();
+  return count ? static_cast<double>(hit) / static_cast<double>(count) : 0.0;
 }
 
 template <class T>
@@ -134,11 +140,7 @@ Status head_scores(const ModelConfig& c, const T* params, const std::int32_t* pr
                    std::size_t probe_batch, const std::int32_t* eval_tokens,
                    const std::uint8_t* eval_mask, std::size_t eval_batch,
                    const std::uint8_t* ablate, Workspace<T>* ws, HeadScores* out) {
-  const std::size_t L = c.layers, H = c.heads, t = c.seq_len;
-  out->previous_token.assign(L * H, 0);
-  out->induction.assign(L * H, 0);
-  out->duplicate_token.assign(L * H, 0);
-  out->ablation_loss.assign(L * H, 0);
+  const std::size_t t = c.seq_len;
   // Pass 1: the probe's weights for the pattern scores. When the probe is the evaluation batch
   // and the model's kernel keeps its weights anyway (naive), the same forward gives the
   // evaluation loss too: evaluate_batch would rerun it with the same kernel, to the same bits.
@@ -151,6 +153,21 @@ Status head_scores(const ModelConfig& c, const T* params, const std::int32_t* pr
       forward_backward(c, params, probe, one_pass ? eval_mask : nullptr, probe_batch, t, ro, ws,
                        static_cast<T*>(nullptr), one_pass ? &out->loss : nullptr, nullptr);
   if (!st.ok()) return st;
+  return head_scores_from_forward(c, params, probe, probe_batch, eval_tokens, eval_mask, eval_batch,
+                                  ablate, one_pass, ws, out);
+}
+
+template <class T>
+Status head_scores_from_forward(const ModelConfig& c, const T* params, const std::int32_t* probe,
+                                std::size_t probe_batch, const std::int32_t* eval_tokens,
+                                const std::uint8_t* eval_mask, std::size_t eval_batch,
+                                const std::uint8_t* ablate, bool one_pass, Workspace<T>* ws,
+                                HeadScores* out) {
+  const std::size_t L = c.layers, H = c.heads, t = c.seq_len;
+  out->previous_token.assign(L * H, 0);
+  out->induction.assign(L * H, 0);
+  out->duplicate_token.assign(L * H, 0);
+  out->ablation_loss.assign(L * H, 0);
   for (std::size_t l = 0; l < L; ++l) {
     pattern_scores(probe, probe_batch, t, H, ws->att[l].weights.data(),
                    out->previous_token.data() + l * H, out->induction.data() + l * H,
@@ -158,6 +175,7 @@ Status head_scores(const ModelConfig& c, const T* params, const std::int32_t* pr
   }
   std::vector<std::uint8_t> abl(L * H, 0);
   if (ablate) abl.assign(ablate, ablate + L * H);
+  Status st;
   if (!one_pass) {
     double acc = 0;
     st = evaluate_batch(c, params, eval_tokens, eval_mask, eval_batch, abl.data(), ws, &out->loss,
@@ -186,16 +204,21 @@ Status head_scores(const ModelConfig& c, const T* params, const std::int32_t* pr
   return Status::Ok();
 }
 
-#define ATTN_INTERP(T)                                                                           \
-  template void pattern_scores<T>(const std::int32_t*, std::size_t, std::size_t, std::size_t,    \
-                                  const T*, double*, double*, double*);                          \
-  template std::vector<double> k_composition<T>(const ModelConfig&, const T*);                   \
-  template Status evaluate_batch<T>(const ModelConfig&, const T*, const std::int32_t*,           \
-                                    const std::uint8_t*, std::size_t, const std::uint8_t*,       \
-                                    Workspace<T>*, double*, double*);                            \
-  template Status head_scores<T>(const ModelConfig&, const T*, const std::int32_t*, std::size_t, \
-                                 const std::int32_t*, const std::uint8_t*, std::size_t,          \
-                                 const std::uint8_t*, Workspace<T>*, HeadScores*);
+#define ATTN_INTERP(T)                                                                            \
+  template void pattern_scores<T>(const std::int32_t*, std::size_t, std::size_t, std::size_t,     \
+                                  const T*, double*, double*, double*);                           \
+  template std::vector<double> k_composition<T>(const ModelConfig&, const T*);                    \
+  template Status evaluate_batch<T>(const ModelConfig&, const T*, const std::int32_t*,            \
+                                    const std::uint8_t*, std::size_t, const std::uint8_t*,        \
+                                    Workspace<T>*, double*, double*);                             \
+  template Status head_scores<T>(const ModelConfig&, const T*, const std::int32_t*, std::size_t,  \
+                                 const std::int32_t*, const std::uint8_t*, std::size_t,           \
+                                 const std::uint8_t*, Workspace<T>*, HeadScores*);                \
+  template Status head_scores_from_forward<T>(                                                    \
+      const ModelConfig&, const T*, const std::int32_t*, std::size_t, const std::int32_t*,        \
+      const std::uint8_t*, std::size_t, const std::uint8_t*, bool, Workspace<T>*, HeadScores*);   \
+  template double accuracy_of<T>(const T*, const std::int32_t*, const std::uint8_t*, std::size_t, \
+                                 std::size_t, std::size_t, std::size_t);
 ATTN_INTERP(float)
 ATTN_INTERP(double)
 #undef ATTN_INTERP

@@ -502,7 +502,9 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   }
 
   // Backward. Pass 6: unembedding. dU = y^T dlogits, dy = dlogits U^T.
-  gemm(Trans::kTN, D, V, N, y, D, ws->dlogits.data(), V, T(0), grads + P.unembed, V, &ws->pack);
+  const bool all_grads = !ro.wq_grads_only;
+  if (all_grads)
+    gemm(Trans::kTN, D, V, N, y, D, ws->dlogits.data(), V, T(0), grads + P.unembed, V, &ws->pack);
   ws->dx.resize(N * D);
   gemm(Trans::kNT, N, D, V, ws->dlogits.data(), V, params + P.unembed, V, T(0), ws->dx.data(), D,
        &ws->pack);
@@ -540,8 +542,9 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     const auto& W = P.layer[l];
     const T* x = ws->x[l].data();
     // dW_O = Z^T dx, dZ = dx W_O^T (ablated heads' columns of Z are zero: no gradient).
-    gemm(Trans::kTN, wq_w, D, N, ws->z[l].data(), wq_w, ws->dx.data(), D, T(0), grads + W.wo, D,
-         &ws->pack);
+    if (all_grads)
+      gemm(Trans::kTN, wq_w, D, N, ws->z[l].data(), wq_w, ws->dx.data(), D, T(0), grads + W.wo, D,
+           &ws->pack);
     gemm(Trans::kNT, N, wq_w, D, ws->dx.data(), D, params + W.wo, D, T(0), ws->dz.data(), wq_w,
          &ws->pack);
     const std::uint8_t* abl = ro.ablate ? ro.ablate + l * H : nullptr;
@@ -575,13 +578,19 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     merge(ws->grads.dq.data(), batch, t, H, dh, nullptr, ws->qkv.data(), w3);
     merge(ws->grads.dk.data(), batch, t, Hkv, dh, nullptr, ws->qkv.data() + wq_w, w3);
     merge(ws->grads.dv.data(), batch, t, Hkv, dh, nullptr, ws->qkv.data() + wq_w + wkv_w, w3);
-    ws->dw.resize(D * w3);
-    gemm(Trans::kTN, D, w3, N, x, D, ws->qkv.data(), w3, T(0), ws->dw.data(), w3, &ws->pack);
-    for (std::size_t r = 0; r < D; ++r) {
-      const T* src = ws->dw.data() + r * w3;
-      copy_run(src, wq_w, grads + W.wq + r * wq_w);
-      copy_run(src + wq_w, wkv_w, grads + W.wk + r * wkv_w);
-      copy_run(src + wq_w + wkv_w, wkv_w, grads + W.wv + r * wkv_w);
+    if (all_grads) {
+      ws->dw.resize(D * w3);
+      gemm(Trans::kTN, D, w3, N, x, D, ws->qkv.data(), w3, T(0), ws->dw.data(), w3, &ws->pack);
+      for (std::size_t r = 0; r < D; ++r) {
+        const T* src = ws->dw.data() + r * w3;
+        copy_run(src, wq_w, grads + W.wq + r * wq_w);
+        copy_run(src + wq_w, wkv_w, grads + W.wk + r * wkv_w);
+        copy_run(src + wq_w + wkv_w, wkv_w, grads + W.wv + r * wkv_w);
+      }
+    } else {
+      // dW_Q alone: the dq columns of the same product (each element the same sum over rows).
+      gemm(Trans::kTN, D, wq_w, N, x, D, ws->qkv.data(), w3, T(0), grads + W.wq, wq_w, &ws->pack);
+      if (l == 0) return Status::Ok();  // dL/dx_0 feeds only the embeddings' gradients
     }
     gemm(Trans::kNT, N, D, w3, ws->qkv.data(), w3, ws->wqkv[l].data(), w3, T(1), ws->dx.data(), D,
          &ws->pack);

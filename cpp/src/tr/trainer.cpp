@@ -377,16 +377,23 @@ Status Trainer::score_gradients(std::vector<double>* score_grad, std::vector<dou
   if (!task_status_.ok()) return task_status_;
   Status st = check_weights_cap(c_.model, c_.batch, c_.model.seq_len);
   if (!st.ok()) return st;
+  std::size_t count = 0;
+  return score_gradient_pass(score_grad, wq_grad_norm, loss, &count);
+}
+
+Status Trainer::score_gradient_pass(std::vector<double>* score_grad,
+                                    std::vector<double>* wq_grad_norm, double* loss,
+                                    std::size_t* count) {
   const std::size_t L = c_.model.layers, H = c_.model.heads;
   score_grad->assign(L * H, 0.0);
   RunOptions ro;
   ro.keep_weights = true;  // the naive forward: P is kept for the diagnostic
   ro.ablate = ablate_.data();
   ro.score_grad = score_grad->data();
-  std::size_t count = 0;
+  ro.wq_grads_only = true;
   // grads_ is scratch between steps (each step overwrites it).
-  st = forward_backward(c_.model, params_->data(), eval_tokens_.data(), eval_mask_.data(), c_.batch,
-                        c_.model.seq_len, ro, &ws_, grads_.data(), loss, &count);
+  Status st = forward_backward(c_.model, params_->data(), eval_tokens_.data(), eval_mask_.data(),
+                               c_.batch, c_.model.seq_len, ro, &ws_, grads_.data(), loss, count);
   if (!st.ok()) return st;
   const std::size_t nq = c_.model.d_model * H * (c_.model.d_model / H);
   wq_grad_norm->assign(L, 0.0);
@@ -397,6 +404,32 @@ Status Trainer::score_gradients(std::vector<double>* score_grad, std::vector<dou
     (*wq_grad_norm)[l] = std::sqrt(s);
   }
   return Status::Ok();
+}
+
+Status Trainer::diagnostics(Diagnostics* out) {
+  if (!task_status_.ok()) return task_status_;
+  Status st = check_weights_cap(c_.model, c_.batch, c_.model.seq_len);
+  if (!st.ok()) return st;
+  if (c_.model.kernel == Kernel::kTiled) {
+    // The evaluation runs the tiled kernel and the diagnostics the weight-keeping naive one:
+    // their losses need not share bits, so the passes stay separate.
+    double loss = 0;
+    st = evaluate(&out->scores.loss, &out->accuracy);
+    if (st.ok()) st = head_scores(&out->scores);
+    if (st.ok()) st = score_gradients(&out->score_grad, &out->wq_grad_norm, &loss);
+    return st;
+  }
+  // One forward of the held-out batch (naive, weights kept): its loss is evaluate's (same
+  // kernel, same bits), its logits give the accuracy, its weights the pattern scores, its
+  // backward the score gradients; then the ablation reruns start from its residual streams.
+  std::size_t count = 0;
+  st = score_gradient_pass(&out->score_grad, &out->wq_grad_norm, &out->scores.loss, &count);
+  if (!st.ok()) return st;
+  out->accuracy = accuracy_of(ws_.logits.data(), eval_tokens_.data(), eval_mask_.data(), c_.batch,
+                              c_.model.seq_len, c_.model.vocab, count);
+  return head_scores_from_forward(c_.model, params_->data(), eval_tokens_.data(), c_.batch,
+                                  eval_tokens_.data(), eval_mask_.data(), c_.batch, ablate_.data(),
+                                  true, &ws_, &out->scores);
 }
 
 Status Trainer::attention(const std::vector<std::int32_t>& tokens, std::vector<float>* weights,

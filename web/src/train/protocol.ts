@@ -19,7 +19,7 @@ export interface Snapshot {
   scores: HeadScores;
   /** attention on the probe sequence: L·H·T·T */
   attention: Float32Array;
-  /** tr.scoreGradients() now, on the held-out batch: mean |∂loss/∂S| per layer × head (l·H + h), S the softmax input */
+  /** at the scores' step (tr.diagnostics()), on the held-out batch: mean |∂loss/∂S| per layer × head (l·H + h), S the softmax input */
   scoreGrad: Float64Array;
   /** ‖∂loss/∂W_Q‖_F per layer, same pass */
   wqGradNorm: Float64Array;

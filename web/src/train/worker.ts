@@ -42,14 +42,14 @@ let untilAcc = 0;
 let speed = 0;
 let stepsLeft: number | null = null;
 
-function scoresNow(t: AttnTrainer): HeadScores {
-  const s = t.headScores();
-  return { step: t.step, previousToken: s.previousToken, induction: s.induction, duplicateToken: s.duplicateToken, ablationLoss: s.ablationLoss, kComposition: s.kComposition, loss: s.loss };
-}
-
-function snapshot(t: AttnTrainer, scores?: HeadScores): Snapshot {
-  const g = t.scoreGradients();
-  return { scores: scores ?? scoresNow(t), attention: t.attention(probe).weights, scoreGrad: g.scoreGrad, wqGradNorm: g.wqGradNorm };
+/**
+ * Everything drawn of the current step: head scores, held-out loss and accuracy, score
+ * gradients (one call, sharing one forward of the held-out batch) and the probe's attention.
+ */
+function diagnose(t: AttnTrainer): { snap: Snapshot; loss: number; accuracy: number } {
+  const d = t.diagnostics();
+  const scores: HeadScores = { step: t.step, previousToken: d.previousToken, induction: d.induction, duplicateToken: d.duplicateToken, ablationLoss: d.ablationLoss, kComposition: d.kComposition, loss: d.loss };
+  return { snap: { scores, attention: t.attention(probe).weights, scoreGrad: d.scoreGrad, wqGradNorm: d.wqGradNorm }, loss: d.loss, accuracy: d.accuracy };
 }
 
 const tick = (ms: number) => new Promise<void>((r) => {
@@ -61,8 +61,8 @@ const tick = (ms: number) => new Promise<void>((r) => {
   }
 });
 
-/** ms of the work beside the steps, last measured: evaluation, head scores, the chunk's snapshot */
-const side_ = { eval: 0, scores: 0, snap: 0 };
+/** ms of the work beside the steps, last measured: an evaluation alone, a step's diagnostics (head scores, evaluation, snapshot) */
+const side_ = { eval: 0, scores: 0 };
 
 async function loop(my: number): Promise<void> {
   const t = tr!;
@@ -75,6 +75,8 @@ async function loop(my: number): Promise<void> {
     const norms: number[] = [];
     const evals: { step: number; loss: number; accuracy: number }[] = [];
     const scores: HeadScores[] = [];
+    /** the snapshot of the chunk's last fixed step with head scores */
+    let snapAtScores: Snapshot | null = null;
     const firstStep = t.step + 1;
     let trainMs = 0;
     const sideMs = { eval: 0, scores: 0, snap: 0 };
@@ -128,39 +130,41 @@ async function loop(my: number): Promise<void> {
       per = Math.max(1, Math.min(64, Math.floor((CHUNK_MS / 4) / Math.max(0.01, dt / n))));
       const doEval = t.step % evalEvery === 0;
       const doScores = t.step % snapEvery === 0;
-      const chunkEnds = performance.now() - chunkStart >= CHUNK_MS;
       // Off the critical path: with other Workers, the next step is begun before this work on the
       // same weights, so they compute their shards meanwhile (its batch is drawn now, and stays
       // the next step's batch even if the run stops here: the history does not change).
       const goesOn = (until === 0 || t.step < until) && (stepsLeft === null || stepsLeft > 0) && !pauseAfterStep && speed === 0;
-      if (goesOn && pool!.prefersSplit && (doEval || doScores || chunkEnds)) {
-        const side = (doEval ? side_.eval : 0) + (doScores ? side_.scores : 0) + (chunkEnds ? side_.snap : 0);
-        pool!.begin(pool!.share(side));
+      if (goesOn && pool!.prefersSplit && (doEval || doScores)) {
+        pool!.begin(pool!.share(doScores ? side_.scores : side_.eval));
       }
-      if (doEval) {
-        const s0 = performance.now();
-        const e = t.evaluate();
-        side_.eval = performance.now() - s0;
-        sideMs.eval += side_.eval;
-        evals.push({ step: t.step, loss: e.loss, accuracy: e.accuracy });
-        if (untilAcc > 0 && e.accuracy >= untilAcc) stop = 'accuracy';
-      }
+      // At a head-score step one call gives the scores, the evaluation and the snapshot (the
+      // same bits as separate calls); the chunk posts the last such snapshot.
+      let e: { loss: number; accuracy: number } | null = null;
+      const s0 = performance.now();
       if (doScores) {
-        const s0 = performance.now();
-        scores.push(scoresNow(t));
+        const d = diagnose(t);
+        scores.push(d.snap.scores);
+        snapAtScores = d.snap;
+        e = d;
         side_.scores = performance.now() - s0;
         sideMs.scores += side_.scores;
+      } else if (doEval) {
+        e = t.evaluate();
+        side_.eval = performance.now() - s0;
+        sideMs.eval += side_.eval;
+      }
+      if (doEval && e) {
+        evals.push({ step: t.step, loss: e.loss, accuracy: e.accuracy });
+        if (untilAcc > 0 && e.accuracy >= untilAcc) stop = 'accuracy';
       }
       if (!stop && until > 0 && t.step >= until) stop = 'until';
       if (!stop && stepsLeft !== null && stepsLeft <= 0) stop = 'steps';
       if (stop || pauseAfterStep || my !== token) break;
     }
     const now = performance.now();
-    const last = scores.length > 0 ? scores[scores.length - 1] : null;
-    // The picture: at a stop, the current step; while running, the latest fixed-step scores.
+    // The picture: at a stop, the current step; while running, the latest fixed-step one.
     const s0 = performance.now();
-    const snap = stop ? snapshot(t, last && last.step === t.step ? last : undefined) : last ? snapshot(t, last) : null;
-    if (snap && !stop) side_.snap = performance.now() - s0;
+    const snap = stop ? (snapAtScores?.scores.step === t.step ? snapAtScores : diagnose(t).snap) : snapAtScores;
     sideMs.snap = performance.now() - s0;
     post({
       kind: 'progress', firstStep, losses: Float32Array.from(losses), gradNorms: Float32Array.from(norms), evals,
@@ -240,8 +244,8 @@ function pause(): void {
   running = false;
   token++;
   const t = tr;
-  const e = t.evaluate();
-  post({ kind: 'progress', firstStep: t.step + 1, losses: new Float32Array(0), gradNorms: new Float32Array(0), evals: [], scores: [], snapshot: snapshot(t), step: t.step, trainMs: 0, wallMs: 0 });
+  const e = diagnose(t);
+  post({ kind: 'progress', firstStep: t.step + 1, losses: new Float32Array(0), gradNorms: new Float32Array(0), evals: [], scores: [], snapshot: e.snap, step: t.step, trainMs: 0, wallMs: 0 });
   post({ kind: 'stopped', reason: 'paused', step: t.step, message: `held-out loss ${e.loss.toFixed(3)}` });
 }
 
@@ -277,10 +281,9 @@ async function handle(m: TrainRequest): Promise<void> {
         probe = b.tokens.slice(0, T);
         const probeMask = b.lossMask.slice(0, T);
         heldOut = { tokens: probe, mask: probeMask };
-        const e = t.evaluate();
-        const snap = snapshot(t);
+        const e = diagnose(t);
         await starting;
-        post({ kind: 'ready', step: t.step, probe, probeMask, snapshot: snap, evalLoss: e.loss, evalAccuracy: e.accuracy, config: { ...t.config }, startMs: performance.now() - t0, workers: poolWorkers() });
+        post({ kind: 'ready', step: t.step, probe, probeMask, snapshot: e.snap, evalLoss: e.loss, evalAccuracy: e.accuracy, config: { ...t.config }, startMs: performance.now() - t0, workers: poolWorkers() });
       } catch (e) {
         post({ kind: 'refused', ...errorOf(e) });
       }
@@ -328,8 +331,8 @@ async function handle(m: TrainRequest): Promise<void> {
       else tr.setAblation(m.layer, m.head, m.on);
       if (m.on) ablated.add(`${m.layer}:${m.head}`);
       else ablated.delete(`${m.layer}:${m.head}`);
-      const e = tr.evaluate();
-      post({ kind: 'ablated', snapshot: snapshot(tr), evalLoss: e.loss, evalAccuracy: e.accuracy });
+      const e = diagnose(tr);
+      post({ kind: 'ablated', snapshot: e.snap, evalLoss: e.loss, evalAccuracy: e.accuracy });
       return;
     }
     case 'probe': {
@@ -342,7 +345,7 @@ async function handle(m: TrainRequest): Promise<void> {
         return;
       }
       probe = tokens;
-      post({ kind: 'probe', probe, probeMask: m.tokens === null ? heldOut.mask : new Uint8Array(tokens.length), snapshot: snapshot(tr) });
+      post({ kind: 'probe', probe, probeMask: m.tokens === null ? heldOut.mask : new Uint8Array(tokens.length), snapshot: diagnose(tr).snap });
       return;
     }
     case 'weights':

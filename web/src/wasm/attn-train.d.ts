@@ -47,6 +47,12 @@ export interface AttnTrainer {
     ablationLoss: Float32Array; kComposition: Float32Array; loss: number;
   };
   scoreGradients(): { scoreGrad: Float64Array; wqGradNorm: Float64Array; loss: number };
+  /** headScores, evaluate and scoreGradients at once (one shared forward, the same bits) */
+  diagnostics(): {
+    previousToken: Float32Array; induction: Float32Array; duplicateToken: Float32Array;
+    ablationLoss: Float32Array; kComposition: Float32Array; loss: number; accuracy: number;
+    scoreGrad: Float64Array; wqGradNorm: Float64Array;
+  };
   attention(tokens: Int32Array): { weights: Float32Array; logits: Float32Array };
   sampleBatch(): { tokens: Int32Array; lossMask: Uint8Array };
   weights(): Record<string, unknown>;

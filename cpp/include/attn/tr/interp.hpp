@@ -39,6 +39,12 @@ Status evaluate_batch(const ModelConfig& c, const T* params, const std::int32_t*
                       const std::uint8_t* mask, std::size_t batch, const std::uint8_t* ablate,
                       Workspace<T>* ws, double* loss, double* accuracy);
 
+// Share of the masked targets (count of them) whose argmax logit is the target, logits
+// (batch*t, V) of a forward: row b*t + i - 1 predicts tokens[b*t + i].
+template <class T>
+double accuracy_of(const T* logits, const std::int32_t* tokens, const std::uint8_t* mask,
+                   std::size_t batch, std::size_t t, std::size_t V, std::size_t count);
+
 struct HeadScores {
   std::vector<double> previous_token, induction, duplicate_token;  // (L*H)
   std::vector<double> ablation_loss;                               // (L*H)
@@ -53,5 +59,15 @@ Status head_scores(const ModelConfig& c, const T* params, const std::int32_t* pr
                    std::size_t probe_batch, const std::int32_t* eval_tokens,
                    const std::uint8_t* eval_mask, std::size_t eval_batch,
                    const std::uint8_t* ablate, Workspace<T>* ws, HeadScores* out);
+
+// head_scores after its first pass: ws holds the forward of the probe batch with kept weights
+// (the unablated one, `ablate` applied); one_pass: the probe is the evaluation batch and that
+// forward's loss is already out->loss (the naive kernel), else the evaluation is rerun.
+template <class T>
+Status head_scores_from_forward(const ModelConfig& c, const T* params, const std::int32_t* probe,
+                                std::size_t probe_batch, const std::int32_t* eval_tokens,
+                                const std::uint8_t* eval_mask, std::size_t eval_batch,
+                                const std::uint8_t* ablate, bool one_pass, Workspace<T>* ws,
+                                HeadScores* out);
 
 }  // namespace attn::tr

@@ -113,6 +113,10 @@ struct RunOptions {
   // (L*H,) if set, with keep_weights, no dropout and gradients requested: mean |dL/dS| per
   // layer x head over the causal cells, S the softmax input (a diagnostic pass, not training).
   double* score_grad = nullptr;
+  // A diagnostic pass that needs only dL/dW_Q (the score-gradient diagnostic): the backward
+  // skips the other weights' products, and the rest of grads is left unspecified. The W_Q
+  // gradients have the same bits as in a full pass.
+  bool wq_grads_only = false;
   // Targets the loss and its gradient are divided by; 0 = this call's own count. A shard of a
   // batch passes the whole batch's count, so its loss and gradient are its share of the
   // batch's: shard gradients add up to the batch gradient (a shard without targets: loss 0).

@@ -93,6 +93,14 @@ struct TrainReport {
   bool finite = true;
 };
 
+// What the Train tab draws at one step (Trainer::diagnostics).
+struct Diagnostics {
+  HeadScores scores;                 // scores.loss: the held-out loss, as evaluate gives it
+  double accuracy = 0;               // evaluate's accuracy
+  std::vector<double> score_grad;    // (L*H,) as score_gradients
+  std::vector<double> wq_grad_norm;  // (L,)
+};
+
 class Trainer {
  public:
   // Validates, allocates, initialises (or copies `weights`, which must have
@@ -134,6 +142,9 @@ class Trainer {
   // per layer the norm of dL/dW_Q into wq_grad_norm (L,), and the loss.
   Status score_gradients(std::vector<double>* score_grad, std::vector<double>* wq_grad_norm,
                          double* loss);
+  // evaluate, head_scores and score_gradients at once, to the same bits, sharing one forward of
+  // the held-out batch where the kernel allows (naive; the tiled kernel runs them separately).
+  Status diagnostics(Diagnostics* out);
   // One sequence (1 <= t <= seqLen): weights (L, H, t, t) and logits (t, V).
   Status attention(const std::vector<std::int32_t>& tokens, std::vector<float>* weights,
                    std::vector<float>* logits);
@@ -167,6 +178,9 @@ class Trainer {
   Status step_on(const StepBatch& b, double* loss, double* gnorm, bool* finite);
   // Clip + AdamW on grads_ (the summed gradient) with the step's loss.
   void finish_step(double loss, double* gnorm, bool* finite);
+  // score_gradients' pass after its checks; count = the held-out batch's targets.
+  Status score_gradient_pass(std::vector<double>* score_grad, std::vector<double>* wq_grad_norm,
+                             double* loss, std::size_t* count);
 
   TrainerConfig c_;
   ParamLayout layout_;
