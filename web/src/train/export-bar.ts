@@ -15,6 +15,8 @@ export interface ExportSources {
   /** the maps a PNG can be made of, by name */
   maps(): { name: string; heatmap: Heatmap }[];
   canvasOf(name: string): HTMLCanvasElement | null;
+  /** draws every panel now (while training, those off screen are not kept current) */
+  refresh(): void;
 }
 
 export class ExportBar {
@@ -46,6 +48,7 @@ export class ExportBar {
 
   private async savePng(): Promise<void> {
     const name = this.pngSelect.value;
+    this.src.refresh();
     const canvas = this.src.canvasOf(name);
     if (canvas) {
       const blob = await new Promise<Blob | null>((r) => canvas.toBlob(r, 'image/png'));

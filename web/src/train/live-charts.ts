@@ -50,7 +50,15 @@ export class LiveCharts {
     return name === 'loss-curve' ? this.lossCanvas : name === 'scores-previous-token' ? this.scoreCanvases.previousToken : name === 'scores-induction' ? this.scoreCanvases.induction : name === 'scores-duplicate-token' ? this.scoreCanvases.duplicateToken : null;
   }
 
-  draw(s: TrainSession, width: number, until: number): void {
+  /** parts: which panels to draw (the view skips those off screen while training) */
+  draw(s: TrainSession, width: number, until: number, parts = { loss: true, scores: true }): void {
+    const h = s.history;
+    const xMax = Math.max(50, until || 0, Math.ceil(h.steps * 1.1));
+    if (parts.loss) this.drawLoss(s, width, xMax);
+    if (parts.scores) this.drawScores(s, width, xMax);
+  }
+
+  private drawLoss(s: TrainSession, width: number, xMax: number): void {
     const h = s.history;
     const wide = Math.min(width - 4, 1100);
     const thinL = thin(h.loss, h.steps, Math.max(50, Math.floor(wide / 2)));
@@ -81,7 +89,6 @@ export class LiveCharts {
     if (sd) markers.push({ x: sd.drop, label: `drop ${sd.drop}`, color: '#2c5cc5' });
     if (c50 !== null) markers.push({ x: c50, label: `acc 0.5 @ ${c50}`, color: '#c2410c' });
     if (c90 !== null) markers.push({ x: c90, label: `acc 0.9 @ ${c90}`, color: '#9a3412' });
-    const xMax = Math.max(50, until || 0, Math.ceil(h.steps * 1.1));
     drawChart(this.lossCanvas, {
       width: wide, height: 220, xMax, yMin, yMax, yLog, xLog, yLabel: 'loss (nats)', rightLabel: 'accuracy', xLabel: xLog ? 'step (log)' : 'step',
       series, markers, bands: sd ? [{ x0: sd.shelfFrom, x1: sd.shelfTo, y: sd.shelfLoss, label: 'shelf', color: '#2c5cc5' }] : [],
@@ -92,7 +99,13 @@ export class LiveCharts {
       (c90 !== null ? ` Accuracy ≥ 0.9 from step ${c90}${s.ms90 !== null ? ` (${fmt(s.ms90 / 1000, 1)} s of training)` : ''}.` : '') +
       (cmp ? ` Dashed: the same data seed, ${cmp.label} (step ${cmp.step}${crossing(cmp.history, 0.9) !== null ? `, accuracy ≥ 0.9 from step ${crossing(cmp.history, 0.9)}` : ', accuracy not yet 0.9'}).` : '');
     this.lossCanvas.setAttribute('aria-label', `Loss curve: ${this.lossCaption.textContent}`);
-    // head scores over steps
+  }
+
+  /** the head scores over steps */
+  private drawScores(s: TrainSession, width: number, xMax: number): void {
+    const h = s.history;
+    const xLog = this.xLog.checked;
+    const wide = Math.min(width - 4, 1100);
     const { L, H } = s.dims();
     const sw = width < 640 ? wide : Math.min(520, Math.floor((width - 40) / 2));
     const sx = h.scores.map((x) => x.step);

@@ -68,8 +68,10 @@ class TrainView implements View<TrainContext> {
   private readonly cards = new ExperimentCards();
   private readonly variants = new VariantsCard((t) => this.runRow(t));
   private readonly exports: ExportBar;
-  /** the snapshot last drawn (maps, table): redrawn only when a new one arrives */
-  private drawnSnap: unknown = null;
+  /** the snapshot last drawn in the maps and in the table: redrawn only when a new one arrives */
+  private drawnSnap: { probe: unknown; heads: unknown } = { probe: null, heads: null };
+  /** panels on screen (or near it); while training, the others are not redrawn */
+  private readonly onScreen = new Set<Element>();
   private rafPending = false;
   private frames: number[] = [];
   private drawMs: number[] = [];
@@ -87,6 +89,7 @@ class TrainView implements View<TrainContext> {
         statusChanged: () => this.controls.showStatus(this.s, () => this.s.reset('Reset after the notice.')),
         runChanged: (r) => {
           this.controls.showRun(r);
+          this.schedule(); // off the run, every panel is drawn again
           this.root.dataset.run = r;
           if (r === 'running') this.lastFrame = 0;
         },
@@ -108,6 +111,7 @@ class TrainView implements View<TrainContext> {
       hashOf: () => (this.ctx ? (p) => this.ctx!.hashOf(p) : null),
       maps: () => this.heatmaps(),
       canvasOf: (n) => this.charts.canvasOf(n),
+      refresh: () => this.draw(true),
     });
     this.root = el('div', { class: 'view-train', 'data-testid': 'train-view' },
       el('h2', { class: 'panel-title', text: 'Train: watch induction heads form' }),
@@ -121,6 +125,17 @@ class TrainView implements View<TrainContext> {
     new IntersectionObserver((es) => {
       for (const e of es) this.s.inView(e.isIntersecting, document.documentElement.classList.contains('embed'), this.root.isConnected && !document.hidden);
     }).observe(this.root);
+    // While training, a panel scrolled out of sight is not redrawn (its style, layout, paint and
+    // commit would run on the cores the Workers train on); it is drawn as it comes into view.
+    const panels = new IntersectionObserver((es) => {
+      for (const e of es) {
+        if (e.isIntersecting) this.onScreen.add(e.target);
+        else this.onScreen.delete(e.target);
+      }
+      this.schedule();
+    }, { rootMargin: '200px 0px' });
+    for (const p of [this.charts.lossPanel, this.probe.root, this.charts.scoresPanel, this.heads.root]) panels.observe(p);
+    window.addEventListener('beforeprint', () => this.draw(true));
     const s = this.s;
     window.__trainTab = {
       get history() {
@@ -181,13 +196,23 @@ class TrainView implements View<TrainContext> {
     this.exports.fill();
   }
 
-  private drawSnapshot(force = false): void {
+  private drawSnapshot(force = false, all = force): void {
     const snap = this.s.snap;
     const { L, H } = this.s.dims();
-    if (!snap || this.probe.maps.length < L * H || (snap === this.drawnSnap && !force)) return;
-    this.drawnSnap = snap;
-    this.probe.draw(snap);
-    this.heads.draw(snap.scores);
+    if (!snap || this.probe.maps.length < L * H) return;
+    if ((force || snap !== this.drawnSnap.probe) && (all || this.shown(this.probe.root))) {
+      this.drawnSnap.probe = snap;
+      this.probe.draw(snap);
+    }
+    if ((force || snap !== this.drawnSnap.heads) && (all || this.shown(this.heads.root))) {
+      this.drawnSnap.heads = snap;
+      this.heads.draw(snap.scores);
+    }
+  }
+
+  /** Whether to redraw a panel now: always off the run; while training, when it is on screen. */
+  private shown(panel: Element): boolean {
+    return this.s.run !== 'running' || this.onScreen.has(panel);
   }
 
   private onKey(e: KeyboardEvent): void {
@@ -264,11 +289,15 @@ class TrainView implements View<TrainContext> {
     });
   }
 
-  private draw(): void {
+  /** all: every panel, on screen or not (an export, printing) */
+  private draw(all = false): void {
     const width = Math.max(260, this.ctx?.width ?? 600);
     this.controls.showReadouts(this.s);
-    this.charts.draw(this.s, width, this.ts?.until || 0);
-    this.drawSnapshot();
+    this.charts.draw(this.s, width, this.ts?.until || 0, {
+      loss: all || this.shown(this.charts.lossPanel),
+      scores: all || this.shown(this.charts.scoresPanel),
+    });
+    this.drawSnapshot(false, all);
   }
 }
 
