@@ -2,7 +2,8 @@
 // a layer-0 previous-token head and a layer-1 induction head in the exported scores); a share link
 // replays the same loss bits (and the same bits as the module under Node); until= stops there; a
 // learning rate changed while running takes effect at one step; a diverging run stops with a
-// notice and keeps the last good step; an over-cap config is refused; an embed pauses when
+// notice and keeps the last good step; an over-cap config is refused; while training only the
+// panels on screen are redrawn (one scrolled into view catches up); an embed pauses when
 // scrolled out of view and resumes when back. Prints the figures for the issue's closing note.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -90,6 +91,37 @@ test('default run: accuracy ≥ 0.9, layer-0 previous-token head and layer-1 ind
   const draws = (await page.evaluate(() => window.__trainTab.drawMs)).sort((a, b) => a - b);
   const pct = (a, q) => a[Math.min(a.length - 1, Math.floor(a.length * q))];
   console.log(`# default preset in Chromium: accuracy ≥ 0.9 at step ${info.crossed90} after ${(info.ms90 / 1000).toFixed(2)} s of training (${wallS.toFixed(2)} s wall from the key press); ${info.sps.toFixed(1)} steps/s; ${info.gf.toFixed(2)} GFLOP/s inside train(); frame time while training: median ${pct(sorted, 0.5).toFixed(1)} ms, p95 ${pct(sorted, 0.95).toFixed(1)} ms, worst ${sorted[sorted.length - 1].toFixed(1)} ms over ${frames.length} frames (${sorted.filter((x) => x > 50).length} over 50 ms); the page's redraw: median ${pct(draws, 0.5).toFixed(1)} ms, worst ${draws[draws.length - 1].toFixed(1)} ms over ${draws.length} redraws; scores prev L0 ${s.previousToken[0].map((x) => x.toFixed(2))} induction L1 ${s.induction[1].map((x) => x.toFixed(2))}`);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('while training only the panels on screen are redrawn; one scrolled into view catches up; a stop draws them all', async () => {
+  const { page, w } = await open('#v=1&view=train&until=400');
+  await waitRun(page, ['idle']);
+  const drawn = () => page.evaluate(() => ({
+    step: window.__trainTab.step(),
+    loss: +document.querySelector('[data-testid=train-loss-chart]').dataset.step,
+    scores: [...document.querySelectorAll('.tr-legend ~ canvas')].map((c) => +c.dataset.step),
+  }));
+  // Watching the loss curve: the head-score charts are far below the fold (1280 x 900).
+  await page.evaluate(() => document.querySelector('[data-testid=train-loss-chart]').closest('section').scrollIntoView({ block: 'start' }));
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => window.__trainTab.step() >= 120, null, { timeout: 60000 });
+  await page.waitForTimeout(300);
+  const a = await drawn();
+  assert.equal(a.scores.length, 3);
+  assert.ok(a.loss >= 100, `the loss chart on screen follows the run (drawn at step ${a.loss}, run at ${a.step})`);
+  assert.ok(a.scores.every((x) => x < 20), `the head-score charts off screen were not redrawn (${a.scores} at step ${a.step})`);
+  await page.evaluate(() => document.querySelector('.tr-legend').closest('section').scrollIntoView({ block: 'start' }));
+  await page.waitForTimeout(400);
+  const b = await drawn();
+  assert.ok(b.scores.every((x) => x >= a.step), `scrolled into view, the head-score charts caught up (${b.scores}, run at ${b.step})`);
+  assert.ok(b.loss < b.step, 'the loss chart, now off screen, waits');
+  await waitRun(page, ['stopped']);
+  await page.waitForTimeout(300);
+  const c = await drawn();
+  assert.equal(c.step, 400);
+  assert.deepEqual([c.loss, ...c.scores], [400, 400, 400, 400], 'at the stop every chart shows the last step');
   assert.deepEqual(w.errors, []);
   await page.close();
 });

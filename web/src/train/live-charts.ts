@@ -99,6 +99,7 @@ export class LiveCharts {
       (c90 !== null ? ` Accuracy ≥ 0.9 from step ${c90}${s.ms90 !== null ? ` (${fmt(s.ms90 / 1000, 1)} s of training)` : ''}.` : '') +
       (cmp ? ` Dashed: the same data seed, ${cmp.label} (step ${cmp.step}${crossing(cmp.history, 0.9) !== null ? `, accuracy ≥ 0.9 from step ${crossing(cmp.history, 0.9)}` : ', accuracy not yet 0.9'}).` : '');
     this.lossCanvas.setAttribute('aria-label', `Loss curve: ${this.lossCaption.textContent}`);
+    this.lossCanvas.dataset.step = String(h.steps); // the step drawn (for tests and readers of the DOM)
   }
 
   /** the head scores over steps */
@@ -113,6 +114,7 @@ export class LiveCharts {
       const ser: Series[] = [];
       for (let k = 0; k < L * H; k++) ser.push({ x: sx, y: h.scores.map((x) => x[key][k]), color: HEAD_COLORS[k % HEAD_COLORS.length], width: 1.8 });
       drawChart(this.scoreCanvases[key], { width: sw, height: 120, xMax, xLog, yMin: 0, yMax: 1, yLabel: 'score', series: ser });
+      this.scoreCanvases[key].dataset.step = String(h.steps);
     }
     if (this.scoreLegend.childElementCount !== L * H) {
       clear(this.scoreLegend);
