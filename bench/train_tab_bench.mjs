@@ -73,7 +73,9 @@ try {
       await page.waitForTimeout(200);
       const t0 = Date.now();
       await page.keyboard.press('Space');
-      await page.waitForFunction(() => document.querySelector('[data-testid=train-view]')?.dataset.run === 'stopped', null, { timeout: 120000 });
+      // Polled every 50 ms, not every animation frame (Playwright's default): a per-frame probe
+      // would add work to the page's main thread that no user's page has.
+      await page.waitForFunction(() => document.querySelector('[data-testid=train-view]')?.dataset.run === 'stopped', null, { timeout: 120000, polling: 50 });
       const wall = Date.now() - t0;
       const pageBusy = (await busy()) - busy0;
       const info = await page.evaluate(() => {
