@@ -106,18 +106,20 @@ inline void panel(bool ta, std::size_t m, std::size_t j0, std::size_t j1, std::s
   for (; i < m; ++i) row_block<1, V>(ta, i, j0, j1, k, a, lda, b, ldb, zero, c, ldc);
 }
 
-// Cache blocking: k in blocks of up to 128 (C accumulates across blocks in ascending k,
+// Cache blocking: k in blocks of up to 64 (C accumulates across blocks in ascending k,
 // so each element keeps the scalar loop's summation order), columns in panels whose
-// (k-block x panel) slice of B stays within 32 KiB (L1) while every row block of A
-// streams past it; each row block's slice of A is reused across the panel's column blocks.
-// 128 rather than 256: the weight gradients X^T dY (kTN, k = B*T = 1024 rows) ran at
-// 32-36 GFLOP/s with 256-deep blocks and at 42-47 with 128 (AMD EPYC, SIMD128 peak 56);
-// 64 was slower again (C reloaded too often), the forward products (k = d_model) are
-// unchanged. Register blocks: V8 allocates 15 xmm registers, and every block that needs
-// more (5 x 8, 6 x 8, 3 x 12, 4 x 12, or k unrolled by 4) spilled and ran slower. Within
-// them, 2 x 16 (8 accumulators, 4 vectors of B, 2 broadcasts of A per k) beats 4 x 8 (4
-// broadcasts per 16 multiply-adds) for kNN and kNT, whose A rows are 64-192 long: 46-50
-// against 43-47 GFLOP/s; kTN keeps 4 x 8 (its 2 x 16 ran at 36 against 43).
+// (k-block x panel) slice of B stays within 16 KiB (half of a 32 KiB L1) while every row
+// block of A streams past it; each row block's slice of A is reused across the panel's
+// column blocks. Measured at the training step's shapes (shards of 256 rows: kTN with
+// k = 256, kNT with k = 64-192), interleaved in one process on an AMD EPYC Zen 4 (32 KiB
+// L1): 64-deep blocks and 16 KiB panels took the step's 15 products from 5.60 to 5.25 ms
+// (kTN dW_QKV 34 -> 38, kNT dX 37 -> 41 GFLOP/s; 128-deep blocks with 32 KiB panels
+// filled the L1 with B alone), and were no slower at 1024 and 2048 rows. Register blocks: V8
+// allocates 15 xmm registers, and every block that needs more (5 x 8, 6 x 8, 3 x 12, 4 x 12, or k
+// unrolled by 4) spilled and ran slower. Within them, 2 x 16 (8 accumulators, 4 vectors of B, 2
+// broadcasts of A per k) beats 4 x 8 (4 broadcasts per 16 multiply-adds) for kNN and kNT, whose A
+// rows are 64-192 long: 46-50 against 43-47 GFLOP/s; kTN keeps 4 x 8 (its 2 x 16 ran at 36 against
+// 43).
 void gemm_impl_simd(Trans t, std::size_t m, std::size_t n, std::size_t k, const float* a,
                     std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
                     std::size_t ldc, std::vector<float>* scratch) {
@@ -127,7 +129,7 @@ void gemm_impl_simd(Trans t, std::size_t m, std::size_t n, std::size_t k, const 
   }
   const bool ta = t == Trans::kTN, zero = beta == 0.0f;
   const std::size_t n4 = n - n % 4;  // columns the f32x4 blocks cover
-  constexpr std::size_t kKc = 128, kPanelFloats = 8192;
+  constexpr std::size_t kKc = 64, kPanelFloats = 4096;
   for (std::size_t k0 = 0; k0 < k || (k == 0 && k0 == 0); k0 += kKc) {
     const std::size_t kc = std::min(kKc, k - k0);
     const bool z = zero && k0 == 0;
