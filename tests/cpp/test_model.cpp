@@ -478,6 +478,41 @@ TEST_CASE("model - from_layer reruns the upper layers on the lower ones' bits, a
                                      static_cast<float*>(nullptr), &part, nullptr)
               .ok());
   CHECK(part == full);
+
+  // keep_from_attention: the ablated layer's own attention is the workspace's (the head is
+  // zeroed after it). Layer 1's head 1 again, and layer 0's head 0 from the embeddings on.
+  attn::tr::Workspace<float> ws2;
+  attn::tr::RunOptions rk;
+  rk.ablate = abl.data();
+  rk.keep_from_attention = true;
+  rk.from_layer = 0;  // nothing in the workspace yet: refused
+  CHECK(attn::tr::forward_backward(cfg, p.data(), tok.data(), mask.data(), B, t, rk, &ws2,
+                                   static_cast<float*>(nullptr), &part, nullptr)
+            .field == "from_layer");
+  std::fill(abl.begin(), abl.end(), 0);
+  attn::tr::RunOptions r0;
+  r0.ablate = abl.data();
+  REQUIRE(attn::tr::forward_backward(cfg, p.data(), tok.data(), mask.data(), B, t, r0, &ws2,
+                                     static_cast<float*>(nullptr), &part, nullptr)
+              .ok());
+  CHECK_FALSE(attn::tr::forward_backward(cfg, p.data(), tok.data(), mask.data(), B, t, rk, &ws2,
+                                         g.data(), &part, nullptr)
+                  .ok());  // no gradients
+  for (const std::size_t l : {std::size_t{1}, std::size_t{0}}) {
+    std::fill(abl.begin(), abl.end(), 0);
+    abl[l * cfg.heads + (l == 1 ? 1 : 0)] = 1;
+    rk.from_layer = l;
+    REQUIRE(attn::tr::forward_backward(cfg, p.data(), tok.data(), mask.data(), B, t, rk, &ws2,
+                                       static_cast<float*>(nullptr), &part, nullptr)
+                .ok());
+    attn::tr::Workspace<float> whole;
+    REQUIRE(attn::tr::forward_backward(cfg, p.data(), tok.data(), mask.data(), B, t, r0, &whole,
+                                       static_cast<float*>(nullptr), &full, nullptr)
+                .ok());
+    INFO("layer " << l);
+    CHECK(std::memcmp(&part, &full, sizeof part) == 0);
+    CHECK(ws2.logits == whole.logits);
+  }
 }
 
 TEST_CASE("model - wq_grads_only: the W_Q gradients and the loss of a full pass, bit for bit",

@@ -183,11 +183,14 @@ Status head_scores_from_forward(const ModelConfig& c, const T* params, const std
     if (!st.ok()) return st;
   }
   // Pass 2: each head ablated in turn. The workspace now holds the unablated evaluation
-  // forward; zeroing a head of layer l changes nothing below it, so each of these reruns
-  // layers l and up only, on the same bits as a whole forward. Last layer first: a rerun from
-  // layer l rewrites x_{l+1} .. x_L only, and every later rerun starts at or below l.
+  // forward; zeroing a head of layer l changes nothing below it, nor layer l's own attention
+  // (the head's output is zeroed after it), so each of these reruns starts at layer l's merge
+  // and output projection, on the same bits as a whole forward. Last layer first: a rerun from
+  // layer l rewrites x_{l+1} .. x_L and the attention of the layers above l only, and every
+  // later rerun starts at or below l.
   RunOptions ra;
   ra.ablate = abl.data();
+  ra.keep_from_attention = true;
   for (std::size_t l = L; l-- > 0;) {
     ra.from_layer = l;
     for (std::size_t h = 0; h < H; ++h) {

@@ -352,8 +352,11 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   const bool tiled = c.kernel == Kernel::kTiled && !ro.keep_weights;
   const bool variant = uses_variant(c);
   const std::size_t from = ro.from_layer;
-  if (from > 0 && (from >= L || grads || ws->batch != batch || ws->t != t ||
-                   ws->x.size() != L + 1 || ws->x[from].size() != N * D)) {
+  const bool keep_att = ro.keep_from_attention;
+  if ((from > 0 || keep_att) &&
+      (from >= L || grads || ws->batch != batch || ws->t != t || ws->x.size() != L + 1 ||
+       ws->x[from].size() != N * D ||
+       (keep_att && (ws->att.size() != L || ws->att[from].output.size() != N * wq_w)))) {
     return Status::Invalid("from_layer", "from_layer " + std::to_string(from) +
                                              " needs a previous forward of the same batch in "
                                              "the workspace, fewer than " +
@@ -378,8 +381,9 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   if (variant) ws->vcache.resize(L);
   for (auto& x : ws->x) x.resize(N * D);
 
-  // Pass 1: embeddings. x_0[b*t + i] = E[token] + P[i] (kept from the last call if from > 0).
-  if (from == 0) {
+  // Pass 1: embeddings. x_0[b*t + i] = E[token] + P[i] (kept from the last call if from > 0
+  // or the attention at from is kept).
+  if (from == 0 && !keep_att) {
     for (std::size_t b = 0; b < batch; ++b)
       for (std::size_t i = 0; i < t; ++i) {
         const std::size_t r = b * t + i;
@@ -400,30 +404,33 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   ws->wqkv.resize(L);
   for (std::size_t l = from; l < L; ++l) {
     const auto& W = P.layer[l];
-    const T* x = ws->x[l].data();
-    // q | k | v = x W_QKV in one product (N, w3), then each part into head layout.
-    ws->wqkv[l].resize(D * w3);
-    pack_qkv(params + W.wq, params + W.wk, params + W.wv, D, wq_w, wkv_w, ws->wqkv[l].data());
-    gemm(Trans::kNN, N, w3, D, x, D, ws->wqkv[l].data(), w3, T(0), ws->qkv.data(), w3, &ws->pack);
-    ws->qh[l].resize(N * wq_w);
-    ws->kh[l].resize(N * wkv_w);
-    ws->vh[l].resize(N * wkv_w);
-    split(ws->qkv.data(), w3, batch, t, H, dh, ws->qh[l].data());
-    split(ws->qkv.data() + wq_w, w3, batch, t, Hkv, dh, ws->kh[l].data());
-    split(ws->qkv.data() + wq_w + wkv_w, w3, batch, t, Hkv, dh, ws->vh[l].data());
-    ao.dropout_seed = layer_seed(ro.dropout_seed, l);
-    if (variant) {
-      // The variants' own kernels (variant_attention.hpp): naive keeps the weights.
-      const auto vc = varattn::variant_call(c, batch, t, ao.dropout, ao.dropout_seed, !tiled);
-      varattn::variant_forward(vc, ws->qh[l].data(), ws->kh[l].data(), ws->vh[l].data(),
-                               &ws->vcache[l], &ws->att[l]);
+    // With keep_att, layer `from`'s attention is the kept one of this same x_l.
+    if (!(keep_att && l == from)) {
+      const T* x = ws->x[l].data();
+      // q | k | v = x W_QKV in one product (N, w3), then each part into head layout.
+      ws->wqkv[l].resize(D * w3);
+      pack_qkv(params + W.wq, params + W.wk, params + W.wv, D, wq_w, wkv_w, ws->wqkv[l].data());
+      gemm(Trans::kNN, N, w3, D, x, D, ws->wqkv[l].data(), w3, T(0), ws->qkv.data(), w3, &ws->pack);
+      ws->qh[l].resize(N * wq_w);
+      ws->kh[l].resize(N * wkv_w);
+      ws->vh[l].resize(N * wkv_w);
+      split(ws->qkv.data(), w3, batch, t, H, dh, ws->qh[l].data());
+      split(ws->qkv.data() + wq_w, w3, batch, t, Hkv, dh, ws->kh[l].data());
+      split(ws->qkv.data() + wq_w + wkv_w, w3, batch, t, Hkv, dh, ws->vh[l].data());
+      ao.dropout_seed = layer_seed(ro.dropout_seed, l);
+      if (variant) {
+        // The variants' own kernels (variant_attention.hpp): naive keeps the weights.
+        const auto vc = varattn::variant_call(c, batch, t, ao.dropout, ao.dropout_seed, !tiled);
+        varattn::variant_forward(vc, ws->qh[l].data(), ws->kh[l].data(), ws->vh[l].data(),
+                                 &ws->vcache[l], &ws->att[l]);
+      }
+      Status st = variant ? Status::Ok()
+                  : tiled ? attention_tiled(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
+                                            ws->vh[l].data(), N * wkv_w, ao, &ws->att[l])
+                          : attention(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
+                                      ws->vh[l].data(), N * wkv_w, ao, &ws->att[l]);
+      if (!st.ok()) return st;
     }
-    Status st = variant ? Status::Ok()
-                : tiled ? attention_tiled(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                                          ws->vh[l].data(), N * wkv_w, ao, &ws->att[l])
-                        : attention(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                                    ws->vh[l].data(), N * wkv_w, ao, &ws->att[l]);
-    if (!st.ok()) return st;
     ws->z[l].resize(N * wq_w);
     merge(ws->att[l].output.data(), batch, t, H, dh, ro.ablate ? ro.ablate + l * H : nullptr,
           ws->z[l].data(), wq_w);

@@ -126,6 +126,13 @@ struct RunOptions {
   // layers from_layer and up (an ablation there): same tokens, batch, length, parameters and
   // ablations below from_layer as that call, no gradients. 0 = the whole forward.
   std::size_t from_layer = 0;
+  // With from_layer (0 included): layer from_layer's attention is also taken from the
+  // workspace, as the previous call left it. For ablation reruns: zeroing a head of that
+  // layer acts after its attention, on an unchanged x_from_layer, so only its merge (with
+  // the ablations) and output projection are recomputed, to the same bits. Same conditions
+  // as from_layer (a previous forward of the same batch, no gradients), and that call's
+  // attention at from_layer must be in the workspace (it computed that layer).
+  bool keep_from_attention = false;
 };
 
 // What one layer's variant attention (cpp/src/tr/variant_attention.hpp) keeps for its backward.
