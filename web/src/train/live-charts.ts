@@ -1,6 +1,7 @@
 // The Train tab's live charts: the loss curve (training loss, held-out loss and accuracy, the
 // comparison run dashed, the shelf and the crossings marked) with its caption, and the three
-// head-score charts over steps with their legend. Redrawn from the session once per frame.
+// head-score charts over steps with their legend. Redrawn from the session (while training, at most
+// every 100 ms and only when on screen: train-view.ts).
 import { el, clear, fmt } from '../ui/dom';
 import { drawChart, type Series } from './chart';
 import { crossing, shelfAndDrop, thin } from './history';

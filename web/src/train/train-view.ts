@@ -77,6 +77,8 @@ class TrainView implements View<TrainContext> {
   private drawMs: number[] = [];
   private lastFrame = 0;
   private lastDrawAt = -Infinity;
+  /** a redraw held back while training (LIVE_DRAW_MS) */
+  private drawTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor() {
     this.s = new TrainSession({
@@ -262,13 +264,25 @@ class TrainView implements View<TrainContext> {
   }
 
   private schedule(): void {
-    if (this.rafPending) return;
-    this.rafPending = true;
     // While training, redraw at most every LIVE_DRAW_MS: each redraw costs the page's main
     // thread its style, layout, paint and commit too, on the cores the Workers train on.
     const wait = this.s.run === 'running' ? this.lastDrawAt + LIVE_DRAW_MS - performance.now() : 0;
-    if (wait > 1) setTimeout(() => this.frame(), wait);
-    else this.frame();
+    if (this.rafPending) {
+      // A redraw held back while training is due at once when the run stops (the final step).
+      if (wait <= 1 && this.drawTimer !== null) {
+        clearTimeout(this.drawTimer);
+        this.drawTimer = null;
+        this.frame();
+      }
+      return;
+    }
+    this.rafPending = true;
+    if (wait > 1) {
+      this.drawTimer = setTimeout(() => {
+        this.drawTimer = null;
+        this.frame();
+      }, wait);
+    } else this.frame();
   }
 
   private frame(): void {
