@@ -49,7 +49,8 @@ test('timing the recurrent state against the K/V cache: exponents, bytes per T, 
   }
   const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('decode-export-json').click()]);
   const e = JSON.parse(await readFile(await dl.path(), 'utf8'));
-  assert.equal(e.state.exponents.state.toFixed(3), ps.toFixed(3));
+  // numbers, not their text: a fitted slope of constant bytes is ±0 (toFixed prints -0.000)
+  assert.ok(Math.abs(e.state.exponents.state - ps) < 5e-4, `exported exponent ${e.state.exponents.state} vs drawn ${ps}`);
   assert.deepEqual(e.state.rows.map((r) => r.stateBytes), [state, state, state]);
   await page.getByTestId('decode-state-chart').scrollIntoViewIfNeeded();
   await page.locator('.decode-state').screenshot({ path: shot('decode-state-timing.png') });
