@@ -259,6 +259,10 @@ Status attention(const T* q, std::size_t q_len, const T* k, std::size_t k_len, c
   if (!detail::naive_kernel(q, k, v, opts, scale, out)) {
     out->diag.nan_rows = detail::count_nan_rows(*out, s.heads * s.tq);
   }
+  if (!opts.row_sums) {
+    out->row_sums.resize({0, 0});
+    return Status::Ok();
+  }
   // rowSums of the softmax weights (the original kernels leave them untouched): eight
   // independent partial sums, so the pass costs about one add per weight instead of a serial
   // chain of T_k dependent adds (a few per cent of the naive kernel at T = 2048 otherwise).

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <numeric>
 
@@ -132,6 +133,33 @@ TEST_CASE("attention - weight rows sum to one and forbidden weights are exactly 
         }
       }
     }
+  }
+}
+
+TEST_CASE("attention - row_sums off: the same output, weights and lse bits, no rowSums",
+          "[attention][edge]") {
+  std::mt19937 g(77);
+  for (const std::size_t t : {std::size_t{1}, std::size_t{32}, std::size_t{100}}) {
+    Shape s{4, 2, t, t, 16, 16};
+    auto in = testing_inputs::make_qkv<float>(s, g, 2.0);
+    AttentionOptions o;
+    o.shape = s;
+    o.mask.causal = true;
+    AttentionResult<float> with, without;
+    REQUIRE(attn::attention(in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(),
+                            in.v.size(), o, &with)
+                .ok());
+    o.row_sums = false;
+    REQUIRE(attn::attention(in.q.data(), in.q.size(), in.k.data(), in.k.size(), in.v.data(),
+                            in.v.size(), o, &without)
+                .ok());
+    CHECK(with.row_sums.size() == s.heads * t);
+    CHECK(without.row_sums.size() == 0);
+    REQUIRE(with.output.size() == without.output.size());
+    REQUIRE(with.weights.size() == without.weights.size());
+    CHECK(std::memcmp(with.output.data(), without.output.data(), with.output.size() * 4) == 0);
+    CHECK(std::memcmp(with.weights.data(), without.weights.data(), with.weights.size() * 4) == 0);
+    CHECK(std::memcmp(with.lse.data(), without.lse.data(), with.lse.size() * 4) == 0);
   }
 }
 

@@ -46,6 +46,10 @@ struct AttentionOptions {
   std::size_t memory_cap = kDefaultMemoryCap;
   // The attention variants (attn/variants.hpp); the defaults run the original kernels.
   Variant variant;
+  // Sum every row of the returned weights into row_sums (the page's check that each row is a
+  // distribution). Off, row_sums comes back empty: the trainer, which never reads it, saves a
+  // pass over every weight.
+  bool row_sums = true;
 };
 
 // Per-call diagnostics, shared by both kernels.

@@ -369,6 +369,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   ao.scale = c.scale;
   ao.dropout = ro.training ? c.dropout : 0.0;
   ao.memory_cap = static_cast<std::size_t>(-1);  // the trainer's own cap covers the model
+  ao.row_sums = false;                           // never read here
 
   ws->batch = batch;
   ws->t = t;
