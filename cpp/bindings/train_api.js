@@ -306,6 +306,14 @@
     if (dst) dst.set(r.grads);
     return { shard: shard, loss: r.loss, grads: dst || r.grads.slice() };
   };
+  // The same gradient kept inside this trainer, not copied out: a result only this trainer's
+  // applyGradients takes, for this step (the pool's coordinator keeps its own shards so).
+  Trainer.prototype.keepShardGradient = function (batch, shard) {
+    var b = stepBatch(batch, this._c);
+    if (liveShards(b.rows).indexOf(shard) < 0) fail('shard', 'shard must be one of this batch\'s non-empty shards ' + JSON.stringify(liveShards(b.rows)) + ' (got ' + String(shard) + ')');
+    var r = unwrap(this._live().keepShardGradient(b.tokens, b.lossMask, b.step, b.targets, shard));
+    return { shard: shard, loss: r.loss, grads: null, kept: true };
+  };
   Trainer.prototype.applyGradients = function (batch, results) {
     var b = stepBatch(batch, this._c);
     var live = liveShards(b.rows);
@@ -315,9 +323,10 @@
       var x = results[i], f = 'shards[' + i + ']';
       if (!isObject(x)) fail(f, f + ' must be a shardGradient() result');
       if (x.shard !== undefined && x.shard !== live[i]) fail(f, f + ' is shard ' + x.shard + ' but shard ' + live[i] + ' belongs there (results go in shard order)');
-      if (!(x.grads instanceof Float32Array) || x.grads.length !== total) fail(f + '.grads', f + '.grads must be a Float32Array of ' + total + ' values');
+      var kept = x.kept === true && x.grads === null;  // the core checks it was kept for this step
+      if (!kept && (!(x.grads instanceof Float32Array) || x.grads.length !== total)) fail(f + '.grads', f + '.grads must be a Float32Array of ' + total + ' values (or a keepShardGradient() result)');
       if (typeof x.loss !== 'number') fail(f + '.loss', f + '.loss must be a number');
-      grads.push(x.grads);
+      grads.push(kept ? null : x.grads);
       losses.push(x.loss);
     }
     var r = unwrap(this._live().applyGradients(b.rows, b.step, b.targets, grads, losses));

@@ -6,6 +6,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -268,7 +269,36 @@ class TrainerHandle {
     return r;
   }
 
-  // grads: array of Float32Array (lengths checked by train_api.js), losses: array of numbers.
+  // The same gradient kept here, in kept_[shard], for applyGradients to read in place: the
+  // Worker pool's coordinator saves copying its own shards out of the heap and back.
+  val keepShardGradient(val tokens, val mask, double step, double targets, double shard) {
+    const auto s = static_cast<std::size_t>(shard);
+    if (s >= attn::tr::kShards) {
+      return error(attn::Status::Invalid("shard", "shard must be 0 to 3"));
+    }
+    kept_step_[s] = -1;
+    attn::Status st = check_batch(tokens, mask);
+    if (!st.ok()) return error(st);
+    const std::size_t T = t_->config().model.seq_len;
+    batch_.tokens = vec<std::int32_t>(tokens);
+    batch_.mask = vec<std::uint8_t>(mask);
+    batch_.rows = batch_.tokens.size() / T;
+    batch_.step = static_cast<std::size_t>(step);
+    batch_.targets = static_cast<std::size_t>(targets);
+    kept_[s].resize(t_->params().size());
+    double loss = 0;
+    st = t_->shard_gradient(batch_, s, kept_[s].data(), &loss);
+    if (!st.ok()) return error(st);
+    kept_step_[s] = static_cast<double>(batch_.step);
+    kept_rows_[s] = batch_.rows;
+    val r = ok();
+    r.set("loss", loss);
+    return r;
+  }
+
+  // grads: per non-empty shard, in shard order, a Float32Array (lengths checked by
+  // train_api.js) or null for a gradient keepShardGradient kept here for this step; losses:
+  // numbers.
   val applyGradients(double rows, double step, double targets, val grads, val losses) {
     attn::tr::StepBatch b;
     b.rows = static_cast<std::size_t>(rows);
@@ -279,27 +309,51 @@ class TrainerHandle {
       return error(
           attn::Status::Invalid("shards", "one gradient and one loss per non-empty shard"));
     }
+    std::vector<std::size_t> live;
+    for (std::size_t s = 0; s < attn::tr::kShards; ++s) {
+      std::size_t r0 = 0, r1 = 0;
+      attn::tr::shard_rows(b.rows, s, &r0, &r1);
+      if (r0 < r1) live.push_back(s);
+    }
+    const std::size_t total = t_->params().size();
     shard_g_.resize(n);
     std::vector<const float*> gp;
     std::vector<double> ls;
     for (std::size_t i = 0; i < n; ++i) {
-      shard_g_[i] = vec<float>(grads[i]);
-      if (shard_g_[i].size() != t_->params().size()) {
-        return error(
-            attn::Status::Invalid("grads", "each gradient must hold one value per parameter"));
+      const val g = grads[i];
+      if (g.isNull()) {
+        const std::size_t s = i < live.size() ? live[i] : attn::tr::kShards;
+        if (s >= attn::tr::kShards || kept_step_[s] != step || kept_rows_[s] != b.rows) {
+          return error(attn::Status::Invalid(
+              "grads", "grads[" + std::to_string(i) +
+                           "] is null but this trainer kept no gradient of that shard for this "
+                           "step (a keepShardGradient() result applies only to the trainer that "
+                           "kept it, before its next step or setParams)"));
+        }
+        gp.push_back(kept_[s].data());
+      } else {
+        if (g["length"].as<std::size_t>() != total) {
+          return error(
+              attn::Status::Invalid("grads", "each gradient must hold one value per parameter"));
+        }
+        // Into a buffer kept from the last step: no allocation, no zeroing.
+        shard_g_[i].resize(total);
+        val(emscripten::typed_memory_view(total, shard_g_[i].data())).call<void>("set", g);
+        gp.push_back(shard_g_[i].data());
       }
-      gp.push_back(shard_g_[i].data());
       ls.push_back(losses[i].as<double>());
     }
     double loss = 0, gn = 0;
     bool fin = true;
     attn::Status st = t_->apply_gradients(b, gp, ls, &loss, &gn, &fin);
     if (!st.ok()) return error(st);
+    kept_step_.fill(-1);
     return step_result(loss, gn, fin);
   }
 
   // w: a Float32Array of every parameter (length checked by train_api.js).
   val setParams(val w) {
+    kept_step_.fill(-1);  // gradients kept for the old weights
     attn::Status st = t_->set_params(vec<float>(w));
     return st.ok() ? ok() : error(st);
   }
@@ -392,6 +446,10 @@ class TrainerHandle {
   std::vector<std::uint8_t> mask_;
   attn::tr::StepBatch batch_;
   std::vector<std::vector<float>> shard_g_;
+  // keepShardGradient's gradients by shard, with the step (-1: none) and batch rows of each.
+  std::array<std::vector<float>, attn::tr::kShards> kept_;
+  std::array<double, attn::tr::kShards> kept_step_{-1, -1, -1, -1};
+  std::array<std::size_t, attn::tr::kShards> kept_rows_{};
 };
 
 class DecoderHandle {
@@ -465,6 +523,7 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .function("weights", &TrainerHandle::weights)
       .function("nextBatch", &TrainerHandle::nextBatch)
       .function("shardGradient", &TrainerHandle::shardGradient)
+      .function("keepShardGradient", &TrainerHandle::keepShardGradient)
       .function("applyGradients", &TrainerHandle::applyGradients)
       .function("setParams", &TrainerHandle::setParams)
       .function("setLearningRate", &TrainerHandle::setLearningRate)

@@ -132,6 +132,42 @@ test('the shard API in JS: shard gradients add up to lossAndGradients, and error
   tr.delete();
 });
 
+test('kept shard gradients (the coordinator\'s own, never copied out) apply with the same bits, and only where they were kept', async () => {
+  const lib = await loadTrain();
+  const cfg = { seed: 6, dModel: 16, batch: 8 };
+  const a = lib.createTrainer(cfg);
+  const b = lib.createTrainer(cfg);
+  for (let step = 0; step < 3; step++) {
+    const ba = a.nextBatch();
+    const bb = b.nextBatch();
+    const copied = a.shards(ba).map((s) => a.shardGradient(ba, s));
+    // Shards 0 and 1 kept (as the pool's coordinator does), 2 and 3 copied.
+    const mixed = b.shards(bb).map((s) => (s < 2 ? b.keepShardGradient(bb, s) : b.shardGradient(bb, s)));
+    assert.equal(mixed[0].grads, null);
+    assert.equal(mixed[0].loss, copied[0].loss);
+    const ra = a.applyGradients(ba, copied);
+    const rb = b.applyGradients(bb, mixed);
+    assert.deepEqual(u32(new Float32Array([rb.loss, rb.gradNorm])), u32(new Float32Array([ra.loss, ra.gradNorm])), `step ${step}`);
+  }
+  assert.deepEqual(u32(b.params()), u32(a.params()), 'weights after three steps');
+  // Refused: a kept result of a step already applied, one another trainer kept, one kept
+  // before the weights were replaced; nothing is applied.
+  const bn = b.nextBatch();
+  const stale = b.keepShardGradient(bn, 0);
+  const rest = [1, 2, 3].map((s) => b.shardGradient(bn, s));
+  const other = a.nextBatch();
+  const forged = { shard: 0, loss: stale.loss, grads: null, kept: true };
+  throwsField(lib, () => a.applyGradients(other, [forged, ...[1, 2, 3].map((s) => a.shardGradient(other, s))]), 'grads', 'shard 0 kept by the other trainer');
+  b.setParams(b.params());
+  throwsField(lib, () => b.applyGradients(bn, [stale, ...rest]), 'grads', 'kept before setParams');
+  const fresh = b.keepShardGradient(bn, 0);
+  assert.equal(b.applyGradients(bn, [fresh, ...rest]).step, 4);
+  throwsField(lib, () => b.applyGradients({ ...bn, step: 4 }, [fresh, ...rest]), 'grads', 'kept for the step before');
+  throwsField(lib, () => b.keepShardGradient(bn, 7), 'shard', 'shard 7');
+  a.delete();
+  b.delete();
+});
+
 test('a step begun early (helpers working while the coordinator evaluates) and handed to a new pool keeps the bits', async () => {
   const lib = await loadTrain();
   for (const [i, cfg] of CONFIGS.entries()) {

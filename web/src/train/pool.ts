@@ -289,7 +289,8 @@ export class ShardPool {
     }
     const f = this.inFlight!;
     const m0 = performance.now();
-    const mine = f.groups[0].map((s) => tr.shardGradient(f.batch, s, this.take()));
+    // The coordinator's shards stay in its trainer's heap (no copy out and back in).
+    const mine = f.groups[0].map((s) => tr.keepShardGradient(f.batch, s));
     if (mine.length > 0) this.shardMs = this.shardMs === 0 ? (performance.now() - m0) / mine.length : 0.8 * this.shardMs + 0.2 * ((performance.now() - m0) / mine.length);
     let theirs: AttnShardResult[][];
     try {
@@ -298,9 +299,9 @@ export class ShardPool {
       if (this.inFlight === f) this.inFlight = null;
     }
     // Shard order, never arrival order: the sum's rounding depends on it.
-    const all = mine.concat(...theirs).sort((a, b) => a.shard - b.shard);
+    const all = [...mine, ...theirs.flat()].sort((a, b) => a.shard - b.shard);
     const r = tr.applyGradients(f.batch, all);
-    for (const x of all) this.keep(x.grads);
+    for (const x of all) if (x.grads) this.keep(x.grads);
     if (mode) {
       const ms = performance.now() - t0;
       this.msPer[mode] = this.msPer[mode] === 0 ? ms : 0.7 * this.msPer[mode] + 0.3 * ms;

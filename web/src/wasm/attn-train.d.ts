@@ -29,14 +29,23 @@ export interface AttnShardResult {
   loss: number;
   grads: Float32Array;
 }
+/** tr.keepShardGradient(): the gradient stays inside the trainer, for its own applyGradients this step. */
+export interface AttnKeptShardResult {
+  shard: number;
+  loss: number;
+  grads: null;
+  kept: true;
+}
 export interface AttnTrainer {
   nextBatch(): AttnStepBatch;
   /** the non-empty shards of this batch, in summation order */
   shards(batch: AttnStepBatch): number[];
   /** `into`: copy the gradient into this array (every parameter) instead of a fresh one. */
   shardGradient(batch: AttnStepBatch, shard: number, into?: Float32Array | null): AttnShardResult;
-  /** results: one per non-empty shard, in shard order */
-  applyGradients(batch: AttnStepBatch, results: { loss: number; grads: Float32Array; shard?: number }[]): { loss: number; gradNorm: number; finite: boolean; step: number };
+  /** the same gradient kept inside this trainer (no copy out), for its applyGradients this step */
+  keepShardGradient(batch: AttnStepBatch, shard: number): AttnKeptShardResult;
+  /** results: one per non-empty shard, in shard order; kept ones only from this trainer, this step */
+  applyGradients(batch: AttnStepBatch, results: ({ loss: number; grads: Float32Array; shard?: number } | AttnKeptShardResult)[]): { loss: number; gradNorm: number; finite: boolean; step: number };
   /** every parameter, flat (a copy) */
   params(into?: Float32Array | null): Float32Array;
   setParams(flat: Float32Array): void;
