@@ -249,16 +249,22 @@ class TrainerHandle {
     return r;
   }
 
-  // step and targets: non-negative integers checked by train_api.js.
-  val shardGradient(val tokens, val mask, double step, double targets, double shard) {
+  // A batch a caller hands back (nextBatch's, or one it made) into batch_.
+  attn::Status load_batch(const val& tokens, const val& mask, double step, double targets) {
     attn::Status st = check_batch(tokens, mask);
-    if (!st.ok()) return error(st);
-    const std::size_t T = t_->config().model.seq_len;
+    if (!st.ok()) return st;
     batch_.tokens = vec<std::int32_t>(tokens);
     batch_.mask = vec<std::uint8_t>(mask);
-    batch_.rows = batch_.tokens.size() / T;
+    batch_.rows = batch_.tokens.size() / t_->config().model.seq_len;
     batch_.step = static_cast<std::size_t>(step);
     batch_.targets = static_cast<std::size_t>(targets);
+    return attn::Status::Ok();
+  }
+
+  // step and targets: non-negative integers checked by train_api.js.
+  val shardGradient(val tokens, val mask, double step, double targets, double shard) {
+    attn::Status st = load_batch(tokens, mask, step, targets);
+    if (!st.ok()) return error(st);
     g_.resize(t_->params().size());
     double loss = 0;
     st = t_->shard_gradient(batch_, static_cast<std::size_t>(shard), g_.data(), &loss);
@@ -277,14 +283,8 @@ class TrainerHandle {
       return error(attn::Status::Invalid("shard", "shard must be 0 to 3"));
     }
     kept_step_[s] = -1;
-    attn::Status st = check_batch(tokens, mask);
+    attn::Status st = load_batch(tokens, mask, step, targets);
     if (!st.ok()) return error(st);
-    const std::size_t T = t_->config().model.seq_len;
-    batch_.tokens = vec<std::int32_t>(tokens);
-    batch_.mask = vec<std::uint8_t>(mask);
-    batch_.rows = batch_.tokens.size() / T;
-    batch_.step = static_cast<std::size_t>(step);
-    batch_.targets = static_cast<std::size_t>(targets);
     kept_[s].resize(t_->params().size());
     double loss = 0;
     st = t_->shard_gradient(batch_, s, kept_[s].data(), &loss);
