@@ -160,3 +160,24 @@ TEST_CASE("gemm - the training step's shapes give the scalar loop's bits", "[gem
       }
     }
 }
+
+TEST_CASE("gemm - k = 0 is the empty sum: beta 0 gives zeros, beta 1 leaves C as it was",
+          "[gemm][edge]") {
+  // Every register block runs (m 1..9, n up to 36: the 16-, 8- and 4-column blocks and the
+  // scalar columns), with a row stride past n so writes outside the block are seen.
+  for (auto t : {attn::Trans::kNN, attn::Trans::kTN, attn::Trans::kNT})
+    for (std::size_t m : {1, 2, 4, 9})
+      for (std::size_t n : {3, 4, 16, 36}) {
+        INFO(trans_name(t) << " m " << m << " n " << n);
+        const std::size_t ldc = n + 3;
+        const float a[1] = {7.0f}, b[1] = {5.0f};
+        std::vector<float> c(m * ldc, 2.5f), scratch;
+        attn::gemm(t, m, n, 0, a, 1, b, t == attn::Trans::kNT ? 1 : n, 1.0f, c.data(), ldc,
+                   &scratch);
+        for (float x : c) REQUIRE(x == 2.5f);
+        attn::gemm(t, m, n, 0, a, 1, b, t == attn::Trans::kNT ? 1 : n, 0.0f, c.data(), ldc,
+                   &scratch);
+        for (std::size_t i = 0; i < m; ++i)
+          for (std::size_t j = 0; j < ldc; ++j) REQUIRE(c[i * ldc + j] == (j < n ? 0.0f : 2.5f));
+      }
+}
