@@ -677,14 +677,24 @@ for (const [D, need] of [[64, 1.0], [32, 1.5]]) {
 {
   const wk = runJob({ impl: 'train-workers', cmd: NODE, env, args: ['--no-liftoff', '--no-experimental-fetch',
     path.join(root, 'bench/train_bench.mjs'), '--mode', 'workers', '--workers', '1,2', '--steps', quick ? '40' : '60',
-    '--rounds', quick ? '3' : '7'] });
-  meta.workers = wk;
+    '--rounds', quick ? '3' : '7', '--independent'] });
+  const indep = wk.find((w) => w.impl === 'wasm-independent');
+  meta.workers = wk.filter((w) => w.impl === 'wasm-workers');
+  meta.independent = indep;
   log('\nTraining on Workers (config A, the Train tab\'s pool on Node worker_threads, steps/s, median of interleaved rounds):');
-  for (const w of wk) {
+  for (const w of meta.workers) {
     log(`  ${w.workers} Worker${w.workers > 1 ? 's' : ' '}  ${w.stepsPerSec.toFixed(1).padStart(7)} steps/s  (${w.speedup.toFixed(2)}× one Worker)`);
     rows.push({ impl: 'train-workers', T: 32, dModel: 64, batch: 32, threads: w.workers, stepsPerSec: +w.stepsPerSec.toFixed(2) });
   }
-  const one = wk.find((w) => w.workers === 1), two = wk.find((w) => w.workers === 2);
+  const one = meta.workers.find((w) => w.workers === 1), two = meta.workers.find((w) => w.workers === 2);
+  if (indep) {
+    // What this machine allows any two-thread scheme: two trainers sharing nothing, at once.
+    log(`  the machine's two-thread ceiling: ${indep.threads} independent trainers together ` +
+        `${indep.togetherStepsPerSec.toFixed(1)} steps/s against one alone ${indep.aloneStepsPerSec.toFixed(1)} ` +
+        `(${indep.speedup.toFixed(2)}×; 2.00× on two cores of its own)` +
+        (two && one ? `; the pool reaches ${(100 * (two.stepsPerSec / one.stepsPerSec) / indep.speedup).toFixed(0)} % of it` : ''));
+    rows.push({ impl: 'train-independent', T: 32, dModel: 64, batch: 32, threads: indep.threads, stepsPerSec: +indep.togetherStepsPerSec.toFixed(2) });
+  }
   target('training config A on 2 Workers vs 1 (steps/s, Node)', two?.stepsPerSec, one?.stepsPerSec, 1.7);
   if (!quick) {
     sh('npx', ['vite', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'error']);

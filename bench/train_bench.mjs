@@ -10,7 +10,9 @@
 //     forward), timed over a few appends after prefilling T - k tokens.
 //   node --no-liftoff bench/train_bench.mjs --mode workers --workers 1,2 --steps 60 --rounds 3
 //     one JSON line per Worker count: steps/s of config A trained by the Train tab's Worker pool
-//     (worker_threads; the same bits for every count) and the speed-up over the first count.
+//     (worker_threads; the same bits for every count) and the speed-up over the first count;
+//     with --independent, one more line: the steps/s of that many trainers that share nothing,
+//     stepping at once on as many threads, against one alone (what the machine allows).
 //   node --no-liftoff bench/train_bench.mjs --mode ab --module DIR_A --module DIR_B --dmodel 64,32
 //        [--rounds 60] [--reps 10]
 //     two (or more) builds of attn_train (DIR/attn_train.{mjs,wasm}) in one process, their
@@ -123,6 +125,46 @@ if (mode === 'train') {
     console.log(JSON.stringify({ impl: 'wasm-workers', dModel, batch, workers: k, stepsPerSec: sps, speedup: sps / base, cpus: os.cpus().length, load1: os.loadavg()[0] }));
     pools[k].pool.close();
     pools[k].tr.delete();
+  }
+  // The machine's ceiling for any way of sharing one model's step between two threads: two
+  // trainers with nothing in common (each its own module, the same 4-shard step as one Worker)
+  // stepping at once on two threads, against one of them stepping alone; rounds alternate.
+  // On cores of their own the pair makes 2x the steps; where the host runs the two vCPUs on
+  // one core's threads, or on cores it shares with other guests, less.
+  const maxW = Math.max(...counts);
+  if (maxW >= 2 && process.argv.includes('--independent')) {
+    const src = `const { parentPort, workerData } = require('node:worker_threads');
+      const fs = require('node:fs');
+      (async () => {
+        const { default: create } = await import(workerData.trainMjs);
+        const lib = await create({ wasmBinary: fs.readFileSync(workerData.trainWasm) });
+        const tr = lib.createTrainer({ dModel: workerData.dModel, batch: workerData.batch, seed: 0 });
+        tr.train(20);
+        parentPort.on('message', (n) => { const t0 = performance.now(); tr.train(n); parentPort.postMessage(performance.now() - t0); });
+        parentPort.postMessage('ready');
+      })();`;
+    const data = { trainMjs: pathToFileURL(path.join(root, 'build/wasm/attn_train.mjs')).href,
+      trainWasm: path.join(root, 'build/wasm/attn_train.wasm'), dModel, batch };
+    const threads = await Promise.all(Array.from({ length: maxW }, () => new Promise((resolve) => {
+      const w = new Worker(src, { eval: true, workerData: data });
+      w.once('message', () => resolve(w));
+    })));
+    const run = (ws) => Promise.all(ws.map((w) => new Promise((resolve) => {
+      w.once('message', resolve);
+      w.postMessage(steps);
+    })));
+    const alone = [], together = [];
+    for (let r = 0; r < rounds; r++) {
+      const t0 = performance.now();
+      await run(threads.slice(0, 1));
+      alone.push(steps / ((performance.now() - t0) / 1000));
+      const t1 = performance.now();
+      await run(threads);
+      together.push((maxW * steps) / ((performance.now() - t1) / 1000));
+    }
+    threads.forEach((w) => void w.terminate());
+    console.log(JSON.stringify({ impl: 'wasm-independent', dModel, batch, threads: maxW, aloneStepsPerSec: median(alone),
+      togetherStepsPerSec: median(together), speedup: median(together) / median(alone), cpus: os.cpus().length, load1: os.loadavg()[0] }));
   }
 } else if (mode === 'decode-state') {
   const Ts = arg('T', '256,512,1024,2048,4096').split(',').map(Number);
