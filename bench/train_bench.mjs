@@ -93,7 +93,7 @@ if (mode === 'train') {
   const { Worker } = await import('node:worker_threads');
   const { writePoolModule } = await import('../tests/js/pool-module.mjs');
   const poolUrl = pathToFileURL(writePoolModule(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-pool-')))).href;
-  const { ShardPool } = await import(poolUrl);
+  const { ShardPool, coordinatorAwakeMs } = await import(poolUrl);
   const workerFile = new URL('../tests/js/shard-worker-node.mjs', import.meta.url);
   const port = () => {
     const w = new Worker(workerFile, { workerData: { poolUrl, trainMjs: pathToFileURL(path.join(root, 'build/wasm/attn_train.mjs')).href, trainWasm: path.join(root, 'build/wasm/attn_train.wasm') } });
@@ -110,6 +110,8 @@ if (mode === 'train') {
   for (const k of counts) {
     const tr = lib.createTrainer({ dModel, batch, seed: 0 });
     pools[k] = { tr, pool: await ShardPool.start(tr, k, port), rate: [] };
+    // No page here: the coordinator (this thread) stays awake for its helpers where cores allow.
+    pools[k].pool.awakeMs = coordinatorAwakeMs(os.cpus().length, k, 0);
     await pools[k].pool.train(20); // warm-up (Node tiers the wasm up in every thread)
   }
   for (let r = 0; r < rounds; r++) {

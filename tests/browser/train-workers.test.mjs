@@ -13,16 +13,11 @@ import { WORKER_CONFIGS, writePoolModule } from '../js/pool-module.mjs';
 const STEPS = 12;
 const env = servedBrowser();
 
+// The shard Worker's own handler (serveShards: requests in order, awake after each reply).
 const SHARD_WORKER = `import createAttnTrain from './attn_train.mjs';
-import { ShardServer } from './pool.mjs';
-const server = new ShardServer(() => createAttnTrain());
-let queue = Promise.resolve();
-self.onmessage = (e) => {
-  queue = queue.then(async () => {
-    const out = await server.handle(e.data);
-    if (out) self.postMessage(out.reply, out.transfer);
-  });
-};
+import { ShardServer, serveShards } from './pool.mjs';
+const serve = serveShards(new ShardServer(() => createAttnTrain()), (reply, transfer) => self.postMessage(reply, transfer));
+self.onmessage = (e) => serve(e.data);
 `;
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>train workers</title>
@@ -45,6 +40,7 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>train workers</title>
       for (const k of [1, 2, 4]) {
         const tr = lib.createTrainer(cfg);
         const pool = await ShardPool.start(tr, k, port);
+        pool.awakeMs = 50; // the coordinator awake while it waits: the same bits
         const r = await pool.train(${STEPS});
         row.push({ workers: pool.workers, loss: u32(r.loss), params: u32(tr.params()) });
         pool.close();

@@ -3,13 +3,7 @@
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { ShardServer } = await import(workerData.poolUrl);
+const { ShardServer, serveShards } = await import(workerData.poolUrl);
 const { default: createAttnTrain } = await import(workerData.trainMjs);
 const server = new ShardServer(() => createAttnTrain({ wasmBinary: fs.readFileSync(workerData.trainWasm) }));
-let queue = Promise.resolve();
-parentPort.on('message', (m) => {
-  queue = queue.then(async () => {
-    const out = await server.handle(m);
-    if (out) parentPort.postMessage(out.reply, out.transfer);
-  });
-});
+parentPort.on('message', serveShards(server, (reply, transfer) => parentPort.postMessage(reply, transfer)));

@@ -16,7 +16,7 @@ const STEPS = 12;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-pool-'));
 const poolFile = writePoolModule(tmp);
 const poolUrl = pathToFileURL(poolFile).href;
-const { ShardPool, assignShards, defaultWorkers } = await import(poolUrl);
+const { ShardPool, assignShards, defaultWorkers, keepAwake, coordinatorAwakeMs, serveShards } = await import(poolUrl);
 const WORKER = new URL('./shard-worker-node.mjs', import.meta.url);
 
 function nodePort() {
@@ -32,6 +32,7 @@ const u32 = (a) => Array.from(new Uint32Array(a.buffer, a.byteOffset, a.length))
 async function runWith(lib, cfg, workers) {
   const tr = lib.createTrainer(cfg);
   const pool = await ShardPool.start(tr, workers, nodePort);
+  pool.awakeMs = 50; // the coordinator stays awake while it waits: scheduling only, the same bits
   try {
     assert.equal(pool.workers, workers);
     // Two calls, so a history spanning train() calls is covered too.
@@ -55,6 +56,59 @@ test('shards are shared out in order: contiguous groups, the coordinator first',
   assert.equal(defaultWorkers(8), 4);
   assert.equal(defaultWorkers(1), 1);
   assert.equal(defaultWorkers(undefined), 2);
+});
+
+test('keepAwake turns the event loop until its promise settles or its time is up, handling other work meanwhile', async () => {
+  // Settles first: stops then, having turned.
+  let settle;
+  const done = new Promise((r) => { settle = r; });
+  const t0 = performance.now();
+  const turnsP = keepAwake(done, 2000);
+  // A timer set meanwhile fires on time: the loop turns, it does not block.
+  const set = performance.now();
+  const late = await new Promise((r) => setTimeout(() => r(performance.now() - set - 20), 20));
+  assert.ok(late < 25, `a 20 ms timer fired ${late.toFixed(0)} ms late`);
+  settle();
+  const turns = await turnsP;
+  const took = performance.now() - t0;
+  assert.ok(turns > 10, `${turns} turns in ${took.toFixed(0)} ms`);
+  assert.ok(took < 1000, `kept awake ${took.toFixed(0)} ms after its promise settled`);
+  // Never settles: stops when its time is up.
+  const t1 = performance.now();
+  await keepAwake(new Promise(() => {}), 30);
+  const t = performance.now() - t1;
+  assert.ok(t >= 29 && t < 1000, `a 30 ms window lasted ${t.toFixed(0)} ms`);
+  assert.equal(await keepAwake(Promise.resolve(), 0), 0);
+});
+
+test('the coordinator stays awake only where every working thread has a core', () => {
+  assert.equal(coordinatorAwakeMs(2, 2, 0), 50); // Node: coordinator + helper on 2 cores
+  assert.equal(coordinatorAwakeMs(2, 2, 1), 0); // the page's main thread needs one of them
+  assert.equal(coordinatorAwakeMs(4, 2, 1), 50);
+  assert.equal(coordinatorAwakeMs(4, 4, 1), 0);
+  assert.equal(coordinatorAwakeMs(8, 1, 0), 0); // no helpers, nothing to wait for
+  assert.equal(coordinatorAwakeMs(undefined, 2, 0), 0);
+});
+
+test('serveShards answers requests one at a time in arrival order, with their transfers', async () => {
+  const log = [];
+  const server = {
+    async handle(m) {
+      log.push(`start ${m.id}`);
+      await new Promise((r) => setTimeout(r, m.id === 1 ? 30 : 1)); // the first one is slow
+      log.push(`end ${m.id}`);
+      const buf = new ArrayBuffer(8);
+      return { reply: { kind: 'result', id: m.id, results: [] }, transfer: [buf] };
+    },
+  };
+  const posted = [];
+  const serve = serveShards(server, (reply, transfer) => posted.push([reply.id, transfer.length]), 5);
+  serve({ kind: 'job', id: 1 });
+  serve({ kind: 'job', id: 2 });
+  serve({ kind: 'job', id: 3 });
+  await new Promise((r) => setTimeout(r, 120));
+  assert.deepEqual(log, ['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'end 3']);
+  assert.deepEqual(posted, [[1, 1], [2, 1], [3, 1]]);
 });
 
 test('1, 2 and 4 Workers give the bits of tr.train() on one thread (losses, gradient norms, weights)', async () => {

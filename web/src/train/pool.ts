@@ -66,6 +66,81 @@ export function assignShards(live: number[], k: number, mine: number | null = nu
 }
 
 /**
+ * Keeps this thread's event loop turning, without sleeping, until `done` settles or `maxMs` have
+ * passed; resolves with the number of turns. A thread that sleeps between a step's messages is
+ * woken late, on a VM's idle vCPU later still: a job reached a sleeping helper 0.12 ms after it
+ * was posted and 0.04 ms when the helper was kept awake, and a reply reached a sleeping
+ * coordinator 0.17 ms after it was sent against 0.04 ms (docs/performance.md). The standard
+ * remedy (OpenMP runtimes spin before they block): turn the loop a little longer. The turns are a
+ * MessageChannel ping-pong, not timers (browsers clamp nested timeouts to 4 ms), so a message
+ * that arrives meanwhile is handled at once.
+ */
+export function keepAwake(done: Promise<unknown>, maxMs: number): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const end = performance.now() + maxMs;
+    let live = maxMs > 0;
+    let turns = 0;
+    done.then(() => { live = false; }, () => { live = false; });
+    // Node: setImmediate (a MessageChannel there is drained up to a thousand messages at a time
+    // and measured no better than sleeping); browsers have no setImmediate.
+    const immediate = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate;
+    let next: () => void;
+    let close = (): void => {};
+    if (immediate) {
+      next = () => void immediate(turn);
+    } else {
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => turn();
+      next = () => ch.port2.postMessage(0);
+      close = () => { ch.port1.close(); ch.port2.close(); };
+    }
+    function turn(): void {
+      if (live && performance.now() < end) {
+        turns++;
+        next();
+      } else {
+        close();
+        resolve(turns);
+      }
+    }
+    next();
+  });
+}
+
+/** How long a shard Worker stays awake after a reply for the next job (one step's gap is ~0.3 ms). */
+export const HELPER_AWAKE_MS = 5;
+
+/**
+ * How long the coordinator stays awake waiting for its helpers (0: it sleeps): only where every
+ * thread that works meanwhile has a core, so the turns take no time from the others.
+ * `otherThreads`: threads besides the pool's that must keep running (the page's main thread).
+ */
+export function coordinatorAwakeMs(cores: number | undefined, workers: number, otherThreads: number): number {
+  return workers > 1 && Number.isInteger(cores) && (cores as number) >= workers + otherThreads ? 50 : 0;
+}
+
+/**
+ * A shard Worker's message handler around `server`: requests one at a time in arrival order (an
+ * ablation must land before the next job), each reply posted with its transfers; after a job's
+ * reply the thread stays awake up to `awakeMs` for the next request (keepAwake).
+ */
+export function serveShards(server: ShardServer, post: (reply: ShardReply, transfer: Transferable[]) => void,
+  awakeMs = HELPER_AWAKE_MS): (m: ShardRequest) => void {
+  let queue: Promise<void> = Promise.resolve();
+  let arrived: (() => void) | null = null;
+  return (m) => {
+    arrived?.();
+    arrived = null;
+    queue = queue.then(async () => {
+      const out = await server.handle(m);
+      if (!out) return;
+      post(out.reply, out.transfer);
+      if (awakeMs > 0 && out.reply.kind === 'result') void keepAwake(new Promise<void>((r) => { arrived = r; }), awakeMs);
+    });
+  };
+}
+
+/**
  * The shard Worker's side: one trainer replica. `handle` answers one request with the reply to
  * post and the buffers to transfer (the gradients, never copied twice).
  */
@@ -141,6 +216,8 @@ export class ShardPool {
   private inFlight: InFlight | null = null;
   /** ms per shard on the coordinator (a running mean; 0 until measured) */
   shardMs = 0;
+  /** how long the coordinator stays awake waiting for its helpers' shards (coordinatorAwakeMs; 0: it sleeps) */
+  awakeMs = 0;
   /**
    * Adaptive: each plain step either shares the shards out ('split') or keeps them all here
    * ('solo', as one Worker would), whichever measured faster lately (ms per step, running
@@ -294,7 +371,9 @@ export class ShardPool {
     if (mine.length > 0) this.shardMs = this.shardMs === 0 ? (performance.now() - m0) / mine.length : 0.8 * this.shardMs + 0.2 * ((performance.now() - m0) / mine.length);
     let theirs: AttnShardResult[][];
     try {
-      theirs = await Promise.all(f.waits);
+      const all = Promise.all(f.waits);
+      if (this.awakeMs > 0 && f.waits.length > 0) void keepAwake(all, this.awakeMs);
+      theirs = await all;
     } finally {
       if (this.inFlight === f) this.inFlight = null;
     }

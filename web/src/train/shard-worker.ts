@@ -2,15 +2,8 @@
 // coordinates; it holds one trainer replica and computes the shards it is sent (train/pool.ts).
 /// <reference lib="webworker" />
 import { loadTrain } from '../wasm/load-train';
-import { ShardServer, type ShardRequest } from './pool';
+import { ShardServer, serveShards } from './pool';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
-const server = new ShardServer(loadTrain);
-// One request at a time, in arrival order (an ablation must land before the next job).
-let queue: Promise<void> = Promise.resolve();
-scope.onmessage = (e: MessageEvent<ShardRequest>) => {
-  queue = queue.then(async () => {
-    const out = await server.handle(e.data);
-    if (out) scope.postMessage(out.reply, out.transfer);
-  });
-};
+const serve = serveShards(new ShardServer(loadTrain), (reply, transfer) => scope.postMessage(reply, transfer));
+scope.onmessage = (e: MessageEvent) => serve(e.data);

@@ -11,7 +11,7 @@
 import { loadTrain, type AttnTrainLib, type AttnTrainer } from '../wasm/load-train';
 import type { HeadScores, Snapshot, StopReason, TrainMessage, TrainRequest } from './protocol';
 import { nonFiniteWhat, num } from './numbers';
-import { ShardPool, defaultWorkers, type ShardPort, type ShardReply } from './pool';
+import { ShardPool, coordinatorAwakeMs, defaultWorkers, type ShardPort, type ShardReply } from './pool';
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -229,6 +229,8 @@ async function resizeNow(asked: number): Promise<void> {
   }
   // "One per core" keeps whichever is faster now, all shards here or shared (same bits).
   pool.adaptive = asked === 0;
+  // Awake while its helpers compute only if the page's main thread keeps a core of its own.
+  pool.awakeMs = coordinatorAwakeMs(navigator.hardwareConcurrency, pool.workers, 1);
   // Ablations made so far, on the new replicas too.
   for (const key of ablated) {
     const [l, h] = key.split(':').map(Number);
