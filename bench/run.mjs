@@ -268,7 +268,7 @@ for (let round = 0; round < rounds; round++) {
       if (job.chromium) chromiumRows.push(row);
       else if (job.peak) {
         (job.impl === 'wasm-peak-fma' ? peaksFma : peaks).push(row.gflops);
-        peakForms[job.impl].push({ chain: row.chain, acc: row.acc });
+        peakForms[job.impl].push({ chain: row.chain, acc: row.acc, step: row.step });
       }
       else if (job.train) {
         const k = `${job.impl}|${row.dModel}`;
@@ -313,7 +313,8 @@ for (const [k, ms] of samples) {
 }
 const peak = median(peaks);
 const formsOf = (impl) => ({ chain: +median(peakForms[impl].map((f) => f.chain)).toFixed(2),
-  acc: +median(peakForms[impl].map((f) => f.acc)).toFixed(2) });
+  acc: +median(peakForms[impl].map((f) => f.acc)).toFixed(2),
+  step: +median(peakForms[impl].map((f) => f.step)).toFixed(2) });
 rows.push({ impl: 'wasm-peak', T: null, dk: null, heads: null, causal: null, threads: 1, ms: null,
   gflops: +peak.toFixed(2), ...formsOf('wasm-peak') });
 const peakFma = median(peaksFma);
@@ -396,6 +397,11 @@ log(`  wasm-peak (SIMD128 f32 mul+add microbenchmark, the larger of two forms: 1
     `${pf.chain}, 12 accumulators through the add only, like the kernels' loops, ${pf.acc}): ${peak.toFixed(1)} GFLOP/s`);
 log(`  wasm-peak-fma (the same two forms with f32x4.relaxed_madd: ${pff.chain}, ${pff.acc}): ${peakFma.toFixed(1)} GFLOP/s ` +
     `(${(peakFma / peak).toFixed(2)}× the SIMD128 peak)`);
+// Not a peak: the forward's P.V step alone (two broadcasts, four loads, eight multiply-adds
+// per key, its operands in L1), i.e. what the kernels' inner loops can reach on this core.
+log(`  the kernels' 2 × 16 P·V step alone, its data in L1 (loads and pointer steps included): SIMD128 ` +
+    `${pf.step} GFLOP/s = ${(100 * pf.step / peak).toFixed(0)} % of its peak, relaxed ${pff.step} = ` +
+    `${(100 * pff.step / peakFma).toFixed(0)} % of the FMA peak`);
 log('\nRelaxed SIMD (FMA) tiled kernel vs the SIMD128 tiled kernel (bench drivers, in wasm):');
 for (const T of allT) {
   const a = get('wasm-tiled', T), b = get('wasm-tiled-fma', T);
@@ -427,6 +433,11 @@ target('wasm-simd vs numpy-f32', get('numpy-f32', T)?.ms, get('wasm-simd', T)?.m
 for (const TT of denseTs.filter((x) => x >= 1024)) {
   target(`forward tiled SIMD128, non-causal T = ${TT}, vs the SIMD128 peak`, get('wasm-tiled', TT, false)?.gflops, peak, 0.85, '%');
   target(`forward tiled relaxed SIMD, non-causal T = ${TT}, vs the FMA peak`, get('wasm-tiled-fma', TT, false)?.gflops, peakFma, 0.85, '%');
+}
+{
+  const pf = formsOf('wasm-peak'), pff = formsOf('wasm-peak-fma');
+  log(`        (the kernels' P·V step alone, data in L1, reaches ${(100 * pf.step / peak).toFixed(0)} % (SIMD128) and ` +
+      `${(100 * pff.step / peakFma).toFixed(0)} % (relaxed) of the same peaks on this core; the softmax comes on top)`);
 }
 
 log('\nAttention backward (dQ, dK, dV of sum(output * dO); the forward runs before the clock), causal, one head,' +

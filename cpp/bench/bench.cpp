@@ -11,7 +11,8 @@
 // --peak-pair 1 (wasm): after each timed call, the peak loop (both forms) for ~5 ms; "peak"
 // lists its GFLOP/s per call, so each call's share of the peak is a back-to-back pair.
 // prints one JSON object per line: {"kernel","T","dk","heads","causal","ms":[...],
-// "gflops","heapBytes"}; for --kernel peak, {"kernel":"peak","gflops"}.
+// "gflops","heapBytes"}; for --kernel peak, {"kernel":"peak","gflops","chain","acc","step"}
+// (gflops: the larger of the two peak forms; step: the kernels' P.V step alone, data in L1).
 // backward-*: attn::attention_backward with a random dO and the forward result passed in
 // (computed before the clock starts), so "ms" is the backward pass alone.
 #include <chrono>
@@ -208,6 +209,64 @@ double peak_acc_gflops(float m, long steps) {
 #endif
 }
 
+// What the kernels' inner step reaches when nothing else runs: the tiled forward's P.V
+// block (2 query rows x 16 value columns: two broadcast weights, four value vectors and
+// eight multiply-adds per key, pointers stepped) over a 64 x 64 key-major weight tile, 64
+// value rows and 64 output rows, all in L1. Not a peak: unlike the loops above it loads its
+// operands and steps its pointers, as the kernels must. The gap between the two is what the
+// instruction mix costs on this core (on some the separate multiply and add of SIMD128
+// leave the front end, not the FP pipes, as the limit; fused, the step has 10 fewer
+// operations).
+double kernel_step_gflops(long tiles) {
+#if defined(__wasm_simd128__)
+  constexpr int kN = 64;
+  alignas(16) static float w[kN * kN], v[kN * kN], y[kN * kN];
+  for (int i = 0; i < kN * kN; ++i) {
+    w[i] = 0.001f * float(i % 7), v[i] = 0.001f * float(i % 11), y[i] = 0.f;
+  }
+#ifdef ATTN_RELAXED_SIMD
+#define ATTN_MADD(a, b, c) (v128_t) __builtin_wasm_fma_f32x4((__f32x4)(a), (__f32x4)(b), (__f32x4)(c))
+#else
+#define ATTN_MADD(a, b, c) wasm_f32x4_add(wasm_f32x4_mul(a, b), c)
+#endif
+  const double t0 = now_ms();
+  for (long tile = 0; tile < tiles; ++tile) {
+    for (int r = 0; r < kN; r += 2) {
+      float *y0 = y + r * kN, *y1 = y0 + kN;
+#pragma clang loop unroll(disable)
+      for (int c = 0; c < kN; c += 16) {
+        v128_t a0 = wasm_v128_load(y0 + c), a1 = wasm_v128_load(y0 + c + 4),
+               a2 = wasm_v128_load(y0 + c + 8), a3 = wasm_v128_load(y0 + c + 12);
+        v128_t b0 = wasm_v128_load(y1 + c), b1 = wasm_v128_load(y1 + c + 4),
+               b2 = wasm_v128_load(y1 + c + 8), b3 = wasm_v128_load(y1 + c + 12);
+        const float* vj = v + c;
+#pragma clang loop unroll(disable)
+        for (const float* p = w + r; p != w + r + kN * kN; p += kN, vj += kN) {
+          const v128_t x = wasm_v128_load32_splat(p), z = wasm_v128_load32_splat(p + 1);
+          const v128_t v0 = wasm_v128_load(vj), v1 = wasm_v128_load(vj + 4),
+                       v2 = wasm_v128_load(vj + 8), v3 = wasm_v128_load(vj + 12);
+          a0 = ATTN_MADD(x, v0, a0), a1 = ATTN_MADD(x, v1, a1);
+          a2 = ATTN_MADD(x, v2, a2), a3 = ATTN_MADD(x, v3, a3);
+          b0 = ATTN_MADD(z, v0, b0), b1 = ATTN_MADD(z, v1, b1);
+          b2 = ATTN_MADD(z, v2, b2), b3 = ATTN_MADD(z, v3, b3);
+        }
+        wasm_v128_store(y0 + c, a0), wasm_v128_store(y0 + c + 4, a1);
+        wasm_v128_store(y0 + c + 8, a2), wasm_v128_store(y0 + c + 12, a3);
+        wasm_v128_store(y1 + c, b0), wasm_v128_store(y1 + c + 4, b1);
+        wasm_v128_store(y1 + c + 8, b2), wasm_v128_store(y1 + c + 12, b3);
+      }
+    }
+  }
+#undef ATTN_MADD
+  const double ms = now_ms() - t0;
+  if (y[5] == 12345.f) std::printf("#\n");
+  return 2.0 * kN * kN * kN * double(tiles) / (ms * 1e6);
+#else
+  (void)tiles;
+  return 0;
+#endif
+}
+
 std::vector<std::size_t> parse_list(const char* s) {
   std::vector<std::size_t> v;
   for (const char* p = s; *p;) {
@@ -254,13 +313,16 @@ int main(int argc, char** argv) {
   if (kernel == "peak") {
     peak_gflops(0.999f, 0.001f, 2000000);  // warm-up
     peak_acc_gflops(0.999f, 2000000);
-    double chain = 0, acc = 0;
+    kernel_step_gflops(200);
+    double chain = 0, acc = 0, step = 0;
     for (std::size_t r = 0; r < reps; ++r) {
       chain = std::max(chain, peak_gflops(0.999f, 0.001f, 20000000));
       acc = std::max(acc, peak_acc_gflops(0.999f, 20000000));
+      step = std::max(step, kernel_step_gflops(2000));
     }
-    std::printf("{\"kernel\":\"peak\",\"gflops\":%.3f,\"chain\":%.3f,\"acc\":%.3f}\n",
-                std::max(chain, acc), chain, acc);
+    std::printf(
+        "{\"kernel\":\"peak\",\"gflops\":%.3f,\"chain\":%.3f,\"acc\":%.3f,\"step\":%.3f}\n",
+        std::max(chain, acc), chain, acc, step);
     return 0;
   }
   if (kernel == "workspace") {  // the tiled kernel's scratch beyond Q, K, V and the output
