@@ -225,7 +225,8 @@ double kernel_step_gflops(long tiles) {
     w[i] = 0.001f * float(i % 7), v[i] = 0.001f * float(i % 11), y[i] = 0.f;
   }
 #ifdef ATTN_RELAXED_SIMD
-#define ATTN_MADD(a, b, c) (v128_t) __builtin_wasm_fma_f32x4((__f32x4)(a), (__f32x4)(b), (__f32x4)(c))
+#define ATTN_MADD(a, b, c) \
+  (v128_t) __builtin_wasm_fma_f32x4((__f32x4)(a), (__f32x4)(b), (__f32x4)(c))
 #else
 #define ATTN_MADD(a, b, c) wasm_f32x4_add(wasm_f32x4_mul(a, b), c)
 #endif
@@ -320,9 +321,8 @@ int main(int argc, char** argv) {
       acc = std::max(acc, peak_acc_gflops(0.999f, 20000000));
       step = std::max(step, kernel_step_gflops(2000));
     }
-    std::printf(
-        "{\"kernel\":\"peak\",\"gflops\":%.3f,\"chain\":%.3f,\"acc\":%.3f,\"step\":%.3f}\n",
-        std::max(chain, acc), chain, acc, step);
+    std::printf("{\"kernel\":\"peak\",\"gflops\":%.3f,\"chain\":%.3f,\"acc\":%.3f,\"step\":%.3f}\n",
+                std::max(chain, acc), chain, acc, step);
     return 0;
   }
   if (kernel == "workspace") {  // the tiled kernel's scratch beyond Q, K, V and the output
@@ -381,8 +381,8 @@ int main(int argc, char** argv) {
       std::snprintf(buf, sizeof buf, "%s%.4f", rep ? "," : "", dt);
       ms += buf;
       if (peak_pair) {  // the peak right after each call: a ratio that holds on a busy machine
-        const double pk = std::max(peak_gflops(0.999f, 0.001f, 4000000),
-                                   peak_acc_gflops(0.999f, 4000000));
+        const double pk =
+            std::max(peak_gflops(0.999f, 0.001f, 4000000), peak_acc_gflops(0.999f, 4000000));
         std::snprintf(buf, sizeof buf, "%s%.3f", rep ? "," : "", pk);
         peaks += buf;
       }
@@ -396,8 +396,8 @@ int main(int argc, char** argv) {
     std::printf(
         "{\"kernel\":\"%s\",\"T\":%zu,\"dk\":%zu,\"heads\":%zu,\"causal\":%s,\"ms\":[%s],"
         "\"heapBytes\":%zu,\"checksum\":%.6g%s%s%s}\n",
-        kernel.c_str(), t, dk, heads, causal ? "true" : "false", ms.c_str(), heap_bytes(),
-        checksum, peak_pair ? ",\"peak\":[" : "", peaks.c_str(), peak_pair ? "]" : "");
+        kernel.c_str(), t, dk, heads, causal ? "true" : "false", ms.c_str(), heap_bytes(), checksum,
+        peak_pair ? ",\"peak\":[" : "", peaks.c_str(), peak_pair ? "]" : "");
     std::fflush(stdout);
   }
   return 0;
