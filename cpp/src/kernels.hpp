@@ -350,7 +350,8 @@ void tiled_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOpti
 // not ATTN_SCALAR) and the inputs are eligible; everything else runs the scalar code.
 // Returns true if the SIMD kernel ran: its inputs were finite with no possible overflow,
 // so a NaN can only come from a fully masked row under neg_inf, which it counted, and
-// diag.nan_rows is already exact (no recount over the weights needed).
+// diag.nan_rows is already exact (no recount over the weights needed). The same holds for
+// tiled_kernel below.
 template <class T>
 bool naive_kernel(const T* q, const T* k, const T* v, const AttentionOptions& o, T scale,
                   AttentionResult<T>* out) {
@@ -362,12 +363,13 @@ bool naive_kernel(const T* q, const T* k, const T* v, const AttentionOptions& o,
 }
 
 template <class T>
-void tiled_kernel(const T* q, const T* k, const T* v, const AttentionOptions& o, T scale,
+bool tiled_kernel(const T* q, const T* k, const T* v, const AttentionOptions& o, T scale,
                   AttentionResult<T>* out) {
   if constexpr (std::is_same_v<T, float> && kSimdKernels) {
-    if (tiled_kernel_simd(q, k, v, o, scale, out)) return;
+    if (tiled_kernel_simd(q, k, v, o, scale, out)) return true;
   }
   tiled_kernel_scalar(q, k, v, o, scale, out);
+  return false;
 }
 
 }  // namespace attn::detail

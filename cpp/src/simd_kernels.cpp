@@ -311,14 +311,15 @@ struct GroupLimits {
     b3 = madd(y, v3, b3);                                                               \
   } while (0)
 
-// y0 (and y1 if non-null) = alpha0 * y0 + sum_{j < n} p0[j * PS] * v[j] (same for row 1):
+// y0 (and y1 if non-null) = alpha0 * y0 + sum_{j < n} p0[j * PS] * v[j] (same for row 1;
+// FRESH: y0 = sum ..., y's old contents never read, the same bits as from zeros):
 // a 2-row x 16-column block of accumulators over d_v (keys unrolled by 2, pointers
 // stepped so V8 needs no index arithmetic), then 4-wide and scalar tails.
 // p0[j * PS]: the weight of key j for row 0 (PS = 1 row-major weights, 64 key-major).
 // Key-major (PS = 64) weights must have p1 = p0 + 1 for two rows; with one row the main
 // loop still reads p0[j * PS + 1] (inside the score tile) into the unused accumulators.
 // DV: d_v when known at compile time (the V pointer then steps by a constant), else 0.
-template <std::size_t PS, std::size_t DV>
+template <std::size_t PS, std::size_t DV, bool FRESH = false>
 void accumulate_pv_impl(const float* p0, const float* p1, const float* v, std::size_t n,
                         std::size_t dv, float alpha0, float alpha1, float* y0, float* y1) {
   if (DV) dv = DV;
@@ -330,9 +331,14 @@ void accumulate_pv_impl(const float* p0, const float* p1, const float* v, std::s
   const bool rescale = alpha0 != 1.f || alpha1 != 1.f;
 #pragma clang loop unroll(disable)
   for (; c + 16 <= dv; c += 16) {
-    v128_t a0 = ld(y0 + c), a1 = ld(y0 + c + 4), a2 = ld(y0 + c + 8), a3 = ld(y0 + c + 12);
-    v128_t b0 = ld(y1 + c), b1 = ld(y1 + c + 4), b2 = ld(y1 + c + 8), b3 = ld(y1 + c + 12);
-    if (rescale) {
+    v128_t a0, a1, a2, a3, b0, b1, b2, b3;
+    if constexpr (FRESH) {
+      a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = splat(0.f);
+    } else {
+      a0 = ld(y0 + c), a1 = ld(y0 + c + 4), a2 = ld(y0 + c + 8), a3 = ld(y0 + c + 12);
+      b0 = ld(y1 + c), b1 = ld(y1 + c + 4), b2 = ld(y1 + c + 8), b3 = ld(y1 + c + 12);
+    }
+    if (rescale && !FRESH) {
       const v128_t s0 = splat(alpha0), s1 = splat(alpha1);
       a0 = mul(a0, s0), a1 = mul(a1, s0), a2 = mul(a2, s0), a3 = mul(a3, s0);
       b0 = mul(b0, s1), b1 = mul(b1, s1), b2 = mul(b2, s1), b3 = mul(b3, s1);
@@ -351,7 +357,8 @@ void accumulate_pv_impl(const float* p0, const float* p1, const float* v, std::s
     st(y0 + c, a0), st(y0 + c + 4, a1), st(y0 + c + 8, a2), st(y0 + c + 12, a3);
   }
   for (; c + 4 <= dv; c += 4) {
-    v128_t a = mul(ld(y0 + c), splat(alpha0)), b = mul(ld(y1 + c), splat(alpha1));
+    v128_t a = splat(0.f), b = a;
+    if (!FRESH) a = mul(ld(y0 + c), splat(alpha0)), b = mul(ld(y1 + c), splat(alpha1));
     for (std::size_t j = 0; j < n; ++j) {
       const v128_t vj = ld(v + j * dv + c);
       a = add(a, mul(bcast(p0 + j * PS), vj));
@@ -361,7 +368,7 @@ void accumulate_pv_impl(const float* p0, const float* p1, const float* v, std::s
     st(y0 + c, a);
   }
   for (; c < dv; ++c) {
-    float a = y0[c] * alpha0, b = y1[c] * alpha1;
+    float a = FRESH ? 0.f : y0[c] * alpha0, b = FRESH ? 0.f : y1[c] * alpha1;
     for (std::size_t j = 0; j < n; ++j) {
       a += p0[j * PS] * v[j * dv + c];
       b += p1[j * PS] * v[j * dv + c];
@@ -377,13 +384,16 @@ void accumulate_pv_impl(const float* p0, const float* p1, const float* v, std::s
 // the accumulators.
 __attribute__((noinline)) void accumulate_pv(const float* p0, const float* p1, std::size_t ps,
                                              const float* v, std::size_t n, std::size_t dv,
-                                             float alpha0, float alpha1, float* y0, float* y1) {
-  if (ps == 1) {
+                                             float alpha0, float alpha1, float* y0, float* y1,
+                                             bool fresh = false) {
+  if (ps == 1) {  // (no caller of the row-major form starts fresh)
     if (dv == 64) {
       accumulate_pv_impl<1, 64>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
     } else {
       accumulate_pv_impl<1, 0>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
     }
+  } else if (fresh) {  // its own instantiation: the accumulating loops' code stays as it was
+    accumulate_pv_impl<kW, 0, true>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
   } else if (dv == 64) {
     accumulate_pv_impl<kW, 64>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
   } else {
@@ -895,7 +905,9 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
       float* yt = out->output.data() + row0 * s.dv;
       transpose_q(q + row0 * s.dk, rows, s.dk, scale * kLog2e, qt.data());
       const TileRows tr = tile_rows(o.mask, i0, rows, s.tq, s.tk);
-      std::fill(yt, yt + rows * s.dv, 0.f);
+      // No zero fill of the output tile: each row pair's first P.V call starts from zero
+      // (fresh), and a row no call reaches is fully masked and written whole below.
+      bool pair_started[kW / 2] = {};
       for (std::size_t r = 0; r < kW; ++r) {
         m[r] = ninf, l[r] = 0.f, t[r] = 0.f;
         // Rows past the tile get an empty range: always masked.
@@ -966,7 +978,9 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
           float* y = yt + r * s.dv;
           const float* pw = sc.data() + (ja - j0) * kW + r;
           accumulate_pv(pw, pair ? pw + 1 : nullptr, kW, vg + ja * s.dv, jb - ja, s.dv, alpha[r],
-                        pair ? alpha[r + 1] : 1.f, y, pair ? y + s.dv : nullptr);
+                        pair ? alpha[r + 1] : 1.f, y, pair ? y + s.dv : nullptr,
+                        !pair_started[r / 2]);
+          pair_started[r / 2] = true;
         }
       }
       // Finish each row: normalise; back in natural units (m and t are base 2):

@@ -37,12 +37,13 @@ Status attention_tiled(const T* q, std::size_t q_len, const T* k, std::size_t k_
   out->row_sums.resize({s.heads, s.tq});
   out->diag = {};
   const T scale = static_cast<T>(effective_scale(opts));
+  bool nan_rows_exact = false;  // the SIMD kernel's own count (see naive_kernel in kernels.hpp)
   if (opts.variant.normalizer == Normalizer::kLinear) {
     detail::linear_prefix_kernel(q, k, v, opts, out);
   } else if (opts.variant.needs_variant_kernel()) {
     detail::tiled_variant_kernel(q, k, v, opts, scale, out);
   } else {
-    detail::tiled_kernel(q, k, v, opts, scale, out);
+    nan_rows_exact = detail::tiled_kernel(q, k, v, opts, scale, out);
     // rowSums of the online softmax: l * (1/l) = 1 for a row with a distribution (finite fill's
     // uniform fully masked row included), 0 for a 'zero' fully masked row (lse -inf), NaN for
     // a NaN row (lse NaN). Read from lse so the SIMD kernel stays as it is.
@@ -52,7 +53,7 @@ Status attention_tiled(const T* q, std::size_t q_len, const T* k, std::size_t k_
           std::isnan(l) ? l : (l == -std::numeric_limits<T>::infinity() ? T(0) : T(1));
     }
   }
-  out->diag.nan_rows = detail::count_nan_rows(*out, s.heads * s.tq);  // see diagnostics.hpp
+  if (!nan_rows_exact) out->diag.nan_rows = detail::count_nan_rows(*out, s.heads * s.tq);
   return Status::Ok();
 }
 
