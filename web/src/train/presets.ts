@@ -42,7 +42,7 @@ export const TRAIN_PRESETS: TrainPreset[] = [
     id: 'train-one-layer',
     title: 'One layer cannot',
     blurb: 'The same task with a single layer: no head can read what the previous token was.',
-    figure: 'The loss does fall, from ln 32 ≈ 3.47 to about 2.5 nats (seed 0: 2.37 at step 400), but accuracy on the repeated half stays near 0.2 (seed 0: 0.18 at step 400) against 0.99 with two layers: finding the earlier copy needs a previous-token head composed with an induction head in the next layer.',
+    figure: 'The loss does fall, from ln 32 ≈ 3.47 to about 2.5 nats (seed 0: 2.37 at step 400), but accuracy on the repeated half stays near 0.2 (seed 0: 0.18 at step 400) against 1.00 with two layers: finding the earlier copy needs a previous-token head composed with an induction head in the next layer.',
     train: { layers: 1, until: 400 },
     claim: { maxAccuracy: 0.3, finalLoss: [1.8, 2.9] },
   },

@@ -103,7 +103,7 @@ export class VariantsCard {
 
 /** The result in words (written from the table; the test checks the figures it quotes). */
 export const VARIANTS_RESULT =
-  'Result: softmax₁ learns like softmax (median 140 steps to 0.9). ReLU / T and linear attention form the circuit later (medians 305 and 510), ' +
-  'sigmoid too (median 235; seed 1 only at step 935, without a previous-token head), RoPE at step 200 in every seed with the cleanest heads. ' +
-  'ALiBi instead of the learned table forms no induction head in any seed (accuracy 0.31–0.57 at step 1,000; previous-token score 0.13); our reading: with two heads its slopes are too shallow to single out the previous token. ' +
+  'Result: softmax₁ learns like softmax (median 140 steps to 0.9). ReLU / T and linear attention form the circuit later (medians 310 and 510), ' +
+  'sigmoid too (median 235; seed 1 only at step 900, without a previous-token head), RoPE at step 200 in every seed with the cleanest induction heads. ' +
+  'ALiBi instead of the learned table forms no induction head in any seed (accuracy 0.32–0.61 at step 1,000; previous-token score 0.13); our reading: with two heads its slopes are too shallow to single out the previous token. ' +
   'qkNorm learns nothing at scale 1/√d_k (scores within ±0.25) and like softmax at scale 10 (median 150).';

@@ -156,6 +156,7 @@ struct Workspace {
   std::vector<std::vector<T>> wqkv;        // per layer [W_Q | W_K | W_V] packed (D, w3)
   std::vector<T> qkv;                      // (N, w3): q | k | v, then dq | dk | dv in the backward
   std::vector<T> dx, dz, dout, dw, dlogits, dy, pack;  // backward scratch
+  std::vector<T> ce;  // (V) one row's exp(logit - max) when there are no gradients
   AttentionGrads<T> grads;
   std::vector<VariantCache<T>> vcache;  // per layer, when the config uses a variant
 };
