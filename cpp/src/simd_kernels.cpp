@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "attn/aligned.hpp"
 #include "attn/tiled.hpp"
 #include "kernels.hpp"
 
@@ -756,7 +757,7 @@ bool naive_kernel_simd(const float* q, const float* k, const float* v, const Att
   const std::size_t group = s.heads / s.kv_heads;
   const bool pointwise = has_pointwise(o.mask);
   const float ninf = -std::numeric_limits<float>::infinity();
-  std::vector<float> qt(s.dk * kW), sc(kW * kW);
+  AlignedFloats qt(s.dk * kW), sc(kW * kW);
   // Scores in base-2 units (log2 e folded into Q) so the softmax needs only exp2; kept
   // scores must be in natural units, and then the softmax converts (u = log2 e).
   const float qscale = o.return_scores ? scale : scale * kLog2e;
@@ -887,7 +888,7 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
   const std::size_t group = s.heads / s.kv_heads;
   const bool pointwise = has_pointwise(o.mask);
   const float ninf = -std::numeric_limits<float>::infinity();
-  std::vector<float> qt(s.dk * kW), sc(kW * kW);
+  AlignedFloats qt(s.dk * kW), sc(kW * kW);
   alignas(16) float m[kW], l[kW], t[kW], alpha[kW];
   alignas(16) std::int32_t lo32[kW], hi32[kW];
   std::size_t allowed[kW];
@@ -1031,15 +1032,15 @@ bool tiled_backward_simd(const float* q, const float* k, const float* v, const f
   const float ninf = -std::numeric_limits<float>::infinity();
   // Zero-initialised: score_tile leaves keys past a row group's limit as they were, and
   // those entries must stay finite (P is 0 there, so dS = 0 * (dP - D) = 0).
-  std::vector<float> qt(s.dk * kW), dot_t(s.dv * kW), pt(kW * kW);
+  AlignedFloats qt(s.dk * kW), dot_t(s.dv * kW), pt(kW * kW);
   // dP for one key tile (tiled), or for the query tile's whole key range (naive: it needs
   // every dP of a row for D before any dS, see pass 1).
   const std::size_t tk_tiles = (s.tk + kBT - 1) / kBT * kBT;
-  std::vector<float> dpt((from_weights ? tk_tiles : kBT) * kW);
+  AlignedFloats dpt((from_weights ? tk_tiles : kBT) * kW);
   // With dropout: the kept-and-rescaled mask M (keep / (1 - p) or 0) and Pd = P * M.
   const double p = o.dropout;
   const float keep_scale = static_cast<float>(1 / (1 - p));
-  std::vector<float> mt(p > 0 ? kW * kW : 0), pdt(p > 0 ? kW * kW : 0);
+  AlignedFloats mt(p > 0 ? kW * kW : 0), pdt(p > 0 ? kW * kW : 0);
   std::uint64_t drow[kW];
   alignas(16) float lse2[kW], dsum[kW];
   alignas(16) std::int32_t lo32[kW], hi32[kW];
