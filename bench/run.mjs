@@ -315,11 +315,13 @@ const peak = median(peaks);
 const formsOf = (impl) => ({ chain: +median(peakForms[impl].map((f) => f.chain)).toFixed(2),
   acc: +median(peakForms[impl].map((f) => f.acc)).toFixed(2),
   step: +median(peakForms[impl].map((f) => f.step)).toFixed(2) });
+// The two peak forms and the kernels' step, medians over the rounds, per build.
+const pf = formsOf('wasm-peak'), pff = formsOf('wasm-peak-fma');
 rows.push({ impl: 'wasm-peak', T: null, dk: null, heads: null, causal: null, threads: 1, ms: null,
-  gflops: +peak.toFixed(2), ...formsOf('wasm-peak') });
+  gflops: +peak.toFixed(2), ...pf });
 const peakFma = median(peaksFma);
 rows.push({ impl: 'wasm-peak-fma', T: null, dk: null, heads: null, causal: null, threads: 1, ms: null,
-  gflops: +peakFma.toFixed(2), ...formsOf('wasm-peak-fma') });
+  gflops: +peakFma.toFixed(2), ...pff });
 const get = (impl, T, causal = true, threads = 1) =>
   rows.find((r) => r.impl === impl && r.T === T && r.causal === causal && r.threads === threads);
 
@@ -392,7 +394,6 @@ for (const T of allT) {
       `  wasm-tiled ${fmt(g('wasm-tiled'), 6)}` +
       (dense ? `  non-causal wasm-tiled ${fmt(dense.gflops, 6)} (${(100 * dense.gflops / peak).toFixed(0)} % of peak, ${dense.ms} ms)` : ''));
 }
-const pf = formsOf('wasm-peak'), pff = formsOf('wasm-peak-fma');
 log(`  wasm-peak (SIMD128 f32 mul+add microbenchmark, the larger of two forms: 12 chains through the multiply ` +
     `${pf.chain}, 12 accumulators through the add only, like the kernels' loops, ${pf.acc}): ${peak.toFixed(1)} GFLOP/s`);
 log(`  wasm-peak-fma (the same two forms with f32x4.relaxed_madd: ${pff.chain}, ${pff.acc}): ${peakFma.toFixed(1)} GFLOP/s ` +
@@ -434,11 +435,8 @@ for (const TT of denseTs.filter((x) => x >= 1024)) {
   target(`forward tiled SIMD128, non-causal T = ${TT}, vs the SIMD128 peak`, get('wasm-tiled', TT, false)?.gflops, peak, 0.85, '%');
   target(`forward tiled relaxed SIMD, non-causal T = ${TT}, vs the FMA peak`, get('wasm-tiled-fma', TT, false)?.gflops, peakFma, 0.85, '%');
 }
-{
-  const pf = formsOf('wasm-peak'), pff = formsOf('wasm-peak-fma');
-  log(`        (the kernels' P·V step alone, data in L1, reaches ${(100 * pf.step / peak).toFixed(0)} % (SIMD128) and ` +
-      `${(100 * pff.step / peakFma).toFixed(0)} % (relaxed) of the same peaks on this core; the softmax comes on top)`);
-}
+log(`        (the kernels' P·V step alone, data in L1, reaches ${(100 * pf.step / peak).toFixed(0)} % (SIMD128) and ` +
+    `${(100 * pff.step / peakFma).toFixed(0)} % (relaxed) of the same peaks on this core; the softmax comes on top)`);
 
 log('\nAttention backward (dQ, dK, dV of sum(output * dO); the forward runs before the clock), causal, one head,' +
     ` d_k = ${DK}, one thread; GFLOP/s count 4·T²·d_k (the four products over the allowed half):`);

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "attn/aligned.hpp"

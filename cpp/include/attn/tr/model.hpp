@@ -154,7 +154,7 @@ struct Workspace {
   std::vector<std::vector<T>> z;           // per layer (N, H*d_h) merged head outputs
   std::vector<AttentionResult<T>> att;     // per layer attention forward
   std::vector<T> xhat, rstd, y, logits;    // final LayerNorm and unembedding
-  std::vector<AlignedVector<T>> wqkv;      // per layer [W_Q | W_K | W_V] packed (D, w3), B of a product
+  std::vector<AlignedVector<T>> wqkv;      // per layer [W_Q | W_K | W_V] packed (D, w3)
   std::vector<T> qkv;                      // (N, w3): q | k | v, then dq | dk | dv in the backward
   std::vector<T> dx, dz, dout, dw, dlogits, dy, pack;  // backward scratch
   std::vector<T> ce;  // (V) one row's exp(logit - max) when there are no gradients
