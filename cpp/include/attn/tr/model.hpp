@@ -149,15 +149,16 @@ struct VariantCache {
 template <class T>
 struct Workspace {
   std::size_t batch = 0, t = 0;
-  std::vector<std::vector<T>> x;           // L+1 residual streams (N, D)
-  std::vector<std::vector<T>> qh, kh, vh;  // per layer (B*H, T, d_h), (B*H_kv, T, d_h) x2
-  std::vector<std::vector<T>> z;           // per layer (N, H*d_h) merged head outputs
-  std::vector<AttentionResult<T>> att;     // per layer attention forward
-  std::vector<T> xhat, rstd, y, logits;    // final LayerNorm and unembedding
-  std::vector<AlignedVector<T>> wqkv;      // per layer [W_Q | W_K | W_V] packed (D, w3)
-  std::vector<T> qkv;                      // (N, w3): q | k | v, then dq | dk | dv in the backward
-  std::vector<T> dx, dz, dout, dw, dlogits, dy, pack;  // backward scratch
-  std::vector<T> ce;  // (V) one row's exp(logit - max) when there are no gradients
+  std::vector<AlignedVector<T>> x;           // L+1 residual streams (N, D)
+  std::vector<AlignedVector<T>> qh, kh, vh;  // per layer (B*H, T, d_h), (B*H_kv, T, d_h) x2
+  std::vector<AlignedVector<T>> z;           // per layer (N, H*d_h) merged head outputs
+  std::vector<AttentionResult<T>> att;       // per layer attention forward
+  AlignedVector<T> xhat, rstd, y, logits;    // final LayerNorm and unembedding
+  std::vector<AlignedVector<T>> wqkv;        // per layer [W_Q | W_K | W_V] packed (D, w3)
+  AlignedVector<T> qkv;  // (N, w3): q | k | v, then dq | dk | dv in the backward
+  AlignedVector<T> dx, dz, dout, dw, dlogits, dy;  // backward scratch
+  std::vector<T> pack;                             // the products' packing scratch
+  AlignedVector<T> ce;  // (V) one row's exp(logit - max) when there are no gradients
   AttentionGrads<T> grads;
   std::vector<VariantCache<T>> vcache;  // per layer, when the config uses a variant
 };
