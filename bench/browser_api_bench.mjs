@@ -17,8 +17,8 @@
 //   'ort-wasm': onnxruntime-web 1.30 (ort.wasm.min.mjs, wasm EP, ort.env.wasm.numThreads = 1) on
 //     the graph bench/peers/make_onnx.py exports (written to --dir if missing), awaited run().
 // The additive masks are made once per T, outside the clock, as in run_peer.mjs.
-// Rounds are interleaved: every rep runs each impl once, the order rotating per rep. Calls of
-// T <= 256 are timed in batches (ms = batch / calls) for every impl alike.
+// Rounds are interleaved: every rep runs each impl once, in a shuffled order (--order rotate: the
+// old cyclic one). Calls of T <= 256 are timed in batches (ms = batch / calls) for every impl alike.
 // Chromium: Debian's /usr/bin/chromium via playwright-core (docs: TOOLCHAIN.md).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,6 +33,7 @@ const Ts = arg('T', '64,256,1024,2048').split(',').map(Number);
 const reps = +arg('reps', '10');
 const peers = argv.includes('--peers');
 const warmupMs = +arg('warmup-ms', '3000');
+const ORDER = arg('order', 'shuffle'); // 'rotate': the old cyclic order, for comparison
 const dir = path.resolve(root, arg('dir', 'bench/out'));
 const DK = 64;
 
@@ -62,7 +63,7 @@ try {
     await page.addScriptTag({ url: `/${PEERS_DIR}/@tensorflow/tfjs-core/dist/tf-core.es2017.min.js` });
     await page.addScriptTag({ url: `/${PEERS_DIR}/@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.es2017.min.js` });
   }
-  const out = await page.evaluate(async ({ Ts, reps, peers, PEERS_DIR, onnxUrl, DK, warmupMs }) => {
+  const out = await page.evaluate(async ({ Ts, reps, peers, PEERS_DIR, onnxUrl, DK, warmupMs, ORDER }) => {
     const { loadAttnCore, relaxedSimdSupported } = await import('/cpp/bindings/load_core.mjs');
     const { inputs, sampleRows, referenceRows, maxAbsError } = await import('/bench/inputs_core.mjs');
     const head = { relaxedSimdValidates: relaxedSimdSupported(), crossOriginIsolated: self.crossOriginIsolated,
@@ -157,13 +158,29 @@ try {
       for (const T of Ts) for (const n of names) await impls[n].run(T);
       await new Promise((r) => setTimeout(r, Math.max(50, performance.now() - r0)));
     }
+    // Each rep's order is a fresh permutation (seeded: the same every run). A rotation keeps every
+    // impl behind the same predecessor in every rep, so whatever one leaves behind (garbage the
+    // next batch pays to collect, evicted caches) would always land on the same neighbour.
+    let seed = 0x9e3779b9;
+    const rand = () => { // mulberry32
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const orderOf = (i) => {
+      if (ORDER === 'rotate') return names.map((_, j) => names[(j + i) % names.length]);
+      const o = [...names];
+      for (let j = o.length - 1; j > 0; j--) { const x = Math.floor(rand() * (j + 1)); [o[j], o[x]] = [o[x], o[j]]; }
+      return o;
+    };
     for (const T of Ts) {
       const r = Object.fromEntries(names.map((n) => [n, { impl: n, build: n, relaxed: impls[n].relaxed, T, ms: [],
         kernelMs: [], maxAbsError: errs[`${n}|${T}`] }]));
       const batch = T <= 64 ? 50 : T <= 256 ? 10 : 1;
       const n = T <= 1024 ? reps * 2 : reps;
       for (let i = 0; i < n; i++) {
-        for (const b of names.map((_, j) => names[(j + i) % names.length])) { // rotating order
+        for (const b of orderOf(i)) {
           const { run, kernelMs } = impls[b];
           let k = 0;
           const t0 = performance.now();
@@ -179,7 +196,7 @@ try {
       res.push(...Object.values(r));
     }
     return res;
-  }, { Ts, reps, peers, PEERS_DIR, onnxUrl, DK, warmupMs });
+  }, { Ts, reps, peers, PEERS_DIR, onnxUrl, DK, warmupMs, ORDER });
   out[0].chromium = browser.version();
   for (const r of out) console.log(JSON.stringify(r));
 } finally {

@@ -8,7 +8,10 @@ import os from 'node:os';
 function generation(vendor, family, model) {
   if (vendor === 'AuthenticAMD') {
     if (family === 0x17) return model >= 0x30 ? 'Zen 2' : 'Zen / Zen+';
-    if (family === 0x19) return model >= 0x10 && model < 0x20 || model >= 0x90 ? 'Zen 4' : 'Zen 3 / Zen 4';
+    // Family 19h: Zen 3 is models 00-0F (Milan), 20-2F, 40-5F; Zen 4 is 10-1F (Genoa), 60-7F, A0-AF.
+    if (family === 0x19) {
+      return model < 0x10 || (model >= 0x20 && model < 0x60) ? 'Zen 3' : model < 0x80 || model >= 0xa0 ? 'Zen 4' : null;
+    }
     if (family === 0x1a) return 'Zen 5';
     return null;
   }

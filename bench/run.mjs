@@ -156,6 +156,10 @@ jobs.push({ impl: 'wasm-tiled-fma', threads: 1, causal: true, cmd: NODE,
 jobs.push({ impl: 'wasm-tiled-fma', threads: 1, causal: false, cmd: NODE,
   args: fmaArgs('--kernel', 'tiled', '--T', list(denseTs), '--dk', String(DK), '--causal', '0'), env });
 jobs.push({ impl: 'wasm-peak-fma', threads: 1, peak: true, cmd: NODE, args: fmaArgs('--kernel', 'peak', '--reps', '3'), env });
+// The backward in the relaxed build (its products use relaxed_madd like the forward's): what
+// attentionBackward runs in a browser that validates relaxed SIMD.
+jobs.push({ impl: 'wasm-bwd-tiled-fma', threads: 1, causal: true, cmd: NODE,
+  args: fmaArgs('--kernel', 'backward-tiled', '--T', list(bwdTs), '--dk', String(DK), '--causal', '1', '--reps', '3'), env });
 
 // Training step: wasm (after warm-up, medians inside the driver) vs PyTorch eager, one thread.
 const TRAIN_D = [64, 32];
@@ -182,7 +186,7 @@ if (peers) {
       args: [path.join(root, 'bench/peers/run_peer.mjs'), '--impl', impl, '--T', list(apiTs), '--reps', '3', '--dir', outDir], env });
   }
   // The same comparison in Chromium: bench/browser_api_bench.mjs --peers runs our two
-  // builds, tfjs-wasm and ort-wasm in one page (each rep every implementation once, rotating, after a
+  // builds, tfjs-wasm and ort-wasm in one page (each rep every implementation once, shuffled, after a
   // warm-up). One launch per round, interleaved with the other jobs like every process here, so its
   // samples and the PyTorch rows share the machine's ups and downs; pinned like the one-thread jobs
   // (taskset covers Chromium's renderer, where the calls run).
@@ -443,15 +447,19 @@ log('\nAttention backward (dQ, dK, dV of sum(output * dO); the forward runs befo
 for (const T of bwdTs) {
   const b = (impl) => get(impl, T);
   const tb = b('torch-bwd'), wt = b('wasm-bwd-tiled'), ws1 = b('wasm-bwd-tiled-scalar'), wn = b('wasm-bwd-naive');
+  const wf = b('wasm-bwd-tiled-fma');
   log(`  T=${String(T).padStart(5)}  PyTorch autograd ${fmt(tb?.ms, 7)} ms (${fmt(tb?.gflops, 5).trim()} GFLOP/s)` +
       `   wasm tiled SIMD128 ${fmt(wt?.ms, 7)} ms (${fmt(wt?.gflops, 5).trim()} GFLOP/s)` +
+      `   relaxed ${fmt(wf?.ms, 7)} ms (${fmt(wf?.gflops, 5).trim()} GFLOP/s)` +
       `   wasm tiled scalar ${fmt(ws1?.ms, 7)} ms   wasm naive SIMD128 ${fmt(wn?.ms, 7)} ms` +
       `   PyTorch / wasm tiled ${(tb?.ms / wt?.ms).toFixed(2)}×   SIMD speed-up ${(ws1?.ms / wt?.ms).toFixed(2)}×`);
 }
 log(`  tiled backward working memory beyond Q, K, V, dO, output, lse and the gradients ` +
     `(tiled_backward_workspace_bytes, d_k = ${DK}) at T = ${bws.T.join(', ')}: ${bws.bytes.join(', ')} bytes`);
 target('backward tiled SIMD128, causal T = 2048, vs the SIMD128 peak', get('wasm-bwd-tiled', 2048)?.gflops, peak, 0.75, '%');
-target('backward tiled vs PyTorch autograd one thread (T = 2048, same run)', get('torch-bwd', 2048)?.ms, get('wasm-bwd-tiled', 2048)?.ms, 1.3);
+target('backward tiled SIMD128 vs PyTorch autograd one thread (T = 2048, same run)', get('torch-bwd', 2048)?.ms, get('wasm-bwd-tiled', 2048)?.ms, 1.3);
+target('backward tiled relaxed SIMD, causal T = 2048, vs the FMA peak', get('wasm-bwd-tiled-fma', 2048)?.gflops, peakFma, 0.75, '%');
+target('backward tiled relaxed SIMD vs PyTorch autograd one thread (T = 2048, same run)', get('torch-bwd', 2048)?.ms, get('wasm-bwd-tiled-fma', 2048)?.ms, 1.3);
 }
 meta.targets = targets;
 
@@ -536,7 +544,7 @@ if (!trainOnly) {
 if (peers) {
   const launches = chromiumRows.filter((r) => 'relaxedSimdValidates' in r).length;
   log(`\nIn Chromium (bench/browser_api_bench.mjs --peers, one launch per round: ${launches} of ${rounds}; one page, cross-origin isolated,` +
-      ' every rep runs each implementation once in rotating order after warm-up; same input bytes; medians over every rep of every round;' +
+      ' every rep runs each implementation once in a shuffled order after warm-up; same input bytes; medians over every rep of every round;' +
       ' PyTorch columns from this run\'s torch rows;' + (pinCpu >= 0 ? ` pinned to vCPU ${pinCpu}` : ' unpinned') + '):');
   for (const f of [...new Set(chromiumFailures)]) log(`  a Chromium run failed: ${f}`);
   if (!launches) {
