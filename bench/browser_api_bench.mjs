@@ -178,7 +178,16 @@ try {
       const r = Object.fromEntries(names.map((n) => [n, { impl: n, build: n, relaxed: impls[n].relaxed, T, ms: [],
         kernelMs: [], maxAbsError: errs[`${n}|${T}`] }]));
       const batch = T <= 64 ? 50 : T <= 256 ? 10 : 1;
-      const n = T <= 1024 ? reps * 2 : reps;
+      // Small T costs nothing to repeat: at least 20 reps there, so a few disturbed ones (a
+      // collection of the previous size's garbage, a late tier-up) cannot carry the median.
+      const n = T <= 256 ? Math.max(20, reps * 2) : T <= 1024 ? reps * 2 : reps;
+      // Settle at the new size, untimed: one batch of every impl, then the page idles as long
+      // (at least 50 ms), as between the warm-up's rounds. With 6 reps and no settling, the
+      // first reps after the T = 4096 warm-up calls ran 2-4x slower (kernel time included)
+      // and moved the T = 64 medians from 0.03-0.04 to 0.07-0.12 ms.
+      const s0 = performance.now();
+      for (const b of names) for (let j = 0; j < batch; j++) await impls[b].run(T);
+      await new Promise((res) => setTimeout(res, Math.max(50, performance.now() - s0)));
       for (let i = 0; i < n; i++) {
         for (const b of orderOf(i)) {
           const { run, kernelMs } = impls[b];
