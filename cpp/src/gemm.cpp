@@ -123,10 +123,11 @@ inline void panel(bool ta, std::size_t m, std::size_t j0, std::size_t j1, std::s
 // (kTN dW_QKV 34 -> 38, kNT dX 37 -> 41 GFLOP/s; 128-deep blocks with 32 KiB panels
 // filled the L1 with B alone), and were no slower at 1024 and 2048 rows. Register blocks: V8
 // allocates 15 xmm registers, and every block that needs more (5 x 8, 6 x 8, 3 x 12, 4 x 12, or k
-// unrolled by 4) spilled and ran slower. Within them, 2 x 16 (8 accumulators, 4 vectors of B, 2
-// broadcasts of A per k) beats 4 x 8 (4 broadcasts per 16 multiply-adds) for kNN and kNT, whose A
-// rows are 64-192 long: 46-50 against 43-47 GFLOP/s; kTN keeps 4 x 8 (its 2 x 16 ran at 36 against
-// 43).
+// unrolled by 4) spilled and ran slower; so did k unrolled by 2 (training steps 1.3-1.5x slower,
+// with or without a compiler barrier between the two steps). Within them, 2 x 16 (8
+// accumulators, 4 vectors of B, 2 broadcasts of A per k) beats 4 x 8 (4 broadcasts per 16
+// multiply-adds) for kNN and kNT, whose A rows are 64-192 long: 46-50 against 43-47 GFLOP/s; kTN
+// keeps 4 x 8 (its 2 x 16 ran at 36 against 43).
 void gemm_impl_simd(Trans t, std::size_t m, std::size_t n, std::size_t k, const float* a,
                     std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
                     std::size_t ldc, std::vector<float>* scratch) {
