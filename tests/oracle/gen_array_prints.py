@@ -17,8 +17,10 @@ Writes, into tests/web/fixtures/arrays/:
 - links.json: array link strings written by the notebook helper (web/public/attention_playground.py)
   next to the float32 bits NumPy holds (hex of arr.astype('<f4').tobytes()), for the TS decoder.
 
---check regenerates in memory and compares: text files byte for byte, .npz files entry by entry
-(np.savez stamps the zip with the current time).
+--check regenerates in memory and compares each file byte for byte, or else numerically: arrays
+within 1e-9 relative, printed numbers within one unit of their last digit (NumPy's float64 exp
+differs in the last bit between its AVX-512 and AVX2 paths); .npz files entry by entry (np.savez
+stamps the zip with the current time); files NumPy cannot load (the hostile ones) byte for byte.
 """
 
 import argparse
