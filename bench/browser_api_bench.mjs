@@ -65,7 +65,7 @@ try {
   }
   const out = await page.evaluate(async ({ Ts, reps, peers, PEERS_DIR, onnxUrl, DK, warmupMs, ORDER }) => {
     const { loadAttnCore, relaxedSimdSupported } = await import('/cpp/bindings/load_core.mjs');
-    const { inputs, sampleRows, referenceRows, maxAbsError } = await import('/bench/inputs_core.mjs');
+    const { inputs, sampleRows, referenceRows, maxAbsError, uniform } = await import('/bench/inputs_core.mjs');
     const head = { relaxedSimdValidates: relaxedSimdSupported(), crossOriginIsolated: self.crossOriginIsolated,
       userAgent: navigator.userAgent };
     const res = [head];
@@ -161,13 +161,7 @@ try {
     // Each rep's order is a fresh permutation (seeded: the same every run). A rotation keeps every
     // impl behind the same predecessor in every rep, so whatever one leaves behind (garbage the
     // next batch pays to collect, evicted caches) would always land on the same neighbour.
-    let seed = 0x9e3779b9;
-    const rand = () => { // mulberry32
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const rand = uniform(0x9e3779b9);
     const orderOf = (i) => {
       if (ORDER === 'rotate') return names.map((_, j) => names[(j + i) % names.length]);
       const o = [...names];

@@ -1,7 +1,15 @@
 // The pure part of bench/inputs.mjs (no Node modules), also loaded by the browser benchmark.
+
+// A seeded uniform generator on [0, 1) (a 32-bit LCG): the inputs' bytes, and the Chromium
+// bench's order of implementations.
+export function uniform(seed) {
+  let s = seed >>> 0;
+  return () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32;
+}
+
 export function inputs(T, d, seed = 12345) {
-  let s = (seed + T) >>> 0;
-  const r = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32) * 2 - 1;
+  const u = uniform(seed + T);
+  const r = () => u() * 2 - 1;
   const mk = () => { const a = new Float32Array(T * d); for (let i = 0; i < a.length; i++) a[i] = r(); return a; };
   return [mk(), mk(), mk()];
 }

@@ -326,6 +326,8 @@ rows.push({ impl: 'wasm-peak', T: null, dk: null, heads: null, causal: null, thr
 const peakFma = median(peaksFma);
 rows.push({ impl: 'wasm-peak-fma', T: null, dk: null, heads: null, causal: null, threads: 1, ms: null,
   gflops: +peakFma.toFixed(2), ...pff });
+// The kernels' step as a share of its build's peak (printed beside the peaks and the forward targets).
+const stepPct = (100 * pf.step / peak).toFixed(0), stepPctFma = (100 * pff.step / peakFma).toFixed(0);
 const get = (impl, T, causal = true, threads = 1) =>
   rows.find((r) => r.impl === impl && r.T === T && r.causal === causal && r.threads === threads);
 
@@ -405,8 +407,7 @@ log(`  wasm-peak-fma (the same two forms with f32x4.relaxed_madd: ${pff.chain}, 
 // Not a peak: the forward's P.V step alone (two broadcasts, four loads, eight multiply-adds
 // per key, its operands in L1), i.e. what the kernels' inner loops can reach on this core.
 log(`  the kernels' 2 × 16 P·V step alone, its data in L1 (loads and pointer steps included): SIMD128 ` +
-    `${pf.step} GFLOP/s = ${(100 * pf.step / peak).toFixed(0)} % of its peak, relaxed ${pff.step} = ` +
-    `${(100 * pff.step / peakFma).toFixed(0)} % of the FMA peak`);
+    `${pf.step} GFLOP/s = ${stepPct} % of its peak, relaxed ${pff.step} = ${stepPctFma} % of the FMA peak`);
 log('\nRelaxed SIMD (FMA) tiled kernel vs the SIMD128 tiled kernel (bench drivers, in wasm):');
 for (const T of allT) {
   const a = get('wasm-tiled', T), b = get('wasm-tiled-fma', T);
@@ -439,8 +440,8 @@ for (const TT of denseTs.filter((x) => x >= 1024)) {
   target(`forward tiled SIMD128, non-causal T = ${TT}, vs the SIMD128 peak`, get('wasm-tiled', TT, false)?.gflops, peak, 0.85, '%');
   target(`forward tiled relaxed SIMD, non-causal T = ${TT}, vs the FMA peak`, get('wasm-tiled-fma', TT, false)?.gflops, peakFma, 0.85, '%');
 }
-log(`        (the kernels' P·V step alone, data in L1, reaches ${(100 * pf.step / peak).toFixed(0)} % (SIMD128) and ` +
-    `${(100 * pff.step / peakFma).toFixed(0)} % (relaxed) of the same peaks on this core; the softmax comes on top)`);
+log(`        (the kernels' P·V step alone, data in L1, reaches ${stepPct} % (SIMD128) and ${stepPctFma} % (relaxed) ` +
+    'of the same peaks on this core; the softmax comes on top)');
 
 log('\nAttention backward (dQ, dK, dV of sum(output * dO); the forward runs before the clock), causal, one head,' +
     ` d_k = ${DK}, one thread; GFLOP/s count 4·T²·d_k (the four products over the allowed half):`);

@@ -36,6 +36,9 @@ import re
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gen_fixtures import _same  # noqa: E402  (the other fixtures' numerical comparison)
+
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 OUT = os.path.join(ROOT, "tests", "web", "fixtures", "arrays")
 REL = "tests/web/fixtures/arrays"
@@ -335,18 +338,6 @@ def same_text(a, b):
     return True
 
 
-def same_json(a, b):
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
-    if isinstance(a, float) and isinstance(b, float):
-        return abs(a - b) <= 1e-9 * max(abs(a), abs(b)) + 1e-300
-    if isinstance(a, str) and isinstance(b, str):
-        return same_text(a, b)
-    return a == b and type(a) == type(b)
-
-
 def same_npy(new, old):
     if new == old:
         return True
@@ -380,7 +371,9 @@ def same(name, new, old):
     except UnicodeDecodeError:
         return False
     if name.endswith(".json"):
-        return same_json(json.loads(a), json.loads(b))
+        diffs = []
+        _same(json.loads(a), json.loads(b), name, diffs, text=same_text)
+        return not diffs
     return same_text(a, b)
 
 

@@ -540,7 +540,9 @@ def build_all(notes):
     }
 
 
-def _same(a, b, path, diffs):
+def _same(a, b, path, diffs, text=None):
+    """Appends to diffs where b differs from a: floats beyond 1e-9 relative, anything else unequal
+    (strings too, unless `text(a, b)` is given and accepts them)."""
     if len(diffs) > 20:
         return
     if isinstance(a, dict) and isinstance(b, dict):
@@ -548,17 +550,20 @@ def _same(a, b, path, diffs):
             diffs.append("%s: keys %s != %s" % (path, sorted(a), sorted(b)))
             return
         for key in a:
-            _same(a[key], b[key], path + "." + key, diffs)
+            _same(a[key], b[key], path + "." + key, diffs, text)
     elif isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             diffs.append("%s: length %d != %d" % (path, len(a), len(b)))
             return
         for i, (x, y) in enumerate(zip(a, b)):
-            _same(x, y, "%s[%d]" % (path, i), diffs)
+            _same(x, y, "%s[%d]" % (path, i), diffs, text)
     elif (isinstance(a, float) or isinstance(b, float)) and not isinstance(a, (bool, str)) \
             and not isinstance(b, (bool, str)) and a is not None and b is not None:
         # tolerate last-digit differences of libm/BLAS builds, nothing more
         if abs(a - b) > 1e-9 * max(abs(a), abs(b)) + 1e-12:
+            diffs.append("%s: %r != %r" % (path, a, b))
+    elif text and isinstance(a, str) and isinstance(b, str):
+        if not text(a, b):
             diffs.append("%s: %r != %r" % (path, a, b))
     elif a != b or type(a) != type(b):
         diffs.append("%s: %r != %r" % (path, a, b))
