@@ -7,7 +7,8 @@
 //   {"impl","T","ms":[...],"kernelMs":[...],"maxAbsError"} (kernelMs: our builds only)
 // impl: 'simd' (attn_core, SIMD128), 'relaxed' (attn_core_relaxed, FMA; an {"impl","error"} line
 // where Chromium does not validate relaxed SIMD), 'simd+into' and 'relaxed+into' (the same,
-// caller-owned result arrays: the `into` argument) and, with --peers, the two peers of `npm run bench -- --peers`
+// caller-owned result arrays: the `into` argument), 'fresh-array' (no attention: Float32Array.slice
+// of an array the size of the output, the browser's price for a fresh result) and, with --peers, the two peers of `npm run bench -- --peers`
 // in the same page, one thread each:
 //   'tfjs-wasm': @tensorflow/tfjs-backend-wasm 4.22 (bench/peers/node_modules, UMD scripts), its
 //     SIMD build without threads (WASM_HAS_MULTITHREAD_SUPPORT set false: the page is
@@ -97,6 +98,10 @@ try {
       const { core, relaxed } = impls[b];
       impls[`${b}+into`] = { run: (T) => core.attention(...ins[T], opts(T), into[T]).output, kernelMs: () => core.lastKernelMs(), relaxed };
     }
+    // No attention at all: a fresh copy of an array the size of one call's output, what a call
+    // without `into` pays the browser for its result (timed like the rest, never checked).
+    const outputSized = Object.fromEntries(Ts.map((T) => [T, new Float32Array(T * DK)]));
+    impls['fresh-array'] = { run: (T) => outputSized[T].slice(), probe: true };
     if (peers) {
       try {
         const tf = self.tf;
@@ -144,7 +149,7 @@ try {
     const errs = {};
     for (const T of Ts) {
       const rows = sampleRows(T), ref = referenceRows(...ins[T], T, DK, rows);
-      for (const n of names) errs[`${n}|${T}`] = maxAbsError(await impls[n].run(T), ref, rows, DK);
+      for (const n of names) if (!impls[n].probe) errs[`${n}|${T}`] = maxAbsError(await impls[n].run(T), ref, rows, DK);
     }
     // Warm-up: at least 3 rounds and 3 s, so the engine's background compiler can tier every hot
     // function up (a call already running in the baseline tier stays there). Each round is

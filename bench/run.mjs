@@ -587,15 +587,20 @@ if (peers) {
     }
     // Where a call's time goes in Chromium: the kernel (core.lastKernelMs()) and the rest
     // (checks, copies, and the fresh result arrays, which `into` replaces by the caller's).
-    log('  Our calls in Chromium: call ms / kernel ms / the rest, with fresh result arrays and with `into`:');
+    const fine = (x, w) => (x !== undefined && x < 1 ? x.toFixed(3).padStart(w) : fmt(x, w)); // small calls: µs resolution
+    log('  Our calls in Chromium: call ms / kernel ms / the rest, with fresh result arrays and with `into`;');
+    log('  last, no attention: Float32Array.slice of an array the output\'s size, the browser\'s price for a fresh result:');
     for (const T of apiTs) {
       const cell = (i) => {
         const r = cget(i, T);
         if (!r?.ms?.length) return '—'.padStart(26);
         const c = median(r.ms), k = r.kernelMs.length ? median(r.kernelMs) : NaN;
-        return `${fmt(c, 8)} /${fmt(k, 8)} /${(100 * (c - k) / k).toFixed(0).padStart(4)} %`.padStart(26);
+        return `${fine(c, 8)} /${fine(k, 8)} /${(100 * (c - k) / k).toFixed(0).padStart(4)} %`.padStart(26);
       };
-      log(`    T=${String(T).padStart(5)}` + ['simd', 'simd+into', 'relaxed', 'relaxed+into'].map((i) => `  ${i.padEnd(12)}${cell(i)}`).join(''));
+      const bare = cms('fresh-array', T);
+      log(`    T=${String(T).padStart(5)}` + ['simd', 'simd+into', 'relaxed', 'relaxed+into'].map((i) => `  ${i.padEnd(12)}${cell(i)}`).join('') +
+          `  fresh output-sized array alone${fine(bare, 8)}`);
+      if (bare !== undefined) meta.chromium.rows.push({ impl: 'fresh-array', T, ms: +bare.toFixed(4), kernelMs: null });
       for (const i of ['simd+into', 'relaxed+into']) {
         const r = cget(i, T);
         if (r?.ms?.length) meta.chromium.rows.push({ impl: i, T, ms: +median(r.ms).toFixed(4),
