@@ -345,3 +345,53 @@ test('narrow hosts: no sideways overflow in a 233 px notebook cell and at 200 px
     await host.close();
   }
 });
+
+test('every tab at 233 px, in a notebook cell\'s frame and as the page itself: nothing scrolls sideways', async () => {
+  // The default view's test above once stood for all of them, while the Lesson pictures, the
+  // timing lab's Kernels select and workers note, the Train tab's heads table and PNG picker and
+  // the preset cards all pushed a 233-px page sideways.
+  const links = ['#v=1', '#v=1&view=mask', '#v=1&view=scale', '#v=1&view=output', '#v=1&view=timing',
+    '#v=1&view=train&until=10&play=1', '#v=1&view=decode', '#v=1&view=lesson', '#v=1&view=lesson&lexp=flash'];
+  const settle = async (doc) => {
+    await doc.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout: 30000 });
+    await doc.waitForFunction(() => {
+      const lesson = document.querySelector('.view-lesson');
+      const train = document.querySelector('[data-testid=train-view]');
+      return (!lesson || lesson.dataset.drawn !== undefined) && (!train || train.dataset.run === 'stopped');
+    }, null, { timeout: 120000 });
+    await doc.waitForTimeout(300);
+  };
+  // Past the right edge and not inside a box that scrolls or clips (the tables that scroll inside
+  // their panel are fine).
+  const sideways = () => {
+    const de = document.documentElement, W = de.clientWidth;
+    const clipped = (n) => { for (let a = n.parentElement; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== 'visible') return true; return false; };
+    const wide = [...document.querySelectorAll('#app *')].filter((n) => { const b = n.getBoundingClientRect(); return b.width > 0 && b.right > W + 1 && !clipped(n); });
+    return { sw: de.scrollWidth, cw: W, wide: wide.slice(0, 3).map((n) => `${n.tagName.toLowerCase()}.${n.className}`) };
+  };
+  const cell = (hash) => `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body style="margin:0">
+<div style="width:233px"><iframe id="f1" src="${app.url}/?embed=1${hash}" width="233" height="900" frameborder="0"></iframe></div></body></html>`;
+  const host = await hostServer({ pages: Object.fromEntries(links.map((h, i) => [`/cell-${i}.html`, cell(h)])) });
+  try {
+    const ctx = await browser.newContext({ viewport: { width: 233, height: 900 } });
+    for (const [i, hash] of links.entries()) {
+      const page = await ctx.newPage();
+      const w = watch(page);
+      await page.goto(`${app.url}/${hash}`);
+      await settle(page);
+      const m = await page.evaluate(sideways);
+      assert.ok(m.sw <= m.cw + 1 && m.wide.length === 0, `page ${hash}: ${m.sw}px wide at ${m.cw}px (${m.wide.join(', ')})`);
+      await page.goto(`${host.url}/cell-${i}.html`);
+      const frame = page.frames().find((f) => f.url().includes('embed=1')) ?? page.mainFrame().childFrames()[0];
+      await settle(frame);
+      const f = await frame.evaluate(sideways);
+      assert.ok(f.sw <= f.cw + 1 && f.wide.length === 0, `cell ${hash}: ${f.sw}px wide at ${f.cw}px (${f.wide.join(', ')})`);
+      if (hash.includes('lesson&')) await page.screenshot({ path: join(SHOTS, 'host-cell-233-lesson.png'), fullPage: true });
+      assert.deepEqual(w.errors, [], `${hash}: page errors`);
+      await page.close();
+    }
+    await ctx.close();
+  } finally {
+    await host.close();
+  }
+});

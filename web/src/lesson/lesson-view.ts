@@ -49,6 +49,8 @@ class LessonView implements View<LessonContext> {
   private justChanged: LineId | null = null;
   private prevScale: RunModel['scale'] | null = null;
   private tokens: string[] = [];
+  private width = 0;
+  private size = 220;
 
   constructor() {
     const mk = (label: string, cols: 'keys' | 'dims') => new Heatmap({
@@ -97,6 +99,7 @@ class LessonView implements View<LessonContext> {
     if (this.prevVariant) this.justChanged = changedLine(this.prevVariant, l) ?? (this.prevScale !== ctx.state.model.scale ? 'scores' : this.justChanged);
     this.prevVariant = { ...l };
     this.prevScale = ctx.state.model.scale;
+    this.fitWidth(ctx.width);
     const key = JSON.stringify([ctx.state.model, ctx.state.page.head, l]);
     if (key === this.lastKey) return;
     this.lastKey = key;
@@ -180,8 +183,22 @@ class LessonView implements View<LessonContext> {
     }
   }
 
+  /**
+   * The pictures' edge for the view's width: 220 px where there is room, less in a phone's or a
+   * notebook cell's width (233 px), where they sit beside their row labels in a one-column layout.
+   */
+  private fitWidth(width: number): void {
+    this.width = width;
+    const labelW = Math.min(140, 24 + 8 * Math.max(1, ...this.tokens.map((t) => Array.from(t).length)));
+    const size = Math.max(48, Math.min(220, width - labelW - 20));
+    if (size === this.size) return;
+    this.size = size;
+    for (const m of Object.values(this.maps)) m.setMaxSize(size);
+  }
+
   private draw(c: Comparison, ctx: LessonContext): void {
     this.tokens = c.tokens;
+    this.fitWidth(this.width); // the row labels' width follows the tokens
     const T = c.t, labels = c.tokens;
     const forbidden = new Uint8Array(T * T);
     for (let i = 0; i < T * T; i++) forbidden[i] = c.allowed[i] ? 0 : 1;

@@ -17,7 +17,7 @@ export class HeadsPanel {
 
   constructor(private readonly s: TrainSession, private readonly readout: HTMLElement) {
     this.root = el('section', { class: 'tr-panel', 'aria-label': 'Heads: scores, ablation and K-composition' },
-      el('h3', { text: 'Heads now: click to ablate' }), this.table,
+      el('h3', { text: 'Heads now: click to ablate' }), el('div', { class: 'tr-heads-scroll' }, this.table),
       el('h4', { text: 'K-composition (layer l head → layer l+1 head)' }),
       // A fixed 0…1 scale (the score is a ratio of norms in [0, 1]), so maps of different steps compare.
       el('div', { class: 'tr-kcomp-legend', 'data-testid': 'train-kcomp-legend' }, legend({ lo: 0, hi: 1, title: 'K-composition', masked: false, nan: false })),
