@@ -395,3 +395,37 @@ test('every tab at 233 px, in a notebook cell\'s frame and as the page itself: n
     await host.close();
   }
 });
+
+test('every tab printed at an A4 page\'s width: nothing runs past the right edge, no table is cut by its scroll box', async () => {
+  // Print media at 718 px (A4 less 1.5 cm margins at 96 dpi). A box that scrolls on screen prints
+  // clipped, so here nothing may end past the page's edge, inside a scroll box or not.
+  const links = ['#v=1', '#v=1&view=mask', '#v=1&view=output', '#v=1&view=timing', '#v=1&view=train&until=10&play=1',
+    '#v=1&view=decode', '#v=1&view=lesson&lexp=flash'];
+  const ctx = await browser.newContext({ viewport: { width: 718, height: 1000 } });
+  try {
+    for (const hash of links) {
+      const page = await ctx.newPage();
+      const w = watch(page);
+      await page.goto(`${app.url}/${hash}`);
+      await page.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout: 30000 });
+      await page.waitForFunction(() => {
+        const lesson = document.querySelector('.view-lesson');
+        const train = document.querySelector('[data-testid=train-view]');
+        return (!lesson || lesson.dataset.drawn !== undefined) && (!train || train.dataset.run === 'stopped');
+      }, null, { timeout: 120000 });
+      await page.emulateMedia({ media: 'print' });
+      await page.waitForTimeout(300);
+      const m = await page.evaluate(() => {
+        const W = document.documentElement.clientWidth;
+        const wide = [...document.querySelectorAll('#app *')].filter((n) => { const b = n.getBoundingClientRect(); return b.width > 0 && b.right > W + 1; });
+        return { W, wide: wide.slice(0, 3).map((n) => `${n.tagName.toLowerCase()}.${n.className}`) };
+      });
+      assert.deepEqual(m.wide, [], `${hash} printed at ${m.W}px: past the right edge`);
+      if (hash.includes('train')) await page.pdf({ path: join(SHOTS, 'print-train-a4.pdf'), format: 'A4' });
+      assert.deepEqual(w.errors, [], `${hash}: page errors`);
+      await page.close();
+    }
+  } finally {
+    await ctx.close();
+  }
+});
