@@ -346,21 +346,24 @@ test('narrow hosts: no sideways overflow in a 233 px notebook cell and at 200 px
   }
 });
 
+/** A page or frame whose view has drawn: the page ready, the Lesson's pictures drawn, a Train
+ *  run (until=…&play=1) stopped. */
+async function settleView(doc) {
+  await doc.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout: 30000 });
+  await doc.waitForFunction(() => {
+    const lesson = document.querySelector('.view-lesson');
+    const train = document.querySelector('[data-testid=train-view]');
+    return (!lesson || lesson.dataset.drawn !== undefined) && (!train || train.dataset.run === 'stopped');
+  }, null, { timeout: 120000 });
+  await doc.waitForTimeout(300);
+}
+
 test('every tab at 233 px, in a notebook cell\'s frame and as the page itself: nothing scrolls sideways', async () => {
   // The default view's test above once stood for all of them, while the Lesson pictures, the
   // timing lab's Kernels select and workers note, the Train tab's heads table and PNG picker and
   // the preset cards all pushed a 233-px page sideways.
   const links = ['#v=1', '#v=1&view=mask', '#v=1&view=scale', '#v=1&view=output', '#v=1&view=timing',
     '#v=1&view=train&until=10&play=1', '#v=1&view=decode', '#v=1&view=lesson', '#v=1&view=lesson&lexp=flash'];
-  const settle = async (doc) => {
-    await doc.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout: 30000 });
-    await doc.waitForFunction(() => {
-      const lesson = document.querySelector('.view-lesson');
-      const train = document.querySelector('[data-testid=train-view]');
-      return (!lesson || lesson.dataset.drawn !== undefined) && (!train || train.dataset.run === 'stopped');
-    }, null, { timeout: 120000 });
-    await doc.waitForTimeout(300);
-  };
   // Past the right edge and not inside a box that scrolls or clips (the tables that scroll inside
   // their panel are fine).
   const sideways = () => {
@@ -378,12 +381,12 @@ test('every tab at 233 px, in a notebook cell\'s frame and as the page itself: n
       const page = await ctx.newPage();
       const w = watch(page);
       await page.goto(`${app.url}/${hash}`);
-      await settle(page);
+      await settleView(page);
       const m = await page.evaluate(sideways);
       assert.ok(m.sw <= m.cw + 1 && m.wide.length === 0, `page ${hash}: ${m.sw}px wide at ${m.cw}px (${m.wide.join(', ')})`);
       await page.goto(`${host.url}/cell-${i}.html`);
       const frame = page.frames().find((f) => f.url().includes('embed=1')) ?? page.mainFrame().childFrames()[0];
-      await settle(frame);
+      await settleView(frame);
       const f = await frame.evaluate(sideways);
       assert.ok(f.sw <= f.cw + 1 && f.wide.length === 0, `cell ${hash}: ${f.sw}px wide at ${f.cw}px (${f.wide.join(', ')})`);
       if (hash.includes('lesson&')) await page.screenshot({ path: join(SHOTS, 'host-cell-233-lesson.png'), fullPage: true });
@@ -407,14 +410,9 @@ test('every tab printed at an A4 page\'s width: nothing runs past the right edge
       const page = await ctx.newPage();
       const w = watch(page);
       await page.goto(`${app.url}/${hash}`);
-      await page.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout: 30000 });
-      await page.waitForFunction(() => {
-        const lesson = document.querySelector('.view-lesson');
-        const train = document.querySelector('[data-testid=train-view]');
-        return (!lesson || lesson.dataset.drawn !== undefined) && (!train || train.dataset.run === 'stopped');
-      }, null, { timeout: 120000 });
+      await settleView(page);
       await page.emulateMedia({ media: 'print' });
-      await page.waitForTimeout(300);
+      await page.waitForTimeout(300); // the print layout
       const m = await page.evaluate(() => {
         const W = document.documentElement.clientWidth;
         const wide = [...document.querySelectorAll('#app *')].filter((n) => { const b = n.getBoundingClientRect(); return b.width > 0 && b.right > W + 1; });
