@@ -68,7 +68,7 @@ class LessonView implements View<LessonContext> {
     const start = el('button', { type: 'button', class: 'start-here', text: 'Start here: the guided path' });
     start.addEventListener('click', () => this.ctx?.startPath());
     this.root = el('div', { class: 'view-lesson' },
-      el('p', { class: 'muted', text: 'The attention computation line by line. Each line carries its control; change one and the right-hand pictures recompute with it, beside the standard computation (same head, same tokens).' }),
+      el('p', { class: 'muted', text: 'The attention computation line by line. Each line carries its control; change one and the “Standard vs changed” pictures recompute with it, beside the standard computation (same head, same tokens).' }),
       start,
       el('div', { class: 'lesson-top' },
         el('section', { class: 'lesson-code' }, el('h3', { class: 'panel-title', text: 'The computation' }), this.lines, this.status),
