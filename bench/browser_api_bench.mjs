@@ -8,8 +8,8 @@
 // impl: 'simd' (attn_core, SIMD128), 'relaxed' (attn_core_relaxed, FMA; an {"impl","error"} line
 // where Chromium does not validate relaxed SIMD), 'simd+into' and 'relaxed+into' (the same,
 // caller-owned result arrays: the `into` argument), 'fresh-array' (no attention: Float32Array.slice
-// of an array the size of the output, the browser's price for a fresh result) and, with --peers, the two peers of `npm run bench -- --peers`
-// in the same page, one thread each:
+// of an array the size of the output, the browser's price for a fresh result) and, with --peers,
+// the two peers of `npm run bench -- --peers` in the same page, one thread each:
 //   'tfjs-wasm': @tensorflow/tfjs-backend-wasm 4.22 (bench/peers/node_modules, UMD scripts), its
 //     SIMD build without threads (WASM_HAS_MULTITHREAD_SUPPORT set false: the page is
 //     cross-origin isolated, so it would otherwise pick the threaded build), setThreadsCount(1);
