@@ -358,7 +358,7 @@ async function settleView(doc) {
   await doc.waitForTimeout(300);
 }
 
-test('every tab at 233 px, in a notebook cell\'s frame and as the page itself: nothing scrolls sideways', async () => {
+test('every tab at 233 px, as the page itself and in a notebook cell\'s frame (and in a 200-px frame): nothing scrolls sideways', async () => {
   // The default view's test above once stood for all of them, while the Lesson pictures, the
   // timing lab's Kernels select and workers note, the Train tab's heads table and PNG picker and
   // the preset cards all pushed a 233-px page sideways.
@@ -372,9 +372,9 @@ test('every tab at 233 px, in a notebook cell\'s frame and as the page itself: n
     const wide = [...document.querySelectorAll('#app *')].filter((n) => { const b = n.getBoundingClientRect(); return b.width > 0 && b.right > W + 1 && !clipped(n); });
     return { sw: de.scrollWidth, cw: W, wide: wide.slice(0, 3).map((n) => `${n.tagName.toLowerCase()}.${n.className}`) };
   };
-  const cell = (hash) => `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body style="margin:0">
-<div style="width:233px"><iframe id="f1" src="${app.url}/?embed=1${hash}" width="233" height="900" frameborder="0"></iframe></div></body></html>`;
-  const host = await hostServer({ pages: Object.fromEntries(links.map((h, i) => [`/cell-${i}.html`, cell(h)])) });
+  const cell = (hash, w) => `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body style="margin:0">
+<div style="width:${w}px"><iframe id="f1" src="${app.url}/?embed=1${hash}" width="${w}" height="900" frameborder="0"></iframe></div></body></html>`;
+  const host = await hostServer({ pages: Object.fromEntries(links.flatMap((h, i) => [233, 200].map((w) => [`/cell-${w}-${i}.html`, cell(h, w)]))) });
   try {
     const ctx = await browser.newContext({ viewport: { width: 233, height: 900 } });
     for (const [i, hash] of links.entries()) {
@@ -384,11 +384,13 @@ test('every tab at 233 px, in a notebook cell\'s frame and as the page itself: n
       await settleView(page);
       const m = await page.evaluate(sideways);
       assert.ok(m.sw <= m.cw + 1 && m.wide.length === 0, `page ${hash}: ${m.sw}px wide at ${m.cw}px (${m.wide.join(', ')})`);
-      await page.goto(`${host.url}/cell-${i}.html`);
-      const frame = page.frames().find((f) => f.url().includes('embed=1')) ?? page.mainFrame().childFrames()[0];
-      await settleView(frame);
-      const f = await frame.evaluate(sideways);
-      assert.ok(f.sw <= f.cw + 1 && f.wide.length === 0, `cell ${hash}: ${f.sw}px wide at ${f.cw}px (${f.wide.join(', ')})`);
+      for (const cw of [233, 200]) {
+        await page.goto(`${host.url}/cell-${cw}-${i}.html`);
+        const frame = page.frames().find((f) => f.url().includes('embed=1')) ?? page.mainFrame().childFrames()[0];
+        await settleView(frame);
+        const f = await frame.evaluate(sideways);
+        assert.ok(f.sw <= f.cw + 1 && f.wide.length === 0, `${cw}-px cell ${hash}: ${f.sw}px wide at ${f.cw}px (${f.wide.join(', ')})`);
+      }
       if (hash.includes('lesson&')) await page.screenshot({ path: join(SHOTS, 'host-cell-233-lesson.png'), fullPage: true });
       assert.deepEqual(w.errors, [], `${hash}: page errors`);
       await page.close();

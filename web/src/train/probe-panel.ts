@@ -47,7 +47,10 @@ export class ProbePanel {
     this.builtWidth = width;
     // H maps per row (one per layer) while each can be at least 150 px; else fewer per row
     const perRow = Math.max(1, Math.min(H, Math.floor((width - 20) / 230)));
-    const size = Math.max(120, Math.min(T * 12, 300, Math.floor((width - 20) / perRow) - 80));
+    // At least 120 px (a short probe's labels stay readable) where the width allows it: in a
+    // 200-px frame a fixed floor pushed the maps past the edge.
+    const avail = Math.floor((width - 20) / perRow) - 80;
+    const size = Math.max(48, Math.min(Math.max(120, Math.min(T * 12, 300)), avail));
     this.attnGrid.style.setProperty('--tr-cols', String(perRow));
     const probe = () => this.s.probe;
     for (let l = 0; l < L; l++) {
