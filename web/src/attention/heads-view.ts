@@ -1,6 +1,6 @@
 // Heads view: a grid of every head's weights plus the selected head, zoomed, with token labels,
 // hover/keyboard readout, a legend and a screen-reader table fallback.
-import { Heatmap } from '../ui/heatmap';
+import { Heatmap, rowLabelWidth } from '../ui/heatmap';
 import { el, clear, fmt, tokenRef } from '../ui/dom';
 import { legend } from '../ui/legend';
 import type { View, ViewFactory } from '../ui/view';
@@ -83,7 +83,7 @@ class HeadsView implements View<AttentionContext> {
       t.cap.textContent = r.source ? `${r.source} head ${h + 1}${kv}` : `Head ${h + 1}${kv}`;
     });
     // Zoomed head
-    const labelW = Math.min(140, 24 + 8 * Math.max(...r.tokens.map((t) => Array.from(t).length)));
+    const labelW = rowLabelWidth(r.tokens);
     const avail = narrow ? ctx.width - labelW - 16 : Math.min(620, ctx.width - 360 - labelW);
     // No 160 px floor: in a 233 px notebook cell it pushed the last columns out of sight. The
     // heatmap scales down (its cells may go below a pixel; the labels thin out).

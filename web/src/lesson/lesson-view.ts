@@ -2,7 +2,7 @@
 // beside the changed one with their difference and badges; the experiment cards. The runs are in
 // run.ts and experiments.ts (no DOM); this file only draws them. The core runs on the page's
 // thread (the lesson's states are small).
-import { Heatmap } from '../ui/heatmap';
+import { Heatmap, rowLabelWidth } from '../ui/heatmap';
 import { el, clear, fmt, tokenRef } from '../ui/dom';
 import { legend } from '../ui/legend';
 import type { LabContext, View, ViewFactory } from '../ui/view';
@@ -189,8 +189,7 @@ class LessonView implements View<LessonContext> {
    */
   private fitWidth(width: number): void {
     this.width = width;
-    const labelW = Math.min(140, 24 + 8 * Math.max(1, ...this.tokens.map((t) => Array.from(t).length)));
-    const size = Math.max(48, Math.min(220, width - labelW - 20));
+    const size = Math.max(48, Math.min(220, width - rowLabelWidth(this.tokens) - 20));
     if (size === this.size) return;
     this.size = size;
     for (const m of Object.values(this.maps)) m.setMaxSize(size);

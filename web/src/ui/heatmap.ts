@@ -374,6 +374,12 @@ export class Heatmap {
   }
 }
 
+/** About how wide a labelled heatmap's row labels are for these tokens (CSS px, at most 140):
+ *  what a view leaves beside the picture when it fits one to its width. */
+export function rowLabelWidth(tokens: string[]): number {
+  return Math.min(140, 24 + 8 * Math.max(1, ...tokens.map((t) => Array.from(t).length)));
+}
+
 /** The smallest of 1, 2, 5, 10, 20, 25, 50, 100, … that is ≥ n. */
 export function niceStep(n: number): number {
   if (n <= 1) return 1;
