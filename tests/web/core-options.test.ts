@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { defaultState, normalizeState, withPatch, type Patch, type State } from '../../web/src/app/state';
 import { coreMaskOptions, coreOptions, coreScale } from '../../web/src/shared/core-options';
 import { computeAttention } from '../../web/src/attention/compute';
-import { arraysCall } from '../../web/src/attention/arrays-compute';
+import { arraysCall } from '../../web/src/attention/arrays/compute';
 import { compare } from '../../web/src/lesson/run';
 import { STANDARD } from '../../web/src/shared/variant';
-import { encodeArrayLink } from '../../web/src/shared/arrays';
+import { encodeArrayLink } from '../../web/src/attention/arrays';
 import type { AttnCore } from '../../web/src/wasm/attn-core';
 
 const TOKENS = ['the', 'cat', 'sat', 'on', 'the', 'mat'];

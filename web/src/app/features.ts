@@ -5,7 +5,7 @@
 // (app/state.ts, app/page.ts). The page's context must satisfy each view's context type (the
 // compiler checks it in app/page.ts). Keep keys and order: they are the link format (v1 links).
 import { MODEL } from '../attention/state';
-import { ARRAYS } from '../attention/arrays-state';
+import { ARRAYS } from '../attention/arrays/state';
 import { headsView } from '../attention/heads-view';
 import { maskView } from '../attention/mask-view';
 import { scaleView } from '../attention/scale-view';

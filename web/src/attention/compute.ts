@@ -5,8 +5,8 @@ import { coreMaskOptions, coreOptions } from '../shared/core-options';
 import type { AttentionResult, CheckResult } from './protocol';
 
 import type { AttnCore } from '../wasm/attn-core';
-import { arraysCall, computeArrays } from './arrays-compute';
-import { arraysMode, type ArraysSlice } from './arrays-state';
+import { arraysCall, computeArrays } from './arrays/compute';
+import { arraysMode, type ArraysSlice } from './arrays/state';
 
 /** The model, and the attention variant the Lesson feature sets (state.lesson; absent = standard):
  *  the Heads, Mask, Scale and Output views show the variant too. */

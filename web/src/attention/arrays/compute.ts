@@ -1,5 +1,5 @@
 // The student's arrays (state.arrays) → an attention result, on the wasm core (runs in the Worker,
-// or on the page's thread). Three modes (arrays-state.ts):
+// or on the page's thread). Three modes (state.ts):
 //   weights      W is shown as it is, after checkWeights (rows sum to 1, causal shape, NaN); when
 //                the page's own example has the same T, it is computed too and compared (max |Δ|)
 //   qkv          core.attention(Q, K, V) with the page's mask, fill and scale (+ the student's mask)
@@ -19,12 +19,12 @@ import {
   shapeText,
   type ArrayRole,
   type NdArray,
-} from '../shared/arrays';
-import type { AttnCore } from '../wasm/attn-core';
-import { arraysMode, ROLE_NAME, type ArraysSlice } from './arrays-state';
-import { coreOptions } from '../shared/core-options';
-import type { ArraysInfo, AttentionResult } from './protocol';
-import type { ModelSlice } from './state';
+} from './index';
+import type { AttnCore } from '../../wasm/attn-core';
+import { arraysMode, ROLE_NAME, type ArraysSlice } from './state';
+import { coreOptions } from '../../shared/core-options';
+import type { ArraysInfo, AttentionResult } from '../protocol';
+import type { ModelSlice } from '../state';
 
 export type ArraysComputeState = ModelSlice & ArraysSlice;
 
