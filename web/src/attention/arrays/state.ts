@@ -95,3 +95,9 @@ export function arraysFitLink(a: ArraysState): boolean {
 }
 
 export const NO_ARRAYS: ArraysState = { ...(Object.fromEntries(ROLES.map((r) => [r, ''])) as { [R in ArrayRole]: string }), step: 0 };
+
+/** The arrays as a share link carries them: all of them when they fit, else none (docs/arrays.md;
+ *  the notebook sends larger ones by postMessage). */
+export function linkArrays(a: ArraysState): ArraysState {
+  return arraysFitLink(a) ? a : { ...NO_ARRAYS };
+}

@@ -1,7 +1,7 @@
 // "Open in Heads view" from the Train tab: the trained model's weights in the Heads view, with a
 // label, a layer picker and a way back. Ephemeral (not in the link: it cannot carry weights).
 import { el, clear } from '../ui/dom';
-import type { AttentionResult } from '../attention/protocol';
+import type { AttentionResult } from './protocol';
 import type { TrainedAttention } from '../shared/trained-model';
 
 export interface TrainedBanner {
