@@ -3,7 +3,7 @@
 // json.dumps): values exact. Then hostile files: huge shapes, wrong dtypes, truncation, corrupt zips.
 import { describe, it, expect } from 'vitest';
 import { zipSync } from 'fflate';
-import { readArrayFile, readNpy, readNpz, ArrayParseError, halfToFloat, type NdArray } from '../../web/src/shared/arrays';
+import { readArrayFile, readNpy, readNpz, ArrayParseError, halfToFloat, type NdArray } from '../../web/src/attention/arrays';
 import { fixtureJson, fixtureBytes, firstMismatch } from './arrays-helpers';
 
 interface FileCase { file: string; expect: 'ok' | 'error'; includes?: string; arrays?: { name: string; shape: number[]; values: (number | string)[] }[] }

@@ -18,7 +18,7 @@ import {
   ArrayParseError,
   ARRAY_LIMITS,
   type NdArray,
-} from '../../web/src/shared/arrays';
+} from '../../web/src/attention/arrays';
 import { fixtureJson, fixtureBytes } from './arrays-helpers';
 
 const RUNS = 500;

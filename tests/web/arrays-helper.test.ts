@@ -3,7 +3,7 @@
 // frame's own ready message (right source, type, version and id), posts to the page's origin only,
 // and what it posts is read by readArraysMessage into NumPy's float32 bits. Runs /usr/bin/python3.
 import { describe, it, expect, beforeAll } from 'vitest';
-import { readArraysMessage, readyMessage, ARRAY_MESSAGE_TYPES } from '../../web/src/shared/arrays';
+import { readArraysMessage, readyMessage, ARRAY_MESSAGE_TYPES } from '../../web/src/attention/arrays';
 
 interface ChildProcess {
   execFileSync(cmd: string, args: string[], opts: { encoding: 'utf8'; cwd: string; maxBuffer: number }): string;

@@ -19,7 +19,7 @@ import {
   ARRAY_LINK_KEYS,
   ARRAY_MESSAGE_TYPES,
   ARRAY_MESSAGE_VERSION,
-} from '../../web/src/shared/arrays';
+} from '../../web/src/attention/arrays';
 import { fixtureJson } from './arrays-helpers';
 
 interface LinkCase { name: string; shape: number[]; f4hex: string; link: string; linkRaw: string }

@@ -2,7 +2,7 @@
 // within the printed rounding, causal shape, NaN / zero rows; Q/K/V and X/W_q/W_k/W_v shapes with
 // errors naming the array and the dimension; the comparison with a reference W.
 import { describe, it, expect } from 'vitest';
-import { parseOneArray, readArrayFile, checkWeights, checkAttentionInputs, checkProjectionInputs, compareArrays, ArrayParseError, type NdArray } from '../../web/src/shared/arrays';
+import { parseOneArray, readArrayFile, checkWeights, checkAttentionInputs, checkProjectionInputs, compareArrays, ArrayParseError, type NdArray } from '../../web/src/attention/arrays';
 import { fixtureJson, fixtureBytes } from './arrays-helpers';
 
 const prints = fixtureJson<{ cases: { name: string; text: string }[] }>('prints.json').cases;

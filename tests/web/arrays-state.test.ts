@@ -1,10 +1,10 @@
-// The student's arrays in the state table and the share link (attention/arrays-state.ts):
+// The student's arrays in the state table and the share link (attention/arrays/state.ts):
 // link values read back exactly, bad ones are dropped with a notice naming the array, incomplete
 // groups are dropped, and arrays over the link limit are reported as not fitting.
 import { describe, expect, it } from 'vitest';
 import { decodeHash, encodeState, normalizeState, withPatch, defaultState } from '../../web/src/app/state';
-import { arraysFitLink, arraysMode } from '../../web/src/attention/arrays-state';
-import { decodeArrayLink, encodeArrayLink } from '../../web/src/shared/arrays';
+import { arraysFitLink, arraysMode } from '../../web/src/attention/arrays/state';
+import { decodeArrayLink, encodeArrayLink } from '../../web/src/attention/arrays';
 
 const W = { shape: [2, 2], data: new Float32Array([1, 0, 0.53, 0.47]) };
 

@@ -3,7 +3,7 @@
 // array, shapes exact, summarised prints refused with the fix named; then the hand-written cases
 // for names, JSON, grids and each error's wording and place.
 import { describe, it, expect } from 'vitest';
-import { parseArrayText, parseOneArray, parseCsv, ArrayParseError, SUMMARISED_FIX, ARRAY_LIMITS } from '../../web/src/shared/arrays';
+import { parseArrayText, parseOneArray, parseCsv, ArrayParseError, SUMMARISED_FIX, ARRAY_LIMITS } from '../../web/src/attention/arrays';
 import { fixtureJson, firstMismatch } from './arrays-helpers';
 
 interface OkCase { name: string; text: string; expect: 'ok'; shape: number[]; f32: boolean; values: (number | string)[]; atol: number; rtol: number }

@@ -62,6 +62,24 @@ describe('NaN rows come from the core', () => {
   });
 });
 
+describe('the Mask view’s row sums are the core’s', () => {
+  // Summed here in float64 over the weights the result carries: 1 per row, 0 for a zero-fill row,
+  // NaN for a NaN row, whichever kernel pass produced them.
+  for (const id of ['induction', 'pad-neginf', 'pad-finite']) {
+    it(`${id}: rowSums (H, T) = Σ_j w_ij of the weights`, () => {
+      const r = computeAttention(core, presetState(findPreset(id)!));
+      expect(r.rowSums).not.toBeNull();
+      expect(r.rowSums!.length).toBe(r.heads * r.t);
+      for (let row = 0; row < r.heads * r.t; row++) {
+        let sum = 0;
+        for (let j = 0; j < r.t; j++) sum += r.weights[row * r.t + j];
+        if (Number.isNaN(sum)) expect(r.rowSums![row]).toBeNaN();
+        else expect(Math.abs(r.rowSums![row] - sum)).toBeLessThan(1e-5);
+      }
+    });
+  }
+});
+
 describe('Timing lab memory: the core’s estimate is the core’s cap', () => {
   const cases = [
     { heads: 2, dk: 16, dModel: 64, mode: 'qkv' as const, t: 128 },

@@ -3,8 +3,8 @@
 // files and JSDoc, `new URL('…', import.meta.url)` Workers, `?url` / `?worker` suffixes, css
 // imports) is resolved to a file and checked:
 //   - foundations (state/, wasm/, ui/, shared/, measure/) import only foundations;
-//   - features (attention/, timing/, train/, decode/, embed/) import foundations and their own
-//     folder, never another feature nor app/;
+//   - features (attention/, timing/, train/, decode/, embed/, lesson/) import foundations and
+//     their own folder, never another feature nor app/;
 //   - app/ (the feature list and the shell) may import anything;
 //   - only wasm/ reaches outside web/src (the generated build/wasm/* modules, cpp/bindings);
 //   - no import cycle between files, and none between foundation folders.

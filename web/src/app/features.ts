@@ -4,8 +4,13 @@
 // State type, the table, the link format, the view ids and the tabs follow from this list
 // (app/state.ts, app/page.ts). The page's context must satisfy each view's context type (the
 // compiler checks it in app/page.ts). Keep keys and order: they are the link format (v1 links).
+// A view either renders itself from the page's context (the labs own their Workers) or, with
+// `needsResult`, is drawn by its feature's controller, which owns the computation the views share
+// (ui/view.ts, ResultController): the attention views', made once by the page from the factory
+// named below.
 import { MODEL } from '../attention/state';
-import { ARRAYS } from '../attention/arrays-state';
+import { ARRAYS } from '../attention/arrays/state';
+import { createAttentionController } from '../attention/controller';
 import { headsView } from '../attention/heads-view';
 import { maskView } from '../attention/mask-view';
 import { scaleView } from '../attention/scale-view';
@@ -35,3 +40,8 @@ export type Feature = (typeof FEATURES)[number];
 export const VIEW_FACTORIES = FEATURES.flatMap((f): Feature['views'][number][] => [...f.views]);
 export type ViewId = Feature['views'][number]['id'];
 export const VIEWS = VIEW_FACTORIES.map((f) => f.id);
+
+/** The controller of the views with `needsResult` (the attention views): one per page. */
+export const createResultController = createAttentionController;
+export type { Timing } from '../attention/controller';
+export type { ResultParts } from '../attention/context';

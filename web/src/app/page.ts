@@ -1,55 +1,36 @@
-// The page: owns the state, keeps it in the URL hash, asks the Worker to compute, renders the
-// current view, and wires sharing, embedding and export. Text from the URL only ever reaches the
-// page through textContent. start() is called once, by app/main.ts.
-import { computeKey, decodeHash, defaultState, encodeState, hashOf, normalizeState, statesEqual, withLinkFields, withPatch, type Patch, type State } from './state';
+// The page (the shell): owns the state, keeps it in the URL hash, lays out the frame (header,
+// side column, tabs, the view, gallery, footer), renders the current view, and wires sharing and
+// embedding. The views that need a computed result are drawn by their feature's controller
+// (app/features.ts: the attention views'), which owns the computation and the panels around them.
+// Text from the URL only ever reaches the page through textContent. start() is called once, by
+// app/main.ts.
+import { computeKey, decodeHash, defaultState, encodeState, hashOf, linkFields, normalizeState, statesEqual, withLinkFields, withPatch, type Patch, type State } from './state';
 import { createPathBar, stepFields } from '../lesson/path-bar';
-import { ComputeClient, type ComputeOutcome } from '../attention/worker-client';
-import { Computer } from '../attention/compute';
-import { createScheduler } from '../attention/scheduler';
 import { createLinkWriter } from './link-writer';
 import { createReadiness, type Status } from './readiness';
-import { loadCore, type AttnCore } from '../wasm/load-core';
-import { preferenceFromSearch } from '../wasm/core-build';
-import type { AttentionResult } from '../attention/protocol';
-import { createControls } from '../attention/controls';
-import { VIEW_FACTORIES } from './features';
+import { createResultController, VIEW_FACTORIES, type ResultParts, type Timing } from './features';
+import { linkArrays } from '../attention/arrays/state';
 import type { LabContext, View } from '../ui/view';
-import { createCheckPanel } from '../attention/check';
-import { el, clear, fmt } from '../ui/dom';
+import { el, clear } from '../ui/dom';
 import { parseEmbed, startResizeMessages, type Section } from '../embed/embed';
 import { openEmbedDialog } from '../embed/dialog';
 import { pageHeader, presetGallery, pageFooter } from './layout';
-import { getTrainedAttention, setTrainedAttention, type TrainedAttention } from '../shared/trained-model';
-import { createArraysPanel } from '../attention/arrays-panel';
-import { arraysFitLink, NO_ARRAYS } from '../attention/arrays-state';
-import { ARRAY_LINK_KEYS, ARRAYS_BY_MESSAGE_PARAM } from '../shared/arrays';
-import { receiveArrays } from './arrays-message';
-import { createExportBar } from './export-bar';
-import { createNanBanner } from './nan-banner';
-import { createTrainedBanner } from './trained-banner';
+import { getTrainedAttention } from '../shared/trained-model';
 import { PRESETS } from './presets';
 
 /** What the page gives a lab (a view that renders without an attention result). */
 interface PageLabContext extends LabContext<State, Patch> {
-  client: ComputeClient<State>;
+  /** The attention views' compute client (the Timing lab asks it about the core). */
+  client: ReturnType<typeof createResultController<State, PageLabContext>>['client'];
   /** The link of the default state with a patch laid over it (app/state.ts). */
   hashOf(patch: Patch): string;
   /** Open the guided path (the Lesson feature's steps) at step 1. */
   startPath(): void;
 }
-/** What the page gives an attention view. */
-interface PageResultContext extends PageLabContext {
-  result: AttentionResult;
-  /** Uint8Array(T*T), 1 = forbidden by the mask. */
-  forbidden: Uint8Array;
-  selectHead(h: number): void;
-}
+/** What a view drawn from a result gets: the page's context and its controller's parts. */
+type PageResultContext = PageLabContext & ResultParts;
 type PageView = { needsResult: true; view: View<PageResultContext> } | { needsResult: false; view: View<PageLabContext> };
 
-/** startupMs: the part of the first figure spent starting the Worker and the wasm core (0 later);
- *  local: computed on the page's thread; checkMs: the Check when it ran with the computation;
- *  drawMs: the view's redraw. */
-interface Timing { t: number; heads: number; computeMs: number; totalMs: number; startupMs: number; local: boolean; checkMs: number | null; drawMs: number }
 declare global {
   interface Window {
     __attentionPlayground?: {
@@ -67,10 +48,6 @@ export function start(): void {
   const cfg = parseEmbed(location.search);
   const initial = decodeHash(location.hash);
   let state: State = initial.state;
-  /** onPage: computed by the page's own core (else by the Worker): where its arrays go back to. */
-  let shown: { state: State; result: AttentionResult; requestedAt: number; onPage: boolean } | null = null;
-  let startedUp = false;
-  const timings: Timing[] = [];
   const html = document.documentElement;
   html.dataset.status = 'loading';
   if (cfg.embed) html.classList.add('embed');
@@ -83,8 +60,6 @@ export function start(): void {
     el('div', { class: 'notice-head' }, el('strong', { text: 'Some settings were corrected' }), el('button', { type: 'button', class: 'link-btn', text: 'Dismiss', 'aria-label': 'Dismiss the notice' })),
     noticeList);
   notices.querySelector('button')!.addEventListener('click', () => (notices.hidden = true));
-  const errorBanner = el('div', { class: 'banner error', role: 'alert', 'data-testid': 'error-banner', hidden: true });
-  const nanBanner = createNanBanner();
   const live = el('div', { class: 'sr-only', 'aria-live': 'polite' });
   const status = el('span', { class: 'status', 'aria-live': 'polite' });
 
@@ -94,40 +69,32 @@ export function start(): void {
 
   const embedPanel = el('dialog', { class: 'embed-dialog', 'aria-labelledby': 'embed-title' });
 
-  const controls = createControls((p) => setState(p, 'control'));
-  const aside = el('aside', { class: 'controls', 'data-section': 'controls', 'aria-label': 'Controls' }, controls.root);
+  const viewHost = el('div', { class: 'view-host', id: 'main-stage', role: 'tabpanel', tabindex: '-1' });
+  // The attention views' controller: their computation, the model controls, the Export bar, the
+  // banners, "Your arrays" and the Check (attention/controller.ts).
+  const attention = createResultController<State, PageLabContext>({
+    state: () => state,
+    context: (s) => labContext(s),
+    update: (p) => setState(p, 'control'),
+    lesson2: () => setState(PRESETS.find((p) => p.id === 'lesson2')!.state, 'control'),
+    redraw: () => renderView(),
+    computeKey,
+    linkFields,
+    host: viewHost,
+    status,
+    heatmaps: () => currentView().view.heatmaps(),
+    readiness: { busy: () => readiness.busy(), settle: () => readiness.settle() },
+    drawn: () => revealPending && reveal(),
+    embed: { autoOpen: !cfg.embed, arraysHidden: cfg.hidden.has('arrays'), frameId: cfg.frameId, search: location.search },
+  });
+  const aside = el('aside', { class: 'controls', 'data-section': 'controls', 'aria-label': 'Controls' }, attention.panels.aside);
 
   const tabs = el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Views', 'data-section': 'tabs' });
-  const viewHost = el('div', { class: 'view-host', id: 'main-stage', role: 'tabpanel', tabindex: '-1' });
-  const exportBar = createExportBar({ shown: () => shown, heatmaps: () => currentView().view.heatmaps(), core: () => loadPageCore() });
-  const stageHead = el('div', { class: 'stage-head' }, tabs, exportBar.root);
-  const checkPanel = createCheckPanel(() => client);
-  // The student's own arrays (state.arrays): pasted, dropped, from a link or from the notebook.
-  const arraysPanel = createArraysPanel({
-    apply: (arrays, heads) => setState({ arrays, ...(heads ? { model: { heads, kvHeads: heads } } : {}) }, 'control'),
-    lesson2: () => setState(PRESETS.find((p) => p.id === 'lesson2')!.state, 'control'),
-    autoOpen: !cfg.embed,
-  });
-  // "Open in Heads view" from the Train tab (app/trained-banner.ts).
-  const trainedBanner = createTrainedBanner({
-    layer: (l) => {
-      const a = getTrainedAttention();
-      if (a) a.layer = l;
-      renderView();
-    },
-    back: () => setState({ page: { view: 'train' } }, 'control'),
-    leave: () => {
-      setTrainedAttention(null);
-      setState({}, 'control');
-      renderView();
-    },
-  });
-  /** the trained weights last brought into view (scroll and focus once per "Open in Heads view") */
-  let arrivedTa: TrainedAttention | null = null;
+  const stageHead = el('div', { class: 'stage-head' }, tabs, attention.panels.head);
   // The guided path (the Lesson feature's "Start here"): a step is a whole state, over the default.
   const goStep = (n: number) => setState(n === 0 ? { lesson: { step: 0 } } : normalizeState(withLinkFields(defaultState(), stepFields(n))).state, 'control');
   const pathBar = createPathBar(goStep);
-  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, pathBar.root, errorBanner, nanBanner.root, trainedBanner.root, viewHost, arraysPanel.root, checkPanel.root);
+  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, pathBar.root, ...attention.panels.above, viewHost, ...attention.panels.below);
 
   const gallery = presetGallery();
   const footer = pageFooter();
@@ -172,8 +139,8 @@ export function start(): void {
 
   // ---------- views ----------
   // What the page gives a view: every feature's context type (attention/context.ts, the labs'
-  // TimingContext, TrainContext, DecodeContext) is a part of one of these two, so the views are
-  // created below without a cast; the compiler checks each against the page's.
+  // TimingContext, TrainContext, DecodeContext, LessonContext) is a part of one of these two, so
+  // the views are created below without a cast; the compiler checks each against the page's.
   const views = new Map<string, PageView>();
   const tabButtons = VIEW_FACTORIES.map((f, i) => {
     const b = el('button', { type: 'button', role: 'tab', id: `tab-${f.id}`, 'data-view': f.id, text: f.label, tabindex: '-1' });
@@ -203,8 +170,6 @@ export function start(): void {
 
   function renderView(): void {
     pathBar.update(state.lesson.step);
-    // Trained weights are shown in the Heads view only; leaving it drops them (ephemeral).
-    if (state.page.view !== 'heads') setTrainedAttention(null);
     for (const b of tabButtons) {
       const on = b.dataset.view === state.page.view;
       b.setAttribute('aria-selected', on ? 'true' : 'false');
@@ -220,58 +185,13 @@ export function start(): void {
     // A view that needs no attention result (the timing lab) renders at once, without the heatmap
     // chrome (model controls, export, NaN banner).
     html.classList.toggle('static-view', !pv.needsResult);
-    // The Check recomputes; weights the student gave have nothing to recompute.
-    checkPanel.root.hidden = !pv.needsResult || !shown || shown.result.arrays?.mode === 'weights';
-    arraysPanel.root.hidden = !pv.needsResult || cfg.hidden.has('arrays');
     if (!pv.needsResult) {
+      attention.render(null);
       viewHost.querySelector('.placeholder')?.remove();
       pv.view.render(labContext(state));
       return;
     }
-    const rv = pv.view;
-    const ta = getTrainedAttention();
-    if (!ta) trainedBanner.hide();
-    if (ta) {
-      viewHost.querySelector('.placeholder')?.remove();
-      checkPanel.root.hidden = true;
-      nanBanner.hide();
-      const r = trainedBanner.show(ta);
-      const s: State = { ...state, page: { ...state.page, head: Math.min(state.page.head, r.heads - 1) } };
-      rv.render({ ...labContext(s), result: r, forbidden: r.allowed.map((a) => 1 - a), selectHead: (h) => setState({ page: { head: h } }, 'control') });
-      if (ta !== arrivedTa) {
-        // Just arrived from Train's "Open in Heads view" (clicked far down that tab): bring the
-        // banner and the trained heatmap into view and put the keyboard on the heatmap (the
-        // view's first interactive map, the zoomed head), not on the body.
-        arrivedTa = ta;
-        trainedBanner.root.scrollIntoView({ block: 'start' });
-        viewHost.querySelector<HTMLElement>('.hm-frame[tabindex]')?.focus({ preventScroll: true });
-      }
-      exportBar.update(v.heatmaps(), { trained: true });
-      return;
-    }
-    if (!shown) {
-      if (!viewHost.querySelector('.placeholder')) viewHost.prepend(el('p', { class: 'placeholder muted', text: 'Loading the WebAssembly core…' }));
-      return;
-    }
-    viewHost.querySelector('.placeholder')?.remove();
-    const r = shown.result;
-    arraysPanel.update(state.arrays, state.model.heads, r, state.page.head);
-    if (r.arrays?.mode === 'weights' && state.page.view !== 'heads') {
-      // Only the Heads view draws given weights: the others need scores and values.
-      clear(viewHost);
-      viewHost.append(el('p', { class: 'placeholder muted', 'data-testid': 'arrays-weights-only', text: 'Your weights W are shown in the Heads view. The Mask effect, Scale and Output views need the scores and values: give Q, K and V (or X, W_q, W_k, W_v) under “Your arrays”.' }));
-      nanBanner.update(r, shown.state);
-      return;
-    }
-    // Head and view come from the live state; everything else from the state that was computed.
-    const s: State = { ...shown.state, page: { head: Math.min(state.page.head, r.heads - 1), view: state.page.view } };
-    // The mask as the core applies it (core.allowedMask, computed in the Worker).
-    const forbidden = new Uint8Array(r.allowed.length);
-    for (let k = 0; k < forbidden.length; k++) forbidden[k] = 1 - r.allowed[k];
-    rv.render({ ...labContext(s), result: r, forbidden, selectHead: (h) => setState({ page: { head: h } }, 'control') });
-    // In the Heads view the PNG starts at the zoomed head.
-    exportBar.update(v.heatmaps(), { preferred: `head-${s.page.head + 1}-weights`, trained: false });
-    nanBanner.update(r, s);
+    attention.render(pv.view);
   }
 
   /** In fit mode, the height the view may use: the frame's height less everything around it. */
@@ -286,20 +206,10 @@ export function start(): void {
     // No floor near a phone's width: a notebook's output cell on a phone is 233 px wide, and a
     // view laid out for more overflowed it sideways.
     const width = Math.max(120, viewHost.clientWidth || 320);
-    return { state: s, announce: (t) => (live.textContent = t), client, width, height: fitHeight(), update: (p) => setState(p, 'control'), hashOf, startPath: () => goStep(1) };
+    return { state: s, announce: (t) => (live.textContent = t), client: attention.client, width, height: fitHeight(), update: (p) => setState(p, 'control'), hashOf, startPath: () => goStep(1) };
   }
-
-  // One core on the page's own thread, loaded on first use: the scheduler computes small states on
-  // it, and the JSON export projects each head's q, k, v with it (not carried with every result).
-  let pageCore: Promise<AttnCore> | null = null;
-  const loadPageCore = (): Promise<AttnCore> => (pageCore ??= loadCore(preferenceFromSearch(location.search)));
 
   // ---------- state ----------
-  // The table's `compute` column says which fields rerun the Worker.
-  function needsCompute(a: State, b: State): boolean {
-    return computeKey(a) !== computeKey(b);
-  }
-
   function showNotices(list: string[]): void {
     if (list.length === 0) return;
     clear(noticeList);
@@ -315,9 +225,9 @@ export function start(): void {
     if (origin === 'control') showNotices(n);
     state = next;
     if (origin === 'control') writeHash();
-    controls.update(state);
-    if (needsCompute(prev, state) || !shown) request();
-    else renderView();
+    // The table's `compute` column says which fields rerun the computation (the controller asks
+    // for it; the view is drawn when it lands).
+    if (!attention.changed(prev, state)) renderView();
   }
 
   // The link: written at once after a single change, once the changes pause during a drag, and
@@ -327,93 +237,20 @@ export function start(): void {
     current: () => location.hash,
     replace: (hash) => history.replaceState(history.state, '', hash),
     onPending: () => readiness.busyIfReady(),
-    onFlushed: () => shown && settle(),
+    onFlushed: () => attention.hasResult && settle(),
   });
   const writeHash = () => link.changed();
   window.addEventListener('pagehide', () => link.flush());
   document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && link.flush());
 
-  // Where each computation runs (the page's core for small states, else the Worker), where its
-  // arrays go back, and the Check of a page-computed result (attention/scheduler.ts).
-  const scheduler = createScheduler<State>({
-    client: { request: (s) => client.request(s), recycle: (r) => client.recycle(r), check: (s) => client.check(s), get busy() { return client.busy; } },
-    loadLocal: () => loadPageCore().then((core) => new Computer(core)),
-    state: () => state,
-    shown: () => shown,
-    onOutcome,
-    onWorkerRequest: () => readiness.busy(),
-    whenIdle: (fn) => ('requestIdleCallback' in window ? requestIdleCallback(fn, { timeout: 2000 }) : setTimeout(fn, 200)),
-    check: { show: (c, s, r) => checkPanel.show(c, s, r), pending: () => checkPanel.pending(), failed: (m) => checkPanel.failed(m) },
-    onCheckDone: () => settle(),
-  });
-  const request = () => scheduler.request();
-  const recycle = (r: AttentionResult, onPage: boolean) => scheduler.recycle(r, onPage);
   /** Ready once nothing is computing or waiting to be checked, and the link is written (app/readiness.ts). */
   const readiness = createReadiness({
-    blockers: [() => client.busy, () => scheduler.checking, () => link.pending],
-    failed: () => !errorBanner.hidden,
+    blockers: [() => attention.busy, () => link.pending],
+    failed: () => attention.failed,
     set: (s) => (html.dataset.status = s),
     get: () => html.dataset.status as Status,
   });
   const settle = () => readiness.settle();
-
-  function onOutcome(o: ComputeOutcome<State>, onPage = false): void {
-    // A Worker's answer for an older state than the one on screen (the page computed a newer one
-    // itself meanwhile) is dropped.
-    if (shown && o.requestedAt < shown.requestedAt) {
-      if (o.result) recycle(o.result, onPage);
-      if (o.latest) settle();
-      return;
-    }
-    if (o.result) {
-      const replaced = shown;
-      shown = { state: o.state, result: o.result, requestedAt: o.requestedAt, onPage };
-      errorBanner.hidden = true;
-      const drawStart = performance.now();
-      renderView();
-      const drawMs = performance.now() - drawStart;
-      // The views now read the new result: the old one's arrays go back to the core that made
-      // them, which copies a later result into them (two sets in turn instead of fresh arrays).
-      if (replaced && replaced.result !== o.result) recycle(replaced.result, replaced.onPage);
-      if (onPage) {
-        readiness.busy();
-        scheduler.scheduleCheck(o.state, o.result);
-      } else {
-        scheduler.cancelCheck();
-        checkPanel.show(o.result.check, o.state, o.result);
-      }
-      if (o.latest && revealPending) reveal();
-      if (o.latest) {
-        const end = performance.now();
-        const totalMs = end - o.requestedAt;
-        // The first figure also pays for starting the Worker and loading the wasm core; report
-        // that apart, or it reads as the cost of the computation.
-        const first = !startedUp;
-        startedUp = true;
-        const startupMs = first ? Math.max(0, drawStart - o.requestedAt - o.result.computeMs - (o.result.check?.ms ?? 0)) : 0;
-        try {
-          performance.measure('attention-playground:recompute+redraw', { start: o.requestedAt, end });
-        } catch { /* older browsers */ }
-        timings.push({ t: o.result.t, heads: o.result.heads, computeMs: o.result.computeMs, totalMs, startupMs, local: onPage, checkMs: o.result.check?.ms ?? null, drawMs });
-        if (timings.length > 200) timings.shift();
-        const what = `T = ${o.result.t}, ${o.result.heads} head${o.result.heads > 1 ? 's' : ''}`;
-        const work = `compute ${fmt(o.result.computeMs, 1)} ms, drawn in ${fmt(totalMs - startupMs, 1)} ms`;
-        status.textContent = first ? `${what}: ${work} · start-up ${fmt(startupMs, 0)} ms (loading the WebAssembly core, once)` : `${what}: ${work}${onPage ? ' (on the page)' : ''}`;
-        status.title = 'compute: time inside the wasm core; drawn in: from the change to the new picture (compute included)';
-      }
-    } else if (o.error) {
-      if (o.error.field && (o.error.field === 'arrays' || Object.values(ARRAY_LINK_KEYS).includes(o.error.field as never))) arraysPanel.refused(o.error.message);
-      errorBanner.hidden = false;
-      errorBanner.textContent = '';
-      errorBanner.append(
-        el('strong', { text: o.error.fatal ? 'The compute core is unavailable. ' : 'The core refused these settings. ' }),
-        el('span', { text: `${o.error.message}${o.error.field ? ` (field: ${o.error.field})` : ''}. ${shown ? 'Showing the last good result.' : ''}` }),
-      );
-      if (!shown) renderView();
-    }
-    if (o.latest) settle();
-    if (startedUp) scheduler.startLocalCore();
-  }
 
   // ---------- sharing ----------
   function flash(text: string): void {
@@ -463,38 +300,31 @@ export function start(): void {
     showNotices(d.notices);
     notices.hidden = d.notices.length === 0;
     setState(d.state, 'hash');
-    if (revealPending && !client.busy) reveal(); // nothing to compute: the view is already drawn
+    if (revealPending && !attention.computing) reveal(); // nothing to compute: the view is already drawn
   });
 
   // ---------- start ----------
-  const client = new ComputeClient<State>(onOutcome);
   window.__attentionPlayground = {
-    timings,
+    timings: attention.timings,
     state: () => state,
     ready: () => html.dataset.status === 'ready',
-    weights: () => {
-      const ta = getTrainedAttention();
-      if (!shown || ta) return null;
-      const r = shown.result;
-      return { tokens: [...r.tokens], heads: r.heads, t: r.t, weights: Array.from(r.weights.subarray(0, r.heads * r.t * r.t)), arrays: r.arrays?.mode ?? null };
-    },
+    weights: () => attention.weights(),
   };
   showNotices(initial.notices);
-  controls.update(state);
   renderView();
-  request();
 
   let resizeRaf = 0;
   new ResizeObserver(() => {
     cancelAnimationFrame(resizeRaf);
-    resizeRaf = requestAnimationFrame(() => shown && renderView());
+    resizeRaf = requestAnimationFrame(() => attention.hasResult && renderView());
   }).observe(viewHost);
   if (cfg.fit) window.addEventListener('resize', () => {
     cancelAnimationFrame(resizeRaf);
-    resizeRaf = requestAnimationFrame(() => shown && renderView());
+    resizeRaf = requestAnimationFrame(() => attention.hasResult && renderView());
   });
   if (cfg.embed && cfg.autosize) startResizeMessages(cfg.frameId, cfg.maxHeight);
-  if (new URLSearchParams(location.search).get(ARRAYS_BY_MESSAGE_PARAM[0]) === ARRAYS_BY_MESSAGE_PARAM[1]) receiveArrays(cfg.frameId, (arrays) => setState({ arrays }, 'control'));
+  // The first computation, and the notebook's arrays by postMessage when the query asks for them.
+  attention.start();
 }
 
 /** The share link of a state: the student's arrays only when they fit (docs/arrays.md). */
@@ -503,5 +333,5 @@ export function start(): void {
 //  start training when its reader opens the Train tab.
 function linkOf(s: State): string {
   const t = getTrainedAttention() && s.page.view !== 'train' ? { ...s, train: { ...s.train, play: false, until: 0 } } : s;
-  return encodeState(arraysFitLink(t.arrays) ? t : { ...t, arrays: { ...NO_ARRAYS } });
+  return encodeState({ ...t, arrays: linkArrays(t.arrays) });
 }

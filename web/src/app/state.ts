@@ -8,6 +8,8 @@
 //   state.timing  the Timing lab (rows in timing/state.ts)
 //   state.train   the Train tab (rows in train/state.ts)
 //   state.decode  the Decode tab (rows in decode/state.ts)
+//   state.lesson  the Lesson view and the attention variant (rows in lesson/state.ts)
+//   state.arrays  the student's own arrays (rows in attention/arrays/state.ts)
 //
 // HOW A NEW TAB ADDS ITS SUB-STATE (e.g. a tab `probe`):
 //   1. Create web/src/probe/state.ts with

@@ -1,12 +1,12 @@
 // Turns a State into calls on the wasm core (docs/js-api.md). Runs inside the Worker.
 import type { ModelSlice } from './state';
 import { isStandard, variantOptions, type VariantSlice } from '../shared/variant';
-import { keyPadding } from './mask';
+import { coreMaskOptions, coreOptions } from '../shared/core-options';
 import type { AttentionResult, CheckResult } from './protocol';
 
 import type { AttnCore } from '../wasm/attn-core';
-import { arraysCall, computeArrays } from './arrays-compute';
-import { arraysMode, type ArraysSlice } from './arrays-state';
+import { arraysCall, computeArrays } from './arrays/compute';
+import { arraysMode, type ArraysSlice } from './arrays/state';
 
 /** The model, and the attention variant the Lesson feature sets (state.lesson; absent = standard):
  *  the Heads, Mask, Scale and Output views show the variant too. */
@@ -17,23 +17,12 @@ function f32(a: Float32Array | Float64Array): Float32Array {
   return a instanceof Float32Array ? a : Float32Array.from(a);
 }
 
-export function scaleValue(s: State): number | null {
-  const scale = s.model.scale;
-  if (scale === 'sqrt') return null;
-  if (scale === 'none') return 1;
-  return scale;
-}
-
 /** core.check runs about ten naive calls (float32, float64, tiled); the page runs it with every
  *  computation while H·T²·(d_k + d_v) stays under this, and on request above it. */
 export const CHECK_AUTO_WORK = 1 << 23;
 
 export function checkWork(heads: number, t: number, dk: number): number {
   return heads * t * t * 2 * dk;
-}
-
-function maskOpts(s: State, t: number) {
-  return { causal: s.model.causal, window: s.model.window, keyPadding: keyPadding(t, s.model.padding) };
 }
 
 /** The state's example: tokens, X and the weights (lesson 1's model, or seeded random weights). */
@@ -57,6 +46,7 @@ type Example = ReturnType<typeof exampleOf>;
 interface Projected { ex: Example; q: Float32Array; k: Float32Array; v: Float32Array; dk: number; dv: number; kvHeads: number }
 /** One head-attention computation in the shape both paths give. */
 interface Computed extends Pick<AttentionResult, 'scale' | 'weights' | 'scores' | 'entropy' | 'headOutputs' | 'merged' | 'output'> {
+  rowSums: Float32Array;
   ex: Example;
   proj: Projected;
   nanRowsPerHead: ArrayLike<number>;
@@ -88,20 +78,20 @@ export class Computer {
       const H = ex.heads, T = ex.t, pool = this.pool;
       // Copied into recycled arrays where there are some: in Chromium a fresh 2 MiB array costs
       // about as much as the whole kernel at T = 256 (its pages are touched for the first time).
-      const a = core.attention(q, k, v, { heads: H, kvHeads, tq: T, tk: T, dk, dv, ...maskOpts(s, T), scale: scaleValue(s), maskFill: m.fill, returnScores: true, kernel: 'naive', ...variant, precision: 'float32' },
-        { weights: pool.take(H * T * T), scores: pool.take(H * T * T), output: pool.take(H * T * dv), entropy: pool.take(H * T) });
+      const a = core.attention(q, k, v, { heads: H, kvHeads, tq: T, tk: T, dk, dv, ...coreOptions(m, T), returnScores: true, kernel: 'naive', ...variant, precision: 'float32' },
+        { weights: pool.take(H * T * T), scores: pool.take(H * T * T), output: pool.take(H * T * dv), entropy: pool.take(H * T), rowSums: pool.take(H * T) });
       const mo = core.mergeHeads(a.output, ex.wo, { t: T, heads: H, dv, dModel: ex.dModel }, { merged: pool.take(T * H * dv), output: pool.take(T * ex.dModel) });
-      return { ex, proj: cached, scale: a.scale, weights: a.weights!, scores: a.scores ?? null, entropy: a.entropy, headOutputs: a.output, merged: mo.merged, output: mo.output, nanRowsPerHead: a.nanRowsPerHead };
+      return { ex, proj: cached, scale: a.scale, weights: a.weights!, scores: a.scores ?? null, entropy: a.entropy, rowSums: a.rowSums!, headOutputs: a.output, merged: mo.merged, output: mo.output, nanRowsPerHead: a.nanRowsPerHead };
     }
     this.cache = null;
     const ex = exampleOf(core, s);
     const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
       t: ex.t, dModel: ex.dModel, heads: ex.heads, kvHeads: ex.kvHeads, dk: ex.dk, dv: ex.dv,
-      ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: m.fill, returnScores: true, kernel: 'naive', ...variant,
+      ...coreOptions(m, ex.t), returnScores: true, kernel: 'naive', ...variant,
     });
     const proj: Projected = { ex, q: f32(r.q), k: f32(r.k), v: f32(r.v), dk: r.dk, dv: r.dv, kvHeads: r.kvHeads };
     if (variant.precision === 'float32') this.cache = { key, proj };
-    return { ex, proj, scale: r.scale, weights: f32(r.weights!), scores: r.scores ? f32(r.scores) : null, entropy: f32(r.entropy), headOutputs: f32(r.headOutputs), merged: f32(r.merged), output: f32(r.output), nanRowsPerHead: r.nanRowsPerHead };
+    return { ex, proj, scale: r.scale, weights: f32(r.weights!), scores: r.scores ? f32(r.scores) : null, entropy: f32(r.entropy), rowSums: f32(r.rowSums!), headOutputs: f32(r.headOutputs), merged: f32(r.merged), output: f32(r.output), nanRowsPerHead: r.nanRowsPerHead };
   }
 
   /** The state's result; with the Check when `check` and the state is small (CHECK_AUTO_WORK). */
@@ -118,7 +108,7 @@ export class Computer {
     const computeMs = performance.now() - t0;
     const ex = c.ex;
     // The mask every kernel applies, from the core (the page draws forbidden cells from it).
-    const allowed = this.core.allowedMask({ t: ex.t, ...maskOpts(s, ex.t) });
+    const allowed = this.core.allowedMask({ t: ex.t, ...coreMaskOptions(s.model, ex.t) });
     // core.check compares the standard computation's kernels; it takes no variant options.
     const doCheck = check && isStandard(s.lesson) && checkWork(ex.heads, ex.t, ex.dk) <= CHECK_AUTO_WORK;
     return {
@@ -134,6 +124,7 @@ export class Computer {
       weights: c.weights,
       scores: c.scores,
       entropy: c.entropy,
+      rowSums: c.rowSums,
       headOutputs: c.headOutputs,
       merged: c.merged,
       output: c.output,
@@ -150,7 +141,7 @@ export class Computer {
     if (mode === 'weights') throw Object.assign(new Error('your weights W were given, not computed: there is nothing for the Check to recompute'), { name: 'AttnError', field: 'uw' });
     if (mode !== 'none') return this.runArraysCheck(s as State & ArraysSlice);
     const c = this.attend(s);
-    this.pool.give([c.weights, c.scores, c.headOutputs, c.merged, c.output, c.entropy]);
+    this.pool.give([c.weights, c.scores, c.headOutputs, c.merged, c.output, c.entropy, c.rowSums]);
     return this.runCheck(s, c.proj);
   }
 
@@ -176,7 +167,7 @@ export class Computer {
     const t0 = performance.now();
     const c = this.core.check(p.q, p.k, p.v, {
       heads: ex.heads, kvHeads: p.kvHeads, tq: ex.t, tk: ex.t, dk: p.dk, dv: p.dv,
-      ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: s.model.fill,
+      ...coreOptions(s.model, ex.t),
     });
     return { ...c, ms: performance.now() - t0, t: ex.t, heads: ex.heads, dk: ex.dk };
   }
@@ -191,14 +182,14 @@ export function projections(core: AttnCore, s: State): { q: Float32Array; k: Flo
   const variant = variantOptions(s.lesson);
   const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
     t: ex.t, dModel: ex.dModel, heads: ex.heads, kvHeads: ex.kvHeads, dk: ex.dk, dv: ex.dv,
-    ...maskOpts(s, ex.t), scale: scaleValue(s), maskFill: m.fill, kernel: 'naive', ...variant,
+    ...coreOptions(m, ex.t), kernel: 'naive', ...variant,
   });
   return { q: f32(r.q), k: f32(r.k), v: f32(r.v), dk: r.dk, dv: r.dv, kvHeads: r.kvHeads };
 }
 
 /** A result's large arrays (what the Worker transfers, and what the page gives back). */
 export function resultArrays(r: AttentionResult): Float32Array[] {
-  return [r.weights, r.scores, r.headOutputs, r.merged, r.output, r.entropy].filter((a): a is Float32Array => a !== null);
+  return [r.weights, r.scores, r.headOutputs, r.merged, r.output, r.entropy, r.rowSums].filter((a): a is Float32Array => a !== null);
 }
 
 /**

@@ -1,6 +1,7 @@
-// What the attention views (Heads, Mask effect, Scale, Output) are given by the page: the model
-// and the zoomed head, the computed result, and the compute client (the Scale view asks it for
-// its study). The page's context satisfies this structurally (app/features.ts).
+// What the attention views (Heads, Mask effect, Scale, Output) are given: the page's part (the
+// model and the zoomed head, the compute client: the Scale view asks it for its study) and the
+// controller's (attention/controller.ts: the computed result, the mask, head selection). The
+// page's context with the controller's parts satisfies this structurally (app/features.ts).
 import type { LabContext } from '../ui/view';
 import type { AttentionResult } from './protocol';
 import type { ModelState } from './state';
@@ -12,11 +13,15 @@ export interface AttentionSlice {
   page: { head: number };
 }
 
-export interface AttentionContext extends LabContext<AttentionSlice, { model?: Partial<ModelState>; page?: { head?: number } }> {
-  /** The page's compute client (the Scale view asks it for its study). */
-  client: Pick<ComputeClient, 'study'>;
+/** What the controller adds to the page's context when it draws one of these views. */
+export interface ResultParts {
   result: AttentionResult;
   /** Uint8Array(T*T), 1 = forbidden by the mask. */
   forbidden: Uint8Array;
   selectHead(h: number): void;
+}
+
+export interface AttentionContext extends LabContext<AttentionSlice, { model?: Partial<ModelState>; page?: { head?: number } }>, ResultParts {
+  /** The page's compute client (the Scale view asks it for its study). */
+  client: Pick<ComputeClient, 'study'>;
 }

@@ -6,7 +6,7 @@ import { legend } from '../ui/legend';
 import { drawToFit } from '../ui/fit';
 import type { View, ViewFactory } from '../ui/view';
 import type { AttentionContext } from './context';
-import { headSlice, describeWeight, rowSums } from './util';
+import { headSlice, describeWeight } from './util';
 
 class MaskView implements View<AttentionContext> {
   readonly id = 'mask';
@@ -112,11 +112,12 @@ class MaskView implements View<AttentionContext> {
     this.weights.update({ rows: T, cols: T, values: w, forbidden: ctx.forbidden, lo: 0, hi: 1, ...labels });
     clear(this.scoreLegend);
     this.scoreLegend.append(legend({ lo, hi, title: 'score', masked: false, nan: false }));
-    // Row sums, aligned with the weight rows.
+    // Row sums, aligned with the weight rows: the core's (Σ_j w_ij as it returned the weights).
+    // Only the Heads view draws results without them (the student's W, the trained model).
     // The cell height from the heatmap's own layout (reading it back from the DOM forced a
     // layout mid-redraw); the row spans are kept and only their text and class change.
     const cell = this.weights.rowHeight || size / T;
-    const sums = rowSums(w, T);
+    const sums = r.rowSums ? headSlice(r.rowSums, h, T) : new Float32Array(T).fill(NaN);
     this.sums.style.setProperty('--cell', `${cell}px`);
     const every = Math.max(1, Math.ceil(14 / cell));
     if (!this.sums.firstChild) this.sums.append(el('span', { class: 'sum-head', text: 'Σ row' }));

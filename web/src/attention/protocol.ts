@@ -63,6 +63,9 @@ export interface AttentionResult {
   scores: Float32Array | null;
   /** (H, T) nats */
   entropy: Float32Array;
+  /** (H, T) Σ_j w_ij, the core's rowSums; null where the core computed no weights (the student's
+   *  own W, the trained model: only the Heads view draws those). */
+  rowSums: Float32Array | null;
   /** (H, T, d_v) */
   headOutputs: Float32Array;
   /** (T, H*d_v) */

@@ -15,13 +15,3 @@ export function describeWeight(tokens: readonly string[], i: number, j: number, 
   if (Number.isNaN(v)) return `${base} (the whole row is masked and the fill is −∞)`;
   return forbidden ? `${base} (masked)` : base;
 }
-
-export function rowSums(w: Float32Array, t: number): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < t; i++) {
-    let s = 0;
-    for (let j = 0; j < t; j++) s += w[i * t + j];
-    out.push(s);
-  }
-  return out;
-}

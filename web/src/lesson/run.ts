@@ -2,8 +2,9 @@
 // variant) on the same example, head and tokens, and the measurements the badges show. Every
 // attention number comes from the core (core.multiHeadAttention with the variant options); this
 // file only slices, subtracts and takes maxima of what the core returned.
-import type { AttnCore, CoreExample, CoreMhaOptions, CoreVariantOptions } from '../wasm/attn-core';
+import type { AttnCore, CoreExample, CoreVariantOptions } from '../wasm/attn-core';
 import { variantOptions, type VariantState } from '../shared/variant';
+import { coreMaskOptions, coreOptions, coreScale } from '../shared/core-options';
 
 /** The model fields a run reads (structurally the attention feature's ModelState). */
 export interface RunModel {
@@ -32,16 +33,13 @@ export function exampleFor(core: AttnCore, m: RunModel): CoreExample {
     : core.example('random', { seed: m.seed, t: m.tokens.length, dModel: m.dModel, heads: m.heads, kvHeads: m.kvHeads, dk: m.dK, dv: m.dK, causal: m.causal, tokens: m.tokens, init: m.init, generator: m.generator });
 }
 
+/** The scale the core is given (shared/core-options.ts, as the attention views give it). */
 export function scaleOf(m: RunModel): number | null {
-  return m.scale === 'sqrt' ? null : m.scale === 'none' ? 1 : m.scale;
+  return coreScale(m.scale);
 }
 
 /** The page's mask settings as the core's options (the mask rule itself is the core's). */
-export function maskOptions(m: RunModel, t: number): Pick<CoreMhaOptions, 'causal' | 'window' | 'keyPadding'> {
-  const pad = new Uint8Array(t).fill(1);
-  for (const p of m.padding) if (p >= 0 && p < t) pad[p] = 0;
-  return { causal: m.causal, window: m.window, keyPadding: pad };
-}
+export const maskOptions = coreMaskOptions;
 
 /** One head of one multi-head call. */
 export interface HeadView {
@@ -89,7 +87,7 @@ function slice(a: Arr, h: number, size: number): Arr {
 export function runModel(core: AttnCore, ex: CoreExample, m: RunModel, variant: CoreVariantOptions) {
   return core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
     t: ex.t, dModel: ex.dModel, heads: ex.heads, kvHeads: ex.kvHeads, dk: ex.dk, dv: ex.dv,
-    ...maskOptions(m, ex.t), scale: scaleOf(m), maskFill: m.fill, returnScores: true, kernel: 'naive', ...variant,
+    ...coreOptions(m, ex.t), returnScores: true, kernel: 'naive', ...variant,
   });
 }
 

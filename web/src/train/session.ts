@@ -8,6 +8,7 @@ import { COMPARE_LABEL, archChanged, compareSettings, flopsPerStep, trainerConfi
 import { History, PHASE_TEXT, crossing, phaseOf, type Phase } from './history';
 import { startCompareRun, type CompareRun } from './compare-run';
 import { readyText, runningText, stoppedText } from './status-text';
+import { Throughput } from './throughput';
 
 export type { CompareRun };
 
@@ -62,12 +63,10 @@ export class TrainSession {
   /** the trainer's config as the module reports it (layers, heads, vocab, …) */
   config: Record<string, unknown> = {};
   ablated = new Set<string>();
-  stepsPerSec = 0;
-  /** ms totals of this trainer's run (the bench reads them: where the wall time goes) */
-  split = { steps: 0, wall: 0, train: 0, eval: 0, scores: 0, snap: 0 };
+  /** steps/s, GFLOP/s and where the wall time went (train/throughput.ts) */
+  private readonly speed = new Throughput();
   /** Workers computing the shards of each step (the trainer's own included) */
   workers = 1;
-  gflops = 0;
   ms90: number | null = null;
   phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null } = { crossed50: null, crossed90: null, ms90: null };
   cmp: CompareRun | null = null;
@@ -82,7 +81,6 @@ export class TrainSession {
   visible = true;
 
   private phase: Phase | null = null;
-  private rate = { steps: 0, wallMs: 0, trainMs: 0, flops: 0 };
   private playStartedAt = 0;
   private playMsTotal = 0;
   private lastPublished = 0;
@@ -98,6 +96,17 @@ export class TrainSession {
     this.newClient = o.newClient;
     this.settings = o.settings;
     this.client = o.newClient((m) => this.onMessage(m));
+  }
+
+  get stepsPerSec(): number {
+    return this.speed.stepsPerSec;
+  }
+  get gflops(): number {
+    return this.speed.gflops;
+  }
+  /** ms totals of this trainer's run (the bench reads them: where the wall time goes) */
+  get split(): Throughput['split'] {
+    return this.speed.split;
   }
 
   dims(): { L: number; H: number; T: number } {
@@ -150,10 +159,7 @@ export class TrainSession {
     this.evalAcc = NaN;
     this.ablated.clear();
     this.phase = null;
-    this.rate = { steps: 0, wallMs: 0, trainMs: 0, flops: flopsPerStep(t) };
-    this.stepsPerSec = 0;
-    this.gflops = 0;
-    this.split = { steps: 0, wall: 0, train: 0, eval: 0, scores: 0, snap: 0 };
+    this.speed.restart(flopsPerStep(t));
     this.playMsTotal = 0;
     this.ms90 = null;
     this.lastPublished = 0;
@@ -235,9 +241,7 @@ export class TrainSession {
     this.setStatus(runningText(this.step, steps, this.cmp?.label ?? null));
     this.autoPaused = false;
     this.playStartedAt = this.now();
-    this.rate.steps = 0;
-    this.rate.wallMs = 0;
-    this.rate.trainMs = 0;
+    this.speed.resume();
     this.setRun('running');
     this.hooks.changed?.();
   }
@@ -341,21 +345,7 @@ export class TrainSession {
       this.evalAcc = e.accuracy;
     }
     if (m.snapshot) this.snap = m.snapshot;
-    if (m.losses.length > 0) {
-      this.rate.steps += m.losses.length;
-      this.rate.wallMs += m.wallMs;
-      this.rate.trainMs += m.trainMs;
-      if (m.sideMs) {
-        this.split.eval += m.sideMs.eval;
-        this.split.scores += m.sideMs.scores;
-        this.split.snap += m.sideMs.snap;
-      }
-      this.split.train += m.trainMs;
-      this.split.wall += m.wallMs;
-      this.split.steps += m.losses.length;
-      if (this.rate.wallMs > 0) this.stepsPerSec = (this.rate.steps / this.rate.wallMs) * 1000;
-      if (this.rate.trainMs > 0) this.gflops = (this.rate.steps * this.rate.flops) / (this.rate.trainMs * 1e6);
-    }
+    this.speed.add(m);
     this.trackPhase();
     if (this.step - this.lastPublished >= PUBLISH_EVERY) void this.publish();
     this.hooks.changed?.();

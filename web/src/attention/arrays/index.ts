@@ -1,6 +1,8 @@
 // The student's own arrays: parse what NumPy printed, read .npy / .npz / .json / .csv files,
-// check an array against its role, compare, and carry arrays in a share link. A foundation:
-// pure TypeScript, no DOM, imports nothing from the rest of the page.
+// check an array against its role, compare, and carry arrays in a share link. These files are pure
+// TypeScript with no DOM and import nothing from the rest of the page (the parsers run in Node
+// tests and in the compute Worker); the feature's panel, state rows, compute and the page's half
+// of the postMessage protocol sit beside them (panel.ts, state.ts, compute.ts, receive.ts).
 export { ARRAY_LIMITS, ArrayParseError, checkedSize, shapeText, type NdArray } from './types';
 export { parseArrayText, parseOneArray, parseCsv, parseGrid, SUMMARISED_FIX } from './text';
 export { readNpy, halfToFloat } from './npy';

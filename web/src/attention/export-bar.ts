@@ -1,12 +1,13 @@
 // The stage's Export bar: JSON, CSV weights, CSV output and a PNG of any heatmap the view shows.
 import { el, clear } from '../ui/dom';
 import type { Heatmap } from '../ui/heatmap';
-import { projections } from '../attention/compute';
-import { exportJson, exportWeightsCsv, exportOutputCsv, type Projections } from '../attention/export';
-import type { AttentionResult } from '../attention/protocol';
+import { projections } from './compute';
+import { exportJson, exportWeightsCsv, exportOutputCsv, type Projections } from './export';
+import type { AttentionResult } from './protocol';
+import type { ModelSlice } from './state';
+import type { VariantSlice } from '../shared/variant';
 import type { AttnCore } from '../wasm/load-core';
 import { download, heatmapPng } from '../shared/export';
-import { linkFields, type State } from './state';
 
 export interface ExportBar {
   root: HTMLElement;
@@ -15,11 +16,14 @@ export interface ExportBar {
   update(heatmaps: { name: string }[], opts: { preferred?: string; trained: boolean }): void;
 }
 
-export function createExportBar(deps: {
-  shown(): { state: State; result: AttentionResult } | null;
+/** `S`: the page's state (the JSON export records its link fields). */
+export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
+  shown(): { state: S; result: AttentionResult } | null;
   heatmaps(): { name: string; heatmap: Heatmap }[];
   /** The page-thread core: the JSON export projects each head's q, k, v with it. */
   core(): Promise<AttnCore>;
+  /** The state keyed by link keys (the page's table). */
+  linkFields(s: S): Record<string, unknown>;
 }): ExportBar {
   const pngSelect = el('select', { 'aria-label': 'Heatmap to save as PNG' });
   const btn = (text: string, testid: string, on: () => void) => {
@@ -55,7 +59,7 @@ export function createExportBar(deps: {
         proj = projections(await deps.core(), o.state);
       } catch { /* the export goes without q, k, v */ }
     }
-    download('attention.json', exportJson(o.result, linkFields(o.state), proj), 'application/json');
+    download('attention.json', exportJson(o.result, deps.linkFields(o.state), proj), 'application/json');
   }
 
   return {

@@ -1,14 +1,14 @@
 // The student's own arrays as a sub-state (state.arrays): each array is held as its array link
-// value (shared/arrays/link.ts: `1.f4.6x6.b.…`, '' = none), so the state table writes and reads
+// value (link.ts: `1.f4.6x6.b.…`, '' = none), so the state table writes and reads
 // them like any other field, under the link keys docs/arrays.md defines (uw, uq, uk, uv, um, ux,
 // uwq, uwk, uwv), plus `up`, the rounding step of a printed paste (so "matches to 0.005" still
 // holds after the link is opened elsewhere). Pure: no DOM, no globals.
 //
 // Which arrays are given decides the mode: W alone (weights to show and check), Q, K, V (+ mask)
 // or X, W_q, W_k, W_v (the core computes attention with the page's mask, fill and scale options).
-import { ARRAY_LINK_KEYS, ARRAY_LINK_MAX_CHARS, ARRAY_MESSAGE_MAX_CHARS, decodeArrayLink, type ArrayRole } from '../shared/arrays';
-import { brief, real, type Kind } from '../state/fields';
-import type { SubState } from '../state/table';
+import { ARRAY_LINK_KEYS, ARRAY_LINK_MAX_CHARS, ARRAY_MESSAGE_MAX_CHARS, decodeArrayLink, type ArrayRole } from './index';
+import { brief, real, type Kind } from '../../state/fields';
+import type { SubState } from '../../state/table';
 
 export type ArraysState = { [R in ArrayRole]: string } & {
   /** The rounding step the values were printed with (0 for files and links: exact). */
@@ -95,3 +95,9 @@ export function arraysFitLink(a: ArraysState): boolean {
 }
 
 export const NO_ARRAYS: ArraysState = { ...(Object.fromEntries(ROLES.map((r) => [r, ''])) as { [R in ArrayRole]: string }), step: 0 };
+
+/** The arrays as a share link carries them: all of them when they fit, else none (docs/arrays.md;
+ *  the notebook sends larger ones by postMessage). */
+export function linkArrays(a: ArraysState): ArraysState {
+  return arraysFitLink(a) ? a : { ...NO_ARRAYS };
+}

@@ -1,7 +1,7 @@
 // "Open in Heads view" from the Train tab: the trained model's weights in the Heads view, with a
 // label, a layer picker and a way back. Ephemeral (not in the link: it cannot carry weights).
 import { el, clear } from '../ui/dom';
-import type { AttentionResult } from '../attention/protocol';
+import type { AttentionResult } from './protocol';
 import type { TrainedAttention } from '../shared/trained-model';
 
 export interface TrainedBanner {
@@ -46,7 +46,7 @@ function trainedResult(ta: TrainedAttention): AttentionResult {
   return {
     tokens: ta.tokens.map(String), t: T, heads: H, kvHeads: ta.kvHeads, dModel: 0, dk: 0, dv: 0, scale: 0,
     weights: ta.weights.subarray(l * H * T * T, (l + 1) * H * T * T), scores: null,
-    entropy: new Float32Array(H * T), headOutputs: new Float32Array(0), merged: new Float32Array(0),
+    entropy: new Float32Array(H * T), rowSums: null, headOutputs: new Float32Array(0), merged: new Float32Array(0),
     output: new Float32Array(0), allowed, nanRowsPerHead: new Array<number>(H).fill(0), check: null,
     computeMs: 0, source: `Trained model, layer ${l + 1}`,
   };

@@ -1,10 +1,9 @@
 // The banner over the views when the core returned NaN rows: how many, where, why, and the fix.
 import { el } from '../ui/dom';
-import { FILL_LABEL } from '../attention/state';
-import type { AttentionResult } from '../attention/protocol';
-import type { State } from './state';
+import { FILL_LABEL, type ModelSlice } from './state';
+import type { AttentionResult } from './protocol';
 
-export function createNanBanner(): { root: HTMLElement; update(r: AttentionResult, s: State): void; hide(): void } {
+export function createNanBanner(): { root: HTMLElement; update(r: AttentionResult, s: ModelSlice): void; hide(): void } {
   const root = el('div', { class: 'banner nan', role: 'status', 'data-testid': 'nan-banner', hidden: true });
   return {
     root,

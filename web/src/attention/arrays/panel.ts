@@ -1,6 +1,6 @@
 // "Your arrays": the student pastes what NumPy printed or drops .npy / .npz / .json / .csv files,
 // as weights W, as Q, K, V (+ mask), or as X, W_q, W_k, W_v. The arrays are read and checked here
-// (shared/arrays) before anything changes: a bad paste says what is wrong and the picture on
+// (the parsers beside it) before anything changes: a bad paste says what is wrong and the picture on
 // screen stays. Good arrays go into the state (state.arrays, as link values), which the compute
 // Worker reads; the result's findings and, for W, the comparison with the page's own W are shown
 // below (the difference heatmap and max |Δ|).
@@ -15,13 +15,13 @@ import {
   ARRAY_LINK_MAX_CHARS,
   type ArrayRole,
   type NdArray,
-} from '../shared/arrays';
-import { Heatmap } from '../ui/heatmap';
-import { el, clear, fmt, tokenRef } from '../ui/dom';
-import { legend } from '../ui/legend';
-import { arraysFitLink, arraysLinkChars, arraysMode, MODE_ROLES, NO_ARRAYS, ROLE_NAME, type ArraysMode, type ArraysState } from './arrays-state';
-import type { AttentionResult } from './protocol';
-import { MODEL_LIMITS } from './state';
+} from './index';
+import { Heatmap } from '../../ui/heatmap';
+import { el, clear, fmt, tokenRef } from '../../ui/dom';
+import { legend } from '../../ui/legend';
+import { arraysFitLink, arraysLinkChars, arraysMode, MODE_ROLES, NO_ARRAYS, ROLE_NAME, type ArraysMode, type ArraysState } from './state';
+import type { AttentionResult } from '../protocol';
+import { MODEL_LIMITS } from '../state';
 
 type Mode = Exclude<ArraysMode, 'none'>;
 const MODE_LABEL: Record<Mode, string> = { weights: 'Weights W', qkv: 'Q, K, V (+ mask)', projections: 'X, W_q, W_k, W_v (lesson 2)' };

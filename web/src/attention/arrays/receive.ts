@@ -1,7 +1,7 @@
 // The page's half of the postMessage protocol for arrays too large for a link (docs/arrays.md):
 // the notebook helper's script answers the frame's "ready" with the arrays.
-import { arraysMode, NO_ARRAYS, ROLES, type ArraysState } from '../attention/arrays-state';
-import { ARRAY_LINK_KEYS, READY_INTERVAL_MS, READY_TRIES, readArraysMessage, readyMessage, receivedMessage } from '../shared/arrays';
+import { arraysMode, NO_ARRAYS, ROLES, type ArraysState } from './state';
+import { ARRAY_LINK_KEYS, READY_INTERVAL_MS, READY_TRIES, readArraysMessage, readyMessage, receivedMessage } from './index';
 
 /**
  * Arrays too large for a link, sent by the page that embeds this one (the notebook helper's

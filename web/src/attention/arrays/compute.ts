@@ -1,5 +1,5 @@
 // The student's arrays (state.arrays) → an attention result, on the wasm core (runs in the Worker,
-// or on the page's thread). Three modes (arrays-state.ts):
+// or on the page's thread). Three modes (state.ts):
 //   weights      W is shown as it is, after checkWeights (rows sum to 1, causal shape, NaN); when
 //                the page's own example has the same T, it is computed too and compared (max |Δ|)
 //   qkv          core.attention(Q, K, V) with the page's mask, fill and scale (+ the student's mask)
@@ -19,12 +19,12 @@ import {
   shapeText,
   type ArrayRole,
   type NdArray,
-} from '../shared/arrays';
-import type { AttnCore, CoreCommonOptions } from '../wasm/attn-core';
-import { arraysMode, ROLE_NAME, type ArraysSlice } from './arrays-state';
-import { keyPadding } from './mask';
-import type { ArraysInfo, AttentionResult } from './protocol';
-import type { ModelSlice } from './state';
+} from './index';
+import type { AttnCore } from '../../wasm/attn-core';
+import { arraysMode, ROLE_NAME, type ArraysSlice } from './state';
+import { coreOptions } from '../../shared/core-options';
+import type { ArraysInfo, AttentionResult } from '../protocol';
+import type { ModelSlice } from '../state';
 
 export type ArraysComputeState = ModelSlice & ArraysSlice;
 
@@ -60,15 +60,6 @@ function labels(s: ModelSlice, t: number): { tokens: string[]; fromPositions: bo
   return { tokens: Array.from({ length: t }, (_, i) => String(i)), fromPositions: true };
 }
 
-function maskOptions(s: ModelSlice, t: number): Pick<CoreCommonOptions, 'causal' | 'window' | 'keyPadding'> {
-  return { causal: s.model.causal, window: Math.min(s.model.window, t), keyPadding: keyPadding(t, s.model.padding) };
-}
-
-function scaleOf(s: ModelSlice): number | null {
-  const sc = s.model.scale;
-  return sc === 'sqrt' ? null : sc === 'none' ? 1 : sc;
-}
-
 /** What core.attention / core.check are called with for the qkv and projections modes. */
 export interface ArraysCall {
   q: Float32Array;
@@ -81,14 +72,14 @@ export interface ArraysCall {
 /** The student's Q, K, V (given, or projected by the core from X) and the options of the call. */
 export function arraysCall(core: AttnCore, s: ArraysComputeState): ArraysCall & { mha?: ReturnType<AttnCore['multiHeadAttention']>; dModel: number } {
   const mode = arraysMode(s.arrays);
-  const common = { scale: scaleOf(s), maskFill: s.model.fill, returnScores: true, kernel: 'naive' as const };
+  const common = { returnScores: true, kernel: 'naive' as const };
   if (mode === 'qkv') {
     const Q = decode(s, 'q'), K = decode(s, 'k'), V = decode(s, 'v');
     const M = s.arrays.mask !== '' ? decode(s, 'mask') : null;
     const { dims, warnings } = checked(() => checkAttentionInputs({ Q, K, V, mask: M }), null);
     if (dims.tq !== dims.tk) throw refuse(`Q has ${dims.tq} rows but K has ${dims.tk}: the page draws square weights (one query per key), so T_q must equal T_k`, 'q');
     const t = dims.tq;
-    const m = maskOptions(s, t);
+    const m = coreOptions(s.model, t);
     let mask: Uint8Array | null = null;
     if (M && dims.mask === 'padding') {
       // A (T_k,) key mask, 1 = may attend: ANDed with the page's padding.
@@ -105,7 +96,7 @@ export function arraysCall(core: AttnCore, s: ArraysComputeState): ArraysCall & 
     const heads = s.model.heads;
     const { dims, warnings } = checked(() => checkProjectionInputs({ X, W_q: Wq, W_k: Wk, W_v: Wv }, heads), null);
     const t = dims.t;
-    const m = maskOptions(s, t);
+    const m = coreOptions(s.model, t);
     // No W_o in lesson 2: a zero W_o (its output is not shown: the Output view shows the merged heads).
     const wo = new Float32Array(dims.heads * dims.dv * dims.dModel);
     const mha = core.multiHeadAttention(f32(X), f32(Wq), f32(Wk), f32(Wv), wo, { t, dModel: dims.dModel, heads: dims.heads, kvHeads: dims.heads, dk: dims.dk, dv: dims.dv, ...m, ...common });
@@ -125,13 +116,13 @@ export function computeArrays(core: AttnCore, s: ArraysComputeState, example: ()
   const c = arraysCall(core, s);
   const { q, k, v, opts } = c;
   const t = opts.tq, H = opts.heads, dv = opts.dv;
-  let weights: Float32Array, scores: Float32Array | null, entropy: Float32Array, headOutputs: Float32Array, nanRowsPerHead: number[], scale: number;
+  let weights: Float32Array, scores: Float32Array | null, entropy: Float32Array, rowSums: Float32Array, headOutputs: Float32Array, nanRowsPerHead: number[], scale: number;
   if (c.mha) {
     const r = c.mha;
-    [weights, scores, entropy, headOutputs, nanRowsPerHead, scale] = [r.weights!, r.scores ?? null, r.entropy, r.headOutputs, Array.from(r.nanRowsPerHead), r.scale];
+    [weights, scores, entropy, rowSums, headOutputs, nanRowsPerHead, scale] = [r.weights!, r.scores ?? null, r.entropy, r.rowSums!, r.headOutputs, Array.from(r.nanRowsPerHead), r.scale];
   } else {
     const r = core.attention(q, k, v, opts);
-    [weights, scores, entropy, headOutputs, nanRowsPerHead, scale] = [r.weights!, r.scores ?? null, r.entropy, r.output, Array.from(r.nanRowsPerHead), r.scale];
+    [weights, scores, entropy, rowSums, headOutputs, nanRowsPerHead, scale] = [r.weights!, r.scores ?? null, r.entropy, r.rowSums!, r.output, Array.from(r.nanRowsPerHead), r.scale];
   }
   // The heads side by side (T, H·d_v), by the core (an identity W_o): what the Output view shows.
   const eye = new Float32Array(H * dv * H * dv);
@@ -143,7 +134,7 @@ export function computeArrays(core: AttnCore, s: ArraysComputeState, example: ()
   const arrays: ArraysInfo = { mode, findings: [`Computed by the core from your ${what} with the page’s mask, fill and scale.`, ...c.warnings], fromPositions, compare: null, compareNote: null, printStep: s.arrays.step };
   return {
     tokens, t, heads: H, kvHeads: opts.kvHeads ?? H, dModel: H * dv, dk: opts.dk, dv, scale,
-    weights, scores, entropy, headOutputs, merged, output: merged.slice(), allowed, nanRowsPerHead,
+    weights, scores, entropy, rowSums, headOutputs, merged, output: merged.slice(), allowed, nanRowsPerHead,
     check: null, computeMs: performance.now() - t0, arrays,
   };
 }
@@ -181,7 +172,7 @@ function computeWeights(core: AttnCore, s: ArraysComputeState, example: () => At
   }
   return {
     tokens, t, heads: H, kvHeads: H, dModel: 0, dk: 0, dv: 0, scale: 0,
-    weights, scores: null, entropy: new Float32Array(H * t), headOutputs: new Float32Array(0), merged: new Float32Array(0), output: new Float32Array(0),
+    weights, scores: null, entropy: new Float32Array(H * t), rowSums: null, headOutputs: new Float32Array(0), merged: new Float32Array(0), output: new Float32Array(0),
     allowed, nanRowsPerHead: nanRowsPerHead(weights, H, t), check: null, computeMs: performance.now() - t0, arrays,
   };
 }

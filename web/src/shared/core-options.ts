@@ -1,0 +1,49 @@
+// The model's mask, scale and fill settings as the core's options, written once for every caller
+// (the attention views' compute, the student's arrays, the Lesson view's runs): the same settings
+// give the same options object. The mask rule itself lives in the core (core.allowedMask /
+// core.keyRanges, docs/js-api.md); the page draws what the core returns. Pure: no DOM.
+/** The settings read here (structurally the attention feature's ModelState). */
+export interface CoreSettings {
+  causal: boolean;
+  /** Sliding window width; 0 = off. */
+  window: number;
+  /** Key positions marked as padding (0-based; positions outside [0, T) are ignored). */
+  padding: readonly number[];
+  fill: 'neg_inf' | 'finite' | 'zero';
+  /** 'sqrt' = 1/√d_k (the core's default, passed as null), 'none' = 1, or a number. */
+  scale: 'sqrt' | 'none' | number;
+}
+
+export interface CoreMaskOptions {
+  causal: boolean;
+  window: number;
+  /** (T) 1 = real token, 0 = padding. */
+  keyPadding: Uint8Array;
+}
+export interface CoreOptions extends CoreMaskOptions {
+  scale: number | null;
+  maskFill: CoreSettings['fill'];
+}
+
+/** Key padding as the core wants it: Uint8Array(T), 1 = real token, 0 = padding. */
+export function keyPadding(t: number, pad: readonly number[]): Uint8Array {
+  const k = new Uint8Array(t).fill(1);
+  for (const p of pad) if (p >= 0 && p < t) k[p] = 0;
+  return k;
+}
+
+/** The scale the core is given: null = its default 1/√d_k. */
+export function coreScale(scale: CoreSettings['scale']): number | null {
+  return scale === 'sqrt' ? null : scale === 'none' ? 1 : scale;
+}
+
+/** The mask options for T positions (core.allowedMask takes these alone). The window is capped at
+ *  T: the student's arrays may be shorter than the page's tokens, whose length bounds the window. */
+export function coreMaskOptions(m: Pick<CoreSettings, 'causal' | 'window' | 'padding'>, t: number): CoreMaskOptions {
+  return { causal: m.causal, window: Math.min(m.window, t), keyPadding: keyPadding(t, m.padding) };
+}
+
+/** Mask, scale and fill: what every attention call of the page spreads into its options. */
+export function coreOptions(m: CoreSettings, t: number): CoreOptions {
+  return { ...coreMaskOptions(m, t), scale: coreScale(m.scale), maskFill: m.fill };
+}
