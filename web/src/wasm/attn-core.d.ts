@@ -108,6 +108,16 @@ export interface CoreMhaOptions extends CoreCommonOptions, CoreVariantOptions {
   dv?: number;
 }
 
+/** attentionBackward's result: dq (H, T_q, d_k), dk (H_kv, T_k, d_k), dv (H_kv, T_k, d_v), and the
+ *  forward's output (H, T_q, d_v) and lse (H, T_q). */
+export interface CoreAttentionGrads<A extends Float32Array | Float64Array> {
+  dq: A;
+  dk: A;
+  dv: A;
+  output: A;
+  lse: A;
+}
+
 /** attention's result under precision 'float64': every array a Float64Array. */
 export type CoreAttentionResult64 = { [K in keyof CoreAttentionResult]: CoreAttentionResult[K] extends Float32Array ? Float64Array : CoreAttentionResult[K] extends Float32Array | null ? Float64Array | null : CoreAttentionResult[K] extends Float32Array | null | undefined ? Float64Array | null | undefined : CoreAttentionResult[K] };
 
@@ -209,6 +219,10 @@ export interface AttnCore {
   /** float32 and float16 (binary16 values in Float32Arrays). A caller whose precision is only known
    *  at run time must treat the arrays as CoreArray (they are Float64Arrays under 'float64'). */
   attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: CoreAttentionOptions, into?: CoreAttentionInto | null): CoreAttentionResult;
+  /** Gradients of sum(output · dOut) with respect to q, k and v (docs/js-api.md); the forward-only
+   *  demonstrations (maxShift false, maskMode 'after', precision 'float16') are refused. */
+  attentionBackward(q: CoreArray, k: CoreArray, v: CoreArray, dOut: CoreArray, opts: CoreAttentionOptions & { precision: 'float64' }): CoreAttentionGrads<Float64Array>;
+  attentionBackward(q: Float32Array, k: Float32Array, v: Float32Array, dOut: Float32Array, opts: CoreAttentionOptions): CoreAttentionGrads<Float32Array>;
   /** precision 'float64': every array result is a Float64Array. */
   multiHeadAttention(x: CoreArray, wq: CoreArray, wk: CoreArray, wv: CoreArray, wo: CoreArray, opts: CoreMhaOptions & { precision: 'float64' }): CoreMhaResult64;
   multiHeadAttention(x: Float32Array, wq: Float32Array, wk: Float32Array, wv: Float32Array, wo: Float32Array, opts: CoreMhaOptions): CoreMhaResult;
