@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds build/wasm/attn_core.{mjs,wasm}, its relaxed-SIMD twin attn_core_relaxed.{mjs,wasm} (the
-# cpp/bindings/load_core.mjs picks one at load time) and build/wasm/attn_train.{mjs,wasm}
+# cpp/bindings/load_core.mjs picks one at load time), build/wasm/attn_core_tables.mjs (the core's
+# names and the variants it refuses, for the page) and build/wasm/attn_train.{mjs,wasm}
 # (configuring the 'wasm' preset on first use).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -5,20 +5,44 @@
 // at once (views go stale when memory grows). Errors become AttnError with
 // .field; the instance keeps working after any of them. See docs/js-api.md.
 
+// The names each string option takes, from the core's tables (attn/names.hpp): read once, when
+// the module starts, by whichever block below starts first (addOnInit runs them in reverse),
+// frozen, and published as core.names; the checks below use these very arrays.
+var attnCoreNames = null;
+function attnNamesOnce() {
+  if (!attnCoreNames) {
+    var names = Module['coreNames']();
+    delete Module['coreNames'];
+    for (var key in names) Object.freeze(names[key]);
+    attnCoreNames = Module['names'] = Object.freeze(names);
+  }
+  return attnCoreNames;
+}
+
 (function () {
   var DEFAULT_CAP = 512 * 1024 * 1024;
-  var session = null;
+  var NAMES = null;  // attnNamesOnce()
 
   var fail = attnFail;  // errors.js
-  // The raw Embind class skips every check above: keep it private to this instance.
-  var SessionClass = null;
+  // The raw Embind classes skip every check in this file: keep them private to this instance.
+  // One session of each per instance (attention_session.cpp, backward_session.cpp,
+  // introspect_bindings.cpp), made on first use: each owns the buffers its calls reuse.
+  var SESSION_CLASSES = ['AttentionSession', 'BackwardSession', 'CoreSession'];
+  var sessionClass = {}, sessions = {};
   addOnInit(function () {
-    SessionClass = Module['Session'];
-    delete Module['Session'];
+    SESSION_CLASSES.forEach(function (name) {
+      sessionClass[name] = Module[name];
+      delete Module[name];
+    });
   });
-  function getSession() {
-    if (!session) session = new (SessionClass || Module['Session'])();
-    return session;
+  function sessionOf(name) {
+    return sessions[name] || (sessions[name] = new (sessionClass[name] || Module[name])());
+  }
+  function attnSession() {
+    return sessionOf('AttentionSession');
+  }
+  function coreSession() {
+    return sessionOf('CoreSession');
   }
   // Field checks shared with the training module (fields.js).
   var isObject = attnFields.isObject;
@@ -50,29 +74,25 @@
       keyPadding: u8OrNull(o, 'keyPadding'),
       mask: u8OrNull(o, 'mask'),
       scale: scale,
-      maskFill: oneOf(o, 'maskFill', ['neg_inf', 'finite', 'zero'], 'neg_inf'),
-      kernel: oneOf(o, 'kernel', ['naive', 'tiled'], 'naive'),
+      maskFill: oneOf(o, 'maskFill', NAMES.maskFill, 'neg_inf'),
+      kernel: oneOf(o, 'kernel', NAMES.kernel, 'naive'),
       returnScores: boolField(o, 'returnScores', false),
       memoryCap: cap,
     };
   }
   // The attention variants (docs/js-api.md, "Attention variants"): each option is checked
   // whenever it is given, used or not; which combinations a kernel supports is the core's check.
-  var NORMALIZERS = ['softmax', 'softmax1', 'sigmoid', 'relu', 'linear'];
-  var POSITIONS = ['none', 'rope', 'alibi'];
-  var MASK_MODES = ['before', 'after'];
-  var PRECISIONS = ['float32', 'float64', 'float16'];
   // Written straight onto o (no intermediate object to copy from: at T = 64 that copy was
   // ~5 % of a call).
   function withVariant(o, opts) {
     o.sigmoidBias = attnFields.sigmoidBias(opts);
     o.ropeBase = attnFields.positive(opts, 'ropeBase', 10000);
     o.qkNorm = boolField(opts, 'qkNorm', false);
-    o.position = oneOf(opts, 'position', POSITIONS, 'none');
-    o.normalizer = oneOf(opts, 'normalizer', NORMALIZERS, 'softmax');
+    o.position = oneOf(opts, 'position', NAMES.position, 'none');
+    o.normalizer = oneOf(opts, 'normalizer', NAMES.normalizer, 'softmax');
     o.maxShift = boolField(opts, 'maxShift', true);
-    o.maskMode = oneOf(opts, 'maskMode', MASK_MODES, 'before');
-    o.precision = oneOf(opts, 'precision', PRECISIONS, 'float32');
+    o.maskMode = oneOf(opts, 'maskMode', NAMES.maskMode, 'before');
+    o.precision = oneOf(opts, 'precision', NAMES.precision, 'float32');
     return o;
   }
   // Inputs: Float32Array, or also Float64Array under precision 'float64'.
@@ -129,20 +149,16 @@
     return o;
   }
 
-  // Attention in two raw calls (no per-field Embind traffic). The options go into the session's io block (doubles;
-  // slots as Session::Io in bindings.cpp), the inputs are copied once straight into buffers the
-  // session keeps across calls, and every result is copied once out of the heap. HEAPF64/HEAPF32
-  // are re-read after each call into wasm (memory growth replaces them).
-  var IO = {
-    heads: 0, kvHeads: 1, tq: 2, tk: 3, dk: 4, dv: 5, causal: 6, window: 7, scale: 8, fill: 9,
-    tiled: 10, returnScores: 11, memoryCap: 12, dropout: 13, dropoutSeed: 14, qLen: 15, kLen: 16,
-    vLen: 17, padLen: 18, maskLen: 19, q: 20, k: 21, v: 22, pad: 23, mask: 24, output: 25,
-    outputLen: 26, entropy: 27, rowsLen: 28, lse: 29, weights: 30, weightsLen: 31, scores: 32,
-    scoresLen: 33, fullyMasked: 34, nanRows: 35, infScoreRows: 36, scale2: 37, perHead: 38,
-    perHeadLen: 39, kernelMs: 40, qkNorm: 41, position: 42, ropeBase: 43, normalizer: 44,
-    sigmoidBias: 45, maxShift: 46, maskMode: 47, precision: 48, rowSums: 49,
-  };
-  var FILL = { neg_inf: 0, finite: 1, zero: 2 };
+  // Attention in two raw calls (no per-field Embind traffic). The options go into the session's
+  // io block (doubles at the slots the core names: IO, from ioSlots() in attention_session.cpp;
+  // a name travels as its position in the core's list), the inputs are copied once straight into
+  // buffers the session keeps across calls, and every result is copied once out of the heap.
+  // HEAPF64/HEAPF32 are re-read after each call into wasm (memory growth replaces them).
+  var IO = null;
+  addOnInit(function () {
+    IO = Module['ioSlots']();
+    delete Module['ioSlots'];
+  });
   var ioIndex = -1;  // io block of the session, in doubles (its address never changes)
   function rawFail(s) {
     var e = s.lastError();
@@ -181,7 +197,7 @@
   // precision 'float64': the Embind call on doubles; every result a Float64Array copy.
   function attention64(q, k, v, o, into) {
     if (into !== undefined && into !== null) fail('into', "into is for float32 results (precision 'float64' returns fresh Float64Arrays)");
-    var r = unwrap(getSession().attention64(q, k, v, o));
+    var r = unwrap(attnSession().attention64(q, k, v, o));
     return {
       output: copy(r.output), entropy: copy(r.entropy), lse: copy(r.lse), rowSums: copy(r.rowSums),
       weights: copy(r.weights), scores: copy(r.scores), fullyMaskedRows: r.fullyMaskedRows,
@@ -199,22 +215,22 @@
       fail('into.weights', 'into.weights is for the naive kernel (the tiled kernel returns no weights)');
     }
     if (dst.scores && !o.returnScores) fail('into.scores', 'into.scores needs returnScores: true');
-    var s = getSession();
+    var s = attnSession();
     if (ioIndex < 0) ioIndex = s.ioAddress() / 8;
     var F = HEAPF64, b = ioIndex;
     F[b + IO.heads] = o.heads, F[b + IO.kvHeads] = o.kvHeads, F[b + IO.tq] = o.tq, F[b + IO.tk] = o.tk;
     F[b + IO.dk] = o.dk, F[b + IO.dv] = o.dv, F[b + IO.causal] = o.causal ? 1 : 0, F[b + IO.window] = o.window;
-    F[b + IO.scale] = o.scale === null ? NaN : o.scale, F[b + IO.fill] = FILL[o.maskFill];
-    F[b + IO.tiled] = o.kernel === 'tiled' ? 1 : 0, F[b + IO.returnScores] = o.returnScores ? 1 : 0;
+    F[b + IO.scale] = o.scale === null ? NaN : o.scale, F[b + IO.maskFill] = NAMES.maskFill.indexOf(o.maskFill);
+    F[b + IO.kernel] = NAMES.kernel.indexOf(o.kernel), F[b + IO.returnScores] = o.returnScores ? 1 : 0;
     F[b + IO.memoryCap] = o.memoryCap, F[b + IO.dropout] = o.dropout, F[b + IO.dropoutSeed] = o.dropoutSeed;
     F[b + IO.qLen] = q.length, F[b + IO.kLen] = k.length, F[b + IO.vLen] = v.length;
     F[b + IO.padLen] = o.keyPadding ? o.keyPadding.length : -1;
     F[b + IO.maskLen] = o.mask ? o.mask.length : -1;
-    F[b + IO.qkNorm] = o.qkNorm ? 1 : 0, F[b + IO.position] = POSITIONS.indexOf(o.position);
-    F[b + IO.ropeBase] = o.ropeBase, F[b + IO.normalizer] = NORMALIZERS.indexOf(o.normalizer);
+    F[b + IO.qkNorm] = o.qkNorm ? 1 : 0, F[b + IO.position] = NAMES.position.indexOf(o.position);
+    F[b + IO.ropeBase] = o.ropeBase, F[b + IO.normalizer] = NAMES.normalizer.indexOf(o.normalizer);
     F[b + IO.sigmoidBias] = o.sigmoidBias === null ? NaN : o.sigmoidBias;
-    F[b + IO.maxShift] = o.maxShift ? 1 : 0, F[b + IO.maskMode] = MASK_MODES.indexOf(o.maskMode);
-    F[b + IO.precision] = PRECISIONS.indexOf(o.precision);
+    F[b + IO.maxShift] = o.maxShift ? 1 : 0, F[b + IO.maskMode] = NAMES.maskMode.indexOf(o.maskMode);
+    F[b + IO.precision] = NAMES.precision.indexOf(o.precision);
     if (s.prepareAttention() !== 0) rawFail(s);
     F = HEAPF64;  // prepareAttention may have grown the memory
     HEAPF32.set(q, F[b + IO.q] / 4);
@@ -234,7 +250,7 @@
       weights: F[b + IO.weightsLen] > 0 ? outInto(dst.weights, F[b + IO.weights], F[b + IO.weightsLen]) : null,
       scores: F[b + IO.scoresLen] > 0 ? outInto(dst.scores, F[b + IO.scores], F[b + IO.scoresLen]) : null,
       fullyMaskedRows: F[b + IO.fullyMasked], nanRows: F[b + IO.nanRows],
-      infScoreRows: F[b + IO.infScoreRows], nanRowsPerHead: perHead, scale: F[b + IO.scale2],
+      infScoreRows: F[b + IO.infScoreRows], nanRowsPerHead: perHead, scale: F[b + IO.effScale],
     };
   };
 
@@ -247,12 +263,12 @@
     if (o.returnScores) fail('returnScores', 'attentionBackward has no returnScores');
     if (o.precision === 'float64') {  // every step in double; Float64Array results
       var p = o.precision;
-      var r64 = unwrap(getSession().attentionBackward64(floatIn(q, 'q', p), floatIn(k, 'k', p),
-                                                        floatIn(v, 'v', p), floatIn(dOut, 'dOut', p), o));
+      var r64 = unwrap(sessionOf('BackwardSession').attentionBackward64(floatIn(q, 'q', p), floatIn(k, 'k', p),
+                                                                           floatIn(v, 'v', p), floatIn(dOut, 'dOut', p), o));
       return { dq: copy(r64.dq), dk: copy(r64.dk), dv: copy(r64.dv), output: copy(r64.output), lse: copy(r64.lse) };
     }
-    var r = unwrap(getSession().attentionBackward(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'),
-                                                  f32(dOut, 'dOut'), o));
+    var r = unwrap(sessionOf('BackwardSession').attentionBackward(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'),
+                                                                     f32(dOut, 'dOut'), o));
     return { dq: copy(r.dq), dk: copy(r.dk), dv: copy(r.dv), output: copy(r.output), lse: copy(r.lse) };
   };
 
@@ -267,7 +283,7 @@
     o.dk = intField(opts, 'dk', 0, 1);  // 0: dModel / heads
     o.dv = intField(opts, 'dv', 0, 1);  // 0: dk
     var p = o.precision;
-    var r = unwrap(getSession().multiHeadAttention(
+    var r = unwrap(attnSession().multiHeadAttention(
         floatIn(x, 'x', p), floatIn(wq, 'wq', p), floatIn(wk, 'wk', p), floatIn(wv, 'wv', p),
         floatIn(wo, 'wo', p), o));
     return diag(r, {
@@ -288,7 +304,7 @@
       memoryCap: cap,
     };
     var dst = intoArrays(into, { merged: o.t * o.heads * o.dv, output: o.t * o.dModel });
-    var r = unwrap(getSession().mergeHeads(f32(headOutputs, 'headOutputs'), f32(wo, 'wo'), o));
+    var r = unwrap(attnSession().mergeHeads(f32(headOutputs, 'headOutputs'), f32(wo, 'wo'), o));
     return { merged: copyInto(dst.merged, r.merged), output: copyInto(dst.output, r.output) };
   };
 
@@ -334,7 +350,7 @@
     } else {
       fail('name', "unknown example name '" + name + "' (expected 'induction' or 'random')");
     }
-    var r = unwrap(getSession().example(name, o));
+    var r = unwrap(coreSession().example(name, o));
     return {
       tokens: r.tokens, t: r.t, dModel: r.dModel, heads: r.heads, kvHeads: r.kvHeads, dk: r.dk, dv: r.dv,
       causal: r.causal, x: copy(r.x), wq: copy(r.wq), wk: copy(r.wk), wv: copy(r.wv), wo: copy(r.wo),
@@ -344,6 +360,7 @@
   // ---- the core as the page's single source of truth (docs/js-api.md) ----
   // core.limits from the core's own constants (memory cap, tile sizes, SIMD, check tolerances).
   addOnInit(function () {
+    NAMES = attnNamesOnce();
     var c = Module['coreConstants']();
     delete Module['coreConstants'];
     DEFAULT_CAP = c.memoryCap;
@@ -365,7 +382,7 @@
     };
   }
   function kernelArg(opts, kernel) {
-    return oneOf({ kernel: kernel === undefined ? opts.kernel : kernel }, 'kernel', ['naive', 'tiled'], 'naive');
+    return oneOf({ kernel: kernel === undefined ? opts.kernel : kernel }, 'kernel', NAMES.kernel, 'naive');
   }
 
   Module['allowedMask'] = function (opts) {
@@ -374,7 +391,7 @@
     var o = commonOpts(opts);
     o.tq = intField(opts, 'tq', t, 1);
     o.tk = intField(opts, 'tk', t, 1);
-    var r = unwrap(getSession().allowedMask(o));
+    var r = unwrap(coreSession().allowedMask(o));
     return copy(r.mask);
   };
 
@@ -383,14 +400,14 @@
     var t = opts.t === undefined || opts.t === null ? undefined : intField(opts, 't', undefined, 1);
     var tq = intField(opts, 'tq', t, 1), tk = intField(opts, 'tk', t, 1);
     if (tq > 1 << 28) fail('tq', 'tq must be at most 2^28 for keyRanges');
-    var r = unwrap(getSession().keyRanges({
+    var r = unwrap(coreSession().keyRanges({
       tq: tq, tk: tk, causal: boolField(opts, 'causal', false), window: intField(opts, 'window', 0, 0),
     }));
     return copy(r.ranges);
   };
 
   Module['tiledScratchBytes'] = function (dk) {
-    return getSession().tiledScratchBytes(intField({ dk: dk }, 'dk', undefined, 1));
+    return coreSession().tiledScratchBytes(intField({ dk: dk }, 'dk', undefined, 1));
   };
 
   Module['estimateBytes'] = function (opts, kernel) {
@@ -398,7 +415,7 @@
     var o = withVariant(shapeOpts(opts), opts);
     o.kernel = kernelArg(opts, kernel);
     o.returnScores = boolField(opts, 'returnScores', false);
-    return unwrap(getSession().estimateBytes(o)).bytes;
+    return unwrap(coreSession().estimateBytes(o)).bytes;
   };
 
   Module['estimateMultiHeadBytes'] = function (opts, kernel) {
@@ -409,7 +426,7 @@
       kvHeads: intField(opts, 'kvHeads', heads, 1), dk: intField(opts, 'dk', 0, 1), dv: intField(opts, 'dv', 0, 1),
       kernel: kernelArg(opts, kernel), returnScores: boolField(opts, 'returnScores', false),
     };
-    return unwrap(getSession().estimateMultiHeadBytes(withVariant(o, opts))).bytes;
+    return unwrap(coreSession().estimateMultiHeadBytes(withVariant(o, opts))).bytes;
   };
 
   Module['check'] = function (q, k, v, opts) {
@@ -417,7 +434,7 @@
     var s = shapeOpts(opts);
     var o = commonOpts(opts);
     for (var key in s) o[key] = s[key];
-    var r = unwrap(getSession().check(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'), o));
+    var r = unwrap(coreSession().check(f32(q, 'q'), f32(k, 'k'), f32(v, 'v'), o));
     return {
       f32VsF64: { maxAbs: r.f32VsF64, tolerance: r.f32VsF64Tolerance },
       tiledVsNaive: { maxAbs: r.tiledVsNaive, tolerance: r.tiledVsNaiveTolerance },
@@ -435,7 +452,7 @@
       if (!Number.isInteger(dks[i]) || dks[i] < 1 || dks[i] > 8192) fail('dks', 'every entry of dks must be an integer in 1..8192');
     }
     var o = { dks: dks.slice(), keys: intField(opts, 'keys', 16, 1), queries: intField(opts, 'queries', 1000, 1), seed: seedField(opts) };
-    var r = unwrap(getSession().entropyStudy(o));
+    var r = unwrap(coreSession().entropyStudy(o));
     return { dk: r.dk, scaled: r.scaled, unscaled: r.unscaled, ceiling: r.ceiling };
   };
 })();
@@ -444,10 +461,11 @@
 // tiled algorithm (cpp/include/attn/traffic.hpp, docs/js-api.md). Its own block so it merges
 // apart from the attention surface above.
 (function () {
-  var TrafficModel = null;
+  var TrafficModel = null, KERNELS = null;
   addOnInit(function () {
     TrafficModel = Module['trafficModel'];
     delete Module['trafficModel'];
+    KERNELS = attnNamesOnce().kernel;
   });
   function size(o, name, def) {
     return attnFields.int(o, name, def, 1);
@@ -460,7 +478,7 @@
       heads: heads, kvHeads: size(opts, 'kvHeads', heads),
     };
     o.causal = attnFields.bool(opts, 'causal', false);
-    var kernel = (o.kernel = attnFields.oneOf(opts, 'kernel', ['naive', 'tiled'], 'naive'));
+    var kernel = (o.kernel = attnFields.oneOf(opts, 'kernel', KERNELS, 'naive'));
     // The on-chip memory: required by the tiled algorithm, checked whenever given.
     o.sramBytes = size(opts, 'sramBytes', kernel === 'tiled' ? undefined : 0);
     var r = attnUnwrap(TrafficModel(o));

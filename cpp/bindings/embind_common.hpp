@@ -1,5 +1,5 @@
-// Helpers shared by the two Embind surfaces (bindings.cpp: attn_core, train_bindings.cpp:
-// attn_train). Only cpp/bindings/ includes Emscripten headers.
+// Helpers shared by the two Embind surfaces (attn_core: attention_session.cpp and its
+// neighbours, attn_train: train_bindings.cpp). Only cpp/bindings/ includes Emscripten headers.
 #pragma once
 
 #include <emscripten/bind.h>

@@ -8,11 +8,18 @@
   var DEFAULT_CAP = 512 * 1024 * 1024;
   var MAX_DIM = 0x7fffffff;
   var TrainerClass = null, DecoderClass = null;
+  // The names the config's string fields take (task, positional, normalizer, kernel), from the
+  // cores' tables (train_bindings.cpp: trainNames), read at start; also tr module.names.
+  var NAMES = null;
   addOnInit(function () {
     TrainerClass = Module['TrainerHandle'];
     DecoderClass = Module['DecoderHandle'];
     delete Module['TrainerHandle'];
     delete Module['DecoderHandle'];
+    var names = Module['trainNames']();
+    delete Module['trainNames'];
+    for (var key in names) Object.freeze(names[key]);
+    NAMES = Module['names'] = Object.freeze(names);
   });
 
   var fail = attnFail;  // errors.js
@@ -127,16 +134,16 @@
     }
     var heads = intField(cfg, 'heads', 2, 1);
     var c = {
-      task: oneOf(cfg, 'task', ['induction', 'induction-fixed', 'random'], 'induction'),
+      task: oneOf(cfg, 'task', NAMES.task, 'induction'),
       vocab: intField(cfg, 'vocab', 32, 1), seqLen: intField(cfg, 'seqLen', 32, 1),
       layers: intField(cfg, 'layers', 2, 1), heads: heads, kvHeads: intField(cfg, 'kvHeads', heads, 1),
       dModel: intField(cfg, 'dModel', 64, 1),
       // true / false: the boolean spelling of 'learned' / 'none' (configs written that way keep working).
       positional: cfg.positional === true ? 'learned' : cfg.positional === false ? 'none'
-        : oneOf(cfg, 'positional', ['learned', 'none', 'rope', 'alibi'], 'learned'),
-      normalizer: oneOf(cfg, 'normalizer', ['softmax', 'softmax1', 'sigmoid', 'relu', 'linear'], 'softmax'),
+        : oneOf(cfg, 'positional', NAMES.positional, 'learned'),
+      normalizer: oneOf(cfg, 'normalizer', NAMES.normalizer, 'softmax'),
       qkNorm: boolField(cfg, 'qkNorm', false),
-      // null: -ln t for a call over t positions (the core's default).
+      // null: -ln seqLen, the model's context length (the core's default).
       sigmoidBias: numField(cfg, 'sigmoidBias', null),
       layerNorm: boolField(cfg, 'layerNorm', false),
       dropout: attnFields.fraction(cfg, 'dropout'), lr: numField(cfg, 'lr', 1e-2),
@@ -146,7 +153,7 @@
       seed: seedValue(cfg.seed, 'seed'),
       // null: the data streams derive from seed (links and fixtures made before dataSeed keep their bits).
       dataSeed: cfg.dataSeed === undefined || cfg.dataSeed === null ? null : seedValue(cfg.dataSeed, 'dataSeed'),
-      kernel: oneOf(cfg, 'kernel', ['naive', 'tiled'], 'naive'),
+      kernel: oneOf(cfg, 'kernel', NAMES.kernel, 'naive'),
       memoryCap: attnFields.memoryCap(cfg, DEFAULT_CAP),
       scale: attnFields.scale(cfg),
       initStd: attnFields.positive(cfg, 'initStd', null),

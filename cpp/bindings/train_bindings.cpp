@@ -1,4 +1,4 @@
-// Embind surface of the training core (module attn_train). Thin, as bindings.cpp: the
+// Embind surface of the training core (module attn_train). Thin, as attn_core's: the
 // post-js layer train_api.js checks JavaScript types, fills in defaults and reshapes flat
 // arrays; this file reads the normalised config, runs the core and hands back typed views
 // that train_api.js copies at once. Errors come back as {ok: false, field, message};
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/names.hpp"
 #include "attn/tr/trainer.hpp"
 #include "embind_common.hpp"
 
@@ -29,6 +30,51 @@ val ok() {
   return r;
 }
 
+// The names the config's string fields take, from the cores' own tables: the tasks
+// (attn/tr/tasks.hpp), positional ('learned' and the core's positions, attn/tr/model.hpp), the
+// normalizers and kernels (attn/names.hpp). Read once by train_api.js into tr module.names.
+std::vector<std::string> task_names() {
+  using attn::tr::Task;
+  std::vector<std::string> r;
+  for (Task t : {Task::kInduction, Task::kInductionFixed, Task::kRandom}) {
+    r.push_back(attn::tr::task_name(t));
+  }
+  return r;
+}
+std::vector<std::string> positional_names() {
+  attn::tr::ModelConfig c;
+  c.positional = true;
+  std::vector<std::string> r{attn::tr::positional_name(c)};
+  c.positional = false;
+  for (std::size_t i = 0; i < attn::position_names().size; ++i) {
+    c.position = static_cast<attn::Position>(i);
+    r.push_back(attn::tr::positional_name(c));
+  }
+  return r;
+}
+std::string must_be(const char* option, const std::vector<std::string>& names,
+                    const std::string& got) {
+  std::vector<const char*> p;
+  for (const std::string& n : names) p.push_back(n.c_str());
+  return attn::must_be_text(option, p.data(), p.size()) + " (got '" + got + "')";
+}
+val js_array(const std::vector<std::string>& names) {
+  val a = val::array();
+  for (const std::string& n : names) a.call<void>("push", n);
+  return a;
+}
+val list_array(const attn::NameList& l) {
+  return js_array(std::vector<std::string>(l.names, l.names + l.size));
+}
+val trainNames() {
+  val r = val::object();
+  r.set("task", js_array(task_names()));
+  r.set("positional", js_array(positional_names()));
+  r.set("normalizer", list_array(attn::normalizer_names()));
+  r.set("kernel", list_array(attn::kernel_names()));
+  return r;
+}
+
 template <class T>
 std::vector<T> vec(const val& a) {
   return emscripten::convertJSArrayToNumberVector<T>(a);
@@ -42,8 +88,7 @@ class TrainerHandle {
     attn::tr::TrainerConfig c;
     const std::string task = o["task"].as<std::string>();
     if (!attn::tr::parse_task(task, &c.task)) {
-      return error(attn::Status::Invalid(
-          "task", "task must be 'induction', 'induction-fixed' or 'random' (got '" + task + "')"));
+      return error(attn::Status::Invalid("task", must_be("task", task_names(), task)));
     }
     attn::tr::ModelConfig& m = c.model;
     m.vocab = size_field(o, "vocab");
@@ -55,16 +100,12 @@ class TrainerHandle {
     const std::string positional = o["positional"].as<std::string>();
     if (!attn::tr::parse_positional(positional, &m)) {
       return error(attn::Status::Invalid("positional",
-                                         "positional must be 'learned', 'none', 'rope' or "
-                                         "'alibi' (got '" +
-                                             positional + "')"));
+                                         must_be("positional", positional_names(), positional)));
     }
     const std::string normalizer = o["normalizer"].as<std::string>();
     if (!attn::parse_normalizer(normalizer.c_str(), &m.normalizer)) {
-      return error(attn::Status::Invalid("normalizer",
-                                         "normalizer must be 'softmax', 'softmax1', 'sigmoid', "
-                                         "'relu' or 'linear' (got '" +
-                                             normalizer + "')"));
+      return error(
+          attn::Status::Invalid("normalizer", attn::normalizer_names().must_be(normalizer)));
     }
     m.qk_norm = o["qkNorm"].as<bool>();
     if (!o["sigmoidBias"].isNull()) m.sigmoid_bias = o["sigmoidBias"].as<double>();
@@ -72,8 +113,10 @@ class TrainerHandle {
     if (!o["scale"].isNull()) m.scale = o["scale"].as<double>();
     m.init_std = o["initStd"].isNull() ? 0.0 : o["initStd"].as<double>();
     m.dropout = o["dropout"].as<double>();
-    m.kernel =
-        o["kernel"].as<std::string>() == "tiled" ? attn::Kernel::kTiled : attn::Kernel::kNaive;
+    const std::string kernel = o["kernel"].as<std::string>();
+    if (!attn::parse_name(attn::kernel_names(), kernel.c_str(), &m.kernel)) {
+      return error(attn::Status::Invalid("kernel", attn::kernel_names().must_be(kernel)));
+    }
     m.memory_cap = size_field(o, "memoryCap");
     c.opt.lr = o["lr"].as<double>();
     c.opt.beta1 = o["beta1"].as<double>();
@@ -541,4 +584,5 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .function("mode", &DecoderHandle::mode)
       .function("reset", &DecoderHandle::reset)
       .function("length", &DecoderHandle::length);
+  emscripten::function("trainNames", &trainNames);
 }

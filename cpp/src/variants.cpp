@@ -4,52 +4,34 @@
 #include <cstdint>
 #include <cstring>
 
+#include "attn/names.hpp"
+
 namespace attn {
 
-namespace {
-
-template <class E, std::size_t N>
-bool parse_name(const char* name, const char* const (&names)[N], E* out) {
-  for (std::size_t i = 0; i < N; ++i) {
-    if (std::strcmp(name, names[i]) == 0) {
-      *out = static_cast<E>(i);
-      return true;
-    }
-  }
-  return false;
-}
-
-// In enum order.
-constexpr const char* kNormalizers[] = {"softmax", "softmax1", "sigmoid", "relu", "linear"};
-constexpr const char* kPositions[] = {"none", "rope", "alibi"};
-constexpr const char* kMaskModes[] = {"before", "after"};
-constexpr const char* kPrecisions[] = {"float32", "float64", "float16"};
-
-}  // namespace
-
+// The names live in one table per list (names.cpp); these read it.
 bool parse_normalizer(const char* name, Normalizer* out) {
-  return parse_name(name, kNormalizers, out);
+  return parse_name(normalizer_names(), name, out);
 }
 bool parse_position(const char* name, Position* out) {
-  return parse_name(name, kPositions, out);
+  return parse_name(position_names(), name, out);
 }
 bool parse_mask_mode(const char* name, MaskMode* out) {
-  return parse_name(name, kMaskModes, out);
+  return parse_name(mask_mode_names(), name, out);
 }
 bool parse_precision(const char* name, Precision* out) {
-  return parse_name(name, kPrecisions, out);
+  return parse_name(precision_names(), name, out);
 }
 const char* normalizer_name(Normalizer n) {
-  return kNormalizers[static_cast<int>(n)];
+  return normalizer_names()[static_cast<std::size_t>(n)];
 }
 const char* position_name(Position p) {
-  return kPositions[static_cast<int>(p)];
+  return position_names()[static_cast<std::size_t>(p)];
 }
 const char* mask_mode_name(MaskMode m) {
-  return kMaskModes[static_cast<int>(m)];
+  return mask_mode_names()[static_cast<std::size_t>(m)];
 }
 const char* precision_name(Precision p) {
-  return kPrecisions[static_cast<int>(p)];
+  return precision_names()[static_cast<std::size_t>(p)];
 }
 
 std::vector<double> alibi_slopes(std::size_t heads) {

@@ -3,11 +3,12 @@
 // keys norm, sbias, posenc, qkn, shift, mmode, prec); the attention views' compute service reads
 // them too, so the Heads, Mask, Scale and Output views show the same variant. A foundation because
 // two features read it (as shared/trained-model.ts is published by Train and read by Heads and
-// Decode). Pure: no DOM, no globals. The rules here are only what the core refuses, corrected
-// with a notice before the core sees them; the maths is the core's.
+// Decode). Pure: no DOM, no globals. What the core refuses is asked of the core
+// (wasm/core-tables.ts) and corrected with a notice before the core sees it; the maths is the core's.
 import { brief, decodeComponent, oneOf, parseNumber, yesNo, type Kind } from '../state/fields';
 import type { Field } from '../state/table';
 import type { CoreVariantOptions, MaskMode, Normalizer, PositionEncoding, Precision } from '../wasm/attn-core';
+import { variantRefusal, type VariantChoice } from '../wasm/core-tables';
 
 export type { MaskMode, Normalizer, PositionEncoding, Precision } from '../wasm/attn-core';
 
@@ -28,6 +29,8 @@ export interface VariantSlice {
   lesson?: VariantState;
 }
 
+// The literal lists the link kinds need; tests/web/core-names.test.ts fails when they and the
+// core's (core.names) differ.
 export const NORMALIZERS: readonly Normalizer[] = ['softmax', 'softmax1', 'sigmoid', 'relu', 'linear'];
 export const POSITIONS: readonly PositionEncoding[] = ['none', 'rope', 'alibi'];
 export const MASK_MODES: readonly MaskMode[] = ['before', 'after'];
@@ -85,25 +88,29 @@ export const VARIANT_FIELDS: { [K in keyof VariantState]: Field<VariantState[K],
 
 /**
  * The combinations the core refuses, corrected with a notice (the core would name the field and
- * draw nothing). `dk`: the random model's d_k when known (RoPE rotates pairs: odd d_k is refused).
+ * draw nothing). Which ones are refused is the core's answer (wasm/core-tables.ts), not a copy of
+ * its rule: while the core refuses an option, that option goes back to its default, with the page's
+ * words for it. `dk`: the random model's d_k when known (RoPE rotates pairs: odd d_k is refused).
  */
 export function fixVariant(v: VariantState, notices: string[], dk: number | null): void {
-  if (v.normalizer === 'linear' && v.position === 'alibi') {
-    notices.push('position encoding: ALiBi adds to the scores, which linear attention never forms; using none');
-    v.position = 'none';
+  for (let field = variantRefusal(v, dk); field !== null; field = variantRefusal(v, dk)) {
+    if (v[field] === STANDARD[field]) return; // nothing left to correct (the core's defaults pass)
+    notices.push(refusalNotice(v, field, dk));
+    toDefault(v, field);
   }
-  if (!v.maxShift && v.normalizer !== 'softmax' && v.normalizer !== 'softmax1') {
-    notices.push(`max shift: only softmax and softmax1 subtract the row maximum (${v.normalizer} has none to switch off); using on`);
-    v.maxShift = true;
-  }
-  if (v.position === 'rope' && dk !== null && dk % 2 === 1) {
-    notices.push(`position encoding: RoPE rotates pairs of coordinates and d_k = ${dk} is odd; using none`);
-    v.position = 'none';
-  }
-  if (v.precision === 'float16' && (v.normalizer !== 'softmax' || v.position !== 'none' || v.qkNorm)) {
-    notices.push('precision: float16 is emulated for plain softmax only (no position encoding, no qk-norm); using float32');
-    v.precision = 'float32';
-  }
+}
+
+function toDefault<K extends keyof VariantChoice>(v: VariantState, k: K): void {
+  v[k] = STANDARD[k];
+}
+
+function refusalNotice(v: VariantState, field: keyof VariantChoice, dk: number | null): string {
+  if (field === 'position' && v.position === 'alibi') return 'position encoding: ALiBi adds to the scores, which linear attention never forms; using none';
+  if (field === 'position' && v.position === 'rope') return `position encoding: RoPE rotates pairs of coordinates and d_k = ${dk} is odd; using none`;
+  if (field === 'maxShift') return `max shift: only softmax and softmax1 subtract the row maximum (${v.normalizer} has none to switch off); using on`;
+  if (field === 'precision' && v.precision === 'float16') return 'precision: float16 is emulated for plain softmax only (no position encoding, no qk-norm); using float32';
+  const f = VARIANT_FIELDS[field];
+  return `${f.label}: the core refuses ${String(v[field])} with these settings; using ${String(f.default)}`;
 }
 
 /** The core's options for a variant state (defaults for an absent one). */

@@ -7,12 +7,15 @@ export type TrainTask = 'induction' | 'induction-fixed' | 'random';
 export type TrainPositional = 'learned' | 'none' | 'rope' | 'alibi';
 /** The attention normalizer (the core's variants; docs/train-api.md). */
 export type TrainNormalizer = 'softmax' | 'softmax1' | 'sigmoid' | 'relu' | 'linear';
-/** sigmoid's bias: 'auto' = −ln T (the module's default), or a number. */
+/** sigmoid's bias: 'auto' = −ln seqLen, the model's context length (the module's default: the
+ *  same bias whatever the length of the sequence a call sees), or a number. */
 export type TrainSigmoidBias = 'auto' | number;
 export type TrainKernel = 'naive' | 'tiled';
 /** 'sqrt' = 1/√d_h, 'none' = 1, or a positive number. */
 export type TrainScale = 'sqrt' | 'none' | number;
 
+// The literal lists the link kinds need; tests/web/core-names.test.ts fails when they and the
+// training module's (lib.names, from the cores' tables) differ.
 export const TRAIN_TASKS: readonly TrainTask[] = ['induction', 'induction-fixed', 'random'];
 export const TRAIN_POSITIONAL: readonly TrainPositional[] = ['learned', 'none', 'rope', 'alibi'];
 export const TRAIN_NORMALIZERS: readonly TrainNormalizer[] = ['softmax', 'softmax1', 'sigmoid', 'relu', 'linear'];

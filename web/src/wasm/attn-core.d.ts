@@ -4,6 +4,8 @@
 // Shapes are row-major; every returned array is a copy owned by the caller. Bad input throws an
 // Error named 'AttnError' whose `field` names the offending option; the instance keeps working.
 
+// The names as literal types: the core's own lists are core.names (attn/names.hpp);
+// tests/web/core-names.test.ts fails when these unions and those lists differ.
 export type MaskFill = 'neg_inf' | 'finite' | 'zero';
 export type Kernel = 'naive' | 'tiled';
 
@@ -11,6 +13,16 @@ export type Normalizer = 'softmax' | 'softmax1' | 'sigmoid' | 'relu' | 'linear';
 export type PositionEncoding = 'none' | 'rope' | 'alibi';
 export type MaskMode = 'before' | 'after';
 export type Precision = 'float32' | 'float64' | 'float16';
+
+/** core.names: the names each string option takes, in the core's enum order (frozen arrays). */
+export interface CoreNames {
+  readonly normalizer: readonly Normalizer[];
+  readonly position: readonly PositionEncoding[];
+  readonly maskMode: readonly MaskMode[];
+  readonly precision: readonly Precision[];
+  readonly maskFill: readonly MaskFill[];
+  readonly kernel: readonly Kernel[];
+}
 
 /** The attention variants: each replaces one line of the computation (docs/js-api.md, "Attention
  *  variants"). Defaults (softmax, no position, no qkNorm, max shift on, mask before, float32) give
@@ -96,6 +108,16 @@ export interface CoreMhaOptions extends CoreCommonOptions, CoreVariantOptions {
   dv?: number;
 }
 
+/** attentionBackward's result: dq (H, T_q, d_k), dk (H_kv, T_k, d_k), dv (H_kv, T_k, d_v), and the
+ *  forward's output (H, T_q, d_v) and lse (H, T_q). */
+export interface CoreAttentionGrads<A extends Float32Array | Float64Array> {
+  dq: A;
+  dk: A;
+  dv: A;
+  output: A;
+  lse: A;
+}
+
 /** attention's result under precision 'float64': every array a Float64Array. */
 export type CoreAttentionResult64 = { [K in keyof CoreAttentionResult]: CoreAttentionResult[K] extends Float32Array ? Float64Array : CoreAttentionResult[K] extends Float32Array | null ? Float64Array | null : CoreAttentionResult[K] extends Float32Array | null | undefined ? Float64Array | null | undefined : CoreAttentionResult[K] };
 
@@ -177,8 +199,19 @@ export interface CoreAttentionInto {
 export interface CoreTrafficOptions { tq: number; tk: number; dk: number; dv: number; heads?: number; kvHeads?: number; causal?: boolean; kernel?: 'naive' | 'tiled'; sramBytes?: number }
 export interface CoreTraffic { footprintBytes: number; slowMemoryBytes: number; loadedBytes: number; storedBytes: number; blockRows: number; blockCols: number }
 
+/** The error every check throws: `field` names the option at fault, `code` is 'invalid_argument' or
+ *  'resource_exhausted'. */
+export interface CoreAttnError extends Error {
+  field: string;
+  code: string;
+}
+
 export interface AttnCore {
   traffic(opts: CoreTrafficOptions): CoreTraffic;
+  /** The error class (instanceof checks). */
+  AttnError: new (field: string, message: string, code?: string) => CoreAttnError;
+  /** Milliseconds the last attention call spent in the kernel itself (NaN before the first). */
+  lastKernelMs(): number;
   /** `into`: caller-owned arrays of the exact lengths to copy the results into (fields left out,
    *  or undefined, are fresh arrays); the same arrays are returned. */
   /** precision 'float64': the inputs may be Float64Arrays, every array result is a Float64Array (no `into`). */
@@ -186,6 +219,10 @@ export interface AttnCore {
   /** float32 and float16 (binary16 values in Float32Arrays). A caller whose precision is only known
    *  at run time must treat the arrays as CoreArray (they are Float64Arrays under 'float64'). */
   attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: CoreAttentionOptions, into?: CoreAttentionInto | null): CoreAttentionResult;
+  /** Gradients of sum(output · dOut) with respect to q, k and v (docs/js-api.md); the forward-only
+   *  demonstrations (maxShift false, maskMode 'after', precision 'float16') are refused. */
+  attentionBackward(q: CoreArray, k: CoreArray, v: CoreArray, dOut: CoreArray, opts: CoreAttentionOptions & { precision: 'float64' }): CoreAttentionGrads<Float64Array>;
+  attentionBackward(q: Float32Array, k: Float32Array, v: Float32Array, dOut: Float32Array, opts: CoreAttentionOptions): CoreAttentionGrads<Float32Array>;
   /** precision 'float64': every array result is a Float64Array. */
   multiHeadAttention(x: CoreArray, wq: CoreArray, wk: CoreArray, wv: CoreArray, wo: CoreArray, opts: CoreMhaOptions & { precision: 'float64' }): CoreMhaResult64;
   multiHeadAttention(x: Float32Array, wq: Float32Array, wk: Float32Array, wv: Float32Array, wo: Float32Array, opts: CoreMhaOptions): CoreMhaResult;
@@ -197,6 +234,8 @@ export interface AttnCore {
   heapBytes(): number;
   /** The core's own constants, read once when the module starts. */
   limits: CoreLimits;
+  /** The names each string option takes, read once from the core's tables. */
+  readonly names: CoreNames;
   /** (T_q, T_k) 1 = query i may attend to key j: the mask every kernel applies (any head). */
   allowedMask(opts: CoreMaskOptions): Uint8Array;
   /** (2·T_q) per query row the key range [lo, hi) that causal + window allow. */

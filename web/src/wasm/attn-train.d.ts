@@ -74,8 +74,21 @@ export interface AttnTrainer {
   readonly config: Record<string, unknown>;
   delete(): void;
 }
+/** lib.names: the names the config's string fields take, from the cores' tables (frozen arrays;
+ *  tests/web/core-names.test.ts checks train/config.ts's literal lists against them). */
+export interface AttnTrainNames {
+  readonly task: readonly string[];
+  readonly positional: readonly string[];
+  readonly normalizer: readonly string[];
+  readonly kernel: readonly string[];
+}
 export interface AttnTrainLib {
   createTrainer(config: Record<string, unknown>): AttnTrainer;
+  readonly names: AttnTrainNames;
+  /** The default working-memory cap, bytes. */
+  readonly limits: { memoryCap: number };
+  /** The error class every check throws (`field`, `code`). */
+  AttnError: new (field: string, message: string, code?: string) => Error & { field: string; code: string };
   /** Shards per batch (fixed, whatever the Worker count). */
   readonly SHARDS: number;
   /** Bytes of the instance's WebAssembly memory. */

@@ -1,0 +1,269 @@
+// What attn_core tells the page besides attention itself: the lessons' examples, the entropy
+// study, the mask and key ranges the kernels apply, memory estimates, the float32-vs-float64
+// Check, and the IO model (core.traffic). The page asks these instead of re-implementing them.
+// api.js checks the JavaScript types first; errors come back as {ok: false, field, message}.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/attention.hpp"
+#include "attn/check.hpp"
+#include "attn/examples.hpp"
+#include "attn/multihead.hpp"
+#include "attn/numpy_example.hpp"
+#include "attn/tiled.hpp"
+#include "attn/traffic.hpp"
+#include "embind_common.hpp"
+#include "session_common.hpp"
+
+using emscripten::val;
+
+namespace {
+
+using attn_bind::error;
+using attn_bind::size_field;
+using attn_bind::view;
+
+// One per module instance (api.js): it owns the buffers these calls return views of.
+class CoreSession {
+ public:
+  val example(std::string name, val o) {
+    attn::Status st;
+    if (name == "induction") {
+      std::vector<std::string> tokens = attn::lesson_sentence();
+      if (!o["tokens"].isNull()) tokens = emscripten::vecFromJSArray<std::string>(o["tokens"]);
+      st = attn::induction_example(tokens, o["sharpness"].as<double>(), &ex_);
+    } else if (name == "random") {
+      attn::RandomExampleOptions r;
+      r.seed = static_cast<std::uint64_t>(o["seed"].as<double>());
+      r.t = size_field(o, "t");
+      r.d_model = size_field(o, "dModel");
+      r.heads = size_field(o, "heads");
+      r.kv_heads = size_field(o, "kvHeads");
+      r.dk = size_field(o, "dk");
+      r.dv = size_field(o, "dv");
+      r.causal = o["causal"].as<bool>();
+      if (o["init"].as<std::string>() == "scaled") r.init = attn::WeightInit::kScaled;
+      if (!o["tokens"].isNull()) r.tokens = emscripten::vecFromJSArray<std::string>(o["tokens"]);
+      // generator 'numpy' draws from NumPy's default_rng(seed) (lesson-2 preset).
+      st = o["generator"].as<std::string>() == "numpy" ? attn::numpy_random_example(r, &ex_)
+                                                       : attn::random_example(r, &ex_);
+    } else {
+      st = attn::Status::Invalid(
+          "name", "unknown example name '" + name + "' (expected 'induction' or 'random')");
+    }
+    if (!st.ok()) return error(st);
+    val r = val::object();
+    r.set("ok", true);
+    val tokens = val::array();
+    for (const std::string& t : ex_.tokens) tokens.call<void>("push", t);
+    r.set("tokens", tokens);
+    r.set("t", static_cast<double>(ex_.t));
+    r.set("dModel", static_cast<double>(ex_.d_model));
+    r.set("heads", static_cast<double>(ex_.heads));
+    r.set("kvHeads", static_cast<double>(ex_.kv_heads));
+    r.set("dk", static_cast<double>(ex_.dk));
+    r.set("dv", static_cast<double>(ex_.dv));
+    r.set("causal", ex_.causal);
+    r.set("x", view(ex_.x.data(), ex_.x.size()));
+    r.set("wq", view(ex_.wq.data(), ex_.wq.size()));
+    r.set("wk", view(ex_.wk.data(), ex_.wk.size()));
+    r.set("wv", view(ex_.wv.data(), ex_.wv.size()));
+    r.set("wo", view(ex_.wo.data(), ex_.wo.size()));
+    return r;
+  }
+
+  val entropyStudy(val o) {
+    std::vector<std::size_t> dks;
+    for (double d : emscripten::vecFromJSArray<double>(o["dks"])) {
+      dks.push_back(static_cast<std::size_t>(d));
+    }
+    std::vector<attn::EntropyPoint> pts;
+    attn::Status st = attn::entropy_study(dks, size_field(o, "keys"), size_field(o, "queries"),
+                                          static_cast<std::uint64_t>(o["seed"].as<double>()), &pts);
+    if (!st.ok()) return error(st);
+    val r = val::object();
+    r.set("ok", true);
+    val dk = val::array(), sc = val::array(), un = val::array();
+    for (const auto& p : pts) {
+      dk.call<void>("push", static_cast<double>(p.dk));
+      sc.call<void>("push", p.scaled);
+      un.call<void>("push", p.unscaled);
+    }
+    r.set("dk", dk);
+    r.set("scaled", sc);
+    r.set("unscaled", un);
+    r.set("ceiling", std::log(static_cast<double>(size_field(o, "keys"))));
+    return r;
+  }
+
+  // ---- the core as the page's single source of truth (mask, memory, check) ----
+
+  // (T_q, T_k) allowed mask, exactly as the kernels apply it (attn::allowed_mask).
+  val allowedMask(val o) {
+    attn::AttentionOptions opts;
+    opts.shape = {1, 1, size_field(o, "tq"), size_field(o, "tk"), 1, 1};
+    opts.mask.causal = o["causal"].as<bool>();
+    opts.mask.window = size_field(o, "window");
+    opts.memory_cap = size_field(o, "memoryCap");
+    // Validate before copying anything into the heap (weights of tq*tk floats bound the mask).
+    attn_bind::declare_masks(o, &opts.mask);
+    attn::Status st = attn::validate(opts, opts.shape.tq, opts.shape.tk, opts.shape.tk, true);
+    if (!st.ok()) return error(st);
+    in_.copy_masks(o, &opts.mask);
+    st = attn::allowed_mask(opts.mask, opts.shape.tq, opts.shape.tk, opts.memory_cap, &allowed_);
+    if (!st.ok()) return error(st);
+    val r = val::object();
+    r.set("ok", true);
+    r.set("mask", view(allowed_.data(), allowed_.size()));
+    return r;
+  }
+
+  // Per query row, the key range [lo, hi) causal + window allow (attn::key_range), as
+  // (lo, hi) pairs: O(T_q) where allowedMask is O(T_q * T_k), for splitting long calls.
+  val keyRanges(val o) {
+    attn::MaskSpec m;
+    m.causal = o["causal"].as<bool>();
+    m.window = size_field(o, "window");
+    const std::size_t tq = size_field(o, "tq"), tk = size_field(o, "tk");
+    ranges_.resize(2 * tq);
+    for (std::size_t i = 0; i < tq; ++i) {
+      const attn::KeyRange r = attn::key_range(m, i, tq, tk);
+      ranges_[2 * i] = static_cast<std::uint32_t>(r.lo);
+      ranges_[2 * i + 1] = static_cast<std::uint32_t>(r.hi);
+    }
+    val r = val::object();
+    r.set("ok", true);
+    r.set("ranges", view(ranges_.data(), ranges_.size()));
+    return r;
+  }
+
+  // Bytes of the tiled kernel's scratch, independent of T (attn::tiled_workspace_bytes).
+  double tiledScratchBytes(double dk) const {
+    attn::Shape s;
+    s.dk = static_cast<std::size_t>(dk);
+    return static_cast<double>(attn::tiled_workspace_bytes(s, sizeof(float)));
+  }
+
+  // Bytes a call counts against its cap (attn::estimate_bytes); Infinity if it overflows.
+  val estimateBytes(val o) {
+    const attn::Shape s{size_field(o, "heads"), size_field(o, "kvHeads"), size_field(o, "tq"),
+                        size_field(o, "tk"),    size_field(o, "dk"),      size_field(o, "dv")};
+    const bool tiled = attn_bind::tiled_kernel(o);
+    attn::Variant var;
+    attn::Status st = attn_bind::read_variant(o, &var);
+    if (!st.ok()) return error(st);
+    const std::size_t elem = var.precision == attn::Precision::kFloat64 ? 8 : 4;
+    return attn_bind::bytes_result(
+        attn::estimate_bytes(s, elem, !tiled, !tiled && o["returnScores"].as<bool>(), var));
+  }
+
+  // The same for multiHeadAttention (attn::estimate_mha_bytes; inputs not counted).
+  val estimateMultiHeadBytes(val o) {
+    attn::MhaOptions m;
+    m.t = size_field(o, "t");
+    m.d_model = size_field(o, "dModel");
+    m.heads = size_field(o, "heads");
+    m.kv_heads = size_field(o, "kvHeads");
+    m.dk = size_field(o, "dk");
+    m.dv = size_field(o, "dv");
+    m.tiled = attn_bind::tiled_kernel(o);
+    m.return_scores = !m.tiled && o["returnScores"].as<bool>();
+    attn::Status st = attn_bind::read_variant(o, &m.variant);
+    if (st.ok()) st = attn::resolve_mha(&m);
+    if (!st.ok()) return error(st);
+    return attn_bind::bytes_result(
+        attn::estimate_mha_bytes(m, m.variant.precision == attn::Precision::kFloat64 ? 8 : 4));
+  }
+
+  // float32 kernel vs float64 scalar kernel, tiled vs naive (attn::check_kernels).
+  val check(val q, val k, val v, val o) {
+    attn::AttentionOptions opts;
+    opts.shape = {size_field(o, "heads"), size_field(o, "kvHeads"), size_field(o, "tq"),
+                  size_field(o, "tk"),    size_field(o, "dk"),      size_field(o, "dv")};
+    attn::Status st =
+        attn_bind::read_common(o, &opts.mask, &opts.scale, &opts.fill, &opts.memory_cap);
+    if (!st.ok()) return error(st);
+    attn_bind::declare_masks(o, &opts.mask);
+    st = attn::validate(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
+                        v["length"].as<std::size_t>(), true);
+    if (!st.ok()) return error(st);
+    in_.copy(q, k, v, o, &opts);
+    attn::KernelCheck c;
+    st = attn::check_kernels(in_.q.data(), in_.q.size(), in_.k.data(), in_.k.size(), in_.v.data(),
+                             in_.v.size(), opts, &c);
+    if (!st.ok()) return error(st);
+    val r = val::object();
+    r.set("ok", true);
+    r.set("f32VsF64", c.f32_vs_f64);
+    r.set("f32VsF64Tolerance", c.f32_vs_f64_tol);
+    r.set("tiledVsNaive", c.tiled_vs_naive);
+    r.set("tiledVsNaiveTolerance", c.tiled_vs_naive_tol);
+    r.set("maxAbsScore", c.max_abs_score);
+    r.set("maxAbsV", c.max_abs_v);
+    r.set("simd", c.simd);
+    r.set("pass", c.ok());
+    return r;
+  }
+
+ private:
+  attn_bind::Inputs in_;               // check's inputs
+  attn::Example ex_;                   // example's result
+  std::vector<std::uint8_t> allowed_;  // allowedMask's result
+  std::vector<std::uint32_t> ranges_;  // keyRanges' result
+};
+
+// o: normalised by api.js (integers >= 1, kernel 'naive' | 'tiled', sramBytes 0 when unused).
+val trafficModel(val o) {
+  attn::TrafficOptions t;
+  t.tq = static_cast<std::uint64_t>(o["tq"].as<double>());
+  t.tk = static_cast<std::uint64_t>(o["tk"].as<double>());
+  t.dk = static_cast<std::uint64_t>(o["dk"].as<double>());
+  t.dv = static_cast<std::uint64_t>(o["dv"].as<double>());
+  t.heads = static_cast<std::uint64_t>(o["heads"].as<double>());
+  t.kv_heads = static_cast<std::uint64_t>(o["kvHeads"].as<double>());
+  t.causal = o["causal"].as<bool>();
+  t.kernel =
+      attn_bind::tiled_kernel(o) ? attn::TrafficKernel::kTiled : attn::TrafficKernel::kStandard;
+  t.sram_bytes = static_cast<std::uint64_t>(o["sramBytes"].as<double>());
+  attn::Traffic r;
+  attn::Status st = attn::traffic(t, &r);
+  if (!st.ok()) return error(st);
+  // JavaScript numbers hold integers exactly up to 2^53.
+  constexpr std::uint64_t kExact = std::uint64_t{1} << 53;
+  if (r.footprint_bytes > kExact || r.slow_memory_bytes > kExact) {
+    return error(attn::Status::Invalid(
+        "tq",
+        "tq, tk, dk, dv and heads give byte counts beyond 2^53, the largest integer a "
+        "JavaScript number holds exactly; use smaller sizes"));
+  }
+  val out = val::object();
+  out.set("ok", true);
+  out.set("footprintBytes", static_cast<double>(r.footprint_bytes));
+  out.set("slowMemoryBytes", static_cast<double>(r.slow_memory_bytes));
+  out.set("loadedBytes", static_cast<double>(r.loaded_bytes));
+  out.set("storedBytes", static_cast<double>(r.stored_bytes));
+  out.set("blockRows", static_cast<double>(r.block_rows));
+  out.set("blockCols", static_cast<double>(r.block_cols));
+  return out;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attn_introspect) {
+  emscripten::class_<CoreSession>("CoreSession")
+      .constructor<>()
+      .function("example", &CoreSession::example)
+      .function("entropyStudy", &CoreSession::entropyStudy)
+      .function("allowedMask", &CoreSession::allowedMask)
+      .function("keyRanges", &CoreSession::keyRanges)
+      .function("tiledScratchBytes", &CoreSession::tiledScratchBytes)
+      .function("estimateBytes", &CoreSession::estimateBytes)
+      .function("estimateMultiHeadBytes", &CoreSession::estimateMultiHeadBytes)
+      .function("check", &CoreSession::check);
+  emscripten::function("trafficModel", &trafficModel);
+}
