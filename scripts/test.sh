@@ -5,6 +5,11 @@
 #   bash scripts/test.sh           # everything (what CI runs)
 #   bash scripts/test.sh --quick   # the edit loop: everything but the fuzz smoke, the ASan build
 #                                  # and the browser tests (same suites otherwise)
+#
+# Suites that use one core (the oracle checks, the JS API files, the type check, the fuzz smoke,
+# most browser files) run two at a time on this two-core machine kind; the builds use both cores
+# themselves, and the browser files that time something run alone. Each suite's output goes to
+# build/test-logs/ and is printed whole when it ends, so parallel suites never interleave.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 QUICK=0
@@ -18,49 +23,104 @@ done
 source scripts/setup.sh || exit 1
 set +e
 
+LOGS=build/test-logs
+rm -rf "$LOGS" && mkdir -p "$LOGS"
+SLOTS=2
 results=()
 failed=0
 TOTAL_START=$SECONDS
 skipped=()
-full() {  # full NAME COMMAND...: a suite the --quick mode leaves out
-  if [ "$QUICK" -eq 1 ]; then skipped+=("$1"); else run "$@"; fi
+pending=()  # suites started in the background, in start order: "NAME<TAB>LOG"
+
+# record NAME RC SECONDS
+record() {
+  if [ "$2" -eq 0 ]; then
+    results+=("PASS  $1 ($3 s)")
+  else
+    results+=("FAIL  $1 (exit $2)")
+    failed=$((failed + 1))
+  fi
 }
-run() {  # run NAME COMMAND...
+
+run() {  # run NAME COMMAND...: in the foreground
   local name="$1"
   shift
   echo
   echo "==== ${name}: $*"
   local start=$SECONDS
   "$@"
-  local rc=$?
-  if [ $rc -eq 0 ]; then
-    results+=("PASS  ${name} ($((SECONDS - start)) s)")
-  else
-    results+=("FAIL  ${name} (exit ${rc})")
-    failed=$((failed + 1))
-  fi
+  record "$name" $? $((SECONDS - start))
 }
 
-run "oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_fixtures.py --check
-run "backward oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_backward_fixtures.py --check
-run "variant-gradient oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_variant_grad_fixtures.py --check
-run "NumPy rng tables and fixture are current" /usr/bin/python3 tests/oracle/gen_numpy_rng.py --check
-run "oracle mask fixture is current" /usr/bin/python3 tests/oracle/gen_masks.py --check
-run "variant oracle fixture is current" /usr/bin/python3 tests/oracle/gen_variant_fixtures.py --check
-run "lesson page-figure oracle fixture is current" /usr/bin/python3 tests/oracle/gen_lesson_fixtures.py --check
-run "PyTorch model fixtures are current" /usr/bin/python3 tests/oracle/gen_model_fixtures.py --check
-run "PyTorch score-gradient fixture is current" /usr/bin/python3 tests/oracle/gen_score_grad_fixtures.py --check
-run "notebook helper + NumPy array fixtures (unittest)" /usr/bin/python3 -m unittest discover -s tests/python
+spawn() {  # spawn NAME COMMAND...: in the background, at most SLOTS at once; see collect
+  local name="$1"
+  shift
+  while (($(jobs -rp | wc -l) >= SLOTS)); do wait -n; done
+  local log
+  log="$LOGS/$(printf '%s' "$name" | tr -c 'A-Za-z0-9' '_' | cut -c1-60).log"
+  (
+    start=$SECONDS
+    echo "==== ${name}: $*" >"$log"
+    "$@" >>"$log" 2>&1
+    rc=$?
+    echo "$rc $((SECONDS - start))" >"$log.rc"
+  ) &
+  pending+=("${name}"$'\t'"${log}")
+}
+
+collect() {  # waits for every spawned suite, prints each one's output and records it
+  wait
+  local entry name log rc secs
+  for entry in "${pending[@]}"; do
+    name="${entry%%$'\t'*}"
+    log="${entry#*$'\t'}"
+    echo
+    cat "$log"
+    read -r rc secs <"$log.rc" 2>/dev/null || { rc=1; secs=0; }
+    record "$name" "$rc" "$secs"
+  done
+  pending=()
+}
+
+full() {  # full run|spawn NAME COMMAND...: a suite the --quick mode leaves out
+  local how="$1"
+  shift
+  if [ "$QUICK" -eq 1 ]; then skipped+=("$1"); else "$how" "$@"; fi
+}
+
+# 1. The oracles' fixtures are current, the notebook helper and the include graph (unittest),
+#    the formatting: each one process, two at a time.
+spawn "oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_fixtures.py --check
+spawn "backward oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_backward_fixtures.py --check
+spawn "variant-gradient oracle fixtures are current" /usr/bin/python3 tests/oracle/gen_variant_grad_fixtures.py --check
+spawn "NumPy rng tables and fixture are current" /usr/bin/python3 tests/oracle/gen_numpy_rng.py --check
+spawn "oracle mask fixture is current" /usr/bin/python3 tests/oracle/gen_masks.py --check
+spawn "variant oracle fixture is current" /usr/bin/python3 tests/oracle/gen_variant_fixtures.py --check
+spawn "lesson page-figure oracle fixture is current" /usr/bin/python3 tests/oracle/gen_lesson_fixtures.py --check
+spawn "PyTorch model fixtures are current" /usr/bin/python3 tests/oracle/gen_model_fixtures.py --check
+spawn "PyTorch score-gradient fixture is current" /usr/bin/python3 tests/oracle/gen_score_grad_fixtures.py --check
+spawn "notebook helper, arrays, include graph (unittest)" /usr/bin/python3 -m unittest discover -s tests/python
+spawn "formatting (clang-format, Prettier)" bash scripts/check-format.sh
+collect
+
+# 2. The Catch2 suites: native, under ASan + UBSan, then in wasm under Node. The fuzz smoke
+#    (one core for a fixed time) runs beside the wasm build.
 run "C++ tests, native (ctest)" cmake --workflow --preset native
-full "C++ tests, native ASan + UBSan (ctest)" cmake --workflow --preset native-asan
-full "fuzz smoke (libFuzzer + ASan + UBSan, 55 s)" bash tests/fuzz/smoke.sh
-run "C++ tests, wasm under Node (ctest)" cmake --workflow --preset wasm
-run "JS API of the wasm module (node --test)" node --test tests/js/
-run "soak: 10 000 calls through the wasm module (node --test)" node --test tests/soak/
-run "TypeScript types (tsc --noEmit -p web)" npx --no-install tsc --noEmit -p web
-run "web unit tests (vitest)" npm run --silent test:web
-run "production build (vite)" npm run --silent build
-full "browser tests (playwright-core + Chromium)" env AP_SKIP_BUILD=1 npm run --silent test:browser
+full run "C++ tests, native ASan + UBSan (ctest)" cmake --workflow --preset native-asan
+full spawn "fuzz smoke (libFuzzer + ASan + UBSan, 55 s)" bash tests/fuzz/smoke.sh
+spawn "C++ tests, wasm under Node (ctest)" cmake --workflow --preset wasm
+collect
+
+# 3. The browser module's JS API, its soak, the page's types and unit tests, the production build.
+spawn "JS API of the wasm module (node --test)" node --test tests/js/
+spawn "soak: 10 000 calls through the wasm module (node --test)" node --test tests/soak/
+spawn "TypeScript types (tsc --noEmit -p web)" npx --no-install tsc --noEmit -p web
+spawn "web unit tests (vitest)" npm run --silent test:web
+spawn "production build (vite)" npm run --silent build
+collect
+
+# 4. The browser tests, two files at a time; the files that time the page run alone after them.
+full run "browser tests (playwright-core + Chromium)" env AP_SKIP_BUILD=1 node tests/browser/run.mjs
 
 echo
 echo "==== summary"

@@ -20,7 +20,8 @@ TEST_CASE("rng - SplitMix64 words and uniforms and normals match the Python re-i
   }
 }
 
-TEST_CASE("rng - different seeds give different streams and uniforms lie in the unit interval", "[rng]") {
+TEST_CASE("rng - different seeds give different streams and uniforms lie in the unit interval",
+          "[rng]") {
   attn::Rng a(1), b(2);
   CHECK(a.next_u64() != b.next_u64());
   attn::Rng u(3);
