@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "attn/attention.hpp"
+#include "attn/types.hpp"
 
 namespace attn::detail {
 

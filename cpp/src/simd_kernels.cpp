@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "attn/aligned.hpp"
-#include "attn/tiled.hpp"
+#include "attn/tile_sizes.hpp"
 #include "kernels.hpp"
 
 #if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
@@ -17,16 +17,6 @@
 #endif
 
 namespace attn::detail {
-
-std::size_t simd_scratch_floats(std::size_t dk) {
-  // Qt (d_k x 64), the score tile (64 x 64), per-row m, l, t, alpha and the key ranges.
-  return kTileQ * dk + kTileQ * kTileK + 6 * kTileQ;
-}
-
-std::size_t simd_backward_scratch_floats(std::size_t dk, std::size_t dv) {
-  // Qt (d_k x 64), dO^t (d_v x 64), the P and dS tiles (64 x 64), per-row lse and D.
-  return kTileQ * (dk + dv) + 2 * kTileQ * kTileK + 2 * kTileQ;
-}
 
 #ifndef ATTN_HAVE_SIMD
 
@@ -62,7 +52,7 @@ constexpr std::size_t kW = 64;  // query rows per tile = Qt / St row stride
 // Keys per tile of the tiled kernel: 64, so each P.V call runs 64 key steps per load and
 // store of its accumulators (32 gave ~2.5 % less at T = 2048: per-call overhead outweighed
 // keeping the score and V tiles, 8 KB each then, in L1 beside Qt).
-constexpr std::size_t kKT = kTileKSimd;  // attn/tiled.hpp
+constexpr std::size_t kKT = kTileKSimd;  // attn/tile_sizes.hpp
 static_assert(kKT <= kW && kW % kKT == 0, "a key tile fits the score buffer");
 static_assert(kTileQ == kW && kTileK == kW, "the SIMD kernels assume 64 x 64 tiles");
 

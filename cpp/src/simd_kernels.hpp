@@ -31,8 +31,7 @@
 
 #include <cstddef>
 
-#include "attn/attention.hpp"
-#include "attn/backward.hpp"
+#include "attn/types.hpp"
 
 namespace attn::detail {
 
@@ -65,12 +64,6 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
 bool tiled_backward_simd(const float* q, const float* k, const float* v, const float* d_out,
                          const AttentionOptions& o, float scale, const AttentionResult<float>& fwd,
                          AttentionGrads<float>* g, bool from_weights);
-
-// Floats of scratch the SIMD backward allocates (Qt, dO^t, P and dS tiles).
-std::size_t simd_backward_scratch_floats(std::size_t dk, std::size_t dv);
-
-// Floats of scratch the SIMD kernels allocate for a given d_k.
-std::size_t simd_scratch_floats(std::size_t dk);
 
 // y[i] = exp(x[i]) with the vectorised exp (scalar std::exp when SIMD is off), for the
 // accuracy tests. nonpositive: the kernels' short form, valid for x <= 0 (and -inf).

@@ -9,19 +9,14 @@
 #include <limits>
 #include <vector>
 
-#include "attn/attention.hpp"
 #include "attn/dropout.hpp"
 #include "attn/softmax.hpp"
-#include "attn/tiled.hpp"
+#include "attn/tile_sizes.hpp"
+#include "attn/types.hpp"
 #include "attn/variants.hpp"
 #include "kernels.hpp"
 
 namespace attn::detail {
-
-// Whether q and k need working copies: qkNorm, RoPE and linear's feature map rewrite them.
-inline bool transforms_qk(const Variant& v) {
-  return v.qk_norm || v.position == Position::kRope || v.normalizer == Normalizer::kLinear;
-}
 
 // phi(x) = elu(x) + 1 (Katharopoulos et al. 2020): x + 1 above 0, e^x at or below, so phi > 0.
 template <class T>
@@ -155,7 +150,7 @@ void naive_variant_kernel(const T* q, const T* k, const T* v, const AttentionOpt
   const bool linear = var.normalizer == Normalizer::kLinear;
   const bool after = var.mask_mode == MaskMode::kAfter;
   std::vector<T> qt, kt;
-  if (transforms_qk(var)) {
+  if (var.transforms_qk()) {
     prepare_qk(q, k, o, &qt, &kt);
     q = qt.data(), k = kt.data();
   }
@@ -420,7 +415,7 @@ void tiled_variant_kernel(const T* q, const T* k, const T* v, const AttentionOpt
   const T inf = std::numeric_limits<T>::infinity();
   const T nan = std::numeric_limits<T>::quiet_NaN();
   std::vector<T> qt, kt;
-  if (transforms_qk(var)) {
+  if (var.transforms_qk()) {
     prepare_qk(q, k, o, &qt, &kt);
     q = qt.data(), k = kt.data();
   }

@@ -7,29 +7,6 @@
 
 namespace attn::tr::varattn {
 
-VariantCall variant_call(const ModelConfig& c, std::size_t batch, std::size_t t, double dropout,
-                         std::uint64_t dropout_seed, bool keep_weights) {
-  VariantCall vc;
-  vc.batch = batch;
-  vc.heads = c.heads;
-  vc.kv_heads = c.kv_heads;
-  vc.t = t;
-  vc.dh = d_head(c);
-  AttentionOptions so;
-  so.shape.dk = vc.dh;
-  so.scale = c.scale;
-  vc.scale = effective_scale(so);
-  vc.normalizer = c.normalizer;
-  vc.position = c.position;
-  vc.qk_norm = c.qk_norm;
-  vc.context = std::max<std::size_t>(c.seq_len, 1);
-  vc.sigmoid_bias = effective_sigmoid_bias(attention_variant(c), vc.context);
-  vc.dropout = dropout;
-  vc.dropout_seed = dropout_seed;
-  vc.keep_weights = keep_weights;
-  return vc;
-}
-
 namespace {
 
 template <class T>
