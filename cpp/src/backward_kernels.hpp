@@ -1,7 +1,7 @@
 // The scalar backward kernels (internal header; attention_backward validates and sizes, and
 // dispatch.hpp picks one): the naive backward from the stored weights, the tiled one, and the
 // variants' (naive, tiled, linear prefix sums). The SIMD128 backward is
-// tiled_backward_simd (simd_kernels.hpp).
+// simd_backward.cpp.
 //
 // The tiled one is FlashAttention-2's backward, single-threaded: the (T_q, T_k) weights are
 // never stored.

@@ -1,4 +1,5 @@
-// WebAssembly SIMD128 float32 kernels (internal header).
+// WebAssembly SIMD128 float32 kernels (internal header): the forward in simd_kernels.cpp, the
+// backward in simd_backward.cpp, their shared tiles in simd_tiles.hpp, primitives in simd_ops.hpp.
 //
 // Both kernels share one register-blocked score micro-kernel. For a query tile
 // of 64 rows, Q is transposed once (scale folded in) into a (d_k, 64) block Qt;
