@@ -9,8 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "attn/bytes_text.hpp"
 #include "attn/tile_sizes.hpp"
-#include "bytes_text.hpp"
 #include "checked.hpp"
 
 namespace attn {

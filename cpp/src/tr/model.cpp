@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "attn/bytes_text.hpp"
 #include "attn/checked.hpp"
 #include "attn/gemm.hpp"
 #include "attn/rng.hpp"
@@ -102,11 +103,6 @@ Status range(const char* field, std::size_t v, std::size_t lo, std::size_t hi) {
   return Status::Ok();
 }
 
-std::string mib(std::size_t b) {
-  if (b == static_cast<std::size_t>(-1)) return "more than the address space";
-  return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB";
-}
-
 }  // namespace
 
 Status validate_model(const ModelConfig& c, std::size_t batch) {
@@ -166,9 +162,10 @@ Status validate_model(const ModelConfig& c, std::size_t batch) {
   }
   const std::size_t need = estimate_training_bytes(c, batch);
   if (need > c.memory_cap) {
-    return Status::Exhausted("memory", "this model and batch need about " + mib(need) +
-                                           " of memory, over the cap of " + mib(c.memory_cap) +
-                                           "; try a smaller batch, seqLen or dModel");
+    return Status::Exhausted("memory",
+                             "this model and batch need about " + detail::bytes_text(need) +
+                                 " of memory, over the cap of " + detail::bytes_text(c.memory_cap) +
+                                 "; try a smaller batch, seqLen or dModel");
   }
   return Status::Ok();
 }
