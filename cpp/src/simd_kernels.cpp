@@ -52,10 +52,8 @@ static_assert(kKT <= kW && kW % kKT == 0, "a key tile fits the score buffer");
 // then e = 2^(s - m) in place, l += sum e, t += sum e (s - m).
 // jq[x]: keys of the tile quad x may see (its rows' ranges end there; keys past it are -inf
 // for all four rows and are left as they are). jq[x] = 0: nothing new, alpha 1.
-// Cost (profiled, T = 2048 non-causal): about 10 cycles per quad and key, 12 % of the
-// kernel; 12 of its ~21 vector operations per quad and key are adds, subtracts or maxima.
-// Neither two keys per step nor walking key rows across the quads (independent chains)
-// ran faster, so the pass is bound by its operations, not by its dependency chains.
+// The pass is bound by its operations (mostly adds, subtracts and maxima), not by its
+// dependency chains (docs/performance.md has the profile).
 void online_softmax_impl(float* sc, const std::size_t* jq, std::size_t quads, float* m, float* l,
                          float* t, float* alpha) {
   const float ninf = -std::numeric_limits<float>::infinity();
@@ -68,7 +66,7 @@ void online_softmax_impl(float* sc, const std::size_t* jq, std::size_t quads, fl
     float* const col = sc + 4 * x;
     float* const end = col + jq[x] * kW;
     float* const end4 = col + (jq[x] & ~std::size_t(3)) * kW;
-    // The maximum in four independent chains (one chain: a max every 2-3 cycles per key).
+    // The maximum in four independent chains (one chain waits on each max).
     v128_t mx0 = splat(ninf), mx1 = mx0, mx2 = mx0, mx3 = mx0;
     float* p = col;
 #pragma clang loop unroll(disable)

@@ -24,8 +24,8 @@ static_assert(kTileQ == kW && kTileK == kW, "the SIMD kernels assume 64 x 64 til
 
 // Qt[c][r] = scale * q[r * ldq + c] for the rows of one query tile (ldq: q's row stride,
 // d_k unless given); rows from `rows` to the next multiple of 16 are 0 (rows past those are
-// never read). 4 x 4 blocks through registers (at T = 64 the scalar loop was a tenth of the
-// call). Also turns row-major weights into a key-major tile (scale 1, exact).
+// never read). 4 x 4 blocks through registers (a scalar loop cost too much at small T:
+// docs/performance.md). Also turns row-major weights into a key-major tile (scale 1, exact).
 inline void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, float* qt,
                         std::size_t ldq = 0) {
   if (ldq == 0) ldq = dk;
@@ -305,7 +305,7 @@ inline bool has_pointwise(const MaskSpec& m) {
 // max |p[i]| into *out; false if a value is NaN or infinite. On the bits: for x >= 0 the
 // float order is the unsigned integer order, and |x| >= 0x7f800000 exactly for Inf and NaN,
 // so one and + one unsigned max per vector cover both (four chains: the scan runs over every
-// input before each call, a tenth of a T = 64 call with one chain of float compares).
+// input before each call; docs/performance.md).
 inline bool finite_max_abs(const float* p, std::size_t n, float* out) {
   const v128_t magnitude = wasm_i32x4_splat(0x7fffffff);
   v128_t m0 = wasm_i32x4_splat(0), m1 = m0, m2 = m0, m3 = m0;

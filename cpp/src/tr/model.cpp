@@ -548,7 +548,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
       for (std::size_t j = 1; j < V; ++j) mx = std::max(mx, lg[j]);
       // e = exp(logit - max), once per logit (into the row's dlogits when there are gradients):
       // float through the kernels' vectorised exp (one call per row instead of two scalar
-      // exps per logit: a few per cent of a d_model 32 step), double through std::exp.
+      // exps per logit), double through std::exp.
       T* e = grads ? ws->dlogits.data() + r * V : ws->ce.data();
       for (std::size_t j = 0; j < V; ++j) e[j] = lg[j] - mx;
       if constexpr (std::is_same_v<T, float>) {
