@@ -1,6 +1,10 @@
-// The tiled attention backward (internal header; attention_backward validates and sizes).
+// The scalar backward kernels (internal header; attention_backward validates and sizes, and
+// dispatch.hpp picks one): the naive backward from the stored weights, the tiled one, and the
+// variants' (naive, tiled, linear prefix sums). The SIMD128 backward is
+// simd_backward.cpp.
 //
-// FlashAttention-2's backward, single-threaded: the (T_q, T_k) weights are never stored.
+// The tiled one is FlashAttention-2's backward, single-threaded: the (T_q, T_k) weights are
+// never stored.
 // For each (query tile, key tile) pair the scores are recomputed from Q and K and turned
 // into weights with the forward's per-row log-sum-exp, P = exp(S - lse), so no running
 // maximum is needed: the forward already found it. With one thread nothing races, so
@@ -17,15 +21,74 @@
 #include <type_traits>
 #include <vector>
 
-#include "attn/backward.hpp"
 #include "attn/dropout.hpp"
-#include "attn/tiled.hpp"
+#include "attn/tile_sizes.hpp"
+#include "attn/types.hpp"
 #include "attn/variant_grad.hpp"
-#include "checked.hpp"
 #include "kernels.hpp"
 #include "variant_kernels.hpp"
 
 namespace attn::detail {
+
+// The naive backward, row by row from the stored softmax P = fwd.weights:
+//   1. fully masked rows (no allowed key): their scores are constants (or absent), so
+//      they pass gradient to V only, through the weights their policy defines
+//      (finite: uniform 1/T_k; zero: 0; neg_inf: NaN, which poisons dV like PyTorch);
+//   2. dV_j += Pd_ij dO_i with Pd = P * keep / (1 - p), the P the forward multiplied V by;
+//      dP_ij = keep / (1 - p) * dO_i . V_j and D_i = sum_j P_ij dP_ij;
+//   3. dS_ij = P_ij (dP_ij - D_i) (the softmax Jacobian), then dQ_i += scale dS_ij K_j
+//      and dK_j += scale dS_ij Q_i. Forbidden cells have P = 0 and get no gradient.
+template <class T>
+void backward_naive(const T* q, const T* k, const T* v, const T* d_out, const AttentionOptions& o,
+                    T scale, const AttentionResult<T>& fwd, AttentionGrads<T>* g) {
+  const Shape& s = o.shape;
+  const std::size_t group = s.heads / s.kv_heads;
+  const double p = o.dropout;
+  const T keep_scale = static_cast<T>(1 / (1 - p));
+  std::vector<T> dp(s.tk);  // dP of one row
+  for (std::size_t h = 0; h < s.heads; ++h) {
+    const std::size_t kv = h / group;
+    const T* kg = k + kv * s.tk * s.dk;  // (T_k, d_k)
+    const T* vg = v + kv * s.tk * s.dv;  // (T_k, d_v)
+    T* dkg = g->dk.data() + kv * s.tk * s.dk;
+    T* dvg = g->dv.data() + kv * s.tk * s.dv;
+    for (std::size_t i = 0; i < s.tq; ++i) {
+      const std::size_t row = h * s.tq + i;
+      const T* P = fwd.weights.data() + row * s.tk;
+      const T* qi = q + row * s.dk;
+      const T* doi = d_out + row * s.dv;
+      T* dqi = g->dq.data() + row * s.dk;
+      const std::uint64_t drow = p > 0 ? dropout_row(o.dropout_seed, h, i) : 0;
+      auto keep = [&](std::size_t j) {
+        return p <= 0 ? T(1) : (dropout_keep_row(drow, j, p) ? keep_scale : T(0));
+      };
+      // 1.
+      if (allowed_count(o.mask, i, s.tq, s.tk) == 0) {
+        for (std::size_t j = 0; j < s.tk; ++j) {
+          axpy(P[j] * keep(j), doi, dvg + j * s.dv, s.dv);
+        }
+        continue;
+      }
+      // 2.
+      const KeyRange r = key_range(o.mask, i, s.tq, s.tk);
+      T D = 0;
+      for (std::size_t j = r.lo; j < r.hi; ++j) {
+        if (!pointwise_allowed(o.mask, i, j, s.tk)) continue;
+        const T kj = keep(j);
+        axpy(P[j] * kj, doi, dvg + j * s.dv, s.dv);
+        dp[j] = kj * dot(doi, vg + j * s.dv, s.dv);
+        D += P[j] * dp[j];
+      }
+      // 3.
+      for (std::size_t j = r.lo; j < r.hi; ++j) {
+        if (!pointwise_allowed(o.mask, i, j, s.tk)) continue;
+        const T ds = scale * (P[j] * (dp[j] - D));
+        axpy(ds, kg + j * s.dk, dqi, s.dk);
+        axpy(ds, qi, dkg + j * s.dk, s.dk);
+      }
+    }
+  }
+}
 
 template <class T>
 void backward_tiled_scalar(const T* q, const T* k, const T* v, const T* d_out,
@@ -121,15 +184,6 @@ void backward_tiled_scalar(const T* q, const T* k, const T* v, const T* d_out,
   }
 }
 
-template <class T>
-void backward_tiled(const T* q, const T* k, const T* v, const T* d_out, const AttentionOptions& o,
-                    T scale, const AttentionResult<T>& fwd, AttentionGrads<T>* g) {
-  if constexpr (std::is_same_v<T, float> && kSimdKernels) {
-    if (tiled_backward_simd(q, k, v, d_out, o, scale, fwd, g, false)) return;
-  }
-  backward_tiled_scalar(q, k, v, d_out, o, scale, fwd, g);
-}
-
 // ---- The variants' backward (attn/variant_grad.hpp has the rules; only reached when
 // opts.variant.needs_variant_kernel(), so the default options keep the kernels above).
 //
@@ -142,7 +196,7 @@ void variant_inputs_backward(const T* q, const T* k, const AttentionOptions& o,
                              AttentionGrads<T>* g) {
   const Shape& s = o.shape;
   const Variant& var = o.variant;
-  if (!transforms_qk(var)) return;
+  if (!var.transforms_qk()) return;
   const std::vector<double> theta = var.position == Position::kRope
                                         ? vgrad::rope_thetas(s.dk, var.rope_base)
                                         : std::vector<double>{};
@@ -177,7 +231,7 @@ void backward_naive_variant(const T* q, const T* k, const T* v, const T* d_out,
   const T keep_scale = static_cast<T>(1 / (1 - p));
   std::vector<T> qt, kt;
   const T *qq = q, *kk = k;
-  if (transforms_qk(var)) {
+  if (var.transforms_qk()) {
     prepare_qk(q, k, o, &qt, &kt);
     qq = qt.data(), kk = kt.data();
   }
@@ -269,7 +323,7 @@ void backward_tiled_variant(const T* q, const T* k, const T* v, const T* d_out,
       var.position == Position::kAlibi ? alibi_slopes(s.heads) : std::vector<double>{};
   std::vector<T> qt, kt;
   const T *qq = q, *kk = k;
-  if (transforms_qk(var)) {
+  if (var.transforms_qk()) {
     prepare_qk(q, k, o, &qt, &kt);
     qq = qt.data(), kk = kt.data();
   }

@@ -5,8 +5,8 @@
 #include <limits>
 #include <vector>
 
+#include "attn/bytes_text.hpp"
 #include "attn/tiled.hpp"
-#include "bytes_text.hpp"
 #include "checked.hpp"
 #include "simd_kernels.hpp"
 

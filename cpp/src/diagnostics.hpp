@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "attn/attention.hpp"
+#include "attn/types.hpp"
 
 namespace attn::detail {
 
@@ -13,7 +13,7 @@ namespace attn::detail {
 // go, but a policy-defined row (e.g. 'finite', whose fully masked output is the mean of every
 // value, NaN included) can hold a NaN they did not count; the entry points recount here so
 // every kernel reports the same, checkable number. Costs one pass over weights and output.
-// (The SIMD naive kernel's own count is exact and skips this; see naive_kernel.)
+// (A SIMD kernel's own count is exact and skips this; see run_attention in dispatch.cpp.)
 
 // Whether p[0..n) holds a NaN: branch-free (x != x), so the compiler vectorises it.
 template <class T>

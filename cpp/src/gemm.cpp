@@ -72,7 +72,7 @@ inline void micro(bool ta, std::size_t i, std::size_t j, std::size_t k, const fl
   const float* bp = b + j;
   // The loop ends on B's pointer, not on a counter: V8 then tests one register against another
   // instead of adding to a counter and comparing it with a bound it keeps on the stack, two
-  // fewer instructions per k in a loop that is front-end bound (+4-6 % at the training shapes).
+  // fewer instructions per k in a loop that is front-end bound (docs/performance.md).
   if (k > 0) {
     const float* const b_end = bp + k * ldb;
     do {
@@ -117,17 +117,11 @@ inline void panel(bool ta, std::size_t m, std::size_t j0, std::size_t j1, std::s
 // so each element keeps the scalar loop's summation order), columns in panels whose
 // (k-block x panel) slice of B stays within 16 KiB (half of a 32 KiB L1) while every row
 // block of A streams past it; each row block's slice of A is reused across the panel's
-// column blocks. Measured at the training step's shapes (shards of 256 rows: kTN with
-// k = 256, kNT with k = 64-192), interleaved in one process on an AMD EPYC Zen 4 (32 KiB
-// L1): 64-deep blocks and 16 KiB panels took the step's 15 products from 5.60 to 5.25 ms
-// (kTN dW_QKV 34 -> 38, kNT dX 37 -> 41 GFLOP/s; 128-deep blocks with 32 KiB panels
-// filled the L1 with B alone), and were no slower at 1024 and 2048 rows. Register blocks: V8
-// allocates 15 xmm registers, and every block that needs more (5 x 8, 6 x 8, 3 x 12, 4 x 12, or k
-// unrolled by 4) spilled and ran slower; so did k unrolled by 2 (training steps 1.3-1.5x slower,
-// with or without a compiler barrier between the two steps). Within them, 2 x 16 (8
-// accumulators, 4 vectors of B, 2 broadcasts of A per k) beats 4 x 8 (4 broadcasts per 16
-// multiply-adds) for kNN and kNT, whose A rows are 64-192 long: 46-50 against 43-47 GFLOP/s; kTN
-// keeps 4 x 8 (its 2 x 16 ran at 36 against 43).
+// column blocks (128-deep blocks with 32 KiB panels would fill the L1 with B alone). Register
+// blocks: V8 allocates 15 xmm registers, and every block that needs more (5 x 8, 6 x 8, 3 x 12,
+// 4 x 12, or k unrolled by 4) spills; so does k unrolled by 2. Within them, 2 x 16 (8
+// accumulators, 4 vectors of B, 2 broadcasts of A per k) for kNN and kNT, whose A rows are 64-192
+// long; kTN keeps 4 x 8. The measurements behind each choice: docs/performance.md.
 void gemm_impl_simd(Trans t, std::size_t m, std::size_t n, std::size_t k, const float* a,
                     std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
                     std::size_t ldc, std::vector<float>* scratch) {

@@ -1,5 +1,8 @@
-// Kernel bodies shared by the naive and tiled entry points (internal header).
-// Callers have validated every argument and sized every output.
+// The portable scalar kernels (internal header): the naive and tiled softmax forward for any
+// element type, and the row helpers every other kernel shares (dot, axpy, the mask's pointwise
+// test, the fully masked row's policy). They define the corner cases (NaN/Inf inputs, overflow,
+// fully masked rows) the SIMD128 kernels must match. Callers (dispatch.hpp) have validated every
+// argument and sized every output. docs/kernels.md maps every kernel.
 #pragma once
 
 #include <algorithm>
@@ -9,11 +12,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "attn/attention.hpp"
 #include "attn/dropout.hpp"
 #include "attn/softmax.hpp"
-#include "attn/tiled.hpp"
-#include "simd_kernels.hpp"
+#include "attn/tile_sizes.hpp"
+#include "attn/types.hpp"
 
 namespace attn::detail {
 
@@ -92,7 +94,7 @@ void fully_masked_row(MaskFill fill, const T* v, std::size_t tk, std::size_t dv,
   }
 }
 
-// The weight a fully masked row gives every key under its fill policy (see kernels.hpp).
+// The weight a fully masked row gives every key under its fill policy (fully_masked_row).
 template <class T>
 T fully_masked_weight(MaskFill fill, std::size_t tk) {
   switch (fill) {
@@ -208,7 +210,6 @@ void naive_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOpti
   }
 }
 
-// The scalar tiled kernel (online softmax over 64 x 64 tiles).
 // Online-softmax state of one query row while key tiles stream past.
 template <class T>
 struct RowState {
@@ -219,6 +220,7 @@ struct RowState {
   std::size_t allowed;
 };
 
+// The scalar tiled kernel: online softmax over kTileQ x kTileK tiles.
 template <class T>
 void tiled_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOptions& o, T scale,
                          AttentionResult<T>* out) {
@@ -344,32 +346,6 @@ void tiled_kernel_scalar(const T* q, const T* k, const T* v, const AttentionOpti
       }
     }
   }
-}
-
-// Dispatch: float32 takes the SIMD kernels when they are compiled in (wasm SIMD128,
-// not ATTN_SCALAR) and the inputs are eligible; everything else runs the scalar code.
-// Returns true if the SIMD kernel ran: its inputs were finite with no possible overflow,
-// so a NaN can only come from a fully masked row under neg_inf, which it counted, and
-// diag.nan_rows is already exact (no recount over the weights needed). The same holds for
-// tiled_kernel below.
-template <class T>
-bool naive_kernel(const T* q, const T* k, const T* v, const AttentionOptions& o, T scale,
-                  AttentionResult<T>* out) {
-  if constexpr (std::is_same_v<T, float> && kSimdKernels) {
-    if (naive_kernel_simd(q, k, v, o, scale, out)) return true;
-  }
-  naive_kernel_scalar(q, k, v, o, scale, out);
-  return false;
-}
-
-template <class T>
-bool tiled_kernel(const T* q, const T* k, const T* v, const AttentionOptions& o, T scale,
-                  AttentionResult<T>* out) {
-  if constexpr (std::is_same_v<T, float> && kSimdKernels) {
-    if (tiled_kernel_simd(q, k, v, o, scale, out)) return true;
-  }
-  tiled_kernel_scalar(q, k, v, o, scale, out);
-  return false;
 }
 
 }  // namespace attn::detail

@@ -4,9 +4,9 @@
 #include <string>
 #include <utility>
 
+#include "attn/bytes_text.hpp"
 #include "attn/gemm.hpp"
 #include "attn/tiled.hpp"
-#include "bytes_text.hpp"
 #include "checked.hpp"
 #include "kernels.hpp"
 

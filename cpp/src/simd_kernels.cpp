@@ -1,40 +1,22 @@
+// The SIMD128 float32 forward kernels (simd_kernels.hpp): naive and tiled, their softmax passes,
+// the eligibility scan, and the vectorised exp for the tests and the decoder. The tile machinery
+// they share with the backward (simd_backward.cpp) is simd_tiles.hpp.
 #include "simd_kernels.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
-#include <vector>
 
 #include "attn/aligned.hpp"
-#include "attn/tiled.hpp"
+#include "attn/tile_sizes.hpp"
 #include "kernels.hpp"
-
-#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
-#include <wasm_simd128.h>
-#define ATTN_HAVE_SIMD 1
-#endif
+#include "simd_ops.hpp"
+#include "simd_tiles.hpp"
 
 namespace attn::detail {
 
-std::size_t simd_scratch_floats(std::size_t dk) {
-  // Qt (d_k x 64), the score tile (64 x 64), per-row m, l, t, alpha and the key ranges.
-  return kTileQ * dk + kTileQ * kTileK + 6 * kTileQ;
-}
-
-std::size_t simd_backward_scratch_floats(std::size_t dk, std::size_t dv) {
-  // Qt (d_k x 64), dO^t (d_v x 64), the P and dS tiles (64 x 64), per-row lse and D.
-  return kTileQ * (dk + dv) + 2 * kTileQ * kTileK + 2 * kTileQ;
-}
-
 #ifndef ATTN_HAVE_SIMD
-
-bool tiled_backward_simd(const float*, const float*, const float*, const float*,
-                         const AttentionOptions&, float, const AttentionResult<float>&,
-                         AttentionGrads<float>*, bool) {
-  return false;
-}
 
 bool simd_eligible(const float*, const float*, const float*, const AttentionOptions&, float) {
   return false;
@@ -56,351 +38,13 @@ void exp2_f32(const float* x, float* y, std::size_t n) {
 
 #else
 
+using namespace simd;
+
 namespace {
 
-constexpr std::size_t kW = 64;  // query rows per tile = Qt / St row stride
-// Keys per tile of the tiled kernel: 64, so each P.V call runs 64 key steps per load and
-// store of its accumulators (32 gave ~2.5 % less at T = 2048: per-call overhead outweighed
-// keeping the score and V tiles, 8 KB each then, in L1 beside Qt).
-constexpr std::size_t kKT = kTileKSimd;  // attn/tiled.hpp
+// Keys per tile of the tiled kernel (docs/performance.md: why 64).
+constexpr std::size_t kKT = kTileKSimd;  // attn/tile_sizes.hpp
 static_assert(kKT <= kW && kW % kKT == 0, "a key tile fits the score buffer");
-static_assert(kTileQ == kW && kTileK == kW, "the SIMD kernels assume 64 x 64 tiles");
-
-inline v128_t splat(float x) {
-  return wasm_f32x4_splat(x);
-}
-inline v128_t add(v128_t a, v128_t b) {
-  return wasm_f32x4_add(a, b);
-}
-inline v128_t sub(v128_t a, v128_t b) {
-  return wasm_f32x4_sub(a, b);
-}
-inline v128_t mul(v128_t a, v128_t b) {
-  return wasm_f32x4_mul(a, b);
-}
-// a * b + c for the forward micro-kernels' accumulations. SIMD128: a multiply and
-// an add, bit-identical to add(c, mul(a, b)). ATTN_RELAXED_SIMD (the attn_core_relaxed build
-// only, never training): one fused relaxed_madd. LLVM 14 knows it only under the proposal's
-// prototype opcode; cpp/tools/patch_relaxed.mjs rewrites that after linking, and the
-// operands here are already in relaxed_madd's stack order (a, b, c).
-#ifdef ATTN_RELAXED_SIMD
-inline v128_t madd(v128_t a, v128_t b, v128_t c) {
-  return (v128_t)__builtin_wasm_fma_f32x4((__f32x4)a, (__f32x4)b, (__f32x4)c);
-}
-#else
-inline v128_t madd(v128_t a, v128_t b, v128_t c) {
-  return add(mul(a, b), c);
-}
-#endif
-// pmax/pmin are single x86 instructions; the kernels never see NaN (simd_eligible).
-inline v128_t vmax(v128_t a, v128_t b) {
-  return wasm_f32x4_pmax(a, b);
-}
-inline v128_t ld(const float* p) {
-  return wasm_v128_load(p);
-}
-inline void st(float* p, v128_t v) {
-  wasm_v128_store(p, v);
-}
-inline v128_t bcast(const float* p) {
-  return wasm_v128_load32_splat(p);
-}
-inline float hmax(v128_t v) {
-  return std::max(std::max(wasm_f32x4_extract_lane(v, 0), wasm_f32x4_extract_lane(v, 1)),
-                  std::max(wasm_f32x4_extract_lane(v, 2), wasm_f32x4_extract_lane(v, 3)));
-}
-inline float hsum(v128_t v) {
-  return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
-         (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
-}
-
-// exp(x) on four lanes (Cephes expf): x = n ln2 + r with |r| <= ln2/2, a degree-6
-// polynomial for e^r (about 1 ulp), and 2^n built in the exponent bits.
-// Anything below ln(FLT_MIN), -inf included, gives exactly 0 (denormal results are
-// flushed). With kFull, also: above ln(FLT_MAX) +inf, n = 128 handled, NaN stays NaN;
-// the kernels only pass arguments <= 0 and use the short form.
-template <bool kFull>
-inline v128_t vexp_impl(v128_t x) {
-  const v128_t lo = splat(-87.3365447504f), hi = splat(88.7228394f);
-  v128_t xc = vmax(x, lo);
-  if (kFull) xc = wasm_f32x4_pmin(xc, hi);  // NaN passes through both
-  v128_t n = wasm_f32x4_nearest(mul(xc, splat(1.44269504088896341f)));
-  v128_t r = sub(xc, mul(n, splat(0.693359375f)));  // exact: few bits in each factor
-  r = sub(r, mul(n, splat(-2.12194440e-4f)));
-  v128_t p = splat(1.9875691500e-4f);
-  p = add(mul(p, r), splat(1.3981999507e-3f));
-  p = add(mul(p, r), splat(8.3334519073e-3f));
-  p = add(mul(p, r), splat(4.1665795894e-2f));
-  p = add(mul(p, r), splat(1.6666665459e-1f));
-  p = add(mul(p, r), splat(5.0000001201e-1f));
-  v128_t y = add(add(mul(p, mul(r, r)), r), splat(1.f));
-  v128_t big = wasm_i32x4_splat(0);
-  if (kFull) {  // 2^128 is not a float: use 2 * 2^127
-    big = wasm_f32x4_gt(n, splat(127.f));
-    n = sub(n, wasm_v128_and(big, splat(1.f)));
-  }
-  const v128_t two_n =
-      wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
-  y = mul(y, two_n);
-  y = wasm_v128_bitselect(wasm_f32x4_splat(0.f), y, wasm_f32x4_lt(x, lo));
-  if (kFull) {
-    y = mul(y, wasm_v128_bitselect(splat(2.f), splat(1.f), big));
-    y = wasm_v128_bitselect(splat(std::numeric_limits<float>::infinity()), y, wasm_f32x4_gt(x, hi));
-    y = wasm_v128_bitselect(x, y, wasm_f32x4_ne(x, x));
-  }
-  return y;
-}
-// 2^x on four lanes for x in [kMinExp2Arg, 0] (callers clamp; -inf must be clamped
-// first): n = nearest(x) by the 1.5 * 2^23 trick (the low bits of x + magic hold n),
-// r = x - n in [-0.5, 0.5] exactly, a degree-5 polynomial for 2^r (relative error
-// about 2e-7, exactly 1 at r = 0), and 2^n built in the exponent bits. At x = -127,
-// n = -127 gives exponent bits 0, so the result is exactly 0 with no select.
-constexpr float kMinExp2Arg = -127.f;
-inline v128_t vexp2_clamped(v128_t x) {
-  const v128_t magic = splat(12582912.f);  // 1.5 * 2^23
-  const v128_t t = add(x, magic);
-  const v128_t r = sub(x, sub(t, magic));
-  v128_t p = splat(1.326463767e-03f);
-  // madd: a multiply and an add in SIMD128 (the same bits as before), one fused relaxed_madd
-  // in the relaxed build, which moves 5 of the softmax's 12 add-pipe operations per quad
-  // and key onto the multiply pipes (there the softmax was bound by its adds).
-  p = madd(p, r, splat(9.671482258e-03f));
-  p = madd(p, r, splat(5.550733581e-02f));
-  p = madd(p, r, splat(2.402224243e-01f));
-  p = madd(p, r, splat(6.931470037e-01f));
-  p = madd(p, r, splat(1.f));
-  // bits(t) = bits(magic) + n and bits(magic) << 23 == 0: (n + 127) << 23 = 2^n.
-  const v128_t two_n = wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23));
-  return mul(p, two_n);
-}
-inline v128_t vexp2(v128_t x) {  // any x <= 0, -inf included
-  return vexp2_clamped(vmax(x, splat(kMinExp2Arg)));
-}
-
-constexpr float kLog2e = 1.44269504088896341f;
-constexpr float kLn2 = 0.693147180559945309f;
-
-// Qt[c][r] = scale * q[r * ldq + c] for the rows of one query tile (ldq: q's row stride,
-// d_k unless given); rows from `rows` to the next multiple of 16 are 0 (rows past those are
-// never read). 4 x 4 blocks through registers (at T = 64 the scalar loop was a tenth of the
-// call). Also turns row-major weights into a key-major tile (scale 1, exact).
-void transpose_q(const float* q, std::size_t rows, std::size_t dk, float scale, float* qt,
-                 std::size_t ldq = 0) {
-  if (ldq == 0) ldq = dk;
-  // Only the rows up to the next multiple of 16 are read (score_tile's row groups, the
-  // vertical passes' quads); zeroing all 64 took a memset call per column, a few thousand per
-  // T = 32 backward call.
-  const std::size_t zero_end = std::min(kW, (rows + 15) / 16 * 16);
-  for (std::size_t c = 0; c < dk; ++c) {
-    for (std::size_t r = rows; r < zero_end; ++r) qt[c * kW + r] = 0.f;
-  }
-  const v128_t vs = splat(scale);
-  std::size_t r = 0;
-  for (; r + 4 <= rows; r += 4) {
-    const float *q0 = q + r * ldq, *q1 = q0 + ldq, *q2 = q1 + ldq, *q3 = q2 + ldq;
-    std::size_t c = 0;
-    for (; c + 4 <= dk; c += 4) {
-      const v128_t a = mul(ld(q0 + c), vs), b = mul(ld(q1 + c), vs), x = mul(ld(q2 + c), vs),
-                   y = mul(ld(q3 + c), vs);
-      const v128_t ab_lo = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5);  // a0 b0 a1 b1
-      const v128_t xy_lo = wasm_i32x4_shuffle(x, y, 0, 4, 1, 5);  // x0 y0 x1 y1
-      const v128_t ab_hi = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);  // a2 b2 a3 b3
-      const v128_t xy_hi = wasm_i32x4_shuffle(x, y, 2, 6, 3, 7);
-      float* d = qt + c * kW + r;
-      st(d, wasm_i32x4_shuffle(ab_lo, xy_lo, 0, 1, 4, 5));
-      st(d + kW, wasm_i32x4_shuffle(ab_lo, xy_lo, 2, 3, 6, 7));
-      st(d + 2 * kW, wasm_i32x4_shuffle(ab_hi, xy_hi, 0, 1, 4, 5));
-      st(d + 3 * kW, wasm_i32x4_shuffle(ab_hi, xy_hi, 2, 3, 6, 7));
-    }
-    for (; c < dk; ++c) {
-      for (std::size_t x = 0; x < 4; ++x) qt[c * kW + r + x] = scale * q[(r + x) * ldq + c];
-    }
-  }
-  for (; r < rows; ++r) {
-    for (std::size_t c = 0; c < dk; ++c) qt[c * kW + r] = scale * q[r * ldq + c];
-  }
-}
-
-// St[jj][r] = sum_c Qt[c][r] * K[jj][c] for query rows r < 16 * groups and keys
-// jj < min(J, jmax[g]) of row group g (keys past them are masked for every row of the
-// group; their St entries are left as they were). DK: d_k when known at compile time
-// (then the second key row is a constant offset from the first: one pointer less to
-// step), 0 for any d_k.
-template <std::size_t DK>
-void score_tile_impl(const float* qt, std::size_t dk, const float* kt, std::size_t J,
-                     std::size_t groups, const std::size_t* jmax, float* sc) {
-  for (std::size_t g = 0; g < groups; ++g) {
-    const float* qg = qt + 16 * g;
-    const std::size_t Jg = std::min(J, jmax[g]);
-    std::size_t jj = 0;
-    for (; jj + 2 <= Jg; jj += 2) {
-      const float* k0 = kt + jj * dk;
-      const float* k1 = k0 + dk;
-      v128_t a0 = splat(0.f), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-      const float *qc = qg, *x0 = k0, *x1 = k1;
-      // Pointers stepped, not unrolled: LLVM would hoist later loads and V8 spill them.
-#pragma clang loop unroll(disable)
-      for (; x0 != k1; ++x0, ++x1, qc += kW) {
-        const v128_t q0 = ld(qc), q1 = ld(qc + 4), q2 = ld(qc + 8), q3 = ld(qc + 12);
-        const v128_t x = bcast(x0), y = DK ? bcast(x0 + DK) : bcast(x1);
-        a0 = madd(q0, x, a0);
-        a1 = madd(q1, x, a1);
-        a2 = madd(q2, x, a2);
-        a3 = madd(q3, x, a3);
-        b0 = madd(q0, y, b0);
-        b1 = madd(q1, y, b1);
-        b2 = madd(q2, y, b2);
-        b3 = madd(q3, y, b3);
-      }
-      float* s0 = sc + jj * kW + 16 * g;
-      float* s1 = s0 + kW;
-      st(s0, a0), st(s0 + 4, a1), st(s0 + 8, a2), st(s0 + 12, a3);
-      st(s1, b0), st(s1 + 4, b1), st(s1 + 8, b2), st(s1 + 12, b3);
-    }
-    if (jj < Jg) {
-      const float* k0 = kt + jj * dk;
-      v128_t a0 = splat(0.f), a1 = a0, a2 = a0, a3 = a0;
-      for (std::size_t c = 0; c < dk; ++c) {
-        const float* qc = qg + c * kW;
-        const v128_t x = bcast(k0 + c);
-        a0 = add(a0, mul(ld(qc), x));
-        a1 = add(a1, mul(ld(qc + 4), x));
-        a2 = add(a2, mul(ld(qc + 8), x));
-        a3 = add(a3, mul(ld(qc + 12), x));
-      }
-      float* s0 = sc + jj * kW + 16 * g;
-      st(s0, a0), st(s0 + 4, a1), st(s0 + 8, a2), st(s0 + 12, a3);
-    }
-  }
-}
-
-// Both kernels call it: a function with a single caller would be inlined by binaryen
-// whatever clang was told, and in the kernels' large bodies V8 then spills the
-// accumulators.
-__attribute__((noinline)) void score_tile(const float* qt, std::size_t dk, const float* kt,
-                                          std::size_t J, std::size_t groups,
-                                          const std::size_t* jmax, float* sc) {
-  if (dk == 64) {
-    // Hide dk == 64 from LLVM: with a known trip count it steps a counter and rebuilds the
-    // K address from it each step (three operations instead of one pointer increment).
-    __asm__("" : "+r"(dk));
-    score_tile_impl<64>(qt, dk, kt, J, groups, jmax, sc);
-  } else {
-    score_tile_impl<0>(qt, dk, kt, J, groups, jmax, sc);
-  }
-}
-
-// Per row group of a query tile: keys past the last one any of its rows may see, relative
-// to the key tile at j0 (kAll: no limit).
-constexpr std::size_t kAll = std::numeric_limits<std::size_t>::max();
-struct GroupLimits {
-  std::size_t j[kW / 16];
-};
-
-// One step of the 2-row x 16-column block: a += x * v[0..16), b += y * v[0..16).
-#define ATTN_PV_STEP(pa, pb, vj)                                                        \
-  do {                                                                                  \
-    const v128_t x = bcast(pa), y = bcast(pb);                                          \
-    const v128_t v0 = ld(vj), v1 = ld((vj) + 4), v2 = ld((vj) + 8), v3 = ld((vj) + 12); \
-    a0 = madd(x, v0, a0);                                                               \
-    a1 = madd(x, v1, a1);                                                               \
-    a2 = madd(x, v2, a2);                                                               \
-    a3 = madd(x, v3, a3);                                                               \
-    b0 = madd(y, v0, b0);                                                               \
-    b1 = madd(y, v1, b1);                                                               \
-    b2 = madd(y, v2, b2);                                                               \
-    b3 = madd(y, v3, b3);                                                               \
-  } while (0)
-
-// y0 (and y1 if non-null) = alpha0 * y0 + sum_{j < n} p0[j * PS] * v[j] (same for row 1;
-// FRESH: y0 = sum ..., y's old contents never read, the same bits as from zeros):
-// a 2-row x 16-column block of accumulators over d_v (keys unrolled by 2, pointers
-// stepped so V8 needs no index arithmetic), then 4-wide and scalar tails.
-// p0[j * PS]: the weight of key j for row 0 (PS = 1 row-major weights, 64 key-major).
-// Key-major (PS = 64) weights must have p1 = p0 + 1 for two rows; with one row the main
-// loop still reads p0[j * PS + 1] (inside the score tile) into the unused accumulators.
-// DV: d_v when known at compile time (the V pointer then steps by a constant), else 0.
-template <std::size_t PS, std::size_t DV, bool FRESH = false>
-void accumulate_pv_impl(const float* p0, const float* p1, const float* v, std::size_t n,
-                        std::size_t dv, float alpha0, float alpha1, float* y0, float* y1) {
-  if (DV) dv = DV;
-  const bool two = y1 != nullptr;
-  if (!two) p1 = p0, y1 = y0, alpha1 = alpha0;  // duplicate work, stored once
-  std::size_t c = 0;
-  // Once the running maxima settle, alpha is exactly 1 for most tiles: skip the rescale
-  // (y * 1 = y, so the result is the same bits).
-  const bool rescale = alpha0 != 1.f || alpha1 != 1.f;
-#pragma clang loop unroll(disable)
-  for (; c + 16 <= dv; c += 16) {
-    v128_t a0, a1, a2, a3, b0, b1, b2, b3;
-    if constexpr (FRESH) {
-      a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = splat(0.f);
-    } else {
-      a0 = ld(y0 + c), a1 = ld(y0 + c + 4), a2 = ld(y0 + c + 8), a3 = ld(y0 + c + 12);
-      b0 = ld(y1 + c), b1 = ld(y1 + c + 4), b2 = ld(y1 + c + 8), b3 = ld(y1 + c + 12);
-    }
-    if (rescale && !FRESH) {
-      const v128_t s0 = splat(alpha0), s1 = splat(alpha1);
-      a0 = mul(a0, s0), a1 = mul(a1, s0), a2 = mul(a2, s0), a3 = mul(a3, s0);
-      b0 = mul(b0, s1), b1 = mul(b1, s1), b2 = mul(b2, s1), b3 = mul(b3, s1);
-    }
-    const float *pa = p0, *pb = p1, *vj = v + c;
-    const float* const pend = p0 + n * PS;
-    // Not unrolled: LLVM would hoist the loads of later steps, which V8 then spills.
-    if (PS == kW) {  // key-major: row 1's weight is next to row 0's (see accumulate_pv)
-#pragma clang loop unroll(disable)
-      for (; pa != pend; pa += PS, vj += dv) ATTN_PV_STEP(pa, pa + 1, vj);
-    } else {
-#pragma clang loop unroll(disable)
-      for (; pa != pend; pa += PS, pb += PS, vj += dv) ATTN_PV_STEP(pa, pb, vj);
-    }
-    if (two) st(y1 + c, b0), st(y1 + c + 4, b1), st(y1 + c + 8, b2), st(y1 + c + 12, b3);
-    st(y0 + c, a0), st(y0 + c + 4, a1), st(y0 + c + 8, a2), st(y0 + c + 12, a3);
-  }
-  for (; c + 4 <= dv; c += 4) {
-    v128_t a = splat(0.f), b = a;
-    if (!FRESH) a = mul(ld(y0 + c), splat(alpha0)), b = mul(ld(y1 + c), splat(alpha1));
-    for (std::size_t j = 0; j < n; ++j) {
-      const v128_t vj = ld(v + j * dv + c);
-      a = add(a, mul(bcast(p0 + j * PS), vj));
-      b = add(b, mul(bcast(p1 + j * PS), vj));
-    }
-    if (two) st(y1 + c, b);
-    st(y0 + c, a);
-  }
-  for (; c < dv; ++c) {
-    float a = FRESH ? 0.f : y0[c] * alpha0, b = FRESH ? 0.f : y1[c] * alpha1;
-    for (std::size_t j = 0; j < n; ++j) {
-      a += p0[j * PS] * v[j * dv + c];
-      b += p1[j * PS] * v[j * dv + c];
-    }
-    if (two) y1[c] = b;
-    y0[c] = a;
-  }
-}
-#undef ATTN_PV_STEP
-
-// Both kernels call this one function: a function with a single caller would be inlined
-// by binaryen whatever clang was told, and in the kernels' large bodies V8 then spills
-// the accumulators.
-__attribute__((noinline)) void accumulate_pv(const float* p0, const float* p1, std::size_t ps,
-                                             const float* v, std::size_t n, std::size_t dv,
-                                             float alpha0, float alpha1, float* y0, float* y1,
-                                             bool fresh = false) {
-  if (ps == 1) {  // (no caller of the row-major form starts fresh)
-    if (dv == 64) {
-      accumulate_pv_impl<1, 64>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
-    } else {
-      accumulate_pv_impl<1, 0>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
-    }
-  } else if (fresh) {  // its own instantiation: the accumulating loops' code stays as it was
-    accumulate_pv_impl<kW, 0, true>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
-  } else if (dv == 64) {
-    accumulate_pv_impl<kW, 64>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
-  } else {
-    accumulate_pv_impl<kW, 0>(p0, p1, v, n, dv, alpha0, alpha1, y0, y1);
-  }
-}
 
 // The tiled kernel's online softmax over one key-major score tile (J keys x 4 * quads
 // rows, stride kW), four rows per vector, in base-2 units (log2 e is folded into Qt):
@@ -408,10 +52,8 @@ __attribute__((noinline)) void accumulate_pv(const float* p0, const float* p1, s
 // then e = 2^(s - m) in place, l += sum e, t += sum e (s - m).
 // jq[x]: keys of the tile quad x may see (its rows' ranges end there; keys past it are -inf
 // for all four rows and are left as they are). jq[x] = 0: nothing new, alpha 1.
-// Cost (profiled, T = 2048 non-causal): about 10 cycles per quad and key, 12 % of the
-// kernel; 12 of its ~21 vector operations per quad and key are adds, subtracts or maxima.
-// Neither two keys per step nor walking key rows across the quads (independent chains)
-// ran faster, so the pass is bound by its operations, not by its dependency chains.
+// The pass is bound by its operations (mostly adds, subtracts and maxima), not by its
+// dependency chains (docs/performance.md has the profile).
 void online_softmax_impl(float* sc, const std::size_t* jq, std::size_t quads, float* m, float* l,
                          float* t, float* alpha) {
   const float ninf = -std::numeric_limits<float>::infinity();
@@ -424,7 +66,7 @@ void online_softmax_impl(float* sc, const std::size_t* jq, std::size_t quads, fl
     float* const col = sc + 4 * x;
     float* const end = col + jq[x] * kW;
     float* const end4 = col + (jq[x] & ~std::size_t(3)) * kW;
-    // The maximum in four independent chains (one chain: a max every 2-3 cycles per key).
+    // The maximum in four independent chains (one chain waits on each max).
     v128_t mx0 = splat(ninf), mx1 = mx0, mx2 = mx0, mx3 = mx0;
     float* p = col;
 #pragma clang loop unroll(disable)
@@ -581,26 +223,6 @@ void softmax_quads_impl(float* sc, const std::int32_t* hi, std::size_t quads, st
 void (*volatile softmax_quads)(float*, const std::int32_t*, std::size_t, std::size_t, float*,
                                float*, float*) = softmax_quads_impl;
 
-struct TileRows {
-  std::size_t lo[kW], hi[kW];  // key_range of each row
-  std::size_t lo_min, hi_max;  // union of the ranges (lo_min >= hi_max: nothing)
-  std::size_t lo_max, hi_min;  // intersection: keys every row may see
-};
-
-TileRows tile_rows(const MaskSpec& m, std::size_t i0, std::size_t rows, std::size_t tq,
-                   std::size_t tk) {
-  TileRows t;
-  t.lo_min = tk, t.hi_max = 0, t.lo_max = 0, t.hi_min = tk;
-  for (std::size_t r = 0; r < rows; ++r) {
-    const KeyRange kr = key_range(m, i0 + r, tq, tk);
-    t.lo[r] = kr.lo, t.hi[r] = kr.hi;
-    t.lo_max = std::max(t.lo_max, kr.lo);
-    t.hi_min = std::min(t.hi_min, kr.hi);
-    if (kr.lo < kr.hi) t.lo_min = std::min(t.lo_min, kr.lo), t.hi_max = std::max(t.hi_max, kr.hi);
-  }
-  return t;
-}
-
 // With dropout, the naive kernel's output rows: y_r += sum over row r's keys of the kept
 // weights times 1/(1-p) times V_j, key by key (attn/dropout.hpp decides which); the stored
 // weights stay the softmax's. done: rows to leave out (fully masked), or null.
@@ -618,62 +240,6 @@ void add_dropped_pv(const AttentionOptions& o, std::size_t h, std::size_t i0, st
         axpy(w[j] * keep_scale, vg + j * s.dv, y0 + r * s.dv, s.dv);
       }
     }
-  }
-}
-
-GroupLimits no_limits() {
-  GroupLimits g;
-  std::fill(g.j, g.j + kW / 16, kAll);
-  return g;
-}
-
-// For the key tile at j0: per row group, the keys before the end of the group's ranges.
-const std::size_t* group_limits(const TileRows& t, std::size_t rows, std::size_t j0,
-                                GroupLimits* g) {
-  for (std::size_t x = 0; x < kW / 16; ++x) {
-    std::size_t hi = 0;
-    for (std::size_t r = 16 * x; r < std::min(rows, 16 * x + 16); ++r) {
-      if (t.lo[r] < t.hi[r]) hi = std::max(hi, t.hi[r]);
-    }
-    g->j[x] = hi > j0 ? hi - j0 : 0;
-  }
-  return g->j;
-}
-
-// Inverted dropout on a key-major tile (J keys x `rows` rows, stride kW), in place:
-// x[jj][r] *= keep(r, j0 + jj) / (1 - p), the keep decision of attn/dropout.hpp from each
-// row's prefix drow[r]. Scalar per cell: the hash is 64-bit integer work.
-void dropout_tile(float* x, std::size_t J, std::size_t rows, std::size_t j0,
-                  const std::uint64_t* drow, double p, float keep_scale) {
-  for (std::size_t jj = 0; jj < J; ++jj) {
-    float* xr = x + jj * kW;
-    for (std::size_t r = 0; r < rows; ++r) {
-      xr[r] = dropout_keep_row(drow[r], j0 + jj, p) ? xr[r] * keep_scale : 0.f;
-    }
-  }
-}
-
-inline bool has_pointwise(const MaskSpec& m) {
-  return m.key_padding || m.mask;
-}
-
-// first[jj]: the first row of a query tile whose key range [lo, hi) holds key j0 + jj, or
-// `rows` if none. The rows before it have P = 0 (so dS = 0) there, and the products over
-// rows (dV, dK) start at it: adding those exact zeros first changed no sum (it starts at +0
-// and never becomes -0), so skipping them keeps the bits while a causal tile does half the
-// work. Found in one sweep when the ranges' ends never decrease down the tile (causal,
-// window, no mask; fully masked rows have [0, 0)); otherwise 0 (no rows skipped).
-void first_row(const std::int32_t* lo, const std::int32_t* hi, std::size_t rows, bool monotone,
-               std::size_t j0, std::size_t J, std::size_t* first) {
-  if (!monotone) {
-    std::fill(first, first + J, std::size_t{0});
-    return;
-  }
-  std::size_t r = 0;
-  for (std::size_t jj = 0; jj < J; ++jj) {
-    const auto j = static_cast<std::int32_t>(j0 + jj);
-    while (r < rows && hi[r] <= j) ++r;
-    first[jj] = r < rows && lo[r] <= j ? r : rows;
   }
 }
 
@@ -703,36 +269,6 @@ void exp_f32(const float* x, float* y, std::size_t n, bool nonpositive) {
     std::copy(buf, buf + (n - i), y + i);
   }
 }
-
-namespace {
-// max |p[i]| into *out; false if a value is NaN or infinite. On the bits: for x >= 0 the
-// float order is the unsigned integer order, and |x| >= 0x7f800000 exactly for Inf and NaN,
-// so one and + one unsigned max per vector cover both (four chains: the scan runs over every
-// input before each call, a tenth of a T = 64 call with one chain of float compares).
-bool finite_max_abs(const float* p, std::size_t n, float* out) {
-  const v128_t magnitude = wasm_i32x4_splat(0x7fffffff);
-  v128_t m0 = wasm_i32x4_splat(0), m1 = m0, m2 = m0, m3 = m0;
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    m0 = wasm_u32x4_max(m0, wasm_v128_and(ld(p + i), magnitude));
-    m1 = wasm_u32x4_max(m1, wasm_v128_and(ld(p + i + 4), magnitude));
-    m2 = wasm_u32x4_max(m2, wasm_v128_and(ld(p + i + 8), magnitude));
-    m3 = wasm_u32x4_max(m3, wasm_v128_and(ld(p + i + 12), magnitude));
-  }
-  for (; i + 4 <= n; i += 4) m0 = wasm_u32x4_max(m0, wasm_v128_and(ld(p + i), magnitude));
-  const v128_t m = wasm_u32x4_max(wasm_u32x4_max(m0, m1), wasm_u32x4_max(m2, m3));
-  std::uint32_t bits =
-      std::max(std::max(wasm_u32x4_extract_lane(m, 0), wasm_u32x4_extract_lane(m, 1)),
-               std::max(wasm_u32x4_extract_lane(m, 2), wasm_u32x4_extract_lane(m, 3)));
-  for (; i < n; ++i) {
-    std::uint32_t b;
-    std::memcpy(&b, p + i, 4);
-    bits = std::max(bits, b & 0x7fffffffu);
-  }
-  std::memcpy(out, &bits, 4);
-  return bits < 0x7f800000u;
-}
-}  // namespace
 
 bool simd_eligible(const float* q, const float* k, const float* v, const AttentionOptions& o,
                    float scale) {
@@ -1005,230 +541,6 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
   }
   return true;
 }
-
-// Keys per tile of the backward: the P and dS tiles (64 rows x kBT keys) and the K, V,
-// dK, dV rows of the tile stay in L1 beside Qt and dO^t.
-constexpr std::size_t kBT = 32;
-
-bool tiled_backward_simd(const float* q, const float* k, const float* v, const float* d_out,
-                         const AttentionOptions& o, float scale, const AttentionResult<float>& fwd,
-                         AttentionGrads<float>* g, bool from_weights) {
-  if (!simd_eligible(q, k, v, o, scale)) return false;
-  // The naive forward's weights are the undropped P, which is what the backward needs.
-  if (from_weights && fwd.weights.size() != o.shape.heads * o.shape.tq * o.shape.tk) return false;
-  const Shape& s = o.shape;
-  float mdo, mv;
-  if (!finite_max_abs(d_out, s.heads * s.tq * s.dv, &mdo)) return false;
-  finite_max_abs(v, s.kv_heads * s.tk * s.dv, &mv);
-  // Bounds on |dP| = |dO . V| and on the sums into dV (no overflow, as for the forward).
-  if (double(s.dv) * mdo * mv > 1e30 || double(s.tq) * mdo > 1e30) return false;
-  for (std::size_t row = 0; row < s.heads * s.tq; ++row) {  // a caller's forward: sane lse?
-    if (!std::isfinite(fwd.lse.data()[row]) && allowed_count(o.mask, row % s.tq, s.tq, s.tk)) {
-      return false;
-    }
-  }
-  const std::size_t group = s.heads / s.kv_heads;
-  const bool pointwise = has_pointwise(o.mask);
-  const float ninf = -std::numeric_limits<float>::infinity();
-  // Zero-initialised: score_tile leaves keys past a row group's limit as they were, and
-  // those entries must stay finite (P is 0 there, so dS = 0 * (dP - D) = 0).
-  AlignedFloats qt(s.dk * kW), dot_t(s.dv * kW), pt(kW * kW);
-  // dP for one key tile (tiled), or for the query tile's whole key range (naive: it needs
-  // every dP of a row for D before any dS, see pass 1).
-  const std::size_t tk_tiles = (s.tk + kBT - 1) / kBT * kBT;
-  AlignedFloats dpt((from_weights ? tk_tiles : kBT) * kW);
-  // With dropout: the kept-and-rescaled mask M (keep / (1 - p) or 0) and Pd = P * M.
-  const double p = o.dropout;
-  const float keep_scale = static_cast<float>(1 / (1 - p));
-  AlignedFloats mt(p > 0 ? kW * kW : 0), pdt(p > 0 ? kW * kW : 0);
-  std::uint64_t drow[kW];
-  alignas(16) float lse2[kW], dsum[kW];
-  alignas(16) std::int32_t lo32[kW], hi32[kW];
-  std::size_t first_r[kW];
-  const GroupLimits all = no_limits();
-  GroupLimits lim;
-  const v128_t vscale = splat(scale);
-  for (std::size_t h = 0; h < s.heads; ++h) {
-    const std::size_t kv = h / group;
-    const float* kg = k + kv * s.tk * s.dk;  // (T_k, d_k)
-    const float* vg = v + kv * s.tk * s.dv;  // (T_k, d_v)
-    float* dkg = g->dk.data() + kv * s.tk * s.dk;
-    float* dvg = g->dv.data() + kv * s.tk * s.dv;
-    for (std::size_t i0 = 0; i0 < s.tq; i0 += kW) {
-      const std::size_t rows = std::min(kW, s.tq - i0), groups = (rows + 15) / 16;
-      const std::size_t quads = (rows + 3) / 4, row0 = h * s.tq + i0;
-      const float* qtile = q + row0 * s.dk;       // (rows, d_k)
-      const float* dotile = d_out + row0 * s.dv;  // (rows, d_v)
-      float* dqtile = g->dq.data() + row0 * s.dk;
-      // 1. Once per query tile: Q (scale and log2 e folded in, so scores come out in base
-      //    2 like the forward's) and dO transposed for the micro-kernel; per row lse in
-      //    base 2 and D. Fully masked rows pass their policy's weights to dV here and
-      //    get an empty range, so every later tile masks them to P = 0.
-      //    D_i = sum_j P_ij dP_ij. The naive kernel has the whole P row and sums exactly
-      //    that (in pass 3b, as the scalar naive backward does): a one-hot row then gives
-      //    D = dP_im and dS = 0 exactly. The tiled kernel has no full row and uses
-      //    FlashAttention-2's equal D = rowsum(dO * O): its two dot products round
-      //    differently, so on a saturated row dS is rounding of order u |dP|, not 0
-      //    (docs/numerics.md, backward).
-      transpose_q(qtile, rows, s.dk, scale * kLog2e, qt.data());
-      transpose_q(dotile, rows, s.dv, 1.f, dot_t.data());
-      TileRows tr = tile_rows(o.mask, i0, rows, s.tq, s.tk);
-      bool any_full = false;
-      for (std::size_t r = 0; r < kW; ++r) {
-        lse2[r] = 0.f, dsum[r] = 0.f, lo32[r] = 0, hi32[r] = 0, drow[r] = 0;
-        if (r >= rows) continue;  // past the tile: empty range, always masked
-        const std::size_t row = row0 + r;
-        if (p > 0) drow[r] = dropout_row(o.dropout_seed, h, i0 + r);
-        if (allowed_count(o.mask, i0 + r, s.tq, s.tk) == 0) {
-          any_full = true;
-          tr.lo[r] = tr.hi[r] = 0;
-          const float w = fully_masked_weight<float>(o.fill, s.tk);
-          if (w != 0.f) {
-            for (std::size_t j = 0; j < s.tk; ++j) {
-              const float kj = p <= 0 ? 1.f : dropout_keep_row(drow[r], j, p) ? keep_scale : 0.f;
-              axpy(w * kj, dotile + r * s.dv, dvg + j * s.dv, s.dv);
-            }
-          }
-          continue;
-        }
-        lse2[r] = fwd.lse.data()[row] * kLog2e;
-        if (!from_weights) dsum[r] = dot(dotile + r * s.dv, fwd.output.data() + row * s.dv, s.dv);
-        lo32[r] = static_cast<std::int32_t>(tr.lo[r]);
-        hi32[r] = static_cast<std::int32_t>(tr.hi[r]);
-      }
-      const std::size_t lo = tr.lo_min, hi = tr.hi_max;
-      bool monotone = true;
-      for (std::size_t r = 1; r < rows; ++r) {
-        monotone = monotone && lo32[r] >= lo32[r - 1] && hi32[r] >= hi32[r - 1];
-      }
-      // Naive: phase 0 runs passes 2-4 and sums D over every key tile, phase 1 passes
-      // 2 and 5-7 with that D. Tiled: one phase runs them all.
-      const int phases = from_weights ? 2 : 1;
-      for (int ph = 0; ph < phases; ++ph) {
-        const bool first = ph == 0, last = ph == phases - 1;
-        for (std::size_t j0 = lo - lo % kBT; j0 < hi; j0 += kBT) {
-          const std::size_t J = std::min(kBT, s.tk - j0);
-          float* const dp = dpt.data() + (from_weights ? j0 * kW : 0);  // (J, kW) key-major
-          const bool masked = any_full || pointwise || tr.lo_max > j0 || tr.hi_min < j0 + J;
-          const std::size_t* jl = masked ? group_limits(tr, rows, j0, &lim) : all.j;
-          first_row(lo32, hi32, rows, monotone, j0, J, first_r);
-          // 2. P for the tile, key-major. From the naive forward's weights: a transposed copy
-          //    (forbidden cells are exact zeros there; fully masked rows are zeroed, pass 1
-          //    took care of them). Else the scores (base 2), forbidden cells -inf, then
-          //    P = 2^(S - lse): the forward's lse already holds each row's maximum and sum,
-          //    so no running maximum is needed and P is the exact normalised softmax.
-          //    (transpose_q with scale 1: exact; it zeroes the rows past the tile that are read).
-          if (from_weights) {
-            transpose_q(fwd.weights.data() + row0 * s.tk + j0, rows, J, 1.f, pt.data(), s.tk);
-            for (std::size_t r = 0; r < rows; ++r) {
-              if (hi32[r] > lo32[r]) continue;
-              for (std::size_t jj = 0; jj < J; ++jj) pt[jj * kW + r] = 0.f;
-            }
-          } else {
-            score_tile(qt.data(), s.dk, kg + j0 * s.dk, J, groups, jl, pt.data());
-          }
-          if (masked && !from_weights) {
-            for (std::size_t jj = 0; jj < J; ++jj) {
-              const v128_t jv = wasm_i32x4_splat(static_cast<std::int32_t>(j0 + jj));
-              float* sr = pt.data() + jj * kW;
-              for (std::size_t x = 0; x < quads; ++x) {
-                const v128_t ok = wasm_v128_and(wasm_i32x4_le(wasm_v128_load(lo32 + 4 * x), jv),
-                                                wasm_i32x4_gt(wasm_v128_load(hi32 + 4 * x), jv));
-                st(sr + 4 * x, wasm_v128_bitselect(ld(sr + 4 * x), splat(ninf), ok));
-              }
-            }
-            if (pointwise) {
-              for (std::size_t r = 0; r < rows; ++r) {
-                const std::size_t a = std::max(j0, tr.lo[r]), b = std::min(j0 + J, tr.hi[r]);
-                for (std::size_t j = a; j < b; ++j) {
-                  if (!pointwise_allowed(o.mask, i0 + r, j, s.tk)) pt[(j - j0) * kW + r] = ninf;
-                }
-              }
-            }
-          }
-          for (std::size_t jj = 0; jj < J && !from_weights; ++jj) {
-            float* sr = pt.data() + jj * kW;
-            for (std::size_t x = 0; x < quads; ++x) {
-              st(sr + 4 * x, vexp2(sub(ld(sr + 4 * x), ld(lse2 + 4 * x))));
-            }
-          }
-          // 3. dP = dO V^T for the tile: the score micro-kernel with dO^t in place of Qt.
-          //    With dropout, the mask M and Pd = P * M (the P the forward multiplied V by), and
-          //    dP (of the undropped P) = M * dO V^T.
-          if (first) {
-            score_tile(dot_t.data(), s.dv, vg + j0 * s.dv, J, groups, jl, dp);
-            const float* pv = pt.data();
-            if (p > 0) {
-              std::fill(mt.begin(), mt.end(), 1.f);
-              dropout_tile(mt.data(), J, rows, j0, drow, p, keep_scale);
-              for (std::size_t x = 0; x < J * kW; x += 4) {
-                const v128_t mm = ld(mt.data() + x);
-                st(pdt.data() + x, mul(ld(pt.data() + x), mm));
-                st(dp + x, mul(ld(dp + x), mm));
-              }
-              pv = pdt.data();
-            }
-            // 4. dV_j += sum_r Pd_rj dO_r: a P row (one key, rows contiguous) times dO rows,
-            //    from the first row that may see either key of the pair (see first_row).
-            for (std::size_t jj = 0; jj < J; jj += 2) {
-              const bool two = jj + 1 < J;
-              const std::size_t r0 = two ? std::min(first_r[jj], first_r[jj + 1]) : first_r[jj];
-              if (r0 >= rows) continue;
-              float* y = dvg + (j0 + jj) * s.dv;
-              accumulate_pv(pv + jj * kW + r0, two ? pv + (jj + 1) * kW + r0 : nullptr, 1,
-                            dotile + r0 * s.dv, rows - r0, s.dv, 1.f, 1.f, y,
-                            two ? y + s.dv : nullptr);
-            }
-            // 3b. Naive: D_r += sum_j P_rj dP_rj (undropped P; dP carries the mask M), key by
-            //     key like the scalar kernel. Cells past a row's range hold P = 0 and a finite dP.
-            for (std::size_t jj = 0; jj < J && from_weights; ++jj) {
-              const float* pr = pt.data() + jj * kW;
-              const float* dr = dp + jj * kW;
-              for (std::size_t x = 0; x < quads; ++x) {
-                st(dsum + 4 * x, add(ld(dsum + 4 * x), mul(ld(pr + 4 * x), ld(dr + 4 * x))));
-              }
-            }
-          }
-          if (!last) continue;
-          // 5. dS = scale * P * (dP - D) in place of dP (softmax's Jacobian, row by row).
-          for (std::size_t jj = 0; jj < J; ++jj) {
-            const float* pr = pt.data() + jj * kW;
-            float* dr = dp + jj * kW;
-            for (std::size_t x = 0; x < quads; ++x) {
-              st(dr + 4 * x,
-                 mul(mul(ld(pr + 4 * x), sub(ld(dr + 4 * x), ld(dsum + 4 * x))), vscale));
-            }
-          }
-          // 6. dK_j += sum_r dS_rj Q_r (unscaled Q rows: the scale is inside dS), from the
-          //    first row that may see either key.
-          for (std::size_t jj = 0; jj < J; jj += 2) {
-            const bool two = jj + 1 < J;
-            const std::size_t r0 = two ? std::min(first_r[jj], first_r[jj + 1]) : first_r[jj];
-            if (r0 >= rows) continue;
-            float* y = dkg + (j0 + jj) * s.dk;
-            accumulate_pv(dp + jj * kW + r0, two ? dp + (jj + 1) * kW + r0 : nullptr, 1,
-                          qtile + r0 * s.dk, rows - r0, s.dk, 1.f, 1.f, y,
-                          two ? y + s.dk : nullptr);
-          }
-          // 7. dQ_r += sum_j dS_rj K_j, two rows at a time over the keys the pair may see.
-          for (std::size_t r = 0; r < rows; r += 2) {
-            const bool pair = r + 1 < rows;
-            const std::size_t a = pair ? std::min(tr.lo[r], tr.lo[r + 1]) : tr.lo[r];
-            const std::size_t b = pair ? std::max(tr.hi[r], tr.hi[r + 1]) : tr.hi[r];
-            const std::size_t ja = std::max(a, j0), jb = std::min(b, j0 + J);
-            if (ja >= jb) continue;
-            float* y = dqtile + r * s.dk;
-            const float* ds = dp + (ja - j0) * kW + r;
-            accumulate_pv(ds, pair ? ds + 1 : nullptr, kW, kg + ja * s.dk, jb - ja, s.dk, 1.f, 1.f,
-                          y, pair ? y + s.dk : nullptr);
-          }
-        }
-      }
-    }
-  }
-  return true;
-}
-
 #endif  // ATTN_HAVE_SIMD
 
 }  // namespace attn::detail

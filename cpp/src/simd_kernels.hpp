@@ -1,4 +1,5 @@
-// WebAssembly SIMD128 float32 kernels (internal header).
+// WebAssembly SIMD128 float32 kernels (internal header): the forward in simd_kernels.cpp, the
+// backward in simd_backward.cpp, their shared tiles in simd_tiles.hpp, primitives in simd_ops.hpp.
 //
 // Both kernels share one register-blocked score micro-kernel. For a query tile
 // of 64 rows, Q is transposed once (scale folded in) into a (d_k, 64) block Qt;
@@ -31,8 +32,7 @@
 
 #include <cstddef>
 
-#include "attn/attention.hpp"
-#include "attn/backward.hpp"
+#include "attn/types.hpp"
 
 namespace attn::detail {
 
@@ -65,12 +65,6 @@ bool tiled_kernel_simd(const float* q, const float* k, const float* v, const Att
 bool tiled_backward_simd(const float* q, const float* k, const float* v, const float* d_out,
                          const AttentionOptions& o, float scale, const AttentionResult<float>& fwd,
                          AttentionGrads<float>* g, bool from_weights);
-
-// Floats of scratch the SIMD backward allocates (Qt, dO^t, P and dS tiles).
-std::size_t simd_backward_scratch_floats(std::size_t dk, std::size_t dv);
-
-// Floats of scratch the SIMD kernels allocate for a given d_k.
-std::size_t simd_scratch_floats(std::size_t dk);
 
 // y[i] = exp(x[i]) with the vectorised exp (scalar std::exp when SIMD is off), for the
 // accuracy tests. nonpositive: the kernels' short form, valid for x <= 0 (and -inf).

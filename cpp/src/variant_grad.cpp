@@ -25,14 +25,12 @@ void transform_row(T* x, std::size_t d, double pos, const Variant& v, const doub
   if (v.position == Position::kRope) {
     for (std::size_t p = 0; p < d / 2; ++p) {
       const double ang = pos * theta[p];
-      const T c = static_cast<T>(std::cos(ang)), s = static_cast<T>(std::sin(ang));
-      const T x0 = x[2 * p], x1 = x[2 * p + 1];
-      x[2 * p] = x0 * c - x1 * s;
-      x[2 * p + 1] = x0 * s + x1 * c;
+      rope_rotate(&x[2 * p], &x[2 * p + 1], static_cast<T>(std::cos(ang)),
+                  static_cast<T>(std::sin(ang)));
     }
   }
   if (v.normalizer == Normalizer::kLinear) {
-    for (std::size_t c = 0; c < d; ++c) x[c] = x[c] > 0 ? x[c] + T(1) : std::exp(x[c]);
+    for (std::size_t c = 0; c < d; ++c) x[c] = phi(x[c]);
   }
 }
 
@@ -60,18 +58,14 @@ void transform_row_backward(const T* x, T* g, std::size_t d, double pos, const V
       only_rope.position = Position::kRope;
       transform_row(xt.data(), d, pos, only_rope, theta);
     }
-    for (std::size_t c = 0; c < d; ++c) {
-      if (!(xt[c] > 0)) g[c] *= std::exp(xt[c]);
-    }
+    for (std::size_t c = 0; c < d; ++c) g[c] *= phi_grad(xt[c]);
   }
   // 3. RoPE: the transpose of the rotation.
   if (rope) {
     for (std::size_t p = 0; p < d / 2; ++p) {
       const double ang = pos * theta[p];
-      const T c = static_cast<T>(std::cos(ang)), s = static_cast<T>(std::sin(ang));
-      const T g0 = g[2 * p], g1 = g[2 * p + 1];
-      g[2 * p] = g0 * c + g1 * s;
-      g[2 * p + 1] = -g0 * s + g1 * c;
+      rope_rotate_back(&g[2 * p], &g[2 * p + 1], static_cast<T>(std::cos(ang)),
+                       static_cast<T>(std::sin(ang)));
     }
   }
   // 4. qkNorm: the Jacobian of x / |x| is (I - x^ x^T) / |x|; below the floor the divisor is a

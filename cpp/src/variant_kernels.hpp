@@ -9,62 +9,28 @@
 #include <limits>
 #include <vector>
 
-#include "attn/attention.hpp"
 #include "attn/dropout.hpp"
 #include "attn/softmax.hpp"
-#include "attn/tiled.hpp"
+#include "attn/tile_sizes.hpp"
+#include "attn/types.hpp"
+#include "attn/variant_grad.hpp"
 #include "attn/variants.hpp"
 #include "kernels.hpp"
 
 namespace attn::detail {
 
-// Whether q and k need working copies: qkNorm, RoPE and linear's feature map rewrite them.
-inline bool transforms_qk(const Variant& v) {
-  return v.qk_norm || v.position == Position::kRope || v.normalizer == Normalizer::kLinear;
-}
-
-// phi(x) = elu(x) + 1 (Katharopoulos et al. 2020): x + 1 above 0, e^x at or below, so phi > 0.
-template <class T>
-T elu1(T x) {
-  return x > 0 ? x + T(1) : std::exp(x);
-}
-
-// The rows of x (heads * n rows of d values), in the order the definitions give:
-//   1. qkNorm: x <- x / max(|x|_2, 1e-12);
-//   2. RoPE: pair (2p, 2p+1) of the row at position pos = r + offset is rotated by
-//      pos * base^(-2p/d) (angle and its cos/sin in double, the rotation in T);
-//   3. linear: phi elementwise.
+// The rows of x (heads * n rows of d values) through vgrad::transform_row, in the order the
+// definitions give: qkNorm (x / max(|x|_2, 1e-12)), RoPE (the pair (2p, 2p+1) of the row at
+// position pos = r + offset rotated by pos * base^(-2p/d)), and linear's phi (elu + 1,
+// Katharopoulos et al. 2020).
 template <class T>
 void transform_rows(T* x, std::size_t heads, std::size_t n, std::size_t d, long offset,
                     const Variant& v) {
-  std::vector<double> theta;
-  if (v.position == Position::kRope) {
-    theta.resize(d / 2);
-    for (std::size_t p = 0; p < d / 2; ++p) {
-      theta[p] = std::pow(v.rope_base, -2.0 * static_cast<double>(p) / static_cast<double>(d));
-    }
-  }
+  const std::vector<double> theta =
+      v.position == Position::kRope ? vgrad::rope_thetas(d, v.rope_base) : std::vector<double>{};
   for (std::size_t r = 0; r < heads * n; ++r) {
-    T* row = x + r * d;
-    if (v.qk_norm) {
-      T ss = 0;
-      for (std::size_t c = 0; c < d; ++c) ss += row[c] * row[c];
-      const T div = std::max(std::sqrt(ss), static_cast<T>(kQkNormEps));
-      for (std::size_t c = 0; c < d; ++c) row[c] /= div;
-    }
-    if (v.position == Position::kRope) {
-      const double pos = static_cast<double>(static_cast<long>(r % n) + offset);
-      for (std::size_t p = 0; p < d / 2; ++p) {
-        const double ang = pos * theta[p];
-        const T c = static_cast<T>(std::cos(ang)), s = static_cast<T>(std::sin(ang));
-        const T x0 = row[2 * p], x1 = row[2 * p + 1];
-        row[2 * p] = x0 * c - x1 * s;
-        row[2 * p + 1] = x0 * s + x1 * c;
-      }
-    }
-    if (v.normalizer == Normalizer::kLinear) {
-      for (std::size_t c = 0; c < d; ++c) row[c] = elu1(row[c]);
-    }
+    const double pos = static_cast<double>(static_cast<long>(r % n) + offset);
+    vgrad::transform_row(x + r * d, d, pos, v, theta.empty() ? nullptr : theta.data());
   }
 }
 
@@ -100,13 +66,7 @@ struct Scorer {
   }
 };
 
-// sigma(x) in the form that never overflows: 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below.
-template <class T>
-T sigmoid(T x) {
-  if (x >= 0) return T(1) / (T(1) + std::exp(-x));
-  const T e = std::exp(x);
-  return e / (T(1) + e);
-}
+using vgrad::sigmoid;
 
 // A row that no key may reach ('before'): softmax keeps its fill policy (kernels.hpp), except
 // that maxShift false turns neg_inf's and finite's rows into 0/0 = NaN (exp(-1e9) is 0 too);
@@ -155,7 +115,7 @@ void naive_variant_kernel(const T* q, const T* k, const T* v, const AttentionOpt
   const bool linear = var.normalizer == Normalizer::kLinear;
   const bool after = var.mask_mode == MaskMode::kAfter;
   std::vector<T> qt, kt;
-  if (transforms_qk(var)) {
+  if (var.transforms_qk()) {
     prepare_qk(q, k, o, &qt, &kt);
     q = qt.data(), k = kt.data();
   }
@@ -420,7 +380,7 @@ void tiled_variant_kernel(const T* q, const T* k, const T* v, const AttentionOpt
   const T inf = std::numeric_limits<T>::infinity();
   const T nan = std::numeric_limits<T>::quiet_NaN();
   std::vector<T> qt, kt;
-  if (transforms_qk(var)) {
+  if (var.transforms_qk()) {
     prepare_qk(q, k, o, &qt, &kt);
     q = qt.data(), k = kt.data();
   }

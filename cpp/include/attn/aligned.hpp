@@ -11,8 +11,7 @@ namespace attn {
 // std::allocator through operator new with a 64-byte alignment. Emscripten's malloc returns
 // 8-byte-aligned blocks, so a plain std::vector<float> puts the kernels' f32x4 loads and
 // stores at an 8-byte offset half the time, and a quarter of those then straddle two cache
-// lines (on an AMD Zen 4 the forward's P·V step ran about 5 % slower with V and the output
-// so placed).
+// lines (what that costs the P·V step: docs/performance.md).
 template <class T>
 struct CacheAligned {
   using value_type = T;

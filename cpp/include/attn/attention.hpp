@@ -4,94 +4,31 @@
 //   weights = softmax(mask(scores))   row by row
 //   output  = weights V               (H, T_q, d_v)
 //
-// Heads: query head h reads K/V head h / (H / H_kv), so H_kv = H is multi-head
-// attention, 1 < H_kv < H grouped-query attention and H_kv = 1 multi-query attention.
+// The vocabulary (Shape, AttentionOptions, AttentionResult, ...) is attn/types.hpp, the checks
+// and memory estimates attn/validate.hpp; both come with this header.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
-#include <optional>
 #include <xtensor/xtensor.hpp>
 
-#include "attn/mask.hpp"
 #include "attn/status.hpp"
-#include "attn/variants.hpp"
+#include "attn/types.hpp"
+#include "attn/validate.hpp"
 
 namespace attn {
-
-// Working memory a single call may use unless the caller sets another cap.
-inline constexpr std::size_t kDefaultMemoryCap = std::size_t{512} << 20;  // 512 MiB
-
-struct Shape {
-  std::size_t heads = 1;     // H, query heads
-  std::size_t kv_heads = 1;  // H_kv, key/value heads; must divide H
-  std::size_t tq = 1;        // T_q, query positions
-  std::size_t tk = 1;        // T_k, key/value positions
-  std::size_t dk = 1;        // d_k, query/key width
-  std::size_t dv = 1;        // d_v, value width
-};
-
-struct AttentionOptions {
-  Shape shape;
-  MaskSpec mask;
-  std::optional<double> scale;  // unset: 1/sqrt(d_k); else any finite positive number
-  MaskFill fill = MaskFill::kNegInf;
-  bool return_scores = false;  // naive kernel only: also keep the unmasked scaled scores
-  // Inverted dropout on the weights (0 <= dropout < 1): a kept weight is scaled by
-  // 1/(1-dropout). Which cells drop is a pure function of (dropout_seed, head, query,
-  // key) (attn/dropout.hpp), so both kernels and the backward pass agree without a mask.
-  // `weights` and `entropy` stay the softmax before dropout; `output` uses the dropped P.
-  double dropout = 0.0;
-  std::uint64_t dropout_seed = 0;
-  std::size_t memory_cap = kDefaultMemoryCap;
-  // The attention variants (attn/variants.hpp); the defaults run the original kernels.
-  Variant variant;
-  // Sum every row of the returned weights into row_sums (the page's check that each row is a
-  // distribution). Off, row_sums comes back empty: the trainer, which never reads it, saves a
-  // pass over every weight.
-  bool row_sums = true;
-};
-
-// Per-call diagnostics, shared by both kernels.
-struct Diagnostics {
-  std::size_t fully_masked_rows = 0;  // (head, query) rows whose mask allows no key
-  std::size_t nan_rows = 0;           // rows whose weights or output hold a NaN
-  std::size_t inf_score_rows = 0;     // rows where a score overflowed to +-inf (e.g. float32 QK^T)
-};
-
-template <class T>
-struct AttentionResult {
-  xt::xtensor<T, 3> output;    // (H, T_q, d_v)
-  xt::xtensor<T, 3> weights;   // (H, T_q, T_k); empty for the tiled kernel
-  xt::xtensor<T, 3> scores;    // (H, T_q, T_k) scaled, unmasked; only if return_scores
-  xt::xtensor<T, 2> entropy;   // (H, T_q) nats; 0 for an all-zero row, NaN for a NaN row
-  xt::xtensor<T, 2> lse;       // (H, T_q) log-sum-exp of the masked scaled scores; softmax1
-                               // counts its e^0 sink term; NaN for sigmoid, relu and linear
-  xt::xtensor<T, 2> row_sums;  // (H, T_q) sum_j of the returned weights (the tiled kernels
-                               // accumulate it as they go)
-  Diagnostics diag;
-};
-
-// The scale actually used: opts.scale or 1/sqrt(d_k).
-double effective_scale(const AttentionOptions& opts);
-
-// Checks every field (shapes, divisibility, scale, mask sizes, the variant's options and
-// which kernel supports them, memory) without allocating; the masks' sizes are the ones opts.mask
-// carries. `materialise_weights` is true for the naive kernel; `elem_size` is sizeof the element
-// type (float32 by default).
-Status validate(const AttentionOptions& opts, std::size_t q_len, std::size_t k_len,
-                std::size_t v_len, bool materialise_weights, std::size_t elem_size = sizeof(float));
-
-// Bytes a call will allocate (outputs plus working memory), for the memory cap. `variant`
-// adds the variant kernels' working copies of q and k (and v under float16).
-std::size_t estimate_bytes(const Shape& s, std::size_t elem_size, bool materialise_weights,
-                           bool return_scores, const Variant& variant = Variant{});
 
 // q: (H, T_q, d_k), k: (H_kv, T_k, d_k), v: (H_kv, T_k, d_v), all row-major.
 // The lengths are the element counts of the buffers (checked against the shape).
 template <class T>
 Status attention(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
                  std::size_t v_len, const AttentionOptions& opts, AttentionResult<T>* out);
+
+// The same with the algorithm named: Kernel::kNaive is the call above, Kernel::kTiled is
+// attention_tiled (attn/tiled.hpp).
+template <class T>
+Status attention(const T* q, std::size_t q_len, const T* k, std::size_t k_len, const T* v,
+                 std::size_t v_len, const AttentionOptions& opts, Kernel kernel,
+                 AttentionResult<T>* out);
 
 // xtensor convenience form; shapes are read from the tensors, other fields from opts.
 template <class T>

@@ -29,38 +29,10 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
-#include <xtensor/xtensor.hpp>
 
-#include "attn/attention.hpp"
+#include "attn/attention.hpp"  // the vocabulary (AttentionGrads, Kernel) and the forward
 
 namespace attn {
-
-enum class Kernel { kNaive, kTiled };
-
-template <class T>
-struct AttentionGrads {
-  xt::xtensor<T, 3> dq;        // (H, T_q, d_k)
-  xt::xtensor<T, 3> dk;        // (H_kv, T_k, d_k)
-  xt::xtensor<T, 3> dv;        // (H_kv, T_k, d_v)
-  AttentionResult<T> forward;  // output, lse, ... of the forward pass (run here if not given)
-};
-
-// Bytes of scratch the tiled backward uses beyond inputs, outputs and gradients: a few
-// tiles, independent of T.
-std::size_t tiled_backward_workspace_bytes(const Shape& s, std::size_t elem_size);
-
-// Bytes attention_backward allocates (gradients, forward if recomputed, working memory);
-// `variant` adds the variants' working copies of q and k and their per-row state.
-std::size_t estimate_backward_bytes(const Shape& s, std::size_t elem_size, Kernel kernel,
-                                    const Variant& variant = Variant{});
-
-// Every check attention_backward makes before allocating (the forward's fields, "dOut",
-// "kernel", "memory"), for callers that copy inputs first (the wasm bindings).
-// The masks' sizes are the ones opts.mask carries, as in attn::validate.
-Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::size_t k_len,
-                         std::size_t v_len, std::size_t d_out_len, Kernel kernel,
-                         std::size_t elem_size);
 
 // q: (H, T_q, d_k), k: (H_kv, T_k, d_k), v: (H_kv, T_k, d_v), d_out: (H, T_q, d_v),
 // all row-major with the given element counts. `forward` may be null (the forward pass

@@ -21,12 +21,45 @@
 // where dW_j = dL/dw_j (dO_i . v_j, times the dropout keep scale) and forbidden keys get 0.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
 #include "attn/variants.hpp"
 
 namespace attn::vgrad {
+
+// The pieces the core's kernels, the trainer's variant kernels and the decoder share, bit for bit:
+// phi and its derivative, the core's and the decoder's sigmoid, and RoPE's rotation of one pair
+// (x0, x1) by the angle whose cosine and sine are c and s, and its transpose (the rotation by minus
+// that angle).
+template <class T>
+inline T phi(T x) {
+  return x > 0 ? x + T(1) : std::exp(x);
+}
+template <class T>
+inline T phi_grad(T x) {
+  return x > 0 ? T(1) : std::exp(x);
+}
+// sigma(x) in the form that never overflows: 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below.
+template <class T>
+inline T sigmoid(T x) {
+  if (x >= 0) return T(1) / (T(1) + std::exp(-x));
+  const T e = std::exp(x);
+  return e / (T(1) + e);
+}
+template <class T>
+inline void rope_rotate(T* x0, T* x1, T c, T s) {
+  const T a = *x0, b = *x1;
+  *x0 = a * c - b * s;
+  *x1 = a * s + b * c;
+}
+template <class T>
+inline void rope_rotate_back(T* g0, T* g1, T c, T s) {
+  const T a = *g0, b = *g1;
+  *g0 = a * c + b * s;
+  *g1 = -a * s + b * c;
+}
 
 // RoPE's frequencies theta_p = base^(-2p/d) for p < d/2, in double as the kernels compute them.
 std::vector<double> rope_thetas(std::size_t d, double base);

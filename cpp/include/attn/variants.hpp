@@ -55,6 +55,11 @@ struct Variant {
     return qk_norm || position != Position::kNone || normalizer != Normalizer::kSoftmax ||
            !max_shift || mask_mode != MaskMode::kBefore || precision == Precision::kFloat16;
   }
+  // Whether the kernels work on transformed copies of q and k: qkNorm, RoPE and linear's
+  // feature map rewrite them.
+  bool transforms_qk() const {
+    return qk_norm || position == Position::kRope || normalizer == Normalizer::kLinear;
+  }
 };
 
 // Names as the JS API spells them; parse_* return false for anything else.

@@ -7,6 +7,7 @@
 #include "attn/gemm.hpp"
 #include "attn/rng.hpp"
 #include "attn/row_ops.hpp"
+#include "attn/variant_grad.hpp"
 
 namespace attn::tr {
 
@@ -17,17 +18,6 @@ namespace {
 Variant model_variant(const ModelConfig& c, bool* learned_pos) {
   *learned_pos = c.positional;
   return attention_variant(c);
-}
-
-// phi(x) = elu(x) + 1 (linear attention's feature map).
-inline float elu1(float x) {
-  return x > 0 ? x + 1.0f : std::exp(x);
-}
-
-inline float sigmoid(float x) {
-  if (x >= 0) return 1.0f / (1.0f + std::exp(-x));
-  const float e = std::exp(x);
-  return e / (1.0f + e);
 }
 
 // One query row over the t cached keys: with T_q = 1 the bottom-right causal mask allows
@@ -47,9 +37,9 @@ void attend_one(const float* q, const float* k, const float* v, std::size_t t, s
     phi->resize(2 * dh);
     float* pq = phi->data();
     float* pk = pq + dh;
-    for (std::size_t e = 0; e < dh; ++e) pq[e] = elu1(q[e]);
+    for (std::size_t e = 0; e < dh; ++e) pq[e] = vgrad::phi(q[e]);
     for (std::size_t j = 0; j < t; ++j) {
-      for (std::size_t e = 0; e < dh; ++e) pk[e] = elu1(k[j * dh + e]);
+      for (std::size_t e = 0; e < dh; ++e) pk[e] = vgrad::phi(k[j * dh + e]);
       w[j] = row::dot(pq, pk, dh);
     }
   } else {
@@ -86,7 +76,7 @@ void attend_one(const float* q, const float* k, const float* v, std::size_t t, s
     case Normalizer::kSigmoid: {
       // The model's bias (attention_variant: sigmoidBias or -ln seqLen), as its forward.
       const float bias = static_cast<float>(effective_sigmoid_bias(var, context));
-      for (std::size_t j = 0; j < t; ++j) w[j] = sigmoid(w[j] + bias);
+      for (std::size_t j = 0; j < t; ++j) w[j] = vgrad::sigmoid(w[j] + bias);
       break;
     }
     case Normalizer::kRelu:
@@ -151,9 +141,7 @@ Decoder::Decoder(const ModelConfig& c, std::shared_ptr<const std::vector<float>>
   if (var_.position == Position::kAlibi) slopes_ = alibi_slopes(c_.heads);
   if (var_.position == Position::kRope) {
     // As the core: the angle and its cos/sin in double, the rotation in float.
-    theta_.resize(dh / 2);
-    for (std::size_t p = 0; p < dh / 2; ++p)
-      theta_[p] = std::pow(var_.rope_base, -2.0 * static_cast<double>(p) / static_cast<double>(dh));
+    theta_ = vgrad::rope_thetas(dh, var_.rope_base);
   }
   reset();
 }
@@ -229,10 +217,8 @@ void Decoder::transform(float* x, std::size_t rows, std::size_t pos) const {
     if (var_.position == Position::kRope) {
       for (std::size_t p = 0; p < dh / 2; ++p) {
         const double ang = static_cast<double>(pos) * theta_[p];
-        const float c = static_cast<float>(std::cos(ang)), s = static_cast<float>(std::sin(ang));
-        const float x0 = row[2 * p], x1 = row[2 * p + 1];
-        row[2 * p] = x0 * c - x1 * s;
-        row[2 * p + 1] = x0 * s + x1 * c;
+        vgrad::rope_rotate(&row[2 * p], &row[2 * p + 1], static_cast<float>(std::cos(ang)),
+                           static_cast<float>(std::sin(ang)));
       }
     }
   }
@@ -264,7 +250,7 @@ void Decoder::attend_state(std::size_t l) {
     float* S = s_[l].data() + g * dh * dh;
     float* z = zs_[l].data() + g * dh;
     for (std::size_t a = 0; a < dh; ++a) {
-      const float pk = elu1(k[a]);
+      const float pk = vgrad::phi(k[a]);
       z[a] += pk;
       row::axpy(pk, v, S + a * dh, dh);
     }
@@ -275,7 +261,7 @@ void Decoder::attend_state(std::size_t l) {
     const std::size_t g = h / grp;
     const float* S = s_[l].data() + g * dh * dh;
     const float* z = zs_[l].data() + g * dh;
-    for (std::size_t a = 0; a < dh; ++a) phi_[a] = elu1(q_[h * dh + a]);
+    for (std::size_t a = 0; a < dh; ++a) phi_[a] = vgrad::phi(q_[h * dh + a]);
     std::fill_n(num_.data(), dh, 0.0f);
     for (std::size_t a = 0; a < dh; ++a) row::axpy(phi_[a], S + a * dh, num_.data(), dh);
     const float den = row::dot(phi_.data(), z, dh) + static_cast<float>(kLinearEps);

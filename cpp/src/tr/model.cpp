@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "attn/bytes_text.hpp"
 #include "attn/checked.hpp"
 #include "attn/gemm.hpp"
 #include "attn/rng.hpp"
@@ -102,11 +103,6 @@ Status range(const char* field, std::size_t v, std::size_t lo, std::size_t hi) {
   return Status::Ok();
 }
 
-std::string mib(std::size_t b) {
-  if (b == static_cast<std::size_t>(-1)) return "more than the address space";
-  return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB";
-}
-
 }  // namespace
 
 Status validate_model(const ModelConfig& c, std::size_t batch) {
@@ -166,9 +162,10 @@ Status validate_model(const ModelConfig& c, std::size_t batch) {
   }
   const std::size_t need = estimate_training_bytes(c, batch);
   if (need > c.memory_cap) {
-    return Status::Exhausted("memory", "this model and batch need about " + mib(need) +
-                                           " of memory, over the cap of " + mib(c.memory_cap) +
-                                           "; try a smaller batch, seqLen or dModel");
+    return Status::Exhausted("memory",
+                             "this model and batch need about " + detail::bytes_text(need) +
+                                 " of memory, over the cap of " + detail::bytes_text(c.memory_cap) +
+                                 "; try a smaller batch, seqLen or dModel");
   }
   return Status::Ok();
 }
@@ -328,6 +325,70 @@ void score_grad_means(const T* p, const T* d_out, const T* v, std::size_t batch,
   for (std::size_t h = 0; h < H; ++h) out[h] /= cells;
 }
 
+// What the trainer's variant kernels (variant_attention.hpp) need of the config for one call.
+varattn::VariantCall variant_call(const ModelConfig& c, std::size_t batch, std::size_t t,
+                                  double dropout, std::uint64_t dropout_seed, bool keep_weights) {
+  varattn::VariantCall vc;
+  vc.batch = batch;
+  vc.heads = c.heads;
+  vc.kv_heads = c.kv_heads;
+  vc.t = t;
+  vc.dh = d_head(c);
+  AttentionOptions so;
+  so.shape.dk = vc.dh;
+  so.scale = c.scale;
+  vc.scale = effective_scale(so);
+  vc.normalizer = c.normalizer;
+  vc.position = c.position;
+  vc.qk_norm = c.qk_norm;
+  vc.context = std::max<std::size_t>(c.seq_len, 1);
+  vc.sigmoid_bias = effective_sigmoid_bias(attention_variant(c), vc.context);
+  vc.dropout = dropout;
+  vc.dropout_seed = dropout_seed;
+  vc.keep_weights = keep_weights;
+  return vc;
+}
+
+// The trainer's one choice of attention kernel for a layer: a config with a variant runs the
+// trainer's own row kernels (variant_attention.hpp; docs/kernels.md says why it keeps them),
+// plain softmax runs the core's attention with the config's kernel. ao carries the layer's
+// dropout and seed; q, k, v are ws->qh[l], kh[l], vh[l].
+template <class T>
+Status layer_attention(const ModelConfig& c, const AttentionOptions& ao, std::size_t batch,
+                       std::size_t t, Kernel kernel, Workspace<T>* ws, std::size_t l) {
+  const T *q = ws->qh[l].data(), *k = ws->kh[l].data(), *v = ws->vh[l].data();
+  if (uses_variant(c)) {
+    const auto vc =
+        variant_call(c, batch, t, ao.dropout, ao.dropout_seed, kernel == Kernel::kNaive);
+    varattn::variant_forward(vc, q, k, v, &ws->vcache[l], &ws->att[l]);
+    return Status::Ok();
+  }
+  return attention(q, ws->qh[l].size(), k, ws->kh[l].size(), v, ws->vh[l].size(), ao, kernel,
+                   &ws->att[l]);
+}
+
+// Its backward, the same choice, into ws->grads from d_out = ws->dout. score_grad (H,), if set:
+// mean |dL/dS| per head (RunOptions::score_grad; naive kernel, no dropout).
+template <class T>
+Status layer_attention_backward(const ModelConfig& c, const AttentionOptions& ao, std::size_t batch,
+                                std::size_t t, Kernel kernel, Workspace<T>* ws, std::size_t l,
+                                double* score_grad) {
+  const T *q = ws->qh[l].data(), *k = ws->kh[l].data(), *v = ws->vh[l].data();
+  if (uses_variant(c)) {
+    const auto vc =
+        variant_call(c, batch, t, ao.dropout, ao.dropout_seed, kernel == Kernel::kNaive);
+    varattn::variant_backward(vc, q, k, v, ws->dout.data(), ws->vcache[l], ws->att[l], &ws->grads,
+                              score_grad);
+    return Status::Ok();
+  }
+  if (score_grad) {
+    score_grad_means(ws->att[l].weights.data(), ws->dout.data(), v, batch, c.heads, c.kv_heads, t,
+                     d_head(c), score_grad);
+  }
+  return attention_backward(q, ws->qh[l].size(), k, ws->kh[l].size(), v, ws->vh[l].size(),
+                            ws->dout.data(), ws->dout.size(), ao, kernel, &ws->att[l], &ws->grads);
+}
+
 }  // namespace
 
 template <class T>
@@ -351,6 +412,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   const std::size_t D = c.d_model, V = c.vocab, H = c.heads, Hkv = c.kv_heads, dh = d_head(c);
   const std::size_t L = c.layers, wq_w = H * dh, wkv_w = Hkv * dh;
   const bool tiled = c.kernel == Kernel::kTiled && !ro.keep_weights;
+  const Kernel kernel = tiled ? Kernel::kTiled : Kernel::kNaive;
   const bool variant = uses_variant(c);
   const std::size_t from = ro.from_layer;
   const bool keep_att = ro.keep_from_attention;
@@ -420,17 +482,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
       split(ws->qkv.data() + wq_w, w3, batch, t, Hkv, dh, ws->kh[l].data());
       split(ws->qkv.data() + wq_w + wkv_w, w3, batch, t, Hkv, dh, ws->vh[l].data());
       ao.dropout_seed = layer_seed(ro.dropout_seed, l);
-      if (variant) {
-        // The variants' own kernels (variant_attention.hpp): naive keeps the weights.
-        const auto vc = varattn::variant_call(c, batch, t, ao.dropout, ao.dropout_seed, !tiled);
-        varattn::variant_forward(vc, ws->qh[l].data(), ws->kh[l].data(), ws->vh[l].data(),
-                                 &ws->vcache[l], &ws->att[l]);
-      }
-      Status st = variant ? Status::Ok()
-                  : tiled ? attention_tiled(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                                            ws->vh[l].data(), N * wkv_w, ao, &ws->att[l])
-                          : attention(ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                                      ws->vh[l].data(), N * wkv_w, ao, &ws->att[l]);
+      Status st = layer_attention(c, ao, batch, t, kernel, ws, l);
       if (!st.ok()) return st;
     }
     ws->z[l].resize(N * wq_w);
@@ -496,7 +548,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
       for (std::size_t j = 1; j < V; ++j) mx = std::max(mx, lg[j]);
       // e = exp(logit - max), once per logit (into the row's dlogits when there are gradients):
       // float through the kernels' vectorised exp (one call per row instead of two scalar
-      // exps per logit: a few per cent of a d_model 32 step), double through std::exp.
+      // exps per logit), double through std::exp.
       T* e = grads ? ws->dlogits.data() + r * V : ws->ce.data();
       for (std::size_t j = 0; j < V; ++j) e[j] = lg[j] - mx;
       if constexpr (std::is_same_v<T, float>) {
@@ -576,23 +628,10 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
       for (std::size_t b = 0; b < batch; ++b)
         for (std::size_t h = 0; h < H; ++h)
           if (abl[h]) std::fill_n(ws->dout.data() + (b * H + h) * t * dh, t * dh, T(0));
-    if (variant) {
-      const auto vc =
-          varattn::variant_call(c, batch, t, ao.dropout, layer_seed(ro.dropout_seed, l), !tiled);
-      varattn::variant_backward(
-          vc, ws->qh[l].data(), ws->kh[l].data(), ws->vh[l].data(), ws->dout.data(), ws->vcache[l],
-          ws->att[l], &ws->grads,
-          ro.score_grad && !tiled && ao.dropout == 0 ? ro.score_grad + l * H : nullptr);
-    } else if (ro.score_grad && !tiled && ao.dropout == 0) {
-      score_grad_means(ws->att[l].weights.data(), ws->dout.data(), ws->vh[l].data(), batch, H, Hkv,
-                       t, dh, ro.score_grad + l * H);
-    }
     ao.dropout_seed = layer_seed(ro.dropout_seed, l);
-    Status st = variant ? Status::Ok()
-                        : attention_backward(
-                              ws->qh[l].data(), N * wq_w, ws->kh[l].data(), N * wkv_w,
-                              ws->vh[l].data(), N * wkv_w, ws->dout.data(), N * wq_w, ao,
-                              tiled ? Kernel::kTiled : Kernel::kNaive, &ws->att[l], &ws->grads);
+    Status st = layer_attention_backward(
+        c, ao, batch, t, kernel, ws, l,
+        ro.score_grad && !tiled && ao.dropout == 0 ? ro.score_grad + l * H : nullptr);
     if (!st.ok()) return st;
     // dq | dk | dv as (N, w3) rows; dW_QKV = x^T dqkv, cut back into W_Q, W_K, W_V;
     // dx += dqkv W_QKV^T.

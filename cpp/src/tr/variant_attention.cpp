@@ -4,31 +4,9 @@
 #include <cmath>
 
 #include "attn/dropout.hpp"
+#include "attn/variant_grad.hpp"
 
 namespace attn::tr::varattn {
-
-VariantCall variant_call(const ModelConfig& c, std::size_t batch, std::size_t t, double dropout,
-                         std::uint64_t dropout_seed, bool keep_weights) {
-  VariantCall vc;
-  vc.batch = batch;
-  vc.heads = c.heads;
-  vc.kv_heads = c.kv_heads;
-  vc.t = t;
-  vc.dh = d_head(c);
-  AttentionOptions so;
-  so.shape.dk = vc.dh;
-  so.scale = c.scale;
-  vc.scale = effective_scale(so);
-  vc.normalizer = c.normalizer;
-  vc.position = c.position;
-  vc.qk_norm = c.qk_norm;
-  vc.context = std::max<std::size_t>(c.seq_len, 1);
-  vc.sigmoid_bias = effective_sigmoid_bias(attention_variant(c), vc.context);
-  vc.dropout = dropout;
-  vc.dropout_seed = dropout_seed;
-  vc.keep_weights = keep_weights;
-  return vc;
-}
 
 namespace {
 
@@ -40,40 +18,32 @@ T dot(const T* a, const T* b, std::size_t n) {
 }
 
 // RoPE tables for positions 0..t-1: cos and sin of pos * 10000^(-2p/dh), (t, dh/2), in double
-// then rounded to T.
+// then rounded to T (the core's angles, vgrad::rope_thetas, computed once per call).
 template <class T>
 void rope_tables(std::size_t t, std::size_t dh, std::vector<T>* cs, std::vector<T>* sn) {
   const std::size_t half = dh / 2;
+  const std::vector<double> theta = vgrad::rope_thetas(dh, kDefaultRopeBase);
   cs->resize(t * half);
   sn->resize(t * half);
   for (std::size_t i = 0; i < t; ++i)
     for (std::size_t p = 0; p < half; ++p) {
-      const double theta =
-          std::pow(kDefaultRopeBase, -2.0 * static_cast<double>(p) / static_cast<double>(dh));
-      const double a = static_cast<double>(i) * theta;
+      const double a = static_cast<double>(i) * theta[p];
       (*cs)[i * half + p] = static_cast<T>(std::cos(a));
       (*sn)[i * half + p] = static_cast<T>(std::sin(a));
     }
 }
 
-// (x0, x1) -> (x0 c - x1 s, x0 s + x1 c); sign -1 applies the inverse (the transpose).
+// Every pair of a row rotated by its position's angles (vgrad::rope_rotate), or back (the
+// transpose, vgrad::rope_rotate_back).
 template <class T>
-void rotate(T* x, std::size_t dh, const T* cs, const T* sn, T sign) {
+void rotate(T* x, std::size_t dh, const T* cs, const T* sn, bool back) {
   for (std::size_t p = 0; p < dh / 2; ++p) {
-    const T c = cs[p], s = sign * sn[p];
-    const T x0 = x[2 * p], x1 = x[2 * p + 1];
-    x[2 * p] = x0 * c - x1 * s;
-    x[2 * p + 1] = x0 * s + x1 * c;
+    if (back) {
+      vgrad::rope_rotate_back(&x[2 * p], &x[2 * p + 1], cs[p], sn[p]);
+    } else {
+      vgrad::rope_rotate(&x[2 * p], &x[2 * p + 1], cs[p], sn[p]);
+    }
   }
-}
-
-template <class T>
-T phi(T x) {
-  return x > 0 ? x + T(1) : std::exp(x);
-}
-template <class T>
-T dphi(T x) {
-  return x > 0 ? T(1) : std::exp(x);
 }
 
 // Pass 1 of both directions: q, k -> q', k' (qkNorm, then RoPE), and phi for linear.
@@ -96,12 +66,12 @@ void prepare(const VariantCall& vc, const T* x, std::size_t n, const std::vector
     }
     if (vc.position == Position::kRope) {
       const std::size_t i = r % t;
-      rotate(row, dh, cs.data() + i * (dh / 2), sn.data() + i * (dh / 2), T(1));
+      rotate(row, dh, cs.data() + i * (dh / 2), sn.data() + i * (dh / 2), false);
     }
   }
   if (vc.normalizer == Normalizer::kLinear) {
     xf->resize(xp->size());
-    for (std::size_t e = 0; e < xp->size(); ++e) (*xf)[e] = phi((*xp)[e]);
+    for (std::size_t e = 0; e < xp->size(); ++e) (*xf)[e] = vgrad::phi((*xp)[e]);
   }
 }
 
@@ -302,10 +272,10 @@ void variant_backward(const VariantCall& vc, const T* q, const T* k, const T* v,
     for (std::size_t r = 0; r < n * t; ++r) {
       T* g = dx.data() + r * dh;
       if (linear)
-        for (std::size_t e = 0; e < dh; ++e) g[e] *= dphi(xp[r * dh + e]);
+        for (std::size_t e = 0; e < dh; ++e) g[e] *= vgrad::phi_grad(xp[r * dh + e]);
       if (vc.position == Position::kRope) {
         const std::size_t i = r % t;
-        rotate(g, dh, cs.data() + i * (dh / 2), sn.data() + i * (dh / 2), T(-1));
+        rotate(g, dh, cs.data() + i * (dh / 2), sn.data() + i * (dh / 2), true);
       }
       if (vc.qk_norm) {
         // x^ = x / nr; nr = |x| if above the floor (then dx = (g - x^ (x^ . g)) / nr),

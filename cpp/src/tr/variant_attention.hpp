@@ -29,8 +29,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/attention.hpp"
-#include "attn/tr/model.hpp"
+#include "attn/tr/variant_cache.hpp"
+#include "attn/types.hpp"
+#include "attn/variants.hpp"
 
 namespace attn::tr::varattn {
 
@@ -52,10 +53,8 @@ struct VariantCall {
   bool keep_weights = false;  // naive kernel: weights kept for the backward and for callers
 };
 
-VariantCall variant_call(const ModelConfig& c, std::size_t batch, std::size_t t, double dropout,
-                         std::uint64_t dropout_seed, bool keep_weights);
-
-// VariantCache (what one layer's forward keeps for its backward) is in attn/tr/model.hpp.
+// The model builds a VariantCall from its config (model.cpp); VariantCache (what one layer's
+// forward keeps for its backward) is attn/tr/variant_cache.hpp.
 
 // q: (B*H, t, dh), k, v: (B*Hkv, t, dh). Writes out->output (B*H, t, dh) and, with keep_weights,
 // out->weights (B*H, t, t) (the weights before dropout; keys j > i are 0).

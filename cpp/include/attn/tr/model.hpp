@@ -31,6 +31,7 @@
 #include "attn/attention.hpp"
 #include "attn/backward.hpp"
 #include "attn/status.hpp"
+#include "attn/tr/variant_cache.hpp"
 #include "attn/variants.hpp"
 
 namespace attn::tr {
@@ -134,15 +135,6 @@ struct RunOptions {
   // as from_layer (a previous forward of the same batch, no gradients), and that call's
   // attention at from_layer must be in the workspace (it computed that layer).
   bool keep_from_attention = false;
-};
-
-// What one layer's variant attention (cpp/src/tr/variant_attention.hpp) keeps for its backward.
-template <class T>
-struct VariantCache {
-  std::vector<T> qp, kp;        // (B*H, t, dh), (B*Hkv, t, dh): after qkNorm and RoPE
-  std::vector<T> qf, kf;        // linear only: phi(qp), phi(kp)
-  std::vector<T> qnorm, knorm;  // (B*H*t), (B*Hkv*t): max(|row|, 1e-12), qkNorm only
-  std::vector<T> z;             // (B*H*t) linear's row denominators (naive kernel)
 };
 
 // Activations of one forward pass, reused between calls (buffers only grow).

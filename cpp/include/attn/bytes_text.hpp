@@ -1,5 +1,6 @@
-// Byte counts in error messages (internal): one formatter for every entry point, so a
-// small request never reads "0 MiB".
+// Byte counts in error messages: one formatter for every entry point of the core and the
+// training library (public so attn_train, which sees only cpp/include, uses it too), so a small
+// request never reads "0 MiB".
 #pragma once
 
 #include <cstddef>
