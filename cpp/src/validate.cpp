@@ -10,10 +10,15 @@
 #include <utility>
 
 #include "attn/bytes_text.hpp"
+#include "attn/names.hpp"
 #include "attn/tile_sizes.hpp"
 #include "checked.hpp"
 
 namespace attn {
+
+// names.hpp's lists end at these enums' last values (mask.hpp, types.hpp).
+static_assert(kMaskFillCount == static_cast<std::size_t>(MaskFill::kZero) + 1);
+static_assert(kKernelCount == static_cast<std::size_t>(Kernel::kTiled) + 1);
 
 using detail::sat_add;
 using detail::sat_mul;

@@ -8,6 +8,12 @@
 
 namespace attn {
 
+// names.hpp's lists end at these enums' last values.
+static_assert(kNormalizerCount == static_cast<std::size_t>(Normalizer::kLinear) + 1);
+static_assert(kPositionCount == static_cast<std::size_t>(Position::kAlibi) + 1);
+static_assert(kMaskModeCount == static_cast<std::size_t>(MaskMode::kAfter) + 1);
+static_assert(kPrecisionCount == static_cast<std::size_t>(Precision::kFloat16) + 1);
+
 // The names live in one table per list (names.cpp); these read it.
 bool parse_normalizer(const char* name, Normalizer* out) {
   return parse_name(normalizer_names(), name, out);

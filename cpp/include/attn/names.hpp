@@ -30,6 +30,14 @@ const NameList& precision_names();   // Precision (variants.hpp)
 const NameList& mask_fill_names();   // MaskFill (mask.hpp), option "maskFill"
 const NameList& kernel_names();      // Kernel (backward.hpp): naive, tiled
 
+// How many names each list holds: its enum's last value + 1 (checked where the enums live).
+inline constexpr std::size_t kNormalizerCount = 5;
+inline constexpr std::size_t kPositionCount = 3;
+inline constexpr std::size_t kMaskModeCount = 2;
+inline constexpr std::size_t kPrecisionCount = 3;
+inline constexpr std::size_t kMaskFillCount = 3;
+inline constexpr std::size_t kKernelCount = 2;
+
 // Every list above, for the JS API's core.names.
 inline constexpr std::size_t kNameListCount = 6;
 const NameList* const* all_name_lists();
