@@ -21,7 +21,7 @@ import { openEmbedDialog } from '../embed/dialog';
 import { pageHeader, presetGallery, pageFooter } from './layout';
 import { getTrainedAttention, setTrainedAttention, type TrainedAttention } from '../shared/trained-model';
 import { createArraysPanel } from '../attention/arrays-panel';
-import { arraysFitLink, NO_ARRAYS } from '../attention/arrays-state';
+import { arraysFitLink, arraysMode, NO_ARRAYS } from '../attention/arrays-state';
 import { ARRAY_LINK_KEYS, ARRAYS_BY_MESSAGE_PARAM } from '../shared/arrays';
 import { receiveArrays } from './arrays-message';
 import { createExportBar } from './export-bar';
@@ -494,7 +494,11 @@ export function start(): void {
     resizeRaf = requestAnimationFrame(() => shown && renderView());
   });
   if (cfg.embed && cfg.autosize) startResizeMessages(cfg.frameId, cfg.maxHeight);
-  if (new URLSearchParams(location.search).get(ARRAYS_BY_MESSAGE_PARAM[0]) === ARRAYS_BY_MESSAGE_PARAM[1]) receiveArrays(cfg.frameId, (arrays) => setState({ arrays }, 'control'));
+  if (new URLSearchParams(location.search).get(ARRAYS_BY_MESSAGE_PARAM[0]) === ARRAYS_BY_MESSAGE_PARAM[1]) receiveArrays(cfg.frameId, (arrays) => {
+      // As in a link: X, W_q… without `heads` in the hash are one head (attention/state.ts).
+      const one = arraysMode(arrays) === 'projections' && !new URLSearchParams(location.hash.slice(1)).has('heads');
+      setState({ arrays, ...(one ? { model: { heads: 1, kvHeads: 1 } } : {}) }, 'control');
+    });
 }
 
 /** The share link of a state: the student's arrays only when they fit (docs/arrays.md). */

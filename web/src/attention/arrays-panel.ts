@@ -209,7 +209,7 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
   });
   lesson2.addEventListener('click', () => hooks.lesson2());
 
-  function update(a: ArraysState, _heads: number, r: AttentionResult | null, head: number): void {
+  function update(a: ArraysState, modelHeads: number, r: AttentionResult | null, head: number): void {
     const m = arraysMode(a);
     remove.hidden = m === 'none';
     if (m !== 'none' && hooks.autoOpen && !details.open && details.dataset.opened !== '1') {
@@ -220,6 +220,7 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
       radios.find((x) => x.m === m)!.input.checked = true;
       setMode(m);
     }
+    if (m === 'projections') heads.value = String(modelHeads); // the heads the link or notebook chose
     clear(findings);
     const info = r?.arrays;
     summaryNote.textContent = m === 'none' || !info ? '' : ` — ${summaryOf(info, r!)}`;
