@@ -157,6 +157,8 @@ export function computeArrays(core: AttnCore, s: ArraysComputeState, example: ()
 
 const shapeOf = (h: number, t: number, d: number) => (h > 1 ? [h, t, d] : [t, d]);
 
+const cap = (x: string) => x.charAt(0).toUpperCase() + x.slice(1);
+
 /** The rows (0-based) that hold a NaN in any head. */
 function rowsWithNaN(w: Float32Array, H: number, t: number): number[] {
   const out: number[] = [];
@@ -187,13 +189,13 @@ function nanCauseOf(s: ArraysComputeState, c: ArraysCall, allowed: Uint8Array, t
       if (c.opts.window && c.opts.window < t) parts.push(`the page’s window of ${c.opts.window}`);
       if (s.model.padding.length > 0) parts.push(`the page’s padding (${s.model.padding.join(', ')})`);
     }
-    out.push(`${masked.length} of ${t} ${masked.length > 1 ? 'rows' : 'row'} (${rowsText(masked)}, counting from 0) may attend to no key under ${parts.join(' AND ')}, and the fill is −∞, so the softmax computes exp(−∞ − (−∞)) = NaN.`);
+    out.push(`${cap(rowsText(masked))} (counting from 0) may attend to no key under ${parts.join(' AND ')}, and the fill is −∞, so the softmax computes exp(−∞ − (−∞)) = NaN.`);
     if (inverted) out.push(`Your mask looks inverted: here 1 / True = may attend (lesson 1’s convention), and it ${maskLooksInverted(given!, t)}, as lesson 2’s np.triu(…, k=1) of forbidden keys does. Pass ~mask (in a notebook: ap.show(…, mask=~mask)).`);
     else out.push(`Allow at least one key in each row${parts[0] === 'your mask' ? ' (in your mask' + (parts.length > 1 ? ', or turn Causal off at the side)' : ')') : ' (turn Causal off, widen the window or remove padding at the side)'}, or pick the −1e9 fill (uniform rows) or the zero fill.`);
   }
   if (other.length > 0) {
     const inputs = c.warnings.filter((w) => / holds \d+ NaN or infinite/.test(w));
-    out.push(`${other.length} ${other.length > 1 ? 'rows' : 'row'} (${rowsText(other)}, counting from 0) ${other.length > 1 ? 'are' : 'is'} NaN because of your values, not a mask: ${inputs.length > 0 ? inputs.join('; ') : 'a score overflowed'}. Fix the array that computed them.`);
+    out.push(`${cap(rowsText(other))} (counting from 0) ${other.length > 1 ? 'are' : 'is'} NaN because of your values, not a mask: ${inputs.length > 0 ? inputs.join('; ') : 'a score overflowed'}. Fix the array that computed them.`);
   }
   return out.join(' ');
 }

@@ -54,7 +54,7 @@ export function assignRoles(mode: Mode, list: NdArray[]): Partial<Record<ArrayRo
   // Named for another mode (Q.npy, K.npy, V.npy while "Weights W" is chosen): say which one.
   const other = (Object.keys(MODE_LABEL) as Mode[]).find((m) => m !== mode && namedFor(m, list));
   if (other && !namedFor(mode, list))
-    throw new ArrayParseError(`these are ${MODE_ROLES[other].map((r) => ROLE_NAME[r]).join(', ')} (by their names), but “${MODE_LABEL[mode]}” is chosen: choose “${MODE_LABEL[other]}” under “They are” and show them again`);
+    throw new ArrayParseError(`these are ${MODE_ROLES[other].map((r) => ROLE_NAME[r]).join(', ')} (by their names), but “${MODE_LABEL[mode]}” is chosen: choose “${MODE_LABEL[other]}” under “They are”, then drop or paste them again`);
   const roles: ArrayRole[] = mode === 'qkv' ? [...MODE_ROLES.qkv, 'mask'] : MODE_ROLES[mode];
   const out: Partial<Record<ArrayRole, NdArray>> = {};
   const rest: NdArray[] = [];
@@ -123,7 +123,9 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
   const headsRow = el('label', { class: 'arrays-heads', hidden: true }, 'Heads (W_q’s columns split evenly) ', heads);
   const show = el('button', { type: 'button', class: 'btn primary small', 'data-testid': 'arrays-show', text: 'Show my arrays' });
   const file = el('input', { type: 'file', multiple: true, accept: '.npy,.npz,.json,.csv,.tsv,.txt', class: 'sr-only', id: 'arrays-file', 'data-testid': 'arrays-file' });
-  const pick = el('label', { class: 'btn small', for: 'arrays-file', tabindex: 0, role: 'button', text: 'Choose files…' });
+  // A real button: Enter and Space both open the picker, as on any button (a label with
+  // role=button opened it on Space only).
+  const pick = el('button', { type: 'button', class: 'btn small', 'data-testid': 'arrays-pick', 'aria-controls': 'arrays-file', text: 'Choose files…' });
   const remove = el('button', { type: 'button', class: 'btn small', 'data-testid': 'arrays-remove', text: 'Remove my arrays', hidden: true });
   const drop = el('div', { class: 'arrays-drop', 'data-testid': 'arrays-drop' }, el('span', { text: 'or drop .npy, .npz, .json or .csv files here, or ' }), pick, file);
   const error = el('div', { class: 'arrays-error', role: 'alert', 'data-testid': 'arrays-error', hidden: true });
@@ -201,12 +203,7 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
   file.addEventListener('change', () => {
     if (file.files && file.files.length > 0) void readFiles(file.files).finally(() => (file.value = ''));
   });
-  pick.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      file.click();
-    }
-  });
+  pick.addEventListener('click', () => file.click());
   drop.addEventListener('dragover', (e) => {
     e.preventDefault();
     drop.classList.add('over');
@@ -267,15 +264,19 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
     const half = info.printStep / 2;
     const halfText = info.printStep > 0 ? `±${fmt(half, Math.max(3, -Math.floor(Math.log10(half))))}` : '';
     const f32 = `float32 rounding: the page’s core computes in float32 (about 7 significant digits), your NumPy most likely in float64`;
-    const why = c.matches
+    const close = c.maxAbs <= c.tolerance; // apart from NaN entries
+    const why = close
       ? info.printStep > 0 && c.maxAbs <= half
         ? `, the rounding you printed with (${halfText})`
         : `: ${f32}${info.printStep > 0 ? `; the rounding you printed with is only ${halfText}` : ''}`
       : ` (${info.printStep > 0 ? `${halfText} for the rounding you printed with + ` : ''}${COMPARE_SLACK.toExponential(0)} for ${f32.split(':')[0]})`;
     const tol = c.tolerance.toPrecision(2);
+    const nans = c.nanMismatches > 0 ? `${c.nanMismatches} entr${c.nanMismatches > 1 ? 'ies are' : 'y is'} NaN in only one of the two` : '';
     compareText.textContent = c.matches
       ? `Matches: max |Δ| = ${c.maxAbs.toPrecision(2)} at ${at}, within ${tol}${why}.`
-      : `Differs: max |Δ| = ${c.maxAbs.toPrecision(3)} at ${at}, more than ${tol}${why}.${c.nanMismatches > 0 ? ` ${c.nanMismatches} entries are NaN in only one of the two.` : ''}`;
+      : close
+        ? `Differs only in NaN: ${nans}; the other entries match (max |Δ| = ${c.maxAbs.toPrecision(2)} at ${at}, within ${tol}${why}).`
+        : `Differs: max |Δ| = ${c.maxAbs.toPrecision(3)} at ${at}, more than ${tol}${why}.${nans ? ` ${nans}.` : ''}`;
     compareText.className = `arrays-compare-text ${c.matches ? 'pass' : 'fail'}`;
     compareText.dataset.maxAbs = String(c.maxAbs);
     compareText.dataset.tolerance = String(c.tolerance);
