@@ -138,7 +138,7 @@ describe('TrainSession', () => {
     expect(main.kinds().at(-1)).toBe('pause');
     main.emit({ kind: 'stopped', reason: 'paused', step: 2000 });
     expect(s.run).toBe('stopped');
-    expect(s.statusText).toBe('Stopped at step 2000: the held-out loss has plateaued at 1.000 (less than 1% lower over the last 1,000 steps), without induction heads forming. Press Play to go on, or set “Stop at step” for a longer run.');
+    expect(s.statusText).toBe('Stopped at step 2000: the held-out loss has plateaued: its best over the last 1,000 steps, 1.000, is not 1% below its best before them, 1.000, without induction heads forming. Press Play to go on, or set “Stop at step” for a longer run.');
     // Play goes on; the next plateau is measured from step 2,000.
     s.play();
     expect(s.run).toBe('running');

@@ -86,7 +86,7 @@ export class Controls {
     this.runBar = el('div', { class: 'tr-bar', role: 'group', 'aria-label': 'Training' },
       this.playBtn, this.step1, this.step10, this.resetBtn,
       labelled('Speed', this.speed),
-      labelled('Stop at step', this.until, '0 = never'),
+      labelled('Stop at step', this.until, '0 = at a plateau'),
       labelled('or accuracy ≥', this.untilAcc, '0 = off'),
       labelled('Learning rate', this.lr, 'live'),
       labelled('Workers', this.workers, 'same losses, faster'),

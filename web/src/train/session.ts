@@ -8,6 +8,7 @@ import { COMPARE_LABEL, archChanged, compareSettings, flopsPerStep, trainerConfi
 import { History, PHASE_TEXT, PLATEAU_GAIN, PLATEAU_WINDOW, crossing, phaseOf, plateaued, type Phase } from './history';
 import { startCompareRun, type CompareRun } from './compare-run';
 import { readyText, runningText, stoppedText } from './status-text';
+import { num } from './numbers';
 
 export type { CompareRun };
 
@@ -385,7 +386,7 @@ export class TrainSession {
     if (!Number.isFinite(this.evalAcc)) return;
     const p = phaseOf(this.evalAcc);
     if (this.phase !== null && p !== this.phase) {
-      this.phaseText = `Step ${this.step}: ${PHASE_TEXT[p]}`;
+      this.phaseText = `Step ${this.history.evalStep.at(-1) ?? this.step}: ${PHASE_TEXT[p]}`; // the evaluation's step
       this.hooks.announce?.(this.phaseText);
       this.hooks.statusChanged?.();
     }
@@ -396,11 +397,12 @@ export class TrainSession {
    *  so; Play again goes on (the next plateau is measured from there). */
   private stopAtPlateau(): void {
     if (this.run !== 'running' || !this.playing || this.plateauNote !== null || (this.built?.until ?? 0) > 0) return;
-    const best = plateaued(this.history, this.plateauFrom);
-    if (best === null) return;
+    const p = plateaued(this.history, this.plateauFrom);
+    if (p === null) return;
     this.plateauFrom = this.step;
     const formed = this.phase === 'formed' ? '' : ', without induction heads forming';
-    this.plateauNote = `the held-out loss has plateaued at ${best.toFixed(3)} (less than ${PLATEAU_GAIN * 100}% lower over the last ${PLATEAU_WINDOW.toLocaleString('en')} steps)${formed}. Press Play to go on, or set “Stop at step” for a longer run.`;
+    const w = PLATEAU_WINDOW.toLocaleString('en');
+    this.plateauNote = `the held-out loss has plateaued: its best over the last ${w} steps, ${num(p.recent)}, is not ${PLATEAU_GAIN * 100}% below its best before them, ${num(p.before)}${formed}. Press Play to go on, or set “Stop at step” for a longer run.`;
     this.pause();
   }
 
