@@ -19,10 +19,14 @@ import {
   shapeText,
   type ArrayRole,
   type NdArray,
+  emptyRows,
+  indexText,
+  maskLooksInverted,
+  rowsText,
+  WEIGHTS_NAN_CAUSE,
 } from '../shared/arrays';
 import type { AttnCore, CoreCommonOptions } from '../wasm/attn-core';
 import { arraysMode, ROLE_NAME, type ArraysSlice } from './arrays-state';
-import { emptyRows, indexText, maskLooksInverted, rowsText, WEIGHTS_NAN_CAUSE } from '../shared/arrays';
 import { keyPadding } from './mask';
 import type { ArraysInfo, AttentionResult } from './protocol';
 import type { ModelSlice } from './state';
@@ -174,7 +178,8 @@ function rowsWithNaN(w: Float32Array, H: number, t: number): number[] {
  *  fill (which masks: the student's, the page's causal / window / padding; an inverted mask named
  *  as such), or NaN / ±inf in the inputs (the cell); and where to act. */
 function nanCauseOf(s: ArraysComputeState, c: ArraysCall, allowed: Uint8Array, t: number, nanRows: number[], inverted: string | null): string {
-  const empty = new Set(emptyRows(allowed, t, t));
+  // Rows without a key are NaN by the fill only under −∞ (else the cause is in the values).
+  const empty = new Set(s.model.fill === 'neg_inf' ? emptyRows(allowed, t, t) : []);
   const masked = nanRows.filter((i) => empty.has(i));
   const other = nanRows.filter((i) => !empty.has(i));
   const out: string[] = [];
@@ -191,7 +196,7 @@ function nanCauseOf(s: ArraysComputeState, c: ArraysCall, allowed: Uint8Array, t
     }
     out.push(`${cap(rowsText(masked))} (counting from 0) may attend to no key under ${parts.join(' AND ')}, and the fill is −∞, so the softmax computes exp(−∞ − (−∞)) = NaN.`);
     if (inverted) out.push(`Your mask looks inverted: here 1 / True = may attend (lesson 1’s convention), and it ${maskLooksInverted(given!, t)}, as lesson 2’s np.triu(…, k=1) of forbidden keys does. Pass ~mask (in a notebook: ap.show(…, mask=~mask)).`);
-    else out.push(`Allow at least one key in each row${parts[0] === 'your mask' ? ' (in your mask' + (parts.length > 1 ? ', or turn Causal off at the side)' : ')') : ' (turn Causal off, widen the window or remove padding at the side)'}, or pick the −1e9 fill (uniform rows) or the zero fill.`);
+    else out.push(`Allow at least one key in each row${parts[0] === 'your mask' ? ' (in your mask' + (parts.length > 1 ? ', or turn Causal off at the side: causal=False in ap.show' : '') + ')' : ' (turn Causal off, widen the window or remove padding at the side)'}, or pick the −1e9 fill (uniform rows) or the zero fill (fill='finite' / 'zero' in ap.show).`);
   }
   if (other.length > 0) {
     const inputs = c.warnings.filter((w) => / holds \d+ NaN or infinite/.test(w));
