@@ -249,10 +249,11 @@ test('NaN explanations name the real cause: a NaN cell of a pasted W; lesson 2�
   assert.match(text, /Your W holds NaN in row 3 \(first at W\[3, 2\], counting from 0\)/);
   assert.match(text, /masks and fills nothing/);
   assert.doesNotMatch(text, /fill is −∞|−1e9/, 'nothing is masked or filled in a pasted W');
-  assert.match(await page.getByTestId('arrays-summary').innerText(), /W 6 × 6: 1 row holds NaN \(yours\), the others sum to 1/);
+  assert.match(await page.getByTestId('arrays-summary').innerText(), /W 6 × 6: 1 row holds NaN \(yours\), the others sum to 1, causal; differs from the playground only in NaN/);
   assert.match(await page.getByTestId('arrays-findings').innerText(), /first at W\[3, 2\]/);
   // The comparison: only the NaN entry differs (not "0.0049 … more than 0.0050").
   assert.match(await page.getByTestId('arrays-compare').innerText(), /^Differs only in NaN: 1 entry is NaN in only one of the two; the other entries match \(max \|Δ\| = 0\.0049 at .*, within 0\.0050, the rounding you printed with \(±0\.005\)\)\.$/);
+  await banner.screenshot({ path: join(SHOTS, 'arrays-nan-cell-banner.png') });
   await page.screenshot({ path: join(SHOTS, 'arrays-nan-cell.png') });
   assert.deepEqual(w.errors, []);
   await ctx.close();

@@ -103,7 +103,8 @@ function summaryOf(info: NonNullable<AttentionResult['arrays']>, r: AttentionRes
   const sum = info.findings[0]?.startsWith('Every row');
   const rows = nan > 0 ? `${nan} row${nan > 1 ? 's hold' : ' holds'} NaN (yours), the others ${sum ? 'sum to 1' : 'do not all sum to 1'}` : sum ? 'rows sum to 1' : 'rows do not all sum to 1';
   const causal = info.findings.some((f) => f.startsWith('Causal shape')) ? ', causal' : '';
-  const cmp = info.compare ? (info.compare.matches ? `; matches the playground to ${info.compare.tolerance.toPrecision(2)}` : `; differs from the playground by ${info.compare.maxAbs.toPrecision(2)}`) : '';
+  const c = info.compare;
+  const cmp = c ? (c.matches ? `; matches the playground to ${c.tolerance.toPrecision(2)}` : c.maxAbs <= c.tolerance ? '; differs from the playground only in NaN' : `; differs from the playground by ${c.maxAbs.toPrecision(2)}`) : '';
   return `W ${shape}: ${rows}${causal}${cmp}`;
 }
 
