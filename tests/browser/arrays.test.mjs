@@ -98,7 +98,8 @@ test('a W that is off is reported in plain words; garbage changes nothing', asyn
   await pasteAs(page, 'weights', oracle.texts.wrong);
   await page.waitForFunction(() => window.__attentionPlayground.weights()?.arrays === 'weights');
   await waitReady(page);
-  assert.match(await page.getByTestId('arrays-findings').innerText(), /row 4 sums to 1\.2/);
+  // Rows count from 0, as the heatmap's positions do: the changed row is query 't3' (3), W[3].
+  assert.match(await page.getByTestId('arrays-findings').innerText(), /row 3 \(W\[3\]\) sums to 1\.2/);
   const cmp = await page.getByTestId('arrays-compare').innerText();
   assert.match(cmp, /^Differs: max \|Δ\| = 0\.\d+ at query 't3' \(3\) → key 't1' \(1\), more than 0\.0050/);
   const off = Number(await page.getByTestId('arrays-compare').getAttribute('data-max-abs'));
@@ -206,4 +207,110 @@ test('the arrays panel at 390 and 233 px: no sideways scrolling, keyboard reacha
     assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'arrays-show');
     await ctx.close();
   }
+});
+
+const frameOf = async (p) => p.frames().find((f) => f !== p.mainFrame()) ?? (await p.waitForEvent('frameattached'));
+
+test('lesson 2’s X, W_q, W_k, W_v without heads are one head: a link, and the helper called as its docstring shows', async () => {
+  const links = JSON.parse(readFileSync(join(dir, 'links.json'), 'utf8'));
+  const W = flat(oracle.arrays.W);
+  const far = (got) => Math.max(...got.map((x, i) => Math.abs(x - W[i])));
+  // A link without `heads` (the page's own example has 2): one head of d_k = 4, NumPy's W.
+  const { page, w, ctx } = await open(1280, `#v=1&ux=${links.ux}&uwq=${links.uwq}&uwk=${links.uwk}&uwv=${links.uwv}`);
+  await page.waitForFunction(() => window.__attentionPlayground.weights()?.arrays === 'projections');
+  let r = await shown(page);
+  assert.equal(r.heads, 1);
+  assert.ok(far(r.weights) < 2e-6, `max |Δ| ${far(r.weights)} from NumPy`);
+  assert.match(await page.locator('.zoom-title').textContent(), /Head 1 of 1/);
+  assert.equal(await page.getByTestId('arrays-heads').inputValue(), '1');
+  assert.deepEqual(w.errors, []);
+  await ctx.close();
+  // The notebook helper's frame for ap.show(X=X, W_q=Wq, W_k=Wk, W_v=Wv).
+  const nb = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const p = await nb.newPage();
+  await p.goto(host.url + '/helper_proj.html');
+  const f = await frameOf(p);
+  await f.waitForFunction(() => window.__attentionPlayground?.weights()?.arrays === 'projections', null, { timeout: 20000 });
+  r = await f.evaluate(() => window.__attentionPlayground.weights());
+  assert.equal(r.heads, 1);
+  assert.ok(far(r.weights) < 2e-6, `helper: max |Δ| ${far(r.weights)} from NumPy`);
+  await nb.close();
+});
+
+test('NaN explanations name the real cause: a NaN cell of a pasted W; lesson 2’s forbidden mask in the helper’s frame', async () => {
+  const { page, w, ctx } = await open(1280);
+  await pasteAs(page, 'weights', oracle.texts.nan);
+  await page.waitForFunction(() => window.__attentionPlayground.weights()?.arrays === 'weights');
+  await waitReady(page);
+  const banner = page.getByTestId('nan-banner');
+  await banner.waitFor();
+  const text = await banner.innerText();
+  assert.match(text, /^NaN rows: 1 of 6 rows/);
+  assert.match(text, /Your W holds NaN in row 3 \(first at W\[3, 2\], counting from 0\)/);
+  assert.match(text, /masks and fills nothing/);
+  assert.doesNotMatch(text, /fill is −∞|−1e9/, 'nothing is masked or filled in a pasted W');
+  assert.match(await page.getByTestId('arrays-summary').innerText(), /W 6 × 6: 1 row holds NaN \(yours\), the others sum to 1, causal; differs from the playground only in NaN/);
+  assert.match(await page.getByTestId('arrays-findings').innerText(), /first at W\[3, 2\]/);
+  // The comparison: only the NaN entry differs (not "0.0049 … more than 0.0050").
+  assert.match(await page.getByTestId('arrays-compare').innerText(), /^Differs only in NaN: 1 entry is NaN in only one of the two; the other entries match \(max \|Δ\| = 0\.0049 at .*, within 0\.0050, the rounding you printed with \(±0\.005\)\)\.$/);
+  await banner.screenshot({ path: join(SHOTS, 'arrays-nan-cell-banner.png') });
+  await page.screenshot({ path: join(SHOTS, 'arrays-nan-cell.png') });
+  assert.deepEqual(w.errors, []);
+  await ctx.close();
+  // ap.show(Q=…, K=…, V=…, mask=np.triu(…, k=1).astype(bool)): the compact frame's panel is closed,
+  // so the banner and the summary line carry the cause and the fix.
+  const nb = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const p = await nb.newPage();
+  await p.goto(host.url + '/helper_inverted.html');
+  const f = await frameOf(p);
+  await f.waitForFunction(() => window.__attentionPlayground?.weights()?.arrays === 'qkv', null, { timeout: 20000 });
+  await f.locator('[data-testid=nan-banner]').waitFor();
+  const b = await f.locator('[data-testid=nan-banner]').innerText();
+  assert.match(b, /^NaN rows: 6 of 6 rows/);
+  assert.match(b, /\. Rows 0, 1, 2, 3, 4, 5 \(counting from 0\) may attend to no key under your mask AND the page’s causal mask/);
+  assert.match(b, /Your mask looks inverted: .* it allows only later keys .* Pass ~mask \(in a notebook: ap\.show\(…, mask=~mask\)\)/);
+  assert.doesNotMatch(b, /Try the −1e9 fill/);
+  assert.equal(await f.locator('[data-testid=arrays-panel]').evaluate((d) => d.open), false);
+  assert.match(await f.locator('[data-testid=arrays-summary]').innerText(), /6 NaN rows; the mask looks inverted: pass ~mask/);
+  await p.screenshot({ path: join(SHOTS, 'arrays-helper-inverted-mask.png') });
+  await nb.close();
+});
+
+test('a float32 difference is called float32 rounding; the |Δ| legend’s ticks differ', async () => {
+  const { page, ctx } = await open(1280);
+  await pasteAs(page, 'weights', oracle.texts.repr); // 8 decimals: the print rounds less than float32 does
+  await page.waitForFunction(() => window.__attentionPlayground.weights()?.arrays === 'weights');
+  await waitReady(page);
+  const cmp = await page.getByTestId('arrays-compare').innerText();
+  assert.match(cmp, /^Matches: max \|Δ\| = .* float32 rounding: the page’s core computes in float32/);
+  assert.match(cmp, /the rounding you printed with is only ±5\.0+e-9|the rounding you printed with is only ±0\.0+5/);
+  const ticks = await page.locator('.arrays-compare .legend-ticks span').allInnerTexts();
+  assert.equal(ticks.length, 5);
+  assert.equal(new Set(ticks).size, 5, ticks.join(' '));
+  await page.locator('.arrays-compare').screenshot({ path: join(SHOTS, 'arrays-compare-float32.png') });
+  // np.round(W, 2): the rounding explains it, and the ticks still differ (0 … 0.005).
+  await pasteAs(page, 'weights', oracle.texts.round2);
+  await page.waitForFunction(() => /the rounding you printed with \(±0\.005\)/.test(document.querySelector('[data-testid=arrays-compare]').textContent));
+  const t2 = await page.locator('.arrays-compare .legend-ticks span').allInnerTexts();
+  assert.equal(new Set(t2).size, 5, t2.join(' '));
+  await page.locator('.arrays-compare').screenshot({ path: join(SHOTS, 'arrays-compare-round2.png') });
+  await ctx.close();
+});
+
+test('Q.npy, K.npy, V.npy dropped as weights point to the Q, K, V mode; Choose files… opens with Enter and Space', async () => {
+  const { page, ctx } = await open(1280);
+  await page.getByTestId('arrays-panel').locator('summary').click();
+  await page.getByTestId('arrays-file').setInputFiles(['Q', 'K', 'V'].map((n) => join(dir, `${n}.npy`)));
+  const err = page.getByTestId('arrays-error');
+  await err.waitFor();
+  assert.match(await err.innerText(), /^Nothing was changed: these are Q, K, V \(by their names\), but “Weights W” is chosen: choose “Q, K, V \(\+ mask\)” under “They are”/);
+  await page.getByTestId('arrays-panel').screenshot({ path: join(SHOTS, 'arrays-qkv-as-weights.png') });
+  for (const key of ['Enter', 'Space']) {
+    await page.getByTestId('arrays-show').focus();
+    for (let k = 0; k < 6 && (await page.evaluate(() => document.activeElement?.textContent)) !== 'Choose files…'; k++) await page.keyboard.press('Tab');
+    const chooser = page.waitForEvent('filechooser', { timeout: 3000 }).then(() => true, () => false);
+    await page.keyboard.press(key);
+    assert.equal(await chooser, true, `${key} opens the file picker`);
+  }
+  await ctx.close();
 });

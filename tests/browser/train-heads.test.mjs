@@ -80,7 +80,8 @@ test('Open in Heads view: the trained weights on the probe, per layer, labelled,
   await page.waitForSelector('[data-testid=trained-banner]:not([hidden])');
   assert.equal(await page.getAttribute('#tab-heads', 'aria-selected'), 'true');
   // Layers and heads count from 1 in the text, as in the lessons (the second layer is "layer 2").
-  assert.match(await page.getByTestId('trained-text').textContent(), /Trained model \(Train tab, step 20\), layer 2 of 2, .* 5 9 2 7 5 9 2 7\. Layers and heads count from 1/);
+  // Tokens are labelled as the Train tab's probe maps label them: "t" + the token id.
+  assert.match(await page.getByTestId('trained-text').textContent(), /Trained model \(Train tab, step 20\), layer 2 of 2, .* t5 t9 t2 t7 t5 t9 t2 t7\. Layers and heads count from 1/);
   assert.match(await page.locator('.zoom-title').textContent(), /^Trained model, layer 2, head 1 of 2/);
   assert.deepEqual(await page.$$eval('[data-testid=trained-layer] option', (os) => os.map((o) => o.textContent)), ['1', '2']);
   assert.doesNotMatch(await page.evaluate(() => location.hash), /view=heads.*trained|src=train/, 'nothing trained enters the link');
@@ -103,6 +104,9 @@ test('Open in Heads view: the trained weights on the probe, per layer, labelled,
     assert.ok(worst < 1e-3, `layer ${layer} head ${head}: max |Δ| ${worst}`);
   };
   check(await cells(), 1, 0);
+  // The table's key headers carry the same "t" labels (not "5", which reads like a position).
+  const keys = await page.evaluate(() => Array.from(document.querySelectorAll('.weights-table thead th'), (th) => th.textContent));
+  assert.deepEqual(keys.slice(1, 3), ["'t5' (0)", "'t9' (1)"]);
   await page.getByTestId('trained-layer').selectOption('0');
   await page.waitForFunction(() => /^Trained model, layer 1,/.test(document.querySelector('.zoom-title').textContent));
   check(await cells(), 0, 0);

@@ -154,7 +154,8 @@ class Show(unittest.TestCase):
     def test_heads_nan_and_height(self):
         w = np.stack([lesson2_w(), lesson2_w()])
         w[1, 0, :] = np.nan  # a NaN row is allowed: the page shows NaN cells
-        p = ap.show(w, url=URL, height=420)
+        with self.assertWarns(UserWarning):
+            p = ap.show(w, url=URL, height=420)
         self.assertEqual(ap.decode_array(fields(p.url)["uw"]).shape, (2, 6, 6))
         self.assertIn('height="420"', p._repr_html_())
 
@@ -234,6 +235,65 @@ class Show(unittest.TestCase):
         q = np.ones((6, 4))
         f = fields(ap.show(Q=q, K=q, V=q, mask=np.tril(np.ones((6, 6), bool)), url=URL).url)
         np.testing.assert_array_equal(ap.decode_array(f["um"]), np.tril(np.ones((6, 6))))
+
+    def test_lesson2_inputs_are_one_head_unless_heads_is_given(self):
+        # The docstring's call on lesson 2's arrays (d_k = 4): one head of 4, as the lesson
+        # computes it, not the page's default example's 2 heads of 2.
+        rng = np.random.default_rng(0)
+        x = rng.normal(size=(6, 8))
+        ws = [rng.normal(size=(8, 4)) for _ in range(3)]
+        self.assertEqual(fields(ap.show(X=x, W_q=ws[0], W_k=ws[1], W_v=ws[2], url=URL).url)["heads"], "1")
+        self.assertEqual(fields(ap.show(X=x, W_q=ws[0], W_k=ws[1], W_v=ws[2], heads=2, url=URL).url)["heads"], "2")
+
+    def test_non_square_weights_are_refused_with_the_pages_reason(self):
+        with self.assertRaises(ValueError) as cm:
+            ap.show(np.full((4, 6), 1 / 6), url=URL)
+        self.assertIn("W is 4 x 6: the page draws square weights (one query per key)", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            ap.show(Q=np.ones((4, 2)), K=np.ones((6, 2)), V=np.ones((6, 2)), url=URL)
+        self.assertIn("Q has 4 rows but K has 6: the page draws square weights", str(cm.exception))
+
+    def caught(self, **kwargs):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ap.show(url=URL, **kwargs)
+        return [str(w.message) for w in caught]
+
+    def test_inverted_mask_warns_with_the_fix(self):
+        # Lesson 2's mask marks the *forbidden* keys; the helper takes the allowed ones.
+        q = np.random.default_rng(3).normal(size=(6, 4))
+        forbidden = np.triu(np.ones((6, 6)), k=1).astype(bool)
+        msgs = self.caught(Q=q, K=q, V=q, mask=forbidden)
+        self.assertTrue(any("looks inverted" in m and "pass ~mask" in m for m in msgs), msgs)
+        # With the page's default causal=True nothing is left in any row.
+        self.assertTrue(any(m.startswith("6 of 6 rows (rows 0, 1, 2, 3, 4, 5, counting from 0) may attend to no key")
+                            and "causal=True" in m and "NaN" in m for m in msgs), msgs)
+        msgs = self.caught(Q=q, K=q, V=q, mask=forbidden, causal=False)
+        self.assertTrue(any(m.startswith("1 of 6 rows (row 5, counting from 0)") for m in msgs), msgs)
+        # Only the diagonal forbidden (~np.eye) also reads as inverted.
+        self.assertTrue(any("diagonal" in m for m in self.caught(Q=q, K=q, V=q, mask=~np.eye(6, dtype=bool))))
+        # The right mask, and ~mask, warn about nothing.
+        self.assertEqual(self.caught(Q=q, K=q, V=q, mask=np.tril(np.ones((6, 6), bool))), [])
+        self.assertEqual(self.caught(Q=q, K=q, V=q, mask=~forbidden), [])
+
+    def test_a_row_left_without_keys_warns(self):
+        q = np.ones((4, 2))
+        msgs = self.caught(Q=q, K=q, V=q, padding=[0])  # causal: query 0 may only see key 0
+        self.assertTrue(any(m.startswith("1 of 4 rows (row 0, counting from 0)") and "padding=[0]" in m for m in msgs),
+                        msgs)
+        msgs = self.caught(Q=q, K=q, V=q, mask=np.array([0, 0, 0, 0]), causal=False, fill="zero")
+        self.assertTrue(any("4 of 4 rows" in m and "all zeros" in m for m in msgs), msgs)
+
+    def test_nan_warnings_name_the_cell(self):
+        w = np.full((6, 6), 1 / 6)
+        w[3, 2] = np.nan
+        msgs = self.caught(W=w)
+        self.assertTrue(any("W[3, 2]" in m and "nothing is masked or filled" in m for m in msgs), msgs)
+        q = np.ones((3, 2))
+        k = q.copy()
+        k[2, 1] = np.nan
+        msgs = self.caught(Q=q, K=k, V=q)
+        self.assertTrue(any(m.startswith("K holds 1 NaN") and "K[2, 1]" in m for m in msgs), msgs)
 
     def test_large_arrays_go_by_postmessage(self):
         rng = np.random.default_rng(1)

@@ -54,7 +54,14 @@ describe('weights W', () => {
     expect(c.badRowList).toEqual([{ head: 0, row: 1, sum: 0.9 }]);
     expect(c.nanRows).toBe(1);
     expect(c.zeroRows).toBe(1);
-    expect(c.findings.join(' ')).toContain('row 2 sums to 0.9');
+    // Rows count from 0, as NumPy indexes them and as the page labels positions.
+    expect(c.findings.join(' ')).toContain('row 1 (W[1]) sums to 0.9');
+    expect(checkWeights(arr([2, 2, 2], [1, 0, 0.5, 0.5, 1, 0, 0.5, 0.6])).findings.join(' ')).toContain('row 1 of head 2 (W[1, 1]) sums to 1.1');
+    // A NaN in a given W is the student's: its cell is named, and no mask or fill is blamed.
+    expect(c.nanAt).toEqual([2, 0]);
+    const nan = c.findings.find((f) => f.includes('NaN'))!;
+    expect(nan).toContain('first at W[2, 0]');
+    expect(nan).toContain('masks and fills nothing');
     // Printed to 2 decimals: each row may be off by 3 × 0.005 = 0.015.
     expect(c.tolerance).toBeCloseTo(0.015, 5);
   });
@@ -100,6 +107,17 @@ describe('Q, K, V (+ mask)', () => {
     const triu = arr([3, 3], [0, 1, 1, 0, 0, 1, 0, 0, 0]);
     const r = checkAttentionInputs({ Q: q([3, 2]), K: q([3, 2]), V: q([3, 2]), mask: triu });
     expect(r.warnings.join(' ')).toContain('~mask');
+    expect(r.warnings.join(' ')).toContain('allows only later keys');
+    // Row 2 (the last) allows nothing: named, counting from 0.
+    expect(r.warnings.join(' ')).toContain('the mask allows no key in row 2 (counting from 0)');
+    // ~np.eye forbids every query its own position: inverted too. np.tril is not.
+    const notEye = checkAttentionInputs({ Q: q([3, 2]), K: q([3, 2]), V: q([3, 2]), mask: arr([3, 3], [0, 1, 1, 1, 0, 1, 1, 1, 0]) });
+    expect(notEye.warnings.join(' ')).toContain('the diagonal is all 0');
+    expect(checkAttentionInputs({ Q: q([3, 2]), K: q([3, 2]), V: q([3, 2]), mask: arr([3, 3], [1, 0, 0, 1, 1, 0, 1, 1, 1]) }).warnings).toEqual([]);
+  });
+  it('a NaN warning names the first cell and what it reaches', () => {
+    const k = arr([3, 2], [1, 1, 1, 1, 1, NaN]);
+    expect(checkAttentionInputs({ Q: q([3, 2]), K: k, V: q([3, 2]) }).warnings[0]).toBe('K holds 1 NaN or infinite value, first at K[2, 1] (counting from 0): it makes every row that may attend to that key NaN');
   });
 });
 

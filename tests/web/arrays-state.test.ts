@@ -42,4 +42,19 @@ describe('arrays in the link', () => {
     expect(arraysFitLink(state.arrays)).toBe(false);
     expect(arraysFitLink(normalizeState(withPatch(defaultState(), { arrays: { weights: encodeArrayLink(W) } })).state.arrays)).toBe(true);
   });
+
+  it('lesson 2’s X, W_q, W_k, W_v in a link without `heads` are one head (not the example’s 2)', () => {
+    const a = (r: number, c: number) => encodeArrayLink({ shape: [r, c], data: Float32Array.from({ length: r * c }, (_, i) => Math.cos(i)) });
+    const x = `ux=${a(6, 8)}&uwq=${a(8, 4)}&uwk=${a(8, 4)}&uwv=${a(8, 4)}`;
+    const one = decodeHash(`#v=1&${x}`);
+    expect(one.notices).toEqual([]);
+    expect([one.state.model.heads, one.state.model.kvHeads]).toEqual([1, 1]);
+    expect(encodeState(one.state)).toBe(`#v=1&${x}`);
+    const two = decodeHash(`#v=1&heads=2&${x}`);
+    expect([two.state.model.heads, two.state.model.kvHeads]).toEqual([2, 2]);
+    expect(decodeHash(encodeState(two.state)).state.model.heads).toBe(2);
+    // Without the arrays, a link without `heads` still means the example's 2 heads.
+    expect(decodeHash('#v=1&src=random').state.model.heads).toBe(2);
+    expect(encodeState(normalizeState(withPatch(defaultState(), { model: { heads: 2, kvHeads: 2 } })).state)).toBe('#v=1');
+  });
 });

@@ -118,6 +118,58 @@ describe('TrainSession', () => {
     expect(s.history.steps).toBe(5);
   });
 
+  it('Play without a stop step ends when the held-out loss has plateaued, and says so; Play goes on from there', () => {
+    const { s, main } = setup();
+    main.emit(ready());
+    s.play();
+    // The held-out loss falls for 500 steps, then stays flat: chunks of 50 steps, one evaluation each.
+    let first = 1;
+    const chunk = (loss: number, accuracy = 0.2) => {
+      const m = progress(first, 50, loss) as Extract<TrainMessage, { kind: 'progress' }>;
+      m.evals[0].accuracy = accuracy;
+      main.emit(m);
+      first += 50;
+    };
+    while (first < 500) chunk(3 - (first / 500) * 2);
+    while (first <= 1950) chunk(1);
+    expect(main.kinds().at(-1)).toBe('run'); // step 1,950: not yet two windows
+    chunk(1);
+    expect(s.step).toBe(2000);
+    expect(main.kinds().at(-1)).toBe('pause');
+    main.emit({ kind: 'stopped', reason: 'paused', step: 2000 });
+    expect(s.run).toBe('stopped');
+    expect(s.statusText).toBe('Stopped at step 2000: the held-out loss has plateaued: its best over the last 1,000 steps, 1.000, is not 1% below its best before them, 1.000, without induction heads forming. Press Play to go on, or set “Stop at step” for a longer run.');
+    // Play goes on; the next plateau is measured from step 2,000.
+    s.play();
+    expect(s.run).toBe('running');
+    const sent = main.sent.length;
+    for (let k = 0; k < 30; k++) chunk(1);
+    expect(main.sent.length).toBe(sent);
+    // Step 10 runs and a run with a stop step are never cut short by a plateau.
+    const u = setup({ until: 100000 });
+    u.main.emit(ready());
+    u.s.play();
+    first = 1;
+    const flat = () => {
+      u.main.emit(progress(first, 50, 1));
+      first += 50;
+    };
+    for (let k = 0; k < 60; k++) flat();
+    expect(u.main.kinds()).not.toContain('pause');
+  });
+
+  it('the phase (“induction heads have formed”) is on the page, not only announced', () => {
+    const { s, main } = setup();
+    main.emit(ready());
+    s.play();
+    main.emit(progress(1, 10));
+    expect(s.phaseText).toBe('');
+    const m = progress(11, 10) as Extract<TrainMessage, { kind: 'progress' }>;
+    m.evals[0].accuracy = 0.95;
+    main.emit(m);
+    expect(s.phaseText).toBe('Step 20: Accuracy crossed 0.9: induction heads have formed.');
+  });
+
   it('the stop step: play at it is refused with a reason, nothing is sent', () => {
     const { s, main } = setup({ until: 20 });
     main.emit(ready());

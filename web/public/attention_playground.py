@@ -6,7 +6,7 @@
     ap.serve("path/to/dist")          # once: the playground's files, on 127.0.0.1 (offline is fine)
     ap.show(W, tokens="the cat sat on the mat .".split())     # your weights, 2-D or 3-D (heads)
     ap.show(Q=Q, K=K, V=V, mask=None, causal=True)            # the page's core computes attention
-    ap.show(X=X, W_q=Wq, W_k=Wk, W_v=Wv)                      # lesson 2's inputs
+    ap.show(X=X, W_q=Wq, W_k=Wk, W_v=Wv)                      # lesson 2's inputs (one head; heads=2 splits)
 
 `show` returns an object that Jupyter draws as an <iframe> of the playground (its `url` attribute is
 the link). Small arrays travel in the link itself (no script needed, works in any notebook and in
@@ -214,7 +214,94 @@ def _check_weights(W):
         at = tuple(int(i) for i in np.argwhere(np.isinf(W))[0])
         raise ValueError("W%s is %s; weights are finite (NaN is allowed: the page shows NaN cells)"
                          % (list(at), W[at]))
+    if W.shape[-2] != W.shape[-1]:
+        # The page's reason, word for word: it draws one query row per key.
+        raise ValueError("W is %d x %d: the page draws square weights (one query per key)" % W.shape[-2:])
+    nan = np.isnan(W)
+    if nan.any():
+        at = tuple(int(i) for i in np.argwhere(nan)[0])
+        rows = int(nan.any(axis=-1).sum())
+        warnings.warn("W holds NaN in %d row%s, first at W%s (rows and positions count from 0): the page draws "
+                      "those cells crossed, as given; nothing is masked or filled for a W you pass, so the NaN "
+                      "came from the code that computed W" % (rows, "" if rows == 1 else "s", list(at)),
+                      stacklevel=3)
     return W
+
+
+# What a NaN in each input reaches (the core confines it to these rows; see docs/numerics.md).
+_REACHES = {"Q": "that query's row of weights", "K": "every row that may attend to that key",
+            "V": "the output rows that attend to that value (the weights stay finite)",
+            "X": "every row of weights (through K)", "W_q": "every row of weights",
+            "W_k": "every row of weights", "W_v": "the output rows (the weights stay finite)"}
+
+
+def _warn_non_finite(name, a):
+    bad = ~np.isfinite(a)
+    n = int(bad.sum())
+    if n:
+        at = [int(i) for i in np.argwhere(bad)[0]]
+        warnings.warn("%s holds %d NaN or infinite value%s, first at %s%s (counting from 0): it makes %s NaN"
+                      % (name, n, "" if n == 1 else "s", name, at, _REACHES[name]), stacklevel=4)
+
+
+def _allowed(t, mask, options):
+    """(T, T) bool: what the page lets each query attend to: the student's mask ANDed with the
+    page's causal (on unless causal=False), window and padding options (docs/js-api.md)."""
+    i, j = np.indices((t, t))
+    ok = np.ones((t, t), bool)
+    if options.get("causal", True) is not False:
+        ok &= j <= i
+    w = options.get("window") or 0
+    if 0 < w < t:
+        ok &= j > i - w
+    for p in options.get("padding") or ():
+        if 0 <= int(p) < t:
+            ok[:, int(p)] = False
+    if mask is not None:
+        m = mask.astype(bool)
+        ok &= m[None, :] if m.ndim == 1 else m
+    return ok
+
+
+def _rows_text(rows):
+    rows = [int(r) for r in rows]
+    return ", ".join(str(r) for r in rows[:8]) + (", …" if len(rows) > 8 else "")
+
+
+def _warn_masking(mask, t, options):
+    """Warn, with the fix, when the mask looks inverted or leaves a row nothing to attend to."""
+    if mask is not None and mask.ndim == 2 and t > 1:
+        m = mask.astype(bool)
+        i, j = np.indices(m.shape)
+        only_future = m.any() and not (m & (j <= i)).any()
+        if only_future or not np.diagonal(m).any():
+            what = ("allows only later keys (True only where j > i)" if only_future
+                    else "forbids every query's own position (the diagonal is all False)")
+            warnings.warn("the mask looks inverted: it %s, like lesson 2's np.triu(np.ones((T, T)), k=1), where "
+                          "True = forbidden. Here True = may attend (lesson 1's convention): pass ~mask, or "
+                          "np.tril(np.ones((T, T), bool)) for a causal mask" % what, stacklevel=3)
+    if mask is None and not options.get("padding"):
+        return  # causal and window alone always leave each query its own position
+    ok = _allowed(t, mask, options)
+    empty = np.flatnonzero(~ok.any(axis=1))
+    if empty.size:
+        fill = options.get("fill") or "neg_inf"
+        one = empty.size == 1
+        its, is_ = ("its", "is") if one else ("their", "are")
+        effect = {"neg_inf": "with fill='neg_inf' (the default) %s weights %s NaN, exp(-inf - (-inf))" % (its, is_),
+                  "finite": "with fill='finite' %s weights spread evenly over every key, forbidden ones included" % its,
+                  "zero": "with fill='zero' %s weights %s all zeros" % (its, is_)}[fill]
+        parts = ["your mask"] if mask is not None else []
+        if options.get("causal", True) is not False:
+            parts.append("causal=True (the page's default; causal=False turns it off)")
+        if 0 < (options.get("window") or 0) < t:
+            parts.append("window=%d" % options["window"])
+        if options.get("padding"):
+            parts.append("padding=%s" % (list(options["padding"]),))
+        warnings.warn("%d of %d rows (row%s %s, counting from 0) may attend to no key under %s: %s. "
+                      "Allow at least one key in each row%s"
+                      % (empty.size, t, "" if one else "s", _rows_text(empty), " AND ".join(parts), effect,
+                         ", or pass fill='finite' or fill='zero'" if fill == "neg_inf" else ""), stacklevel=3)
 
 
 def _check_qkv(Q, K, V, mask):
@@ -234,10 +321,10 @@ def _check_qkv(Q, K, V, mask):
         raise ValueError("V has %d heads but K has %d (K and V come in pairs)" % (hv, hk))
     if hq % hk:
         raise ValueError("Q has %d heads, which %d K/V heads do not divide" % (hq, hk))
+    if tq != tk:
+        raise ValueError("Q has %d rows but K has %d: the page draws square weights (T_q = T_k)" % (tq, tk))
     for n, a in (("Q", Q), ("K", K), ("V", V)):
-        bad = int((~np.isfinite(a)).sum())
-        if bad:
-            warnings.warn("%s holds %d NaN or infinite values: the rows they reach become NaN" % (n, bad), stacklevel=3)
+        _warn_non_finite(n, a)
     if mask is not None:
         m = np.asarray(mask)
         if m.ndim == 1:
@@ -272,9 +359,7 @@ def _check_projections(X, W_q, W_k, W_v, heads):
     if W_q.shape[1] % h or W_v.shape[1] % h:
         raise ValueError("W_q's %d and W_v's %d columns must split evenly into %d heads" % (W_q.shape[1], W_v.shape[1], h))
     for n, a in (("X", X), ("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
-        bad = int((~np.isfinite(a)).sum())
-        if bad:
-            warnings.warn("%s holds %d NaN or infinite values: the rows they reach become NaN" % (n, bad), stacklevel=3)
+        _warn_non_finite(n, a)
     return X, W_q, W_k, W_v, X.shape[0]
 
 
@@ -436,7 +521,11 @@ def show(W=None, tokens=None, *, Q=None, K=None, V=None, mask=None, X=None, W_q=
 
     tokens: one label per key (a list, or a string split on spaces). options: causal (bool),
     window (int), padding (list of positions), fill ('neg_inf' | 'finite' | 'zero'),
-    scale ('sqrt' | 'none' | number), heads (for X/W_q… split into heads), view, head (0-based).
+    scale ('sqrt' | 'none' | number), heads (X/W_q…'s columns split into that many heads; one head
+    when not given), view, head (0-based). Rows, positions and array indices count from 0.
+
+    Warns (UserWarning, with the fix) when a mask looks inverted (True = forbidden, as lesson 2's
+    np.triu(…, k=1)) or leaves a row nothing to attend to, and where NaN is in the inputs.
     """
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
@@ -469,10 +558,14 @@ def show(W=None, tokens=None, *, Q=None, K=None, V=None, mask=None, X=None, W_q=
     parts = ["v=1"]
     if toks is not None:
         parts.append("tokens=" + "+".join(_encode_component(t) for t in toks))
+    if groups[2] and options.get("heads") is None:
+        options["heads"] = 1  # lesson 2's X, W_q… are one head unless heads= says otherwise
     for name in _OPTIONS:
         if name in options and options[name] is not None:
             key, write = _OPTIONS[name]
             parts.append("%s=%s" % (key, write(name, options[name])))
+    if not groups[0]:
+        _warn_masking(arrays.get("mask"), t_keys, options)
     encoded = {KEYS[n]: encode_array(a, name=n) for n, a in arrays.items()}
     size = sum(len(v) + len(k) + 2 for k, v in encoded.items())
 

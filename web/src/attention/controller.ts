@@ -25,7 +25,7 @@ import { createNanBanner } from './nan-banner';
 import { createTrainedBanner } from './trained-banner';
 import { createArraysPanel } from './arrays/panel';
 import { receiveArrays } from './arrays/receive';
-import type { ArraysSlice, ArraysState } from './arrays/state';
+import { arraysMode, type ArraysSlice, type ArraysState } from './arrays/state';
 import { ARRAY_LINK_KEYS, ARRAYS_BY_MESSAGE_PARAM } from './arrays/index';
 
 /** The part of the page's state the controller reads. */
@@ -268,7 +268,12 @@ export function createAttentionController<S extends ControllerSlice, L>(deps: Co
       controls.update(deps.state());
       scheduler.request();
       const [param, value] = ARRAYS_BY_MESSAGE_PARAM;
-      if (new URLSearchParams(deps.embed.search).get(param) === value) receiveArrays(deps.embed.frameId, (arrays) => deps.update({ arrays }));
+      if (new URLSearchParams(deps.embed.search).get(param) === value)
+        receiveArrays(deps.embed.frameId, (arrays) => {
+          // As in a link: X, W_q… without `heads` in the hash are one head (attention/state.ts).
+          const one = arraysMode(arrays) === 'projections' && !new URLSearchParams(location.hash.slice(1)).has('heads');
+          deps.update({ arrays, ...(one ? { model: { heads: 1, kvHeads: 1 } } : {}) });
+        });
     },
     get busy() {
       return client.busy || scheduler.checking;

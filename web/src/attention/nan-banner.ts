@@ -15,10 +15,10 @@ export function createNanBanner(): { root: HTMLElement; update(r: AttentionResul
       const rows = counts[0];
       const per = counts.every((c) => c === rows) ? `${rows} of ${r.t} rows in every head` : counts.map((c, h) => `head ${h + 1}: ${c}`).join(', ');
       root.textContent = '';
-      root.append(
-        el('strong', { text: `NaN rows: ${per}. ` }),
-        el('span', { text: `Every key in those rows is masked and the fill is ${FILL_LABEL[s.model.fill].split(' ')[0]}, so the softmax computes exp(−∞ − (−∞)) = NaN. Try the −1e9 fill (uniform rows) or the zero-row fill.` }),
-      );
+      // The student's arrays carry their own cause (a NaN cell, an inverted mask: arrays-compute.ts);
+      // the page's example gets NaN rows only from a fully masked row under the −∞ fill.
+      const cause = r.arrays?.nanCause ?? `Every key in those rows is masked and the fill is ${FILL_LABEL[s.model.fill].split(' ')[0]}, so the softmax computes exp(−∞ − (−∞)) = NaN. Try the −1e9 fill (uniform rows) or the zero-row fill.`;
+      root.append(el('strong', { text: `NaN rows: ${per}. ` }), el('span', { text: cause }));
     },
     hide() {
       root.hidden = true;

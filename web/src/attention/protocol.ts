@@ -112,6 +112,11 @@ export interface ArraysInfo {
   compareNote: string | null;
   /** The rounding step the arrays were printed with (0: exact). */
   printStep: number;
+  /** Why rows of the result are NaN, in the student's terms (the cell, the rows, the mask's
+   *  orientation) and where to act; null when no row is NaN. The NaN banner says it. */
+  nanCause: string | null;
+  /** The one warning the summary line repeats (e.g. an inverted mask), or null. */
+  headline: string | null;
 }
 
 export interface StudyResult {

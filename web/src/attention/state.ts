@@ -5,6 +5,7 @@
 import LZString from 'lz-string';
 import { brief, clampNumber, decodeComponent, int, oneOf, positions, real, yesNo, type Kind } from '../state/fields';
 import type { SubState } from '../state/table';
+import { arraysMode, type ArraysSlice } from './arrays/state';
 
 /** The part of the whole state this feature reads: its limits depend only on the model. */
 export interface ModelSlice {
@@ -181,6 +182,9 @@ export function effectiveKvHeads(s: ModelSlice): number {
 }
 
 const T = (s: ModelSlice) => s.model.tokens.length;
+/** A link carrying lesson 2's X, W_q, W_k, W_v: one head (lesson 2's) unless it says `heads`, not
+ *  the page's example's 2 (the arrays sub-state is read from the whole state the codec passes). */
+const projections = (s: ModelSlice) => arraysMode((s as ModelSlice & Partial<ArraysSlice>).arrays) === 'projections';
 
 export const MODEL: SubState<ModelState, ModelSlice> = {
   fields: {
@@ -190,8 +194,8 @@ export const MODEL: SubState<ModelState, ModelSlice> = {
     seed: { key: 'seed', label: 'seed', kind: int(0, MODEL_LIMITS.maxSeed), default: 0, compute: true },
     init: { key: 'init', label: 'weight init', kind: oneOf(['normal', 'scaled'] as const, (l, v) => `${l} “${v}” is unknown; using N(0,1)`), default: 'normal', compute: true },
     generator: { key: 'gen', label: 'generator', kind: oneOf(['splitmix', 'numpy'] as const), default: 'splitmix', compute: true },
-    heads: { key: 'heads', label: 'heads', kind: int(1, MODEL_LIMITS.maxHeads), default: 2, compute: true },
-    kvHeads: { key: 'kv', label: 'K/V heads', kind: int(1, (s) => s.model.heads), default: 2, fallback: (s) => Math.min(2, s.model.heads), compute: true },
+    heads: { key: 'heads', label: 'heads', kind: int(1, MODEL_LIMITS.maxHeads), default: 2, linkDefault: (s) => (projections(s) ? 1 : 2), compute: true },
+    kvHeads: { key: 'kv', label: 'K/V heads', kind: int(1, (s) => s.model.heads), default: 2, fallback: (s) => Math.min(2, s.model.heads), linkDefault: (s) => (projections(s) ? s.model.heads : 2), compute: true },
     dModel: { key: 'dm', label: 'd_model', kind: int(1, MODEL_LIMITS.maxDModel), default: 8, compute: true },
     dK: { key: 'dk', label: 'd_k', kind: int(1, MODEL_LIMITS.maxDk), default: 4, compute: true },
     causal: { key: 'causal', label: 'causal', kind: yesNo(), default: true, compute: true },

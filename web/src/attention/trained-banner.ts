@@ -2,7 +2,7 @@
 // label, a layer picker and a way back. Ephemeral (not in the link: it cannot carry weights).
 import { el, clear } from '../ui/dom';
 import type { AttentionResult } from './protocol';
-import type { TrainedAttention } from '../shared/trained-model';
+import { tokenLabel, type TrainedAttention } from '../shared/trained-model';
 
 export interface TrainedBanner {
   root: HTMLElement;
@@ -29,7 +29,7 @@ export function createTrainedBanner(on: { layer(l: number): void; back(): void; 
       clear(layer);
       for (let l = 0; l < ta.layers; l++) layer.append(el('option', { value: String(l), text: String(l + 1) }));
       layer.value = String(ta.layer);
-      text.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer + 1} of ${ta.layers}, every head, on the tokens ${ta.tokens.join(' ')}.${ta.variant ? ` Attention: ${ta.variant}.` : ''} Layers and heads count from 1, as in the lessons.`;
+      text.textContent = `Trained model (Train tab, step ${ta.step}), layer ${ta.layer + 1} of ${ta.layers}, every head, on the tokens ${ta.tokens.map(tokenLabel).join(' ')}.${ta.variant ? ` Attention: ${ta.variant}.` : ''} Layers and heads count from 1, as in the lessons.`;
       return trainedResult(ta);
     },
     hide() {
@@ -44,7 +44,7 @@ function trainedResult(ta: TrainedAttention): AttentionResult {
   const allowed = new Uint8Array(T * T);
   for (let i = 0; i < T; i++) for (let j = 0; j <= i; j++) allowed[i * T + j] = 1;
   return {
-    tokens: ta.tokens.map(String), t: T, heads: H, kvHeads: ta.kvHeads, dModel: 0, dk: 0, dv: 0, scale: 0,
+    tokens: ta.tokens.map(tokenLabel), t: T, heads: H, kvHeads: ta.kvHeads, dModel: 0, dk: 0, dv: 0, scale: 0,
     weights: ta.weights.subarray(l * H * T * T, (l + 1) * H * T * T), scores: null,
     entropy: new Float32Array(H * T), rowSums: null, headOutputs: new Float32Array(0), merged: new Float32Array(0),
     output: new Float32Array(0), allowed, nanRowsPerHead: new Array<number>(H).fill(0), check: null,

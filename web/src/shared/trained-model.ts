@@ -32,6 +32,13 @@ export function onTrainedModel(l: Listener): () => void {
   return () => listeners.delete(l);
 }
 
+/** A trained model's token as the Train tab and the Heads view both label it: "t" + its id, so a
+ *  label never reads as the position beside it (a probe 0 1 2 … has id = position, and "7 7" read
+ *  as 77). */
+export function tokenLabel(id: number): string {
+  return `t${id}`;
+}
+
 /**
  * The trained model's attention on one token sequence, for "Open in Heads view". Ephemeral: it
  * lives in this page only (a share link cannot carry trained weights) and is dropped when the

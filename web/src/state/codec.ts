@@ -3,7 +3,8 @@
 // table once (createCodec in app/state.ts).
 //
 // Format (version 1): `#v=1&key=value&...` with readable values, keys in table order
-// (the TABLE of app/state.ts) and only the fields that differ from their defaults. Each field's kind
+// (the TABLE of app/state.ts) and only the fields that differ from their defaults (a field's
+// `linkDefault`, when it has one, is the default that depends on the link's other fields). Each field's kind
 // (state/fields.ts) writes and reads its value; e.g. tokens are `tokens=the+cat+sat` (each token
 // percent-encoded, joined by '+'), or `tz=<lz-string, URI-safe>` when the plain form is longer
 // than LIMITS.compressAbove characters. Decoding never throws: anything invalid, unknown or corrupt
@@ -71,7 +72,7 @@ export function createCodec<S>(t: StateTable<S>, { maxHashLength }: { maxHashLen
     const parts: string[] = [`v=${CODEC_VERSION}`];
     for (const [g, name, f] of rows()) {
       const v = (state[g] as unknown as Record<string, unknown>)[name];
-      if (!f.kind.same(v, f.default)) {
+      if (!f.kind.same(v, f.linkDefault ? f.linkDefault(state) : f.default)) {
         const [k, text] = f.kind.format(v, f.key);
         parts.push(`${k}=${text}`);
       }
@@ -129,6 +130,9 @@ export function createCodec<S>(t: StateTable<S>, { maxHashLength }: { maxHashLen
       const raw = f.kind.read ? f.kind.read(fields, f.key, notices) : fields.has(f.key) ? f.kind.parse(fields.get(f.key)!, f.key, notices) : undefined;
       if (raw !== undefined) draft[g][name] = raw;
     }
+    // Absent keys whose meaning depends on other fields, read from the draft (every key parsed).
+    for (const [g, name, f] of rows())
+      if (f.linkDefault && !fields.has(f.key) && !(f.kind.aliases ?? []).some((a) => fields.has(a))) draft[g][name] = f.linkDefault(draft as unknown as S);
     const norm = normalizeState(draft);
     return { state: norm.state, notices: [...notices, ...norm.notices] };
   }

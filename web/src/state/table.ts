@@ -22,6 +22,9 @@ export interface Field<T, S = unknown> {
   default: T;
   /** Value used when the link's value is unusable, if it depends on the state (else `default`). */
   fallback?: (s: S) => T;
+  /** What a link without this key means, when that depends on the link's other fields (else
+   *  `default`). The codec leaves the key out exactly when the value equals it. */
+  linkDefault?: (s: S) => T;
   /** Whether changing it must rerun the computation (the heatmap Worker). */
   compute: boolean;
 }

@@ -40,6 +40,8 @@ export class Controls {
   readonly reads: HTMLElement;
   readonly configBox: HTMLDetailsElement;
   readonly statusLine = el('p', { class: 'tr-status', 'data-testid': 'train-status', role: 'status' });
+  /** The last phase change, in view (screen readers hear it from the page's live region). */
+  readonly phaseLine = el('p', { class: 'tr-status tr-phase', 'data-testid': 'train-phase', hidden: true });
   readonly notice = el('div', { class: 'banner error tr-notice', role: 'alert', 'data-testid': 'train-notice', hidden: true });
 
   private playBtn = el('button', { type: 'button', class: 'btn primary', 'data-testid': 'train-play', text: 'Play', 'aria-keyshortcuts': 'Space' });
@@ -84,7 +86,7 @@ export class Controls {
     this.runBar = el('div', { class: 'tr-bar', role: 'group', 'aria-label': 'Training' },
       this.playBtn, this.step1, this.step10, this.resetBtn,
       labelled('Speed', this.speed),
-      labelled('Stop at step', this.until, '0 = never'),
+      labelled('Stop at step', this.until, '0 = at a plateau'),
       labelled('or accuracy ≥', this.untilAcc, '0 = off'),
       labelled('Learning rate', this.lr, 'live'),
       labelled('Workers', this.workers, 'same losses, faster'),
@@ -192,6 +194,8 @@ export class Controls {
 
   showStatus(s: TrainSession, onReset: () => void): void {
     this.statusLine.textContent = s.statusText;
+    this.phaseLine.textContent = s.phaseText;
+    this.phaseLine.hidden = s.phaseText === '';
     const n = s.notice;
     if (!n) {
       this.notice.hidden = true;

@@ -146,3 +146,29 @@ export const PHASE_TEXT: Record<Phase, string> = {
   rising: 'Accuracy crossed 0.5: the induction circuit is forming.',
   formed: 'Accuracy crossed 0.9: induction heads have formed.',
 };
+
+/** A Play without a stop step ends here: the held-out loss has plateaued when its best over the
+ *  last PLATEAU_WINDOW steps is less than PLATEAU_GAIN below its best before them. The default run
+ *  (seed 0) forms its induction heads by step 150, then its held-out loss wanders between 0.0004
+ *  and 0.4 (lr 0.01): it stops near step 2,000 (2,016 and 2,019 in two Chromium runs). */
+export const PLATEAU_WINDOW = 1000;
+export const PLATEAU_GAIN = 0.01;
+
+/** When the held-out loss has plateaued (see PLATEAU_WINDOW): its best before the last window and
+ *  over it; else null. Needs two windows of evaluations, from step `from` on (0, or where the last
+ *  plateau stop was). */
+export function plateaued(h: History, from = 0, window = PLATEAU_WINDOW, gain = PLATEAU_GAIN): { before: number; recent: number } | null {
+  const n = h.evalStep.length;
+  if (n === 0) return null;
+  const last = h.evalStep[n - 1];
+  if (last - from < 2 * window) return null;
+  let before = Infinity;
+  let recent = Infinity;
+  for (let k = 0; k < n; k++) {
+    const l = h.evalLoss[k];
+    if (!Number.isFinite(l) || h.evalStep[k] <= from) continue;
+    if (h.evalStep[k] > last - window) recent = Math.min(recent, l);
+    else before = Math.min(before, l);
+  }
+  return Number.isFinite(before) && recent > before * (1 - gain) ? { before, recent } : null;
+}

@@ -7,6 +7,7 @@ import type { Snapshot } from './protocol';
 import { labelled, smallButton } from './controls';
 import type { TrainSession } from './session';
 import { headName, sci } from './numbers';
+import { tokenLabel } from '../shared/trained-model';
 
 export interface ProbeActions {
   useProbe(text: string | null): void;
@@ -69,9 +70,8 @@ export class ProbePanel {
 
   draw(snap: Snapshot): void {
     const { L, H, T } = this.s.dims();
-    // "t" + token id: a label never reads as the position beside it (a probe 0 1 2 … has token
-    // id = position, and "7 7" read as 77).
-    const labels = Array.from(this.s.probe, (tok, i) => `t${tok}${this.s.probeMask[i] ? '·' : ''}`);
+    // "t" + token id (tokenLabel, as the Heads view labels the trained model's tokens too).
+    const labels = Array.from(this.s.probe, (tok, i) => `${tokenLabel(tok)}${this.s.probeMask[i] ? '·' : ''}`);
     const forbidden = new Uint8Array(T * T);
     for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) forbidden[i * T + j] = 1;
     const ents: string[] = [];

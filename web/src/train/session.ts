@@ -5,10 +5,11 @@
 // fake clients and no Worker (tests/web/train-session.test.ts).
 import { EVAL_EVERY, SNAP_EVERY, parseProbe, type RunState, type Snapshot, type TrainClientLike, type TrainMessage, type TrainRequest } from './protocol';
 import { COMPARE_LABEL, archChanged, compareSettings, flopsPerStep, trainerConfig, type TrainState } from './config';
-import { History, PHASE_TEXT, crossing, phaseOf, type Phase } from './history';
+import { History, PHASE_TEXT, PLATEAU_GAIN, PLATEAU_WINDOW, crossing, phaseOf, plateaued, type Phase } from './history';
 import { startCompareRun, type CompareRun } from './compare-run';
 import { readyText, runningText, stoppedText } from './status-text';
 import { Throughput } from './throughput';
+import { num } from './numbers';
 
 export type { CompareRun };
 
@@ -72,6 +73,9 @@ export class TrainSession {
   cmp: CompareRun | null = null;
   /** the status sentence (always describes the run now) and the notice (refusal, divergence) */
   statusText = '';
+  /** the last phase change ("Step 180: Accuracy crossed 0.9: induction heads have formed."), shown
+   *  on the page as well as announced; '' before the first */
+  phaseText = '';
   notice: Notice | null = null;
   /** play as soon as the trainer is ready (a link with play=1, or a restart while running) */
   wantPlay = false;
@@ -81,6 +85,12 @@ export class TrainSession {
   visible = true;
 
   private phase: Phase | null = null;
+  /** Play (not Step 1 / Step 10) is running: the only run a plateau ends */
+  private playing = false;
+  /** a plateau stop was asked for (its sentence, said when the run stops) */
+  private plateauNote: string | null = null;
+  /** evaluations from this step on count for the next plateau (after one, Play goes on) */
+  private plateauFrom = 0;
   private playStartedAt = 0;
   private playMsTotal = 0;
   private lastPublished = 0;
@@ -160,6 +170,9 @@ export class TrainSession {
     this.ablated.clear();
     this.phase = null;
     this.speed.restart(flopsPerStep(t));
+    this.phaseText = '';
+    this.plateauNote = null;
+    this.plateauFrom = 0;
     this.playMsTotal = 0;
     this.ms90 = null;
     this.lastPublished = 0;
@@ -237,6 +250,7 @@ export class TrainSession {
   }
 
   private startRun(steps: number | null = null): void {
+    this.playing = steps === null;
     // The status says what is happening now (not the "Ready … Press Play" of before).
     this.setStatus(runningText(this.step, steps, this.cmp?.label ?? null));
     this.autoPaused = false;
@@ -281,7 +295,8 @@ export class TrainSession {
       case 'stopped': {
         this.setRun(m.reason === 'diverged' ? 'diverged' : 'stopped');
         // One status, true now: at a divergence the notice says what went wrong, the status line where the run is.
-        this.setStatus(stoppedText(m.reason, m.step, this.autoPaused));
+        this.setStatus(this.plateauNote !== null && m.reason === 'paused' ? `Stopped at step ${m.step}: ${this.plateauNote}` : stoppedText(m.reason, m.step, this.autoPaused));
+        this.plateauNote = null;
         if (m.reason === 'diverged') this.showNotice(`${m.message ?? 'The loss became non-finite.'} Lower the learning rate and press Play to go on from there, or Reset.`, true);
         void this.publish();
         this.hooks.changed?.();
@@ -347,6 +362,7 @@ export class TrainSession {
     if (m.snapshot) this.snap = m.snapshot;
     this.speed.add(m);
     this.trackPhase();
+    this.stopAtPlateau();
     if (this.step - this.lastPublished >= PUBLISH_EVERY) void this.publish();
     this.hooks.changed?.();
   }
@@ -359,8 +375,25 @@ export class TrainSession {
     this.phaseAt = { crossed50: c50, crossed90: c90, ms90: this.ms90 };
     if (!Number.isFinite(this.evalAcc)) return;
     const p = phaseOf(this.evalAcc);
-    if (this.phase !== null && p !== this.phase) this.hooks.announce?.(`Step ${this.step}: ${PHASE_TEXT[p]}`);
+    if (this.phase !== null && p !== this.phase) {
+      this.phaseText = `Step ${this.history.evalStep.at(-1) ?? this.step}: ${PHASE_TEXT[p]}`; // the evaluation's step
+      this.hooks.announce?.(this.phaseText);
+      this.hooks.statusChanged?.();
+    }
     this.phase = p;
+  }
+
+  /** Play without a stop step ("Stop at step" 0) ends when the held-out loss has plateaued, saying
+   *  so; Play again goes on (the next plateau is measured from there). */
+  private stopAtPlateau(): void {
+    if (this.run !== 'running' || !this.playing || this.plateauNote !== null || (this.built?.until ?? 0) > 0) return;
+    const p = plateaued(this.history, this.plateauFrom);
+    if (p === null) return;
+    this.plateauFrom = this.step;
+    const formed = this.phase === 'formed' ? '' : ', without induction heads forming';
+    const w = PLATEAU_WINDOW.toLocaleString('en');
+    this.plateauNote = `the held-out loss has plateaued: its best over the last ${w} steps, ${num(p.recent)}, is not ${PLATEAU_GAIN * 100}% below its best before them, ${num(p.before)}${formed}. Press Play to go on, or set “Stop at step” for a longer run.`;
+    this.pause();
   }
 
   private async publish(): Promise<void> {

@@ -119,7 +119,7 @@ class TrainView implements View<TrainContext> {
       el('h2', { class: 'panel-title', text: 'Train: watch induction heads form' }),
       el('p', { class: 'lead', text: 'A two-layer, attention-only transformer learns to continue [noise, s, s]: the second copy of s is predictable only by finding the earlier copy. Press play: the loss sits on a shelf, then drops as a head in layer 1 learns to look one token back and a head in layer 2 learns to look just after the earlier copy of the current token.' }),
       el('p', { class: 'muted tr-numbering', 'data-testid': 'train-numbering', text: 'Layers and heads are counted from 1 here (L1 H2 = layer 1, head 2), as the lessons count heads. The exports keep the module’s indices from 0 (PNG names such as layer-0-head-1, the JSON’s [layer][head] arrays).' }),
-      this.controls.runBar, this.controls.reads, this.controls.statusLine, this.controls.notice, this.controls.configBox,
+      this.controls.runBar, this.controls.reads, this.controls.statusLine, this.controls.phaseLine, this.controls.notice, this.controls.configBox,
       el('div', { class: 'tr-panels' }, this.charts.lossPanel, this.probe.root, this.charts.scoresPanel, this.heads.root),
       this.exports.root, this.cards.root, this.variants.root);
     document.addEventListener('keydown', (e) => this.onKey(e));

@@ -18,7 +18,7 @@ export function legend(opts: { lo?: number; hi?: number; title?: string; masked?
     ctx.putImageData(img, 0, 0);
   }
   const ticks = el('div', { class: 'legend-ticks', 'aria-hidden': 'true' });
-  for (let k = 0; k <= 4; k++) ticks.append(el('span', { text: fmt(lo + ((hi - lo) * k) / 4, hi - lo >= 10 ? 0 : 2) }));
+  for (const t of tickLabels(lo, hi)) ticks.append(el('span', { text: t }));
   const swatch = (rgb: number[], label: string, cls: string) =>
     el('span', { class: 'legend-swatch' }, swatchBox(rgb, cls), el('span', { text: label }));
   return el(
@@ -29,6 +29,19 @@ export function legend(opts: { lo?: number; hi?: number; title?: string; masked?
     opts.masked !== false ? swatch(MASKED_RGB, 'masked (forbidden)', 'sw-masked') : null,
     opts.nan !== false ? swatch(NAN_RGB, 'NaN', 'sw-nan') : null,
   );
+}
+
+/** The n + 1 tick labels from lo to hi, with as many decimals as it takes (2 to 4) for them to
+ *  differ, else in scientific form: a |Δ| scale up to 0.01 reads 0.000 0.003 … 0.010, not
+ *  0.00 0.00 0.00 0.00 0.01. */
+export function tickLabels(lo: number, hi: number, n = 4): string[] {
+  const vals = Array.from({ length: n + 1 }, (_, k) => lo + ((hi - lo) * k) / n);
+  if (hi - lo >= 10) return vals.map((v) => fmt(v, 0));
+  for (let d = 2; d <= 4; d++) {
+    const t = vals.map((v) => fmt(v, d));
+    if (!(hi > lo) || new Set(t).size === t.length) return t;
+  }
+  return vals.map((v) => (v === 0 ? '0' : v.toExponential(1).replace('-', '−')));
 }
 
 function swatchBox(rgb: number[], cls: string): HTMLElement {

@@ -19,6 +19,11 @@ import {
   shapeText,
   type ArrayRole,
   type NdArray,
+  emptyRows,
+  indexText,
+  maskLooksInverted,
+  rowsText,
+  WEIGHTS_NAN_CAUSE,
 } from './index';
 import type { AttnCore } from '../../wasm/attn-core';
 import { arraysMode, ROLE_NAME, type ArraysSlice } from './state';
@@ -131,7 +136,13 @@ export function computeArrays(core: AttnCore, s: ArraysComputeState, example: ()
   const allowed = core.allowedMask({ t, causal: opts.causal, window: opts.window, keyPadding: opts.keyPadding, mask: opts.mask });
   const { tokens, fromPositions } = labels(s, t);
   const what = mode === 'qkv' ? `Q ${shapeText(shapeOf(H, t, opts.dk))}, K, V` : `X, W_q, W_k, W_v (${H} head${H > 1 ? 's' : ''})`;
-  const arrays: ArraysInfo = { mode, findings: [`Computed by the core from your ${what} with the page’s mask, fill and scale.`, ...c.warnings], fromPositions, compare: null, compareNote: null, printStep: s.arrays.step };
+  const inverted = c.warnings.find((w) => w.startsWith('the mask looks inverted')) ?? null;
+  const nanRows = rowsWithNaN(weights, H, t);
+  const nanCause = nanRows.length === 0 ? null : nanCauseOf(s, c, allowed, t, nanRows, inverted);
+  const arrays: ArraysInfo = {
+    mode, findings: [`Computed by the core from your ${what} with the page’s mask, fill and scale.`, ...c.warnings], fromPositions, compare: null, compareNote: null,
+    printStep: s.arrays.step, nanCause, headline: inverted ? 'the mask looks inverted: pass ~mask (1 = may attend)' : null,
+  };
   return {
     tokens, t, heads: H, kvHeads: opts.kvHeads ?? H, dModel: H * dv, dk: opts.dk, dv, scale,
     weights, scores, entropy, rowSums, headOutputs, merged, output: merged.slice(), allowed, nanRowsPerHead,
@@ -140,6 +151,50 @@ export function computeArrays(core: AttnCore, s: ArraysComputeState, example: ()
 }
 
 const shapeOf = (h: number, t: number, d: number) => (h > 1 ? [h, t, d] : [t, d]);
+
+const cap = (x: string) => x.charAt(0).toUpperCase() + x.slice(1);
+
+/** The rows (0-based) that hold a NaN in any head. */
+function rowsWithNaN(w: Float32Array, H: number, t: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < t; i++) {
+    let nan = false;
+    for (let h = 0; h < H && !nan; h++) nan = w.subarray((h * t + i) * t, (h * t + i + 1) * t).some((x) => Number.isNaN(x));
+    if (nan) out.push(i);
+  }
+  return out;
+}
+
+/** Why the student's Q, K, V (or X, W_q…) gave NaN rows: rows left without a key under the −∞
+ *  fill (which masks: the student's, the page's causal / window / padding; an inverted mask named
+ *  as such), or NaN / ±inf in the inputs (the cell); and where to act. */
+function nanCauseOf(s: ArraysComputeState, c: ArraysCall, allowed: Uint8Array, t: number, nanRows: number[], inverted: string | null): string {
+  // Rows without a key are NaN by the fill only under −∞ (else the cause is in the values).
+  const empty = new Set(s.model.fill === 'neg_inf' ? emptyRows(allowed, t, t) : []);
+  const masked = nanRows.filter((i) => empty.has(i));
+  const other = nanRows.filter((i) => !empty.has(i));
+  const out: string[] = [];
+  if (masked.length > 0) {
+    const given = c.opts.mask ?? null;
+    const mine = given ? emptyRows(given, t, t) : [];
+    const byMineAlone = masked.every((i) => mine.includes(i));
+    const parts: string[] = [];
+    if (c.opts.mask || s.arrays.mask !== '') parts.push('your mask');
+    if (!byMineAlone || parts.length === 0) {
+      if (c.opts.causal) parts.push('the page’s causal mask');
+      if (c.opts.window && c.opts.window < t) parts.push(`the page’s window of ${c.opts.window}`);
+      if (s.model.padding.length > 0) parts.push(`the page’s padding (${s.model.padding.join(', ')})`);
+    }
+    out.push(`${cap(rowsText(masked))} (counting from 0) may attend to no key under ${parts.join(' AND ')}, and the fill is −∞, so the softmax computes exp(−∞ − (−∞)) = NaN.`);
+    if (inverted) out.push(`Your mask looks inverted: here 1 / True = may attend (lesson 1’s convention), and it ${maskLooksInverted(given!, t)}, as lesson 2’s np.triu(…, k=1) of forbidden keys does. Pass ~mask (in a notebook: ap.show(…, mask=~mask)).`);
+    else out.push(`Allow at least one key in each row${parts[0] === 'your mask' ? ' (in your mask' + (parts.length > 1 ? ', or turn Causal off at the side: causal=False in ap.show' : '') + ')' : ' (turn Causal off, widen the window or remove padding at the side)'}, or pick the −1e9 fill (uniform rows) or the zero fill (fill='finite' / 'zero' in ap.show).`);
+  }
+  if (other.length > 0) {
+    const inputs = c.warnings.filter((w) => / holds \d+ NaN or infinite/.test(w));
+    out.push(`${cap(rowsText(other))} (counting from 0) ${other.length > 1 ? 'are' : 'is'} NaN because of your values, not a mask: ${inputs.length > 0 ? inputs.join('; ') : 'a score overflowed'}. Fix the array that computed them.`);
+  }
+  return out.join(' ');
+}
 
 function computeWeights(core: AttnCore, s: ArraysComputeState, example: () => AttentionResult, t0: number): AttentionResult {
   const W = decode(s, 'weights');
@@ -155,7 +210,8 @@ function computeWeights(core: AttnCore, s: ArraysComputeState, example: () => At
   const { tokens, fromPositions } = labels(s, t);
   const allowed = core.allowedMask({ t }); // nothing is masked by the page: the student's zeros show as zeros
   const weights = f32(W).slice();
-  const arrays: ArraysInfo = { mode: 'weights', findings, fromPositions, compare: null, compareNote: null, printStep: s.arrays.step };
+  const nanCause = c.nanRows === 0 ? null : `Your W holds NaN in ${rowsText(rowsWithNaN(f32(W), H, t))} (first at ${indexText('W', c.nanAt!)}, counting from 0): ${WEIGHTS_NAN_CAUSE}.`;
+  const arrays: ArraysInfo = { mode: 'weights', findings, fromPositions, compare: null, compareNote: null, printStep: s.arrays.step, nanCause, headline: null };
   if (s.model.tokens.length !== t) {
     arrays.compareNote = `To compare, set up an example with ${t} tokens (the page’s has ${s.model.tokens.length}), e.g. lesson 2’s.`;
   } else {

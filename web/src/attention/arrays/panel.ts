@@ -13,6 +13,7 @@ import {
   parseArrayText,
   readArrayFile,
   ARRAY_LINK_MAX_CHARS,
+  COMPARE_SLACK,
   type ArrayRole,
   type NdArray,
 } from './index';
@@ -50,6 +51,10 @@ export interface ArraysPanelHooks {
 
 /** Pick each role's array from what was read: by name, else in the order given. */
 export function assignRoles(mode: Mode, list: NdArray[]): Partial<Record<ArrayRole, NdArray>> {
+  // Named for another mode (Q.npy, K.npy, V.npy while "Weights W" is chosen): say which one.
+  const other = (Object.keys(MODE_LABEL) as Mode[]).find((m) => m !== mode && namedFor(m, list));
+  if (other && !namedFor(mode, list))
+    throw new ArrayParseError(`these are ${MODE_ROLES[other].map((r) => ROLE_NAME[r]).join(', ')} (by their names), but “${MODE_LABEL[mode]}” is chosen: choose “${MODE_LABEL[other]}” under “They are”, then drop or paste them again`);
   const roles: ArrayRole[] = mode === 'qkv' ? [...MODE_ROLES.qkv, 'mask'] : MODE_ROLES[mode];
   const out: Partial<Record<ArrayRole, NdArray>> = {};
   const rest: NdArray[] = [];
@@ -69,6 +74,12 @@ export function assignRoles(mode: Mode, list: NdArray[]): Partial<Record<ArrayRo
   return out;
 }
 
+/** Whether the arrays' names give every role a mode needs. */
+function namedFor(mode: Mode, list: NdArray[]): boolean {
+  const names = list.map((a) => (a.name ?? '').toLowerCase().replace(/_/g, ''));
+  return MODE_ROLES[mode].every((r) => names.some((n) => ALIASES[r].includes(n)));
+}
+
 /** The arrays as link values: float64 where the student had float64 and it fits in a link, else
  *  float32 (what the core computes in; exact for float32 data). */
 export function encodeRoles(arrays: Partial<Record<ArrayRole, NdArray>>): ArraysState {
@@ -86,10 +97,14 @@ export function encodeRoles(arrays: Partial<Record<ArrayRole, NdArray>>): Arrays
 /** One line for the panel's summary (seen while it is closed, e.g. in a notebook's frame). */
 function summaryOf(info: NonNullable<AttentionResult['arrays']>, r: AttentionResult): string {
   const shape = `${r.heads > 1 ? `${r.heads} × ` : ''}${r.t} × ${r.t}`;
-  if (info.mode !== 'weights') return `${info.mode === 'qkv' ? 'Q, K, V' : 'X, W_q, W_k, W_v'} → W ${shape}, computed by the core`;
-  const rows = info.findings[0]?.startsWith('Every row') ? 'rows sum to 1' : 'rows do not all sum to 1';
+  const nan = r.nanRowsPerHead.reduce((a, b) => a + b, 0);
+  const nanText = nan > 0 ? `; ${nan} NaN row${nan > 1 ? 's' : ''}` : '';
+  if (info.mode !== 'weights') return `${info.mode === 'qkv' ? 'Q, K, V' : 'X, W_q, W_k, W_v'} → W ${shape}, computed by the core${nanText}${info.headline ? `; ${info.headline}` : ''}`;
+  const sum = info.findings[0]?.startsWith('Every row');
+  const rows = nan > 0 ? `${nan} row${nan > 1 ? 's hold' : ' holds'} NaN (yours), the others ${sum ? 'sum to 1' : 'do not all sum to 1'}` : sum ? 'rows sum to 1' : 'rows do not all sum to 1';
   const causal = info.findings.some((f) => f.startsWith('Causal shape')) ? ', causal' : '';
-  const cmp = info.compare ? (info.compare.matches ? `; matches the playground to ${info.compare.tolerance.toPrecision(2)}` : `; differs from the playground by ${info.compare.maxAbs.toPrecision(2)}`) : '';
+  const c = info.compare;
+  const cmp = c ? (c.matches ? `; matches the playground to ${c.tolerance.toPrecision(2)}` : c.maxAbs <= c.tolerance ? '; differs from the playground only in NaN' : `; differs from the playground by ${c.maxAbs.toPrecision(2)}`) : '';
   return `W ${shape}: ${rows}${causal}${cmp}`;
 }
 
@@ -109,7 +124,9 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
   const headsRow = el('label', { class: 'arrays-heads', hidden: true }, 'Heads (W_q’s columns split evenly) ', heads);
   const show = el('button', { type: 'button', class: 'btn primary small', 'data-testid': 'arrays-show', text: 'Show my arrays' });
   const file = el('input', { type: 'file', multiple: true, accept: '.npy,.npz,.json,.csv,.tsv,.txt', class: 'sr-only', id: 'arrays-file', 'data-testid': 'arrays-file' });
-  const pick = el('label', { class: 'btn small', for: 'arrays-file', tabindex: 0, role: 'button', text: 'Choose files…' });
+  // A real button: Enter and Space both open the picker, as on any button (a label with
+  // role=button opened it on Space only).
+  const pick = el('button', { type: 'button', class: 'btn small', 'data-testid': 'arrays-pick', 'aria-controls': 'arrays-file', text: 'Choose files…' });
   const remove = el('button', { type: 'button', class: 'btn small', 'data-testid': 'arrays-remove', text: 'Remove my arrays', hidden: true });
   const drop = el('div', { class: 'arrays-drop', 'data-testid': 'arrays-drop' }, el('span', { text: 'or drop .npy, .npz, .json or .csv files here, or ' }), pick, file);
   const error = el('div', { class: 'arrays-error', role: 'alert', 'data-testid': 'arrays-error', hidden: true });
@@ -187,12 +204,7 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
   file.addEventListener('change', () => {
     if (file.files && file.files.length > 0) void readFiles(file.files).finally(() => (file.value = ''));
   });
-  pick.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      file.click();
-    }
-  });
+  pick.addEventListener('click', () => file.click());
   drop.addEventListener('dragover', (e) => {
     e.preventDefault();
     drop.classList.add('over');
@@ -209,7 +221,7 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
   });
   lesson2.addEventListener('click', () => hooks.lesson2());
 
-  function update(a: ArraysState, _heads: number, r: AttentionResult | null, head: number): void {
+  function update(a: ArraysState, modelHeads: number, r: AttentionResult | null, head: number): void {
     const m = arraysMode(a);
     remove.hidden = m === 'none';
     if (m !== 'none' && hooks.autoOpen && !details.open && details.dataset.opened !== '1') {
@@ -220,6 +232,7 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
       radios.find((x) => x.m === m)!.input.checked = true;
       setMode(m);
     }
+    if (m === 'projections') heads.value = String(modelHeads); // the heads the link or notebook chose
     clear(findings);
     const info = r?.arrays;
     summaryNote.textContent = m === 'none' || !info ? '' : ` — ${summaryOf(info, r!)}`;
@@ -247,11 +260,24 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
     const T = r!.t;
     const h = Math.min(head, r!.heads - 1);
     const at = c.at.length === 3 ? `head ${c.at[0] + 1}, query ${tokenRef(r!.tokens, c.at[1])} → key ${tokenRef(r!.tokens, c.at[2])}` : `query ${tokenRef(r!.tokens, c.at[0])} → key ${tokenRef(r!.tokens, c.at[1])}`;
-    const printed = info.printStep > 0 ? `, the rounding you printed with (±${fmt(info.printStep / 2, Math.max(3, -Math.floor(Math.log10(info.printStep / 2))))})` : ' (float32 against your values)';
+    // The tolerance is half the printed step (the student's rounding) + COMPARE_SLACK (float32, the
+    // page's core, against the student's float64): name the part that explains the difference.
+    const half = info.printStep / 2;
+    const halfText = info.printStep > 0 ? `±${fmt(half, Math.max(3, -Math.floor(Math.log10(half))))}` : '';
+    const f32 = `float32 rounding: the page’s core computes in float32 (about 7 significant digits), your NumPy most likely in float64`;
+    const close = c.maxAbs <= c.tolerance; // apart from NaN entries
+    const why = close
+      ? info.printStep > 0 && c.maxAbs <= half
+        ? `, the rounding you printed with (${halfText})`
+        : `: ${f32}${info.printStep > 0 ? `; the rounding you printed with is only ${halfText}` : ''}`
+      : ` (${info.printStep > 0 ? `${halfText} for the rounding you printed with + ` : ''}${COMPARE_SLACK.toExponential(0)} for ${f32.split(':')[0]})`;
     const tol = c.tolerance.toPrecision(2);
+    const nans = c.nanMismatches > 0 ? `${c.nanMismatches} entr${c.nanMismatches > 1 ? 'ies are' : 'y is'} NaN in only one of the two` : '';
     compareText.textContent = c.matches
-      ? `Matches: max |Δ| = ${c.maxAbs.toPrecision(2)} at ${at}, within ${tol}${printed}.`
-      : `Differs: max |Δ| = ${c.maxAbs.toPrecision(3)} at ${at}, more than ${tol}${printed}.${c.nanMismatches > 0 ? ` ${c.nanMismatches} entries are NaN in only one of the two.` : ''}`;
+      ? `Matches: max |Δ| = ${c.maxAbs.toPrecision(2)} at ${at}, within ${tol}${why}.`
+      : close
+        ? `Differs only in NaN: ${nans}; the other entries match (max |Δ| = ${c.maxAbs.toPrecision(2)} at ${at}, within ${tol}${why}).`
+        : `Differs: max |Δ| = ${c.maxAbs.toPrecision(3)} at ${at}, more than ${tol}${why}.${nans ? ` ${nans}.` : ''}`;
     compareText.className = `arrays-compare-text ${c.matches ? 'pass' : 'fail'}`;
     compareText.dataset.maxAbs = String(c.maxAbs);
     compareText.dataset.tolerance = String(c.tolerance);

@@ -22,6 +22,8 @@ export interface WeightsCheck {
   tolerance: number;
   /** Rows with a NaN (the page shows NaN cells; a fully masked row under −∞ fill is all NaN). */
   nanRows: number;
+  /** The first NaN entry's index (as the array's own: [row, col] or [head, row, col]), or null. */
+  nanAt: number[] | null;
   /** Rows that are all zeros (the core's `zero` fill gives these for fully masked rows). */
   zeroRows: number;
   /** Rows (not NaN, not all zero) whose sum is off by more than the tolerance. */
@@ -35,12 +37,19 @@ export interface WeightsCheck {
   /** Every entry above the (bottom-right aligned) diagonal is zero, in every head, and there is
    *  at least one such entry: the shape of a causal mask. */
   causal: boolean;
-  /** Plain-language findings, e.g. "row 3 of head 1 sums to 0.93". Empty when all is well. */
+  /** Plain-language findings, e.g. "row 3 of head 1 (W[0, 3]) sums to 0.93" (rows count from
+   *  0, as NumPy indexes them; heads are named from 1, as the lessons do). Empty when all is well. */
   findings: string[];
 }
 
-function at(heads: number, h: number): string {
-  return heads > 1 ? ` of head ${h + 1}` : '';
+/** "row 3 (W[3])", "row 3 of head 2 (W[1, 3])": the row as the page labels it and as NumPy indexes it. */
+function rowName(name: string, heads: number, h: number, i: number): string {
+  return heads > 1 ? `row ${i} of head ${h + 1} (${name}[${h}, ${i}])` : `row ${i} (${name}[${i}])`;
+}
+
+/** NumPy's index text, e.g. "W[3, 2]". */
+export function indexText(name: string, at: readonly number[]): string {
+  return `${name}[${at.join(', ')}]`;
 }
 
 /** Check weights W: (T_q, T_k) or (H, T_q, T_k). Throws on a wrong shape or ±inf entries. */
@@ -54,6 +63,7 @@ export function checkWeights(a: NdArray, name = 'W'): WeightsCheck {
   const zero = a.source === 'exact' ? 0 : a.printStep / 2;
   const offset = tk - tq;
   let nanRows = 0;
+  let nanAt: number[] | null = null;
   let zeroRows = 0;
   let badRows = 0;
   let negatives = 0;
@@ -69,6 +79,7 @@ export function checkWeights(a: NdArray, name = 'W'): WeightsCheck {
       for (let j = 0; j < tk; j++) {
         const w = d[base + j];
         if (Number.isNaN(w)) {
+          if (!nan && nanAt === null) nanAt = a.shape.length === 3 ? [h, i, j] : [i, j];
           nan = true;
           continue;
         }
@@ -98,15 +109,18 @@ export function checkWeights(a: NdArray, name = 'W'): WeightsCheck {
   if (badRows > 0) {
     const r = badRowList[0];
     findings.push(
-      `${badRows} row${badRows > 1 ? 's do' : ' does'} not sum to 1 within ${fmt(tolerance)} (row ${r.row + 1}${at(heads, r.head)} sums to ${fmt(r.sum)})` +
+      `${badRows} row${badRows > 1 ? 's do' : ' does'} not sum to 1 within ${fmt(tolerance)} (${rowName(name, heads, r.head, r.row)} sums to ${fmt(r.sum)})` +
         (a.source === 'printed' ? ` — the tolerance allows for the rounding you printed with (${fmt(a.printStep)} per value)` : ''),
     );
   }
   if (negatives > 0) findings.push(`${negatives} negative entr${negatives > 1 ? 'ies' : 'y'}: softmax weights are never negative`);
-  if (nanRows > 0) findings.push(`${nanRows} row${nanRows > 1 ? 's hold' : ' holds'} NaN (a fully masked row under the −∞ fill is all NaN)`);
+  if (nanRows > 0) findings.push(`${nanRows} row${nanRows > 1 ? 's hold' : ' holds'} NaN, first at ${indexText(name, nanAt!)}, drawn as crossed cells: ${WEIGHTS_NAN_CAUSE}`);
   if (zeroRows > 0) findings.push(`${zeroRows} row${zeroRows > 1 ? 's are' : ' is'} all zeros (what the zero fill gives a fully masked row)`);
-  return { heads, tq, tk, tolerance, nanRows, zeroRows, badRows, badRowList, maxRowError, negatives, causal, findings };
+  return { heads, tq, tk, tolerance, nanRows, nanAt, zeroRows, badRows, badRowList, maxRowError, negatives, causal, findings };
 }
+
+/** Why a given W holds NaN: not the page (it masks and fills nothing in a W it is given). */
+export const WEIGHTS_NAN_CAUSE = 'the page shows your W as given (it masks and fills nothing in it), so the NaN came from the code that computed W, e.g. a row whose every key was masked with −∞, or a NaN in Q or K';
 
 function fmt(x: number): string {
   return Math.abs(x) >= 1e-3 || x === 0 ? String(Number(x.toPrecision(3))) : x.toExponential(1);
@@ -119,10 +133,32 @@ function dims3(a: NdArray, name: string, what: string): [number, number, number]
   throw new ArrayParseError(`${name} has shape ${shapeText(a.shape)}; it must be 2-D ${what} or 3-D (heads, ${what.slice(1)}`);
 }
 
-function nonFinite(a: NdArray): number {
+/** How many entries are NaN or ±inf, and the first one's index. */
+function nonFinite(a: NdArray): { n: number; at: number[] } {
   let n = 0;
-  for (let k = 0; k < a.data.length; k++) if (!Number.isFinite(a.data[k])) n++;
-  return n;
+  let first = -1;
+  for (let k = 0; k < a.data.length; k++)
+    if (!Number.isFinite(a.data[k])) {
+      if (first < 0) first = k;
+      n++;
+    }
+  const at: number[] = [];
+  for (let d = a.shape.length - 1, rest = first; d >= 0 && first >= 0; d--) {
+    at[d] = rest % a.shape[d];
+    rest = Math.floor(rest / a.shape[d]);
+  }
+  return { n, at };
+}
+
+/** What a NaN in each input reaches (the core confines it to these; docs/numerics.md). */
+const REACHES: Record<string, string> = {
+  Q: 'that query’s row of weights', K: 'every row that may attend to that key', V: 'the output rows that attend to that value (the weights stay finite)',
+  X: 'every row of weights (through K)', W_q: 'every row of weights', W_k: 'every row of weights', W_v: 'the output rows (the weights stay finite)',
+};
+
+function nonFiniteWarning(name: string, a: NdArray): string | null {
+  const { n, at } = nonFinite(a);
+  return n === 0 ? null : `${name} holds ${n} NaN or infinite value${n > 1 ? 's' : ''}, first at ${indexText(name, at)} (counting from 0): it makes ${REACHES[name]} NaN`;
 }
 
 export interface AttentionDims {
@@ -152,8 +188,8 @@ export function checkAttentionInputs(x: { Q: NdArray; K: NdArray; V: NdArray; ma
   if (hq % hk !== 0) throw new ArrayParseError(`Q has ${hq} heads, which ${hk} K/V heads do not divide (grouped-query attention shares each K/V head among an equal number of query heads)`);
   const warnings: string[] = [];
   for (const [n, a] of [['Q', x.Q], ['K', x.K], ['V', x.V]] as const) {
-    const bad = nonFinite(a);
-    if (bad > 0) warnings.push(`${n} holds ${bad} NaN or infinite value${bad > 1 ? 's' : ''}: the rows they reach become NaN`);
+    const w = nonFiniteWarning(n, a);
+    if (w) warnings.push(w);
   }
   let mask: AttentionDims['mask'] = 'none';
   const m = x.mask;
@@ -172,17 +208,48 @@ export function checkAttentionInputs(x: { Q: NdArray; K: NdArray; V: NdArray; ma
       if (v !== 0 && v !== 1) throw new ArrayParseError(`mask holds ${String(v)} at position ${k}; a mask holds 0/1 or False/True (1 = may attend)`);
       allowed += v;
     }
-    if (mask === 'custom' && tq === tk && tq > 1 && looksForbidding(m.data, tq)) {
-      warnings.push('the mask is 1 exactly above the diagonal, like lesson 2’s np.triu(…, k=1) where True = forbidden; here 1 = may attend, so pass ~mask (or np.tril(np.ones((T, T), bool)))');
+    const inverted = mask === 'custom' && tq === tk ? maskLooksInverted(m.data, tq) : null;
+    if (inverted) warnings.push(`the mask looks inverted: it ${inverted}, like lesson 2’s np.triu(…, k=1), where True = forbidden. Here 1 / True = may attend (lesson 1’s convention): pass ~mask (or np.tril(np.ones((T, T), bool)) for a causal mask)`);
+    if (allowed === 0) warnings.push('the mask allows nothing: every row may attend to no key');
+    else if (mask === 'custom') {
+      const empty = emptyRows(m.data, tq, tk);
+      if (empty.length > 0) warnings.push(`the mask allows no key in ${rowsText(empty)} (counting from 0)`);
     }
-    if (allowed === 0) warnings.push('the mask allows nothing: every row is fully masked');
   }
   return { dims: { heads: hq, kvHeads: hk, tq, tk, dk, dv, mask }, warnings };
 }
 
-function looksForbidding(m: Float32Array | Float64Array, t: number): boolean {
-  for (let i = 0; i < t; i++) for (let j = 0; j < t; j++) if (m[i * t + j] !== (j > i ? 1 : 0)) return false;
-  return true;
+/** How a (T, T) mask of allowed keys looks inverted (a mask of forbidden ones, as lesson 2 writes
+ *  np.triu(…, k=1)), or null: it allows only later keys, or forbids every query its own position. */
+export function maskLooksInverted(m: ArrayLike<number>, t: number): string | null {
+  if (t < 2) return null;
+  let any = false, past = false, diag = false;
+  for (let i = 0; i < t; i++)
+    for (let j = 0; j < t; j++)
+      if (m[i * t + j] !== 0) {
+        any = true;
+        if (j <= i) past = true;
+        if (j === i) diag = true;
+      }
+  if (any && !past) return 'allows only later keys (1 only where j > i)';
+  if (!diag) return 'forbids every query its own position (the diagonal is all 0)';
+  return null;
+}
+
+/** The rows (0-based) of a (T_q, T_k) mask that allow no key. */
+export function emptyRows(m: ArrayLike<number>, tq: number, tk: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < tq; i++) {
+    let any = false;
+    for (let j = 0; j < tk && !any; j++) any = m[i * tk + j] !== 0;
+    if (!any) out.push(i);
+  }
+  return out;
+}
+
+/** "row 5", "rows 0, 1, 2, …" (at most 8 named). */
+export function rowsText(rows: readonly number[]): string {
+  return `row${rows.length > 1 ? 's' : ''} ${rows.slice(0, 8).join(', ')}${rows.length > 8 ? ', …' : ''}`;
 }
 
 export interface ProjectionDims {
@@ -210,8 +277,8 @@ export function checkProjectionInputs(x: { X: NdArray; W_q: NdArray; W_k: NdArra
   if (dvAll % heads !== 0) throw new ArrayParseError(`W_v has ${dvAll} columns, which do not split into ${heads} heads`);
   const warnings: string[] = [];
   for (const [n, a] of [['X', x.X], ['W_q', x.W_q], ['W_k', x.W_k], ['W_v', x.W_v]] as const) {
-    const bad = nonFinite(a);
-    if (bad > 0) warnings.push(`${n} holds ${bad} NaN or infinite value${bad > 1 ? 's' : ''}: the rows they reach become NaN`);
+    const w = nonFiniteWarning(n, a);
+    if (w) warnings.push(w);
   }
   return { dims: { t, dModel, heads, dk: dkAll / heads, dv: dvAll / heads }, warnings };
 }
