@@ -777,7 +777,8 @@ EMSCRIPTEN_BINDINGS(attn_core) {
 
 namespace {
 
-// o: normalised by api.js (integers >= 1, kernel 'naive' | 'tiled', sramBytes 0 when unused).
+// o: normalised by api.js (integers >= 1, kernel 'naive' | 'tiled', sramBytes 0 when unused,
+// loopOrder 'q-outer' | 'kv-outer').
 val trafficModel(val o) {
   attn::TrafficOptions t;
   t.tq = static_cast<std::uint64_t>(o["tq"].as<double>());
@@ -790,6 +791,9 @@ val trafficModel(val o) {
   t.kernel = o["kernel"].as<std::string>() == "tiled" ? attn::TrafficKernel::kTiled
                                                       : attn::TrafficKernel::kStandard;
   t.sram_bytes = static_cast<std::uint64_t>(o["sramBytes"].as<double>());
+  t.loop_order = o["loopOrder"].as<std::string>() == "kv-outer"
+                     ? attn::TrafficLoopOrder::kKeyBlocksOuter
+                     : attn::TrafficLoopOrder::kQueryBlocksOuter;
   attn::Traffic r;
   attn::Status st = attn::traffic(t, &r);
   if (!st.ok()) return error(st);
