@@ -27,7 +27,8 @@ hand-built model in attn_ref.py), never from the page's code:
                         |delta w|, max |row sum - 1|, smallest and largest row sum, mean row
                         entropy of both (meaningful where the rows are distributions)
   lesson2     lesson 2's own example (its code, default_rng(0), T = 6, d = 8, d_k = 4, causal):
-              each row's largest weight with the division by sqrt(d_k) and without it
+              each row's largest weight with the division by sqrt(d_k) and without it, and
+              the standard deviation of its scores (divided) over the cells the mask allows
   cost        lesson 2's timing loop (X of width 512, d_k = 64, T = 256 ... 2048 and beyond):
               the multiply-adds of its matrix products, counted from their shapes, and the
               growth per doubling
@@ -186,6 +187,8 @@ def lesson2():
         Q, K = X @ Wq, X @ Wk
         scores = Q @ K.T / (np.sqrt(Q.shape[-1]) if divide else 1.0)
         mask = np.triu(np.ones_like(scores), k=1).astype(bool)
+        if divide:
+            res["scoreStd"] = float(scores[~mask].std())  # the cells the mask allows
         return softmax(np.where(mask, -np.inf, scores))
 
     res = {}

@@ -289,7 +289,7 @@ describe('experiment runs', () => {
 interface FlashCase { kernel: string; tq: number; tk: number; dk: number; causal: boolean; sramBytes: number; loaded: number; stored: number; footprint: number }
 type HeadFigures = { after: Record<string, number>; amplify: Record<string, number>; variants: Record<string, Record<string, number>> };
 const oracle = JSON.parse(lessonText) as {
-  heads: HeadFigures[]; lesson2: { with: number[]; without: number[]; withAbove09: number; withoutAbove09: number };
+  heads: HeadFigures[]; lesson2: { with: number[]; without: number[]; withAbove09: number; withoutAbove09: number; scoreStd: number };
   cost: { ts: number[]; projections: number[]; quadratic: number[]; ratios: number[]; crossover: number }; flash: { cases: FlashCase[] };
 };
 const close = (got: Record<string, number>, want: Record<string, number>, tol: number, what: string) => {
@@ -358,6 +358,7 @@ describe('the Lesson view tells the truth', () => {
     oracle.lesson2.without.forEach((x, i) => expect(f[`lesson2Without${i}`]).toBeCloseTo(x, 5));
     expect(f.lesson2WithAbove09).toBe(oracle.lesson2.withAbove09);
     expect(f.lesson2WithoutAbove09).toBe(oracle.lesson2.withoutAbove09);
+    expect(f.lesson2ScoreStd).toBeCloseTo(oracle.lesson2.scoreStd, 4);
   });
 
   it('cost card: lesson 2’s loop counted per doubling, as the oracle counts it', () => {

@@ -263,6 +263,12 @@ export function sqrtCard(core: AttnCore, seed = 3): CardResult {
     return Array.from({ length: T }, (_, i) => Math.max(...w.subarray(i * T, (i + 1) * T)));
   };
   const withDiv = rowMax('sqrt'), without = rowMax('none');
+  // The spread of its scores with the division, over the cells the causal mask allows.
+  const sc = runModel(core, ex, LESSON2_MODEL, {}).scores!;
+  const allowed: number[] = [];
+  for (let i = 0; i < T; i++) for (let j = 0; j <= i; j++) allowed.push(sc[i * T + j]);
+  const mean = allowed.reduce((a, b) => a + b, 0) / allowed.length;
+  const scoreStd = Math.sqrt(allowed.reduce((a, b) => a + (b - mean) ** 2, 0) / allowed.length);
   const above = (xs: number[]) => xs.filter((x) => x > 0.9).length;
   const list = (xs: number[]) => xs.map((x) => f(x)).join(', ');
   const figures: Record<string, number> = Object.fromEntries(SQRT_DKS.map((d, i) => [`std${d}`, std[i]]));
@@ -270,15 +276,16 @@ export function sqrtCard(core: AttnCore, seed = 3): CardResult {
   without.forEach((x, i) => (figures[`lesson2Without${i}`] = x));
   figures.lesson2WithAbove09 = above(withDiv);
   figures.lesson2WithoutAbove09 = above(without);
+  figures.lesson2ScoreStd = scoreStd;
   return {
     id: 'sqrtdk', title: 'Why √d_k, measured', line: 'S = (Q @ K.T) * scale',
-    lead: 'A dot product of two random vectors spreads more the longer the vectors are; dividing by √d_k keeps the scores’ spread the same at any width.',
+    lead: 'A dot product of two random vectors spreads more the longer the vectors are; dividing by √d_k keeps the scores’ spread near 1 at any width.',
     measured: `Random unit-variance vectors from the core’s generator, ${n} queries × ${n} keys for each d_k, scale 1 (the raw q·k); then lesson 2’s own example (its code with default_rng(0): ${T} tokens, d = 8, d_k = 4, causal) with and without the division.`,
     text: [
       `Standard deviation of q·k: ${SQRT_DKS.map((d, i) => `${f(std[i], 2)} at d_k = ${d}`).join(', ')}.`,
       `At d_k = 64 the spread is ${f(at(64) / at(1), 2)}× that at d_k = 1 (√64 = 8): dividing by √d_k brings it back to about ${f(at(64) / 8, 2)}.`,
       `Lesson 2 says that without the division its W “becomes almost one-hot”. On its own example each row's largest weight (rows 0 to ${T - 1}) is ${list(withDiv)} with the division and ${list(without)} without: ${above(withDiv)} of ${T} rows put more than 0.9 on one key with it, ${above(without)} without.`,
-      `So the claim overstates at this size: W is nearly one-hot already, and deleting the division changes little. At d_k = 4 it only halves the scores, and lesson 2 draws X and the weights from N(0, 1), so each entry of q and k is a sum of 8 products (variance 8, not 1) and the scores are large either way. The division matters as lesson 1 measures it: unit-variance q and k, and wide heads (at d_k = 64 it divides by 8).`,
+      `So the claim overstates at this size: with the division ${above(withDiv)} of ${T} rows are already that close to one-hot, and deleting it makes ${above(without)}. At d_k = 4 the division only halves the scores, and lesson 2 draws X and the weights from N(0, 1), so each entry of q and k is a sum of 8 products (expected variance 8, not 1): divided by 2, the scores the mask allows still have a standard deviation of ${f(scoreStd, 2)}. The division matters where lesson 1 measures it: unit-variance q and k, and wide heads (at d_k = 64 it divides by 8).`,
     ],
     figures,
   };
