@@ -80,7 +80,7 @@ test('cards: zero after, shuffle, cannot amplify, heads as a loop, √d_k and th
   near(f.meanNormBefore, h0.after.meanNormBefore, 1e-4, 'mean norm before');
   near(f.meanNormAfter, h0.after.meanNormAfter, 1e-4, 'mean norm after');
   assert.equal(f.sigmoidMaxDelta, 0);
-  assert.match(await page.locator('.card-measured').innerText(), /head 1 of 2 \(the head drawn above\).*scale 1\/√d_k/);
+  assert.match(await page.locator('.card-measured').innerText(), /head 1 of 2 \(the head the pictures show\).*scale 1\/√d_k/);
   // The badge above (mask after, head 1) shows the same head: its smallest row sum is the card's.
   near(Number(await page.locator('.badge-row').nth(1).locator('[data-badge="rowsum"]').getAttribute('data-value')), 1 - f.minRowSumAfter, 1e-5, 'badge vs card');
   await shot(page, 'after');

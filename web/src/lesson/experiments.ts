@@ -31,7 +31,7 @@ export function scaleWords(scale: RunModel['scale']): string {
 
 /** Which head a card measured, as the page numbers heads (from 1). */
 function headWords(h: number, heads: number): string {
-  return `head ${h + 1} of ${heads} (the head drawn above)`;
+  return `head ${h + 1} of ${heads} (the head the pictures show)`;
 }
 
 /** The drawn head, clamped to the example's heads. */
@@ -128,7 +128,7 @@ export function afterCard(core: AttnCore, m: RunModel, head = 0): CardResult {
   return {
     id: 'after', title: '−∞ before vs zero after', line: 'S = where(allowed, S, fill)',
     lead: 'A mask should give the forbidden keys weight 0 while the allowed weights still sum to 1; zeroing them after the softmax does only the first half.',
-    measured: `${headWords(h, H)}, ${exampleWords(m, T)}, ${m.causal ? 'its causal mask' : 'a causal mask (the pictures above have none)'}, ${scaleWords(m.scale)}.`,
+    measured: `${headWords(h, H)}, ${exampleWords(m, T)}, ${m.causal ? 'its causal mask' : 'a causal mask (the pictures have none)'}, ${scaleWords(m.scale)}.`,
     text: [
       `Zeroing the masked weights after the softmax: the smallest row sum is ${f(minSum)} instead of 1, and the mean length of an output row falls from ${f(nb)} to ${f(na)}: every output is quietly scaled down.`,
       `Sigmoid normalizes nothing across the row, so zeroing after is the same computation: max |Δw| between before and after is ${f(sigDelta)}.`,

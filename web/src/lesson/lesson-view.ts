@@ -353,7 +353,7 @@ class LessonView implements View<LessonContext> {
     const l = ctx.state.lesson;
     const r = el('input', { type: 'range', min: '1', max: '800', step: '0.5', value: String(l.logit), 'aria-label': 'largest logit' });
     r.addEventListener('change', () => ctx.update({ lesson: { logit: Number(r.value) } }));
-    const p = el('select', { 'aria-label': 'precision (line 1: it changes the pictures above too)' });
+    const p = el('select', { 'aria-label': 'precision (line 1: it changes the pictures too)' });
     for (const v of PRECISIONS) p.append(el('option', { value: v, text: v }));
     p.value = l.precision;
     p.addEventListener('change', () => ctx.update({ lesson: { precision: p.value as LessonState['precision'] } }));
