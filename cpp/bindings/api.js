@@ -481,6 +481,8 @@ function attnNamesOnce() {
     var kernel = (o.kernel = attnFields.oneOf(opts, 'kernel', KERNELS, 'naive'));
     // The on-chip memory: required by the tiled algorithm, checked whenever given.
     o.sramBytes = size(opts, 'sramBytes', kernel === 'tiled' ? undefined : 0);
+    // The tiled algorithm's outer loop: query blocks (the core's kernel) or key blocks (Algorithm 1).
+    o.loopOrder = attnFields.oneOf(opts, 'loopOrder', ['q-outer', 'kv-outer'], 'q-outer');
     var r = attnUnwrap(TrafficModel(o));
     return {
       footprintBytes: r.footprintBytes, slowMemoryBytes: r.slowMemoryBytes,

@@ -217,7 +217,8 @@ class CoreSession {
   std::vector<std::uint32_t> ranges_;  // keyRanges' result
 };
 
-// o: normalised by api.js (integers >= 1, kernel 'naive' | 'tiled', sramBytes 0 when unused).
+// o: normalised by api.js (integers >= 1, kernel 'naive' | 'tiled', sramBytes 0 when unused,
+// loopOrder 'q-outer' | 'kv-outer').
 val trafficModel(val o) {
   attn::TrafficOptions t;
   t.tq = static_cast<std::uint64_t>(o["tq"].as<double>());
@@ -230,6 +231,9 @@ val trafficModel(val o) {
   t.kernel =
       attn_bind::tiled_kernel(o) ? attn::TrafficKernel::kTiled : attn::TrafficKernel::kStandard;
   t.sram_bytes = static_cast<std::uint64_t>(o["sramBytes"].as<double>());
+  t.loop_order = o["loopOrder"].as<std::string>() == "kv-outer"
+                     ? attn::TrafficLoopOrder::kKeyBlocksOuter
+                     : attn::TrafficLoopOrder::kQueryBlocksOuter;
   attn::Traffic r;
   attn::Status st = attn::traffic(t, &r);
   if (!st.ok()) return error(st);

@@ -98,6 +98,26 @@ u128 keys_all_blocks(const TrafficOptions& o, std::uint64_t br, std::uint64_t bc
   return sum + last_block;
 }
 
+// Key blocks outside (Algorithm 1): the query rows loaded over all key blocks, i.e. for each key
+// block j (first key c_j = j B_c) the rows of the query blocks whose last row sees key c_j:
+// all tq rows while c_j <= tk - tq, else the rows from the block holding row c_j - (tk - tq)
+// on, tq - B_r floor((c_j - tk + tq) / B_r) (a floor sum over those j). Every key block is
+// loaded: the last query row sees every key (bottom-right alignment).
+u128 rows_all_key_blocks(const TrafficOptions& o, std::uint64_t br, std::uint64_t bc) {
+  const std::uint64_t tc = ceil_div(o.tk, bc);
+  if (!o.causal) return u128(tc) * o.tq;
+  const i128 off = i128(o.tk) - i128(o.tq);
+  // Key blocks whose first key every row sees: j B_c <= off.
+  const i128 full = off < 0 ? 0 : std::min<i128>(i128(tc), off / i128(bc) + 1);
+  const i128 n = i128(tc) - full;
+  u128 rows = u128(full) * o.tq;
+  if (n > 0) {
+    const i128 b = full * i128(bc) - off;  // >= 1: row c_j - off of the first such block
+    rows += u128(n) * o.tq - u128(br) * floor_sum(u128(n), br, bc, u128(b));
+  }
+  return rows;
+}
+
 }  // namespace
 
 Status traffic(const TrafficOptions& o, Traffic* out) {
@@ -142,11 +162,20 @@ Status traffic(const TrafficOptions& o, Traffic* out) {
     t.block_rows = br;
     t.block_cols = bc;
     footprint = io + c(2) * H * tq;  // + m and l per row
-    // Per head: Q once, then for each query block the keys it loads (K and V), then O, m, l.
-    const u128 k = keys_all_blocks(o, br, bc);
-    const Count keys{static_cast<std::uint64_t>(k), k >> 64 == 0};
-    loads = H * (tq * dk + keys * (dk + dv));
-    stores = H * (tq * dv + c(2) * tq);
+    if (o.loop_order == TrafficLoopOrder::kQueryBlocksOuter) {
+      // Per head: Q once, then for each query block the keys it loads (K and V), then O, m, l.
+      const u128 k = keys_all_blocks(o, br, bc);
+      const Count keys{static_cast<std::uint64_t>(k), k >> 64 == 0};
+      loads = H * (tq * dk + keys * (dk + dv));
+      stores = H * (tq * dv + c(2) * tq);
+    } else {
+      // Per head: O, l, m initialised; K and V once; for each visited (key block, query block)
+      // pair Q_i, O_i, l_i, m_i read and O_i, l_i, m_i written.
+      const u128 r = rows_all_key_blocks(o, br, bc);
+      const Count rows{static_cast<std::uint64_t>(r), r >> 64 == 0};
+      loads = H * (tk * (dk + dv) + rows * (dk + dv + c(2)));
+      stores = H * (tq * (dv + c(2)) + rows * (dv + c(2)));
+    }
   }
   const Count total = loads + stores, fb = footprint * c(4), tb = total * c(4);
   if (!fb.ok || !tb.ok) {

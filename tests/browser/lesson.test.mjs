@@ -1,7 +1,9 @@
 // The Lesson view in Chromium: the code lines and their controls (keyboard only, each control
 // named by its line), the side-by-side pictures and badges, each experiment card's figures read
 // from the page against the NumPy oracle (tests/oracle/gen_lesson_fixtures.py →
-// tests/fixtures/lesson.json), the guided path by keyboard, and 375 px without sideways scroll.
+// tests/fixtures/lesson.json), each picture's own legend, the head picker, the standard side
+// that the controls never change, the guided path by keyboard (its cards in view, as slides in fit
+// mode), and 375 px without sideways scroll.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
@@ -68,25 +70,35 @@ test('max shift card: the thresholds measured on the page match the oracle', asy
   await context.close();
 });
 
-test('cards: zero after, shuffle, cannot amplify, heads as a loop and √d_k state the oracle’s figures', async () => {
-  const { page, context, errors } = await open('#v=1&view=lesson&lexp=after');
+test('cards: zero after, shuffle, cannot amplify, heads as a loop, √d_k and the cost state the oracle’s figures', async () => {
+  const { page, context, errors } = await open('#v=1&view=lesson&lexp=after&mmode=after');
+  // The cards on lesson 1's example measure the head drawn (head 1 here), at the scale drawn.
+  const h0 = oracle.heads[0];
   let f = await figures(page);
-  near(f.minRowSumAfter, oracle.after.minRowSumAfter, 1e-5, 'smallest row sum after');
-  near(f.meanNormBefore, oracle.after.meanNormBefore, 1e-4, 'mean norm before');
-  near(f.meanNormAfter, oracle.after.meanNormAfter, 1e-4, 'mean norm after');
+  assert.equal(f.head, 0);
+  near(f.minRowSumAfter, h0.after.minRowSumAfter, 1e-5, 'smallest row sum after');
+  near(f.meanNormBefore, h0.after.meanNormBefore, 1e-4, 'mean norm before');
+  near(f.meanNormAfter, h0.after.meanNormAfter, 1e-4, 'mean norm after');
   assert.equal(f.sigmoidMaxDelta, 0);
+  assert.match(await page.locator('.card-measured').innerText(), /head 1 of 2 \(the head the pictures show\).*scale 1\/√d_k/);
+  // The badge above (mask after, head 1) shows the same head: its smallest row sum is the card's.
+  near(Number(await page.locator('.badge-row').nth(1).locator('[data-badge="rowsum"]').getAttribute('data-value')), 1 - f.minRowSumAfter, 1e-5, 'badge vs card');
   await shot(page, 'after');
   for (const [id, check] of [
     ['shuffle', (x) => { assert.ok(x.maxDeltaNone < 1e-5); near(x.maxDeltaRope, oracle.shuffle.maxDeltaRope, 1e-4, 'RoPE'); near(x.maxDeltaAlibi, oracle.shuffle.maxDeltaAlibi, 1e-4, 'ALiBi'); near(x.maxDeltaCausal, oracle.shuffle.maxDeltaCausal, 1e-4, 'causal'); }],
-    ['amplify', (x) => { assert.ok(x.softmaxViolation <= 1e-5); near(x.sigmoidMaxRowSum, oracle.amplify.sigmoidMaxRowSum, 1e-4, 'sigmoid row sum'); near(x.reluMaxRowSum, oracle.amplify.reluMaxRowSum, 1e-4, 'relu row sum'); near(x.softmax1MinRowSum, oracle.amplify.softmax1MinRowSum, 1e-4, 'softmax1 row sum'); }],
+    ['amplify', (x) => { for (const k of Object.keys(h0.amplify)) near(x[k], h0.amplify[k], 1e-4, `amplify ${k}`); }],
     ['loop', (x) => { assert.equal(x.heads, 2); assert.ok(x.maxDelta < 1e-5); }],
-    ['sqrtdk', (x) => { for (const d of [1, 64, 1024]) near(x[`std${d}`] / Math.sqrt(d), 1, 0.25, `std at d_k ${d} / √d_k`); }],
+    ['sqrtdk', (x) => { for (const d of [1, 64, 1024]) near(x[`std${d}`] / Math.sqrt(d), 1, 0.25, `std at d_k ${d} / √d_k`); oracle.lesson2.with.forEach((w, i) => near(x[`lesson2With${i}`], w, 1e-5, `lesson 2 row ${i}`)); oracle.lesson2.without.forEach((w, i) => near(x[`lesson2Without${i}`], w, 1e-5, `lesson 2 row ${i} without`)); near(x.lesson2ScoreStd, oracle.lesson2.scoreStd, 1e-4, 'lesson 2 score spread'); }],
+    ['cost', (x) => { oracle.cost.ratios.forEach((r, i) => near(x[`ratio${oracle.cost.ts[i + 1]}`], r, 1e-12, `cost ratio at ${oracle.cost.ts[i + 1]}`)); assert.equal(x.crossover, oracle.cost.crossover); }],
   ]) {
     await page.locator(`a[data-card="${id}"]`).click();
     await waitReady(page);
     await drawn(page);
     f = await figures(page);
     check(f);
+    // Every card opens with one plain sentence, then says what it measured.
+    assert.equal(await page.locator('.lesson-card > h4 + p').getAttribute('class'), 'card-lead', id);
+    assert.equal(await page.locator('.card-measured').count(), 1, id);
     await shot(page, id);
   }
   assert.deepEqual(errors, []);
@@ -103,6 +115,11 @@ test('variant cards: each names the line it replaces and runs', async () => {
     assert.match(text, /(Replaces|Adds) the line/);
     const f = await figures(page);
     assert.ok(Number.isFinite(f.maxDeltaWeights), id);
+    // The card measures the head drawn: the same figures as the NumPy oracle for head 1, and
+    // an entropy only where the rows are probability distributions.
+    for (const [k, v] of Object.entries(oracle.heads[0].variants[id])) if (k in f) near(f[k], v, 1e-4, `${id} ${k}`);
+    assert.equal('entropyChanged' in f, !['softmax1', 'sigmoid', 'relu'].includes(id), id);
+    assert.equal(/mean row entropy/.test(text), !['softmax1', 'sigmoid', 'relu'].includes(id), id);
     await shot(page, id);
   }
   assert.deepEqual(errors, []);
@@ -118,13 +135,21 @@ test('FlashAttention card: the on-chip memory control recomputes the bytes from 
     return { t: T, stdFootprint: 4 * (4 * T * d + 2 * T * T), tiledFootprint: 4 * (4 * T * d + 2 * T), stdMoved: 4 * (4 * T * d + 4 * T * T), tiledMoved: 4 * (T * (2 * d + 2) + Math.ceil(T / Br) * T * 2 * d) };
   };
   const rows = (page) => page.locator('[data-testid="card-table"] tbody tr').evaluateAll((trs) => trs.map((tr) => JSON.parse(tr.dataset.row)));
+  // Both loop orders against the NumPy oracle's walk of the loops (tests/oracle/flash_io.py).
+  const walked = (kernel, t, sram) => {
+    const c = oracle.flash.cases.find((x) => x.kernel === kernel && x.tq === t && !x.causal && x.dk === 64 && x.sramBytes === (kernel === 'naive' ? 0 : sram));
+    return c.loaded + c.stored;
+  };
+  const withOracle = (T, sramBytes) => ({ ...model(T, sramBytes), kvOuterMoved: walked('kv-outer', T, sramBytes) });
   const { page, context, errors } = await open('#v=1&view=lesson&lexp=flash&lsram=32', { width: 1280, height: 900 });
   const sram = page.getByTestId('flash-sram');
   assert.equal(await sram.inputValue(), '32');
-  assert.deepEqual(await rows(page), [512, 1024, 2048, 4096, 8192].map((t) => model(t, 32 * 1024)));
+  assert.deepEqual(await rows(page), [512, 1024, 2048, 4096, 8192].map((t) => withOracle(t, 32 * 1024)));
+  for (const r of await rows(page)) assert.equal(r.tiledMoved, walked('q-outer', r.t, 32 * 1024));
   let text = await page.locator('.lesson-card').innerText();
-  assert.match(text, /M = 32 KiB on chip \(8192 floats\): blocks of 32 query rows × 32 keys/);
-  assert.match(text, /the footprint is linear in T, while the traffic is Θ\(N²d²\/M\)/);
+  assert.match(text, /M = 32 KiB of on-chip memory = 8192 floats, so blocks of 32 query rows × 32 keys/);
+  assert.match(text, /what became linear is the memory the computation keeps \(the footprint\); the traffic stays quadratic in T, Θ\(T²d²\/M\)/);
+  assert.match(text, /Where lesson 2 simplifies: it says “what became linear is the memory traffic”/);
   await shot(page, 'flash-32k');
   // Keyboard: one step down (32 → 48 KiB) recomputes, and the link carries it.
   await sram.focus();
@@ -132,16 +157,19 @@ test('FlashAttention card: the on-chip memory control recomputes the bytes from 
   await waitReady(page);
   await page.waitForFunction(() => /M = 48 KiB/.test(document.querySelector('.lesson-card')?.textContent ?? ''), null, { timeout: 10000 });
   assert.match(page.url(), /lsram=48/);
-  assert.deepEqual(await rows(page), [512, 1024, 2048, 4096, 8192].map((t) => model(t, 48 * 1024)));
+  assert.deepEqual(await rows(page), [512, 1024, 2048, 4096, 8192].map((t) => withOracle(t, 48 * 1024)));
   const f = await figures(page);
   near(f.trafficSmallSramRatio, model(8192, 16384).tiledMoved / model(8192, 48 * 1024).tiledMoved, 1e-9, '16 KiB vs 48 KiB');
-  // The largest size: past 4d² floats the query block is d rows; the card says so.
+  // The largest size: past 4d² floats the query block is capped at d rows (query blocks outer),
+  // while key blocks outer keep falling (790 MiB at 64 KiB to 227 MiB at 228 KiB); the card says so.
   await page.goto(env.server.url + '/#v=1&view=lesson&lexp=flash&lsram=228');
   await waitReady(page);
   await drawn(page);
-  assert.deepEqual(await rows(page), [512, 1024, 2048, 4096, 8192].map((t) => model(t, 228 * 1024)));
+  assert.deepEqual(await rows(page), [512, 1024, 2048, 4096, 8192].map((t) => withOracle(t, 228 * 1024)));
   text = await page.locator('.lesson-card').innerText();
-  assert.match(text, /stops growing at d = 64 rows/);
+  assert.match(text, /at this M it is capped at d rows/);
+  assert.match(text, /key blocks as the outer loop \(the paper’s Algorithm 1, FlashAttention-1\) 227 MiB/);
+  assert.match(text, /stop at 64 KiB \(4d² floats\), because Algorithm 1 caps a query block at d = 64 rows .*not something either paper states/);
   await page.locator('.lesson-card').screenshot({ path: join(SHOTS, 'lesson-flash-card-1280.png') });
   await page.setViewportSize({ width: 390, height: 844 });
   const [sw, cw] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
@@ -198,6 +226,110 @@ test('guided path: Start here, then ← / → by keyboard through states; lstep 
   await shot(e.page, 'embed-slide');
   assert.deepEqual(e.errors, []);
   await e.context.close();
+});
+
+test('each picture has its own legend and scale; line 5 changes the changed side only; the head picker', async () => {
+  const { page, context, errors } = await open('#v=1&view=lesson&norm=sigmoid', { width: 1280, height: 900 });
+  const legends = () => page.locator('.lesson-legend').evaluateAll((ls) => Object.fromEntries(ls.filter((l) => !l.closest('figure').hidden).map((l) => [l.dataset.legend, { lo: Number(l.dataset.lo), hi: Number(l.dataset.hi), title: l.querySelector('.legend-title')?.textContent, ticks: [...l.querySelectorAll('.legend-ticks span')].map((t) => t.textContent) }])));
+  let L = await legends();
+  assert.deepEqual(Object.keys(L).sort(), ['chg', 'diff', 'outChg', 'outStd', 'scores', 'std']);
+  assert.deepEqual([L.std.lo, L.std.hi, L.std.title], [0, 1, 'weight']);
+  // The changed weights' scale starts at 0 and reaches at least 1 (past it where a weight does).
+  assert.ok(L.chg.lo === 0 && L.chg.hi >= 1, JSON.stringify(L.chg));
+  // The difference, the scores and the outputs are symmetric: 0 sits in the middle tick.
+  for (const k of ['diff', 'scores', 'outStd', 'outChg']) {
+    assert.ok(L[k].hi > 0 && L[k].lo === -L[k].hi, `${k}: ${JSON.stringify(L[k])}`);
+    assert.match(L[k].ticks[2], /^−?0(\.0+)?$/, `${k}: middle tick ${L[k].ticks[2]}`);
+  }
+  const diff = Number(await page.locator('.lesson-badges').getAttribute('data-max-abs-diff'));
+  near(L.diff.hi, diff, 1e-6, 'difference legend = max |Δw|');
+  await page.locator('figure[data-map="diff"]').screenshot({ path: join(SHOTS, 'lesson-legend-diff.png') });
+  await shot(page, 'legends');
+
+  // Line 5 (√d_k): deleting the division changes the changed side only.
+  const stdHash = async () => page.locator('figure[data-map="std"] canvas.hm-data').evaluate((c) => c.toDataURL());
+  await page.goto(env.server.url + '/#v=1&view=lesson');
+  await waitReady(page);
+  await drawn(page);
+  const before = await stdHash();
+  assert.match(await page.locator('.lesson-code .muted').innerText(), /Standard computation: change a line to compare/);
+  const scale = page.getByLabel(/, scores and scale$/);
+  await scale.selectOption('none');
+  await waitReady(page);
+  await page.waitForFunction(() => /Changed lines highlighted/.test(document.querySelector('.lesson-code .muted')?.textContent ?? ''), null, { timeout: 10000 });
+  await drawn(page);
+  assert.match(page.url(), /scale=none/);
+  assert.equal(await stdHash(), before, 'the Standard picture keeps 1/√d_k');
+  assert.equal(await page.locator('.code-line.changed').getAttribute('data-line'), 'scores');
+  assert.ok(Number(await page.locator('.lesson-badges').getAttribute('data-max-abs-diff')) > 0.05);
+  assert.match(await page.locator('figure[data-map="std"] figcaption').innerText(), /scale 1\/√d_k/);
+  await shot(page, 'scale-none');
+
+  // The head picker: head 2 is drawn, named, in the link, and the cards measure it.
+  await page.goto(env.server.url + '/#v=1&view=lesson&lexp=amplify');
+  await waitReady(page);
+  await drawn(page);
+  assert.match(await page.locator('.lesson-pics .panel-title').innerText(), /head 1 of 2/);
+  await page.getByTestId('lesson-head').selectOption({ label: '2' }); // head 2 (heads count from 1)
+  await waitReady(page);
+  await page.waitForFunction(() => document.querySelector('.lesson-badges')?.getAttribute('data-head') === '1', null, { timeout: 10000 });
+  await drawn(page);
+  assert.match(page.url(), /head=1/);
+  assert.match(await page.locator('.lesson-pics .panel-title').innerText(), /head 2 of 2/);
+  const f = await figures(page);
+  assert.equal(f.head, 1);
+  for (const k of Object.keys(oracle.heads[1].amplify)) near(f[k], oracle.heads[1].amplify[k], 1e-4, `head 2 amplify ${k}`);
+  assert.match(await page.locator('.card-measured').innerText(), /head 2 of 2/);
+  await shot(page, 'head-2');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('guided path: a step’s card and its control are in view (1280, ?embed=1 at 390 × 844) and fit a 960 × 540 slide; each step highlights its own line', async () => {
+  const inView = (page, sel) => page.locator(sel).evaluate((e) => {
+    const r = e.getBoundingClientRect();
+    return r.top >= 0 && r.top < innerHeight && r.bottom > 0 && r.height > 0;
+  });
+  for (const [url, viewport, name] of [['', { width: 1280, height: 800 }, '1280'], ['?embed=1', { width: 390, height: 844 }, 'embed-390']]) {
+    const { page, context, errors } = await open(`${url}#v=1&view=lesson&lstep=6`, viewport);
+    await page.getByRole('button', { name: 'next step' }).click(); // step 7: the max shift
+    await waitReady(page);
+    await drawn(page);
+    await page.waitForFunction(() => document.querySelector('.lesson-card')?.dataset.card === 'shift', null, { timeout: 10000 });
+    await page.waitForTimeout(100);
+    assert.match(page.url(), /lstep=7/);
+    assert.ok(await inView(page, '.lesson-card h4'), `${name}: the card's title is in view`);
+    assert.ok(await inView(page, '.lesson-card input[type="range"]'), `${name}: the slider is in view`);
+    assert.ok(await inView(page, '.path-text'), `${name}: the step's text is in view`);
+    // Step 7 says the shift is off and the card's row turns NaN: both true of what is shown.
+    assert.equal(await page.locator('.code-line[data-line="shift"] input').isChecked(), false);
+    assert.equal((await figures(page)).nanShiftOff, 1);
+    assert.equal(await page.locator('.code-line.just-changed').getAttribute('data-line'), 'shift');
+    await shot(page, `path-step7-${name}`);
+    await page.getByRole('button', { name: 'next step' }).click(); // 8: −∞ before, not zero after
+    await waitReady(page);
+    await page.getByRole('button', { name: 'next step' }).click(); // 9: the √d_k
+    await waitReady(page);
+    await drawn(page);
+    await page.waitForFunction(() => document.querySelector('.lesson-card')?.dataset.card === 'sqrtdk', null, { timeout: 10000 });
+    assert.match(page.url(), /lstep=9/);
+    assert.equal(await page.locator('.code-line.just-changed').getAttribute('data-line'), 'scores', 'step 9 highlights its own line, not step 8’s');
+    assert.ok(await inView(page, '.lesson-card h4'), `${name}: step 9's card is in view`);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  // A 960 × 540 slide in fit mode: nothing scrolls, and the step's card with its control shows.
+  for (const [step, control] of [[7, '.lesson-card input[type="range"]'], [11, '[data-testid="flash-sram"]'], [9, '.lesson-card .card-lead']]) {
+    const { page, context, errors } = await open(`?embed=1&fit=1#v=1&view=lesson&lstep=${step}&${step === 7 ? 'lexp=shift&llogit=100&shift=0' : step === 11 ? 'lexp=flash' : 'lexp=sqrtdk'}`, { width: 960, height: 540 });
+    await page.waitForTimeout(200);
+    const [sh, ih] = await page.evaluate(() => [document.documentElement.scrollHeight, innerHeight]);
+    assert.ok(sh <= ih + 1, `fit step ${step}: scrollHeight ${sh} > ${ih}`);
+    assert.ok(await inView(page, control), `fit step ${step}: ${control} in view`);
+    assert.ok(await inView(page, '.lesson-card .card-lead'), `fit step ${step}: the card's plain sentence in view`);
+    await shot(page, `fit-step${step}`);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
 });
 
 test('Export JSON: each head’s q, k, v; the weights recomputed from them as a student would in NumPy', async () => {

@@ -1,7 +1,9 @@
-// attn::traffic against simulations of the two algorithms: each one runs for real on random
-// data through a "slow memory" that counts every float loaded and stored and the bytes it
-// holds, and its output is checked against attention computed directly, so the counts belong
-// to algorithms that compute attention. The closed form must equal the counts exactly.
+// attn::traffic against simulations of the algorithms (standard; tiled with query blocks or key
+// blocks outside): each one runs for real on random data through a "slow memory" that counts
+// every float loaded and stored and the bytes it holds, and its output is checked against
+// attention computed directly, so the counts belong to algorithms that compute attention. The
+// closed form must equal the counts exactly. The NumPy oracle's own walk of the loops
+// (tests/oracle/flash_io.py, in tests/fixtures/lesson.json) is compared too.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "attn/traffic.hpp"
+#include "fixtures.hpp"
 
 namespace {
 
@@ -218,6 +221,80 @@ Sim simulate_tiled(const Problem& p) {
   return {m.loads, m.stores, m.peak, br, bc, m.bufs[O]};
 }
 
+// The paper's Algorithm 1 (key blocks outside): O, l, m start in slow memory (line 2); for each
+// key block K_j, V_j are loaded once, then every query block with a visible cell loads Q_i, O_i,
+// l_i, m_i, updates them with the block's scores and stores O_i, l_i, m_i back (lines 8-13).
+Sim simulate_tiled_kv_outer(const Problem& p) {
+  const auto& o = p.o;
+  const std::size_t group = o.heads / o.kv_heads;
+  const float scale = 1.f / std::sqrt(float(o.dk));
+  const std::size_t d = std::max(o.dk, o.dv), M = o.sram_bytes / 4;
+  const std::size_t bc = (M + 4 * d - 1) / (4 * d), br = std::min(bc, d);
+  Slow m;
+  const int Q = m.alloc(p.q.size()), K = m.alloc(p.k.size()), V = m.alloc(p.v.size());
+  m.bufs[Q] = p.q;
+  m.bufs[K] = p.k;
+  m.bufs[V] = p.v;
+  const int O = m.alloc(o.heads * o.tq * o.dv);
+  const int Ms = m.alloc(o.heads * o.tq), Ls = m.alloc(o.heads * o.tq);
+  for (std::size_t h = 0; h < o.heads; ++h) {
+    const std::size_t g = h / group;
+    for (std::size_t i = 0; i < o.tq; ++i) {  // line 2: O = 0, l = 0, m = -inf
+      for (std::size_t c = 0; c < o.dv; ++c) m.store(O, (h * o.tq + i) * o.dv + c, 0.f);
+      m.store(Ls, h * o.tq + i, 0.f);
+      m.store(Ms, h * o.tq + i, -INFINITY);
+    }
+    for (std::size_t c0 = 0; c0 < o.tk; c0 += bc) {
+      const std::size_t c1 = std::min(c0 + bc, std::size_t(o.tk)), cols = c1 - c0;
+      std::vector<float> kj(cols * o.dk), vj(cols * o.dv);
+      for (std::size_t e = 0; e < kj.size(); ++e) kj[e] = m.load(K, (g * o.tk + c0) * o.dk + e);
+      for (std::size_t e = 0; e < vj.size(); ++e) vj[e] = m.load(V, (g * o.tk + c0) * o.dv + e);
+      for (std::size_t r0 = 0; r0 < o.tq; r0 += br) {
+        const std::size_t r1 = std::min(r0 + br, std::size_t(o.tq)), rows = r1 - r0;
+        bool any = false;
+        for (std::size_t i = r0; i < r1 && !any; ++i)
+          for (std::size_t j = c0; j < c1 && !any; ++j) any = p.allowed(i, j);
+        if (!any) continue;  // the mask skips this pair of blocks
+        std::vector<float> qi(rows * o.dk), oi(rows * o.dv), li(rows), mi(rows);
+        for (std::size_t e = 0; e < qi.size(); ++e) qi[e] = m.load(Q, (h * o.tq + r0) * o.dk + e);
+        for (std::size_t e = 0; e < oi.size(); ++e) oi[e] = m.load(O, (h * o.tq + r0) * o.dv + e);
+        for (std::size_t r = 0; r < rows; ++r) li[r] = m.load(Ls, h * o.tq + r0 + r);
+        for (std::size_t r = 0; r < rows; ++r) mi[r] = m.load(Ms, h * o.tq + r0 + r);
+        for (std::size_t r = 0; r < rows; ++r) {
+          std::vector<float> s(cols, -INFINITY);
+          float bm = -INFINITY;
+          for (std::size_t j = 0; j < cols; ++j) {
+            if (!p.allowed(r0 + r, c0 + j)) continue;
+            float dd = 0;
+            for (std::size_t c = 0; c < o.dk; ++c) dd += qi[r * o.dk + c] * kj[j * o.dk + c];
+            s[j] = scale * dd;
+            bm = std::max(bm, s[j]);
+          }
+          if (bm == -INFINITY) continue;  // this row sees no key of the block: O_i row as it was
+          float bl = 0;
+          std::vector<float> pv(o.dv, 0.f);
+          for (std::size_t j = 0; j < cols; ++j) {
+            const float e = std::exp(s[j] - bm);
+            bl += e;
+            for (std::size_t c = 0; c < o.dv; ++c) pv[c] += e * vj[j * o.dv + c];
+          }
+          const float mn = std::max(mi[r], bm);
+          const float a = std::exp(mi[r] - mn), b = std::exp(bm - mn);
+          const float ln = a * li[r] + b * bl;
+          for (std::size_t c = 0; c < o.dv; ++c)
+            oi[r * o.dv + c] = (li[r] * a * oi[r * o.dv + c] + b * pv[c]) / ln;
+          li[r] = ln;
+          mi[r] = mn;
+        }
+        for (std::size_t e = 0; e < oi.size(); ++e) m.store(O, (h * o.tq + r0) * o.dv + e, oi[e]);
+        for (std::size_t r = 0; r < rows; ++r) m.store(Ls, h * o.tq + r0 + r, li[r]);
+        for (std::size_t r = 0; r < rows; ++r) m.store(Ms, h * o.tq + r0 + r, mi[r]);
+      }
+    }
+  }
+  return {m.loads, m.stores, m.peak, br, bc, m.bufs[O]};
+}
+
 void check_output(const Problem& p, const std::vector<float>& out) {
   const std::vector<double> ref = reference(p);
   for (std::size_t e = 0; e < ref.size(); ++e) {
@@ -273,15 +350,21 @@ TEST_CASE("traffic - the closed forms equal the counted loads and stores of both
               Problem pt = p;
               pt.o.sram_bytes = sram;
               pt.o.kernel = TrafficKernel::kTiled;
-              const Sim st = simulate_tiled(pt);
-              check_output(pt, st.out);
-              const Traffic tt = closed_form(pt.o);
-              CHECK(tt.loaded_bytes == 4 * st.loads);
-              CHECK(tt.stored_bytes == 4 * st.stores);
-              CHECK(tt.slow_memory_bytes == 4 * (st.loads + st.stores));
-              CHECK(tt.footprint_bytes == st.footprint);
-              CHECK(tt.block_rows == st.br);
-              CHECK(tt.block_cols == st.bc);
+              for (auto order : {attn::TrafficLoopOrder::kQueryBlocksOuter,
+                                 attn::TrafficLoopOrder::kKeyBlocksOuter}) {
+                const bool q_outer = order == attn::TrafficLoopOrder::kQueryBlocksOuter;
+                INFO((q_outer ? "query blocks outer" : "key blocks outer"));
+                pt.o.loop_order = order;
+                const Sim st = q_outer ? simulate_tiled(pt) : simulate_tiled_kv_outer(pt);
+                check_output(pt, st.out);
+                const Traffic tt = closed_form(pt.o);
+                CHECK(tt.loaded_bytes == 4 * st.loads);
+                CHECK(tt.stored_bytes == 4 * st.stores);
+                CHECK(tt.slow_memory_bytes == 4 * (st.loads + st.stores));
+                CHECK(tt.footprint_bytes == st.footprint);
+                CHECK(tt.block_rows == st.br);
+                CHECK(tt.block_cols == st.bc);
+              }
               ++cases;
             }
           }
@@ -348,6 +431,72 @@ TEST_CASE("traffic - the tiled footprint is linear in N, its traffic Theta(N^2 d
   const Traffic a = closed_form(o);
   o.tq = o.tk = 16384;
   CHECK(double(closed_form(o).footprint_bytes) / double(a.footprint_bytes) > 3.9);
+}
+
+// Key blocks outside on long sequences: the closed form (a floor sum over the key blocks)
+// against a plain loop over the key blocks, each visiting the query blocks whose last row sees
+// its first key.
+TEST_CASE("traffic - key-blocks-outer counts on long sequences match a loop over the blocks",
+          "[traffic]") {
+  for (bool causal : {false, true})
+    for (std::uint64_t tq : {1000u, 4097u, 65536u})
+      for (std::uint64_t tk : {999u, 4097u, 70000u})
+        for (std::uint64_t d : {1u, 16u, 64u, 100u})
+          for (std::uint64_t sram : {16 * d, std::uint64_t{100000}, std::uint64_t{192 * 1024}}) {
+            TrafficOptions o;
+            o.tq = tq;
+            o.tk = tk;
+            o.dk = o.dv = d;
+            o.causal = causal;
+            o.kernel = TrafficKernel::kTiled;
+            o.loop_order = attn::TrafficLoopOrder::kKeyBlocksOuter;
+            o.sram_bytes = sram;
+            const Traffic t = closed_form(o);
+            const std::uint64_t bc = t.block_cols, br = t.block_rows;
+            std::uint64_t rows = 0;
+            for (std::uint64_t c0 = 0; c0 < tk; c0 += bc)
+              for (std::uint64_t r0 = 0; r0 < tq; r0 += br) {
+                const long long last = static_cast<long long>(std::min(r0 + br, tq)) - 1;
+                if (!causal || static_cast<long long>(c0) <=
+                                   last + static_cast<long long>(tk) - static_cast<long long>(tq))
+                  rows += std::min(r0 + br, tq) - r0;
+              }
+            INFO("tq " << tq << " tk " << tk << " d " << d << " sram " << sram << " causal "
+                       << causal);
+            CHECK(t.loaded_bytes == 4 * (tk * 2 * d + rows * (2 * d + 2)));
+            CHECK(t.stored_bytes == 4 * (tq * (d + 2) + rows * (d + 2)));
+          }
+}
+
+// The NumPy oracle walks both loop orders block by block (tests/oracle/flash_io.py); its counts
+// for the Lesson card's table and for small masked shapes are in tests/fixtures/lesson.json.
+TEST_CASE("traffic - both loop orders equal the NumPy oracle's walk of the loops", "[traffic]") {
+  const fixtures::json f = fixtures::load("lesson.json").at("flash");
+  std::size_t n = 0;
+  for (const auto& c : f.at("cases")) {
+    TrafficOptions o;
+    o.tq = c.at("tq");
+    o.tk = c.at("tk");
+    o.dk = c.at("dk");
+    o.dv = c.at("dv");
+    o.heads = c.at("heads");
+    o.kv_heads = c.at("kvHeads");
+    o.causal = c.at("causal");
+    const std::string kernel = c.at("kernel");
+    o.kernel = kernel == "naive" ? TrafficKernel::kStandard : TrafficKernel::kTiled;
+    o.loop_order = kernel == "kv-outer" ? attn::TrafficLoopOrder::kKeyBlocksOuter
+                                        : attn::TrafficLoopOrder::kQueryBlocksOuter;
+    o.sram_bytes = c.at("sramBytes");
+    INFO(c.dump());
+    const Traffic t = closed_form(o);
+    CHECK(t.loaded_bytes == c.at("loaded").get<std::uint64_t>());
+    CHECK(t.stored_bytes == c.at("stored").get<std::uint64_t>());
+    CHECK(t.footprint_bytes == c.at("footprint").get<std::uint64_t>());
+    CHECK(t.block_rows == c.at("br").get<std::uint64_t>());
+    CHECK(t.block_cols == c.at("bc").get<std::uint64_t>());
+    ++n;
+  }
+  CHECK(n > 200);
 }
 
 TEST_CASE("traffic - bad sizes name their field", "[traffic][errors]") {

@@ -3,6 +3,7 @@
 // closed forms (docs/js-api.md) for unmasked shapes, computed independently in JS.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { loadCore } from './helpers.mjs';
 
 function throwsField(core, fn, field, label) {
@@ -52,12 +53,30 @@ test('traffic: causal skips key blocks in the tiled algorithm only; footprint li
   assert.ok(twice.slowMemoryBytes > 3.9 * full.slowMemoryBytes);
 });
 
+test('traffic: both loop orders of the tiled algorithm against the NumPy oracle’s walk of the loops', async () => {
+  const core = await loadCore();
+  const { cases } = JSON.parse(readFileSync(new URL('../fixtures/lesson.json', import.meta.url), 'utf8')).flash;
+  let n = 0;
+  for (const c of cases) {
+    const kernel = c.kernel === 'naive' ? 'naive' : 'tiled';
+    const opts = { tq: c.tq, tk: c.tk, dk: c.dk, dv: c.dv, heads: c.heads, kvHeads: c.kvHeads, causal: c.causal, kernel };
+    if (kernel === 'tiled') Object.assign(opts, { sramBytes: c.sramBytes, loopOrder: c.kernel });
+    const r = core.traffic(opts);
+    assert.deepEqual([r.loadedBytes, r.storedBytes, r.footprintBytes, r.blockRows, r.blockCols], [c.loaded, c.stored, c.footprint, c.br, c.bc], JSON.stringify(c));
+    n++;
+  }
+  assert.ok(n > 200);
+  // The default is query blocks outside.
+  const o = { tq: 100, tk: 100, dk: 8, dv: 8, kernel: 'tiled', sramBytes: 4096 };
+  assert.deepEqual(core.traffic(o), core.traffic({ ...o, loopOrder: 'q-outer' }));
+});
+
 test('traffic: bad input names its field and the module keeps working', async () => {
   const core = await loadCore();
   const ok = { tq: 16, tk: 16, dk: 8, dv: 8, heads: 4, kvHeads: 2, kernel: 'tiled', sramBytes: 1024 };
   const bad = [
     [{ tq: 0 }, 'tq'], [{ tk: 1.5 }, 'tk'], [{ dk: '8' }, 'dk'], [{ dv: -1 }, 'dv'], [{ heads: 0 }, 'heads'],
-    [{ kvHeads: 3 }, 'kvHeads'], [{ causal: 1 }, 'causal'], [{ kernel: 'flash' }, 'kernel'],
+    [{ kvHeads: 3 }, 'kvHeads'], [{ causal: 1 }, 'causal'], [{ kernel: 'flash' }, 'kernel'], [{ loopOrder: 'kv' }, 'loopOrder'],
     [{ sramBytes: 127 }, 'sramBytes'], [{ sramBytes: 0 }, 'sramBytes'], [{ sramBytes: undefined }, 'sramBytes'],
     [{ kernel: 'naive', sramBytes: 2 ** 31 }, 'sramBytes'], [{ tq: undefined }, 'tq'],
     [{ kernel: 'naive', tq: 2 ** 31 - 1, tk: 2 ** 31 - 1, heads: 2 ** 20, kvHeads: 1 }, 'tq'], // past 2^53 bytes

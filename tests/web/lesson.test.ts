@@ -1,7 +1,8 @@
 // The Lesson feature: its state rows (link round trips, hostile values corrected with a notice,
 // the core's refused combinations fixed before the core sees them), the variant reaching the
 // attention views' compute service, and the runs behind the side-by-side view and the cards,
-// against the real wasm core in Node and the NumPy oracle's fixtures (tests/fixtures/variants.json).
+// against the real wasm core in Node and the NumPy oracle's fixtures (tests/fixtures/variants.json,
+// tests/fixtures/lesson.json).
 import { describe, it, expect, beforeAll } from 'vitest';
 import fc from 'fast-check';
 import type { AttnCore, CreateAttnCore } from '../../web/src/wasm/attn-core';
@@ -10,10 +11,12 @@ import { computeAttention } from '../../web/src/attention/compute';
 import { NORMALIZERS, POSITIONS, PRECISIONS, MASK_MODES } from '../../web/src/shared/variant';
 import { compare } from '../../web/src/lesson/run';
 import { codeLines } from '../../web/src/lesson/code-lines';
-import { afterCard, amplifyCard, loopCard, overflowThreshold, permutation, shuffleCard, sqrtCard, flashCard, variantCard, VARIANT_CARD_IDS } from '../../web/src/lesson/experiments';
+import { afterCard, amplifyCard, costCard, loopCard, overflowThreshold, permutation, runCard, shuffleCard, sqrtCard, flashCard, variantCard, VARIANT_CARD_IDS } from '../../web/src/lesson/experiments';
+import { EXPERIMENT_IDS } from '../../web/src/lesson/experiment-ids';
 import { STEPS } from '../../web/src/lesson/path-steps';
 import { SRAM_KIB } from '../../web/src/lesson/state';
 import variantsText from '../fixtures/variants.json?raw';
+import lessonText from '../fixtures/lesson.json?raw';
 
 const MJS = new URL('../../build/wasm/attn_core.mjs', import.meta.url).href;
 const WASM = new URL('../../build/wasm/attn_core.wasm', import.meta.url);
@@ -227,22 +230,42 @@ describe('experiment runs', () => {
       expect(card.table!.rows.map((r) => r.data.t)).toEqual([512, 1024, 2048, 4096, 8192]);
       for (const r of card.table!.rows) {
         const { Br, ...want } = model(r.data.t, kib * 1024);
-        expect({ ...r.data, t: undefined }).toEqual({ ...want, t: undefined });
+        expect({ ...r.data, t: undefined, kvOuterMoved: undefined }).toEqual({ ...want, t: undefined, kvOuterMoved: undefined });
         expect(card.figures.blockRows).toBe(Br);
+        // Both loop orders against the NumPy oracle's walk of the loops (tests/oracle/flash_io.py).
+        const walked = (kernel: string) => oracle.flash.cases.find((c) => c.kernel === kernel && c.tq === r.data.t && !c.causal && c.dk === 64 && c.sramBytes === (kernel === 'naive' ? 0 : kib * 1024))!;
+        expect(r.data.kvOuterMoved).toBe(walked('kv-outer').loaded + walked('kv-outer').stored);
+        expect(r.data.tiledMoved).toBe(walked('q-outer').loaded + walked('q-outer').stored);
+        expect(r.data.stdMoved).toBe(walked('naive').loaded + walked('naive').stored);
+        expect(r.data.tiledFootprint).toBe(walked('kv-outer').footprint);
       }
       // Footprint linear (×2 per doubling within 1 %), traffic quadratic (≥ ×3.9).
       expect(card.figures.footprintTiledRatio).toBeGreaterThan(1.98);
       expect(card.figures.footprintTiledRatio).toBeLessThan(2.02);
       expect(card.figures.trafficTiledRatio).toBeGreaterThan(3.9);
       const text = card.text.join(' ');
-      expect(text).toContain(`M = ${kib} KiB`);
-      expect(text).toMatch(/footprint is linear in T, while the traffic is Θ\(N²d²\/M\)/);
-      // Past 4d² floats (64 KiB at d = 64) the query block stops at d rows: the card says so.
-      expect(text.includes('stops growing at d = 64 rows')).toBe(kib >= 64);
+      expect(card.measured).toContain(`M = ${kib} KiB`);
+      expect(text).toMatch(/what became linear is the memory the computation keeps \(the footprint\); the traffic stays quadratic in T, Θ\(T²d²\/M\)/);
+      expect(text).toContain('key blocks as the outer loop (the paper’s Algorithm 1, FlashAttention-1)');
+      // The constants stated: 12·T²·d²/M (key blocks outer), 8·T²·d²/M (query blocks outer).
+      expect(card.figures.kvOuterOverModel).toBeGreaterThan(1);
+      expect(card.figures.kvOuterOverModel).toBeLessThan(1.06);
+      if (kib < 64) expect(Math.abs(card.figures.qOuterOverModel - 1)).toBeLessThan(0.05);
+      // Past 4d² floats (64 KiB at d = 64) the query block is capped at d rows: the card says so.
+      expect(text.includes('capped at d rows')).toBe(kib > 64);
+      // More memory: key blocks outer keep falling, query blocks outer stop at 64 KiB.
+      expect(card.figures.kvOuterLargeMiB).toBeLessThan(0.1 * card.figures.kvOuterSmallMiB);
+      expect(card.figures.qOuterLargeMiB).toBe(flashCard(core, 64).figures.trafficTiledMiB);
+      // Fewer or more bytes than the standard computation, said the right way round.
+      expect(text).toMatch(kib >= 64 ? /key blocks outer move [\d.]+× fewer bytes/ : /key blocks outer move [\d.]+× more bytes/);
     }
+    // The audit's figures: 790 MiB at 64 KiB and 227 MiB at 228 KiB with key blocks outer (788 and
+    // 224.5 without writing the initial O, l, m), 516 MiB at both with query blocks outer.
+    expect(flashCard(core, 64).figures.trafficKvOuterMiB).toBeCloseTo(790.0625, 6);
+    expect(flashCard(core, 228).figures.trafficKvOuterMiB).toBeCloseTo(226.5625, 6);
+    expect(flashCard(core, 228).figures.trafficTiledMiB).toBeCloseTo(516.0625, 6);
     // Divided by M: 32 KiB moves half the tiled K/V bytes of 16 KiB (B_r 32 vs 16), as the card says.
     expect(flashCard(core, 32).figures.trafficSmallSramRatio).toBeCloseTo(model(8192, 16384).tiledMoved / model(8192, 32768).tiledMoved, 9);
-    expect(flashCard(core, 228).figures.trafficCapRatio).toBe(1);
   });
   it('the on-chip memory is in the link as lsram (default 64 stays out); other values are corrected', () => {
     const d = decodeHash('#v=1&view=lesson&lexp=flash&lsram=164');
@@ -260,5 +283,107 @@ describe('experiment runs', () => {
       const c = variantCard(core, s.model, id);
       expect(Number.isFinite(c.figures.maxDeltaWeights), id).toBe(true);
     }
+  });
+});
+
+interface FlashCase { kernel: string; tq: number; tk: number; dk: number; causal: boolean; sramBytes: number; loaded: number; stored: number; footprint: number }
+type HeadFigures = { after: Record<string, number>; amplify: Record<string, number>; variants: Record<string, Record<string, number>> };
+const oracle = JSON.parse(lessonText) as {
+  heads: HeadFigures[]; lesson2: { with: number[]; without: number[]; withAbove09: number; withoutAbove09: number; scoreStd: number };
+  cost: { ts: number[]; projections: number[]; quadratic: number[]; ratios: number[]; crossover: number }; flash: { cases: FlashCase[] };
+};
+const close = (got: Record<string, number>, want: Record<string, number>, tol: number, what: string) => {
+  for (const [k, v] of Object.entries(want)) expect(Math.abs(got[k] - v), `${what} ${k}: ${got[k]} vs ${v}`).toBeLessThanOrEqual(tol);
+};
+
+describe('the Lesson view tells the truth', () => {
+  it('the standard side is the lessons’ standard computation whatever the controls say (scale, fill)', () => {
+    const base = compare(core, clean({}).model, clean({}).lesson, 0);
+    for (const f of [{ scale: 'none' }, { scale: 10 }, { fill: 'finite' }, { fill: 'zero' }] as Record<string, unknown>[]) {
+      const s = clean({ view: 'lesson', ...f });
+      const c = compare(core, s.model, s.lesson, 0);
+      expect(Array.from(c.standard.weights)).toEqual(Array.from(base.standard.weights));
+    }
+    // Deleting the division: the changed side differs, so the two can be compared.
+    const none = clean({ view: 'lesson', scale: 'none' });
+    expect(compare(core, none.model, none.lesson, 0).maxAbsDiff).toBeGreaterThan(0.05);
+    // Line 5 is marked changed against the standard lines (scale 1/√d_k), not against the state's.
+    const std = { variant: clean({}).lesson, scale: 'sqrt' as const, fill: 'neg_inf' as const };
+    expect(codeLines({ variant: none.lesson, scale: 'none', fill: 'neg_inf' }, std).filter((l) => l.changed).map((l) => l.id)).toEqual(['scores']);
+  });
+
+  for (const h of [0, 1]) {
+    it(`cards on lesson 1’s example measure the head drawn (head ${h + 1}), against the NumPy oracle`, () => {
+      const s = clean({ view: 'lesson', head: h });
+      expect(s.page.head).toBe(h);
+      const want = oracle.heads[h];
+      const after = afterCard(core, s.model, h);
+      close(after.figures, want.after, 1e-5, 'after');
+      expect(after.measured).toContain(`head ${h + 1} of 2`);
+      const amp = amplifyCard(core, s.model, h);
+      close(amp.figures, want.amplify, 1e-5, 'amplify');
+      expect(amp.measured).toContain('scale 1/√d_k');
+      for (const id of VARIANT_CARD_IDS) {
+        const c = variantCard(core, s.model, id, h);
+        const { entropyChanged, ...rest } = want.variants[id];
+        close(c.figures, ['softmax1', 'sigmoid', 'relu'].includes(id) ? rest : { ...rest, entropyChanged }, 1e-5, id);
+        expect(c.measured).toContain(`head ${h + 1} of 2`);
+        // The badges above show the same head: with the card's variant set, the same figures.
+        const v = normalizeState(withLinkFields(defaultState(), { view: 'lesson', head: h, lexp: id, ...(id === 'rope' ? { posenc: 'rope' } : id === 'alibi' ? { posenc: 'alibi' } : id === 'qknorm' ? { qkn: true } : { norm: id }) })).state;
+        const cmp = compare(core, v.model, v.lesson, v.page.head);
+        expect(cmp.badges.changed.maxRowSumError).toBeCloseTo(c.figures.maxRowSumError, 6);
+        expect(cmp.maxAbsDiff).toBeCloseTo(c.figures.maxDeltaWeights, 6);
+        // Entropy only where the rows are distributions.
+        const text = c.text.join(' ');
+        expect(text.includes('mean row entropy'), id).toBe(!['softmax1', 'sigmoid', 'relu'].includes(id));
+      }
+    });
+  }
+
+  it('every card opens with one plain sentence and says what it measured', () => {
+    const s = clean({});
+    for (const id of EXPERIMENT_IDS) {
+      const c = runCard(core, id, s.model, 100, 'float32', 64, 0);
+      expect(c.lead, id).toMatch(/^\S.*\.$/u);
+      expect(c.lead!.split(/\. /).length, id).toBe(1);
+      expect(c.measured, id).toBeTruthy();
+    }
+    expect(runCard(core, 'shift', s.model, 100, 'float32').measured).toMatch(/precision select is line 1’s/);
+    expect(runCard(core, 'amplify', clean({ scale: 'none' }).model, 100, 'float32').measured).toMatch(/no scale \(scale 1/);
+  });
+
+  it('√d_k card: lesson 2’s own W with and without the division, as NumPy runs lesson 2’s code', () => {
+    const f = sqrtCard(core).figures;
+    oracle.lesson2.with.forEach((x, i) => expect(f[`lesson2With${i}`]).toBeCloseTo(x, 5));
+    oracle.lesson2.without.forEach((x, i) => expect(f[`lesson2Without${i}`]).toBeCloseTo(x, 5));
+    expect(f.lesson2WithAbove09).toBe(oracle.lesson2.withAbove09);
+    expect(f.lesson2WithoutAbove09).toBe(oracle.lesson2.withoutAbove09);
+    expect(f.lesson2ScoreStd).toBeCloseTo(oracle.lesson2.scoreStd, 4);
+  });
+
+  it('cost card: lesson 2’s loop counted per doubling, as the oracle counts it', () => {
+    const c = costCard();
+    expect(c.table!.rows.map((r) => r.data.t)).toEqual(oracle.cost.ts);
+    c.table!.rows.forEach((r, i) => {
+      expect(r.data.projections).toBe(oracle.cost.projections[i]);
+      expect(r.data.quadratic).toBe(oracle.cost.quadratic[i]);
+    });
+    oracle.cost.ratios.forEach((x, i) => expect(c.figures[`ratio${oracle.cost.ts[i + 1]}`]).toBeCloseTo(x, 12));
+    expect(c.figures.crossover).toBe(oracle.cost.crossover);
+    expect(c.text.join(' ')).toContain('×2.50, ×2.80, ×3.14 from T = 256 to 2048');
+  });
+
+  it('guided path: each Lesson step names its own line; rows count from 0', () => {
+    const lines = STEPS.map((s) => s.line ?? null);
+    expect(lines[6]).toBe('shift');
+    expect(lines[7]).toBe('mask');
+    expect(lines[8]).toBe('scores');
+    for (const s of STEPS) {
+      expect(s.text, s.title).not.toMatch(/\brow 1\b/);
+      if (s.line) expect(s.link.view).toBe('lesson');
+    }
+    expect(STEPS[2].text).toMatch(/row 0 has no key left/);
+    // Step 7 talks about the shift being off: its state has it off.
+    expect(clean(STEPS[6].link).lesson.maxShift).toBe(false);
   });
 });

@@ -139,11 +139,15 @@ export function maxAbsDelta(a: ArrayLike<number>, b: ArrayLike<number>): number 
   return m;
 }
 
+/** The lessons' standard computation whatever the controls say: scale 1/√d_k and a −∞ fill
+ *  (with the default variant: softmax, max shift, mask before, float32). */
+export const standardModel = (m: RunModel): RunModel => ({ ...m, scale: 'sqrt', fill: 'neg_inf' });
+
 /** The standard computation and the state's variant, same example, head and tokens. */
 export function compare(core: AttnCore, m: RunModel, variant: VariantState, head: number): Comparison {
   const ex = exampleFor(core, m);
   const T = ex.t;
-  const std = runModel(core, ex, m, {});
+  const std = runModel(core, ex, standardModel(m), {});
   const opts = variantOptions(variant);
   const chg = runModel(core, ex, m, opts);
   const h = Math.min(Math.max(0, head), ex.heads - 1);

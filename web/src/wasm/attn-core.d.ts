@@ -196,7 +196,9 @@ export interface CoreAttentionInto {
 }
 
 /** core.traffic: bytes one call holds in and moves to/from slow memory (Dao et al. 2022's IO model). */
-export interface CoreTrafficOptions { tq: number; tk: number; dk: number; dv: number; heads?: number; kvHeads?: number; causal?: boolean; kernel?: 'naive' | 'tiled'; sramBytes?: number }
+export interface CoreTrafficOptions { tq: number; tk: number; dk: number; dv: number; heads?: number; kvHeads?: number; causal?: boolean; kernel?: 'naive' | 'tiled'; sramBytes?: number;
+  /** The tiled algorithm's outer loop: 'q-outer' (query blocks, the core's kernel; default) or 'kv-outer' (key blocks, the paper's Algorithm 1). */
+  loopOrder?: 'q-outer' | 'kv-outer' }
 export interface CoreTraffic { footprintBytes: number; slowMemoryBytes: number; loadedBytes: number; storedBytes: number; blockRows: number; blockCols: number }
 
 /** The error every check throws: `field` names the option at fault, `code` is 'invalid_argument' or
