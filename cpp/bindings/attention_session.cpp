@@ -37,7 +37,8 @@ using attn_bind::view;
 #define ATTN_IO_SLOTS(X)                                                                           \
   /* in: options, normalised by api.js */                                                          \
   X(heads)                                                                                         \
-  X(kvHeads) X(tq) X(tk) X(dk) X(dv) X(causal) X(window) X(scale) /* NaN: 1/sqrt(dk) */            \
+  X(kvHeads)                                                                                       \
+  X(tq) X(tk) X(dk) X(dv) X(causal) X(window) X(scale) /* NaN: 1/sqrt(dk) */                       \
       X(maskFill) X(kernel) X(returnScores) X(memoryCap) X(dropout) X(dropoutSeed) X(qLen) X(kLen) \
           X(vLen) X(padLen) /* -1: none */ X(                                                      \
               maskLen) /* -1: none */ /* in: the variant (attn/variants.hpp) */                    \
