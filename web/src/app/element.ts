@@ -35,7 +35,13 @@ class AttentionPlayground extends HTMLElement {
   private onMessage = (e: MessageEvent) => {
     if (!this.frame || e.origin !== PAGE.origin || e.source !== this.frame.contentWindow) return;
     const d = e.data as { type?: unknown; version?: unknown; height?: unknown };
-    if (d && d.type === RESIZE_MESSAGE && d.version === MESSAGE_VERSION && typeof d.height === 'number' && Number.isFinite(d.height)) {
+    if (
+      d &&
+      d.type === RESIZE_MESSAGE &&
+      d.version === MESSAGE_VERSION &&
+      typeof d.height === 'number' &&
+      Number.isFinite(d.height)
+    ) {
       if (!this.autosizes()) return;
       const max = parseHeight(this.getAttribute('maxheight')) ?? 10000;
       this.frame.style.height = `${Math.min(Math.max(d.height, 100), max)}px`;
@@ -48,7 +54,9 @@ class AttentionPlayground extends HTMLElement {
 
   /** Auto-height unless a height is given, autosize is off, or the view fits a fixed box. */
   private autosizes(): boolean {
-    return !this.fits() && parseHeight(this.getAttribute('height')) === null && !switchOff(this.getAttribute('autosize'));
+    return (
+      !this.fits() && parseHeight(this.getAttribute('height')) === null && !switchOff(this.getAttribute('autosize'))
+    );
   }
 
   connectedCallback() {
@@ -69,7 +77,8 @@ class AttentionPlayground extends HTMLElement {
     const hash = this.getAttribute('hash');
     if (hash) state = decodeHash(hash).state;
     const view = this.getAttribute('view');
-    if (view) state = decodeHash(encodeState({ ...state, page: { ...state.page, view: view as State['page']['view'] } })).state;
+    if (view)
+      state = decodeHash(encodeState({ ...state, page: { ...state.page, view: view as State['page']['view'] } })).state;
     const url = new URL(PAGE);
     const q = new URLSearchParams({ embed: '1' });
     for (const k of ['show', 'hide'] as const) {

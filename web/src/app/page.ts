@@ -4,7 +4,20 @@
 // (app/features.ts: the attention views'), which owns the computation and the panels around them.
 // Text from the URL only ever reaches the page through textContent. start() is called once, by
 // app/main.ts.
-import { computeKey, decodeHash, defaultState, encodeState, hashOf, linkFields, normalizeState, statesEqual, withLinkFields, withPatch, type Patch, type State } from './state';
+import {
+  computeKey,
+  decodeHash,
+  defaultState,
+  encodeState,
+  hashOf,
+  linkFields,
+  normalizeState,
+  statesEqual,
+  withLinkFields,
+  withPatch,
+  type Patch,
+  type State,
+} from './state';
 import { createPathBar, stepFields } from '../lesson/path-bar';
 import { createLinkWriter } from './link-writer';
 import { createReadiness, type Status } from './readiness';
@@ -29,7 +42,8 @@ interface PageLabContext extends LabContext<State, Patch> {
 }
 /** What a view drawn from a result gets: the page's context and its controller's parts. */
 type PageResultContext = PageLabContext & ResultParts;
-type PageView = { needsResult: true; view: View<PageResultContext> } | { needsResult: false; view: View<PageLabContext> };
+type PageView =
+  { needsResult: true; view: View<PageResultContext> } | { needsResult: false; view: View<PageLabContext> };
 
 declare global {
   interface Window {
@@ -56,14 +70,27 @@ export function start(): void {
   // ---------- layout ----------
   const app = document.getElementById('app')!;
   const noticeList = el('ul');
-  const notices = el('div', { class: 'notice', role: 'status', 'data-testid': 'notices', hidden: true },
-    el('div', { class: 'notice-head' }, el('strong', { text: 'Some settings were corrected' }), el('button', { type: 'button', class: 'link-btn', text: 'Dismiss', 'aria-label': 'Dismiss the notice' })),
-    noticeList);
+  const notices = el(
+    'div',
+    { class: 'notice', role: 'status', 'data-testid': 'notices', hidden: true },
+    el(
+      'div',
+      { class: 'notice-head' },
+      el('strong', { text: 'Some settings were corrected' }),
+      el('button', { type: 'button', class: 'link-btn', text: 'Dismiss', 'aria-label': 'Dismiss the notice' }),
+    ),
+    noticeList,
+  );
   notices.querySelector('button')!.addEventListener('click', () => (notices.hidden = true));
   const live = el('div', { class: 'sr-only', 'aria-live': 'polite' });
   const status = el('span', { class: 'status', 'aria-live': 'polite' });
 
-  const copyLink = el('button', { type: 'button', class: 'btn primary', 'data-testid': 'copy-link', text: 'Copy link' });
+  const copyLink = el('button', {
+    type: 'button',
+    class: 'btn primary',
+    'data-testid': 'copy-link',
+    text: 'Copy link',
+  });
   const copyEmbed = el('button', { type: 'button', class: 'btn', 'data-testid': 'copy-embed', text: 'Embed…' });
   const header = pageHeader(copyLink, copyEmbed, status);
 
@@ -85,16 +112,37 @@ export function start(): void {
     heatmaps: () => currentView().view.heatmaps(),
     readiness: { busy: () => readiness.busy(), settle: () => readiness.settle() },
     drawn: () => revealPending && reveal(),
-    embed: { autoOpen: !cfg.embed, arraysHidden: cfg.hidden.has('arrays'), frameId: cfg.frameId, search: location.search },
+    embed: {
+      autoOpen: !cfg.embed,
+      arraysHidden: cfg.hidden.has('arrays'),
+      frameId: cfg.frameId,
+      search: location.search,
+    },
   });
-  const aside = el('aside', { class: 'controls', 'data-section': 'controls', 'aria-label': 'Controls' }, attention.panels.aside);
+  const aside = el(
+    'aside',
+    { class: 'controls', 'data-section': 'controls', 'aria-label': 'Controls' },
+    attention.panels.aside,
+  );
 
   const tabs = el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Views', 'data-section': 'tabs' });
   const stageHead = el('div', { class: 'stage-head' }, tabs, attention.panels.head);
   // The guided path (the Lesson feature's "Start here"): a step is a whole state, over the default.
-  const goStep = (n: number) => setState(n === 0 ? { lesson: { step: 0 } } : normalizeState(withLinkFields(defaultState(), stepFields(n))).state, 'control');
+  const goStep = (n: number) =>
+    setState(
+      n === 0 ? { lesson: { step: 0 } } : normalizeState(withLinkFields(defaultState(), stepFields(n))).state,
+      'control',
+    );
   const pathBar = createPathBar(goStep);
-  const stage = el('section', { class: 'stage', 'aria-label': 'Attention views' }, stageHead, pathBar.root, ...attention.panels.above, viewHost, ...attention.panels.below);
+  const stage = el(
+    'section',
+    { class: 'stage', 'aria-label': 'Attention views' },
+    stageHead,
+    pathBar.root,
+    ...attention.panels.above,
+    viewHost,
+    ...attention.panels.below,
+  );
 
   const gallery = presetGallery();
   const footer = pageFooter();
@@ -112,15 +160,21 @@ export function start(): void {
     if (!reduce) {
       // A redraw during the animation (the views re-render on resize) can stop a smooth scroll
       // short of its target: when it ends, finish the last stretch at once.
-      window.addEventListener('scrollend', () => {
-        if (Math.abs(stage.getBoundingClientRect().top) > 2) stage.scrollIntoView({ block: 'start', behavior: 'auto' });
-      }, { once: true });
+      window.addEventListener(
+        'scrollend',
+        () => {
+          if (Math.abs(stage.getBoundingClientRect().top) > 2)
+            stage.scrollIntoView({ block: 'start', behavior: 'auto' });
+        },
+        { once: true },
+      );
     }
   }
   for (const a of gallery.querySelectorAll<HTMLAnchorElement>('a[data-preset]')) {
     a.addEventListener('click', (e) => {
       if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return; // new tab/window
-      if (a.href === location.href) reveal(); // the same link again: no hashchange will come
+      if (a.href === location.href)
+        reveal(); // the same link again: no hashchange will come
       else revealPending = true;
     });
   }
@@ -143,7 +197,14 @@ export function start(): void {
   // the views are created below without a cast; the compiler checks each against the page's.
   const views = new Map<string, PageView>();
   const tabButtons = VIEW_FACTORIES.map((f, i) => {
-    const b = el('button', { type: 'button', role: 'tab', id: `tab-${f.id}`, 'data-view': f.id, text: f.label, tabindex: '-1' });
+    const b = el('button', {
+      type: 'button',
+      role: 'tab',
+      id: `tab-${f.id}`,
+      'data-view': f.id,
+      text: f.label,
+      tabindex: '-1',
+    });
     b.addEventListener('click', () => setState({ page: { view: f.id } }, 'control'));
     b.addEventListener('keydown', (e) => {
       const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
@@ -161,7 +222,9 @@ export function start(): void {
     let v = views.get(state.page.view);
     if (!v) {
       const f = VIEW_FACTORIES.find((x) => x.id === state.page.view) ?? VIEW_FACTORIES[0];
-      const made: PageView = f.needsResult ? { needsResult: true, view: f.create() } : { needsResult: false, view: f.create() };
+      const made: PageView = f.needsResult
+        ? { needsResult: true, view: f.create() }
+        : { needsResult: false, view: f.create() };
       views.set(f.id, made);
       return made;
     }
@@ -206,7 +269,16 @@ export function start(): void {
     // No floor near a phone's width: a notebook's output cell on a phone is 233 px wide, and a
     // view laid out for more overflowed it sideways.
     const width = Math.max(120, viewHost.clientWidth || 320);
-    return { state: s, announce: (t) => (live.textContent = t), client: attention.client, width, height: fitHeight(), update: (p) => setState(p, 'control'), hashOf, startPath: () => goStep(1) };
+    return {
+      state: s,
+      announce: (t) => (live.textContent = t),
+      client: attention.client,
+      width,
+      height: fitHeight(),
+      update: (p) => setState(p, 'control'),
+      hashOf,
+      startPath: () => goStep(1),
+    };
   }
 
   // ---------- state ----------
@@ -274,7 +346,9 @@ export function start(): void {
   }
 
   copyLink.addEventListener('click', () => void copyText(shareUrl(), 'Link'));
-  copyEmbed.addEventListener('click', () => openEmbedDialog(embedPanel, linkOf(state), (text, what) => void copyText(text, what)));
+  copyEmbed.addEventListener('click', () =>
+    openEmbedDialog(embedPanel, linkOf(state), (text, what) => void copyText(text, what)),
+  );
 
   // The skip link moves focus to the views; it must never reach the hash (the URL codec would read
   // "#main-stage" as a setting and reset the state).
@@ -318,10 +392,11 @@ export function start(): void {
     cancelAnimationFrame(resizeRaf);
     resizeRaf = requestAnimationFrame(() => attention.hasResult && renderView());
   }).observe(viewHost);
-  if (cfg.fit) window.addEventListener('resize', () => {
-    cancelAnimationFrame(resizeRaf);
-    resizeRaf = requestAnimationFrame(() => attention.hasResult && renderView());
-  });
+  if (cfg.fit)
+    window.addEventListener('resize', () => {
+      cancelAnimationFrame(resizeRaf);
+      resizeRaf = requestAnimationFrame(() => attention.hasResult && renderView());
+    });
   if (cfg.embed && cfg.autosize) startResizeMessages(cfg.frameId, cfg.maxHeight);
   // The first computation, and the notebook's arrays by postMessage when the query asks for them.
   attention.start();
@@ -332,6 +407,7 @@ export function start(): void {
 //  brought them here (play, until): a link copied from the trained Heads view would otherwise
 //  start training when its reader opens the Train tab.
 function linkOf(s: State): string {
-  const t = getTrainedAttention() && s.page.view !== 'train' ? { ...s, train: { ...s.train, play: false, until: 0 } } : s;
+  const t =
+    getTrainedAttention() && s.page.view !== 'train' ? { ...s, train: { ...s.train, play: false, until: 0 } } : s;
   return encodeState({ ...t, arrays: linkArrays(t.arrays) });
 }

@@ -41,7 +41,14 @@
 //   CODEC_VERSION only when an existing key changes meaning, and add the step to MIGRATIONS in
 //   state/codec.ts (tests/web/links.test.ts checks that every v1 link still opens the same view).
 import { oneOf } from '../state/fields';
-import { createTable, type Patch as TablePatch, type StateDraft as TableDraft, type SubOf, type SubState, type Table } from '../state/table';
+import {
+  createTable,
+  type Patch as TablePatch,
+  type StateDraft as TableDraft,
+  type SubOf,
+  type SubState,
+  type Table,
+} from '../state/table';
 import { createCodec } from '../state/codec';
 import { MODEL_LIMITS, headKind, type ModelSlice } from '../attention/state';
 import { TIMING_LIMITS } from '../timing/state';
@@ -72,13 +79,21 @@ export const LIMITS = {
 
 export const PAGE: SubState<PageState, ModelSlice> = {
   fields: {
-    view: { key: 'view', label: 'view', kind: oneOf(VIEWS, (l, v) => `${l} “${v}” is unknown; showing the heads`), default: 'heads', compute: false },
+    view: {
+      key: 'view',
+      label: 'view',
+      kind: oneOf(VIEWS, (l, v) => `${l} “${v}” is unknown; showing the heads`),
+      default: 'heads',
+      compute: false,
+    },
     head: { key: 'head', label: 'selected head', kind: headKind, default: 0, compute: false },
   },
 };
 
 /** Each feature's rows by its key (fromEntries forgets the keys' types; this names them again). */
-const FEATURE_TABLE = Object.fromEntries(FEATURES.map((f) => [f.key, f.state])) as { [F in Feature as F['key']]: F['state'] };
+const FEATURE_TABLE = Object.fromEntries(FEATURES.map((f) => [f.key, f.state])) as {
+  [F in Feature as F['key']]: F['state'];
+};
 /** THE table. Order = link order = normalization order: the model, the page (its head's limit
  *  reads the model), then the labs in list order. The compiler checks that each feature's rows
  *  read only what the composed state has (its slice). */
@@ -86,7 +101,17 @@ const { model, ...labs } = FEATURE_TABLE;
 export const TABLE: Table<State> = { model, page: PAGE, ...labs };
 
 export const STATE = createTable<State>(TABLE);
-export const { rows, defaultState, cloneState, statesEqual, computeKey, normalizeState, withPatch, linkFields, withLinkFields } = STATE;
+export const {
+  rows,
+  defaultState,
+  cloneState,
+  statesEqual,
+  computeKey,
+  normalizeState,
+  withPatch,
+  linkFields,
+  withLinkFields,
+} = STATE;
 export const { encodeState, decodeHash } = createCodec(STATE, { maxHashLength: LIMITS.maxHashLength });
 
 /** The link (hash) of the default state with `patch` laid over it, normalized. */

@@ -13,7 +13,11 @@ const exp = (x: number) => (Number.isFinite(x) ? x.toExponential(1) : String(x))
 export interface CheckPanel {
   root: HTMLElement;
   /** A new result: its check (or null when the state is too large to check with every change). */
-  show(check: CheckResult | null, state: State, shape: { t: number; heads: number; dk: number; nanRowsPerHead?: number[] }): void;
+  show(
+    check: CheckResult | null,
+    state: State,
+    shape: { t: number; heads: number; dk: number; nanRowsPerHead?: number[] },
+  ): void;
   /** A result drawn without its check, which the Worker runs once the changes pause. */
   pending(): void;
   /** The pending check could not run. */
@@ -22,8 +26,20 @@ export interface CheckPanel {
 
 export function createCheckPanel(client: () => Pick<ComputeClient, 'check'>): CheckPanel {
   const body = el('span', { class: 'check-body', 'data-testid': 'check-body' });
-  const run = el('button', { type: 'button', class: 'btn small', 'data-testid': 'check-run', text: 'Run the check', hidden: true });
-  const root = el('div', { class: 'check-readout', 'data-testid': 'check', role: 'status' }, el('strong', { text: 'Check: ' }), body, run);
+  const run = el('button', {
+    type: 'button',
+    class: 'btn small',
+    'data-testid': 'check-run',
+    text: 'Run the check',
+    hidden: true,
+  });
+  const root = el(
+    'div',
+    { class: 'check-readout', 'data-testid': 'check', role: 'status' },
+    el('strong', { text: 'Check: ' }),
+    body,
+    run,
+  );
   let pending: State | null = null;
   let generation = 0;
 
@@ -32,11 +48,29 @@ export function createCheckPanel(client: () => Pick<ComputeClient, 'check'>): Ch
   function line(c: CheckResult, allNaN: boolean): HTMLElement[] {
     const item = (label: string, d: { maxAbs: number; tolerance: number }, id: string) => {
       const ok = d.maxAbs <= d.tolerance;
-      return el('span', { class: `check-item ${allNaN ? 'none' : ok ? 'pass' : 'fail'}`, 'data-testid': id, 'data-max-abs': String(d.maxAbs), 'data-tolerance': String(d.tolerance), 'data-verdict': allNaN ? 'none' : ok ? 'pass' : 'fail' },
-        allNaN ? `${label}: nothing to compare (every row is NaN in both)` : `${label}: max |Δ| ${exp(d.maxAbs)} (held to ≤ ${exp(d.tolerance)}) ${ok ? '✓' : '✗'}`);
+      return el(
+        'span',
+        {
+          class: `check-item ${allNaN ? 'none' : ok ? 'pass' : 'fail'}`,
+          'data-testid': id,
+          'data-max-abs': String(d.maxAbs),
+          'data-tolerance': String(d.tolerance),
+          'data-verdict': allNaN ? 'none' : ok ? 'pass' : 'fail',
+        },
+        allNaN
+          ? `${label}: nothing to compare (every row is NaN in both)`
+          : `${label}: max |Δ| ${exp(d.maxAbs)} (held to ≤ ${exp(d.tolerance)}) ${ok ? '✓' : '✗'}`,
+      );
     };
-    const details = el('details', { class: 'check-details' }, el('summary', { text: 'details' }),
-      el('span', { class: 'muted check-note', text: ` The fast kernel is the core’s float32 ${c.simd ? 'SIMD ' : ''}kernel, the careful one its float64 scalar kernel; the memory-saving one is the tiled (FlashAttention-style) kernel, compared with the naive one. Computed live by the core in ${c.ms.toFixed(1)} ms, over the weights and output of every head (about ten naive calls: it runs with every change up to H·T²·2d_k = ${CHECK_AUTO_WORK.toLocaleString('en')}, on request above). The tolerance grows with the largest score, here ${exp(c.maxAbsScore)}.` }));
+    const details = el(
+      'details',
+      { class: 'check-details' },
+      el('summary', { text: 'details' }),
+      el('span', {
+        class: 'muted check-note',
+        text: ` The fast kernel is the core’s float32 ${c.simd ? 'SIMD ' : ''}kernel, the careful one its float64 scalar kernel; the memory-saving one is the tiled (FlashAttention-style) kernel, compared with the naive one. Computed live by the core in ${c.ms.toFixed(1)} ms, over the weights and output of every head (about ten naive calls: it runs with every change up to H·T²·2d_k = ${CHECK_AUTO_WORK.toLocaleString('en')}, on request above). The tolerance grows with the largest score, here ${exp(c.maxAbsScore)}.`,
+      }),
+    );
     return [
       item('fast kernel vs a careful reference', c.f32VsF64, 'check-f32'),
       el('span', { class: 'muted', text: ' · ' }),
@@ -82,7 +116,8 @@ export function createCheckPanel(client: () => Pick<ComputeClient, 'check'>): Ch
     show(check, state, shape) {
       generation++;
       clear(body);
-      allNaN = !!shape.nanRowsPerHead && shape.nanRowsPerHead.length > 0 && shape.nanRowsPerHead.every((n) => n === shape.t);
+      allNaN =
+        !!shape.nanRowsPerHead && shape.nanRowsPerHead.length > 0 && shape.nanRowsPerHead.every((n) => n === shape.t);
       if (check) {
         pending = null;
         run.hidden = true;
@@ -91,7 +126,9 @@ export function createCheckPanel(client: () => Pick<ComputeClient, 'check'>): Ch
       }
       pending = state;
       run.hidden = false;
-      body.append(`not run for this size: it costs about ten naive calls (H·T²·2d_k = ${checkWork(shape.heads, shape.t, shape.dk).toLocaleString('en')}; it runs with every change up to ${CHECK_AUTO_WORK.toLocaleString('en')}). `);
+      body.append(
+        `not run for this size: it costs about ten naive calls (H·T²·2d_k = ${checkWork(shape.heads, shape.t, shape.dk).toLocaleString('en')}; it runs with every change up to ${CHECK_AUTO_WORK.toLocaleString('en')}). `,
+      );
     },
   };
 }

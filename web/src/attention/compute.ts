@@ -30,7 +30,19 @@ export function exampleOf(core: AttnCore, s: State) {
   const m = s.model;
   return m.source === 'induction'
     ? core.example('induction', { tokens: m.tokens, sharpness: m.sharpness })
-    : core.example('random', { seed: m.seed, t: m.tokens.length, dModel: m.dModel, heads: m.heads, kvHeads: m.kvHeads, dk: m.dK, dv: m.dK, causal: m.causal, tokens: m.tokens, init: m.init, generator: m.generator });
+    : core.example('random', {
+        seed: m.seed,
+        t: m.tokens.length,
+        dModel: m.dModel,
+        heads: m.heads,
+        kvHeads: m.kvHeads,
+        dk: m.dK,
+        dv: m.dK,
+        causal: m.causal,
+        tokens: m.tokens,
+        init: m.init,
+        generator: m.generator,
+      });
 }
 
 /** What the example depends on: the fields exampleOf reads (not the mask, scale or fill). */
@@ -43,9 +55,20 @@ export function exampleKey(s: State): string {
 
 type Example = ReturnType<typeof exampleOf>;
 /** The projected, split Q, K, V of an example (multiHeadAttention's q, k, v). */
-interface Projected { ex: Example; q: Float32Array; k: Float32Array; v: Float32Array; dk: number; dv: number; kvHeads: number }
+interface Projected {
+  ex: Example;
+  q: Float32Array;
+  k: Float32Array;
+  v: Float32Array;
+  dk: number;
+  dv: number;
+  kvHeads: number;
+}
 /** One head-attention computation in the shape both paths give. */
-interface Computed extends Pick<AttentionResult, 'scale' | 'weights' | 'scores' | 'entropy' | 'headOutputs' | 'merged' | 'output'> {
+interface Computed extends Pick<
+  AttentionResult,
+  'scale' | 'weights' | 'scores' | 'entropy' | 'headOutputs' | 'merged' | 'output'
+> {
   rowSums: Float32Array;
   ex: Example;
   proj: Projected;
@@ -75,23 +98,85 @@ export class Computer {
     const cached = this.cache && this.cache.key === key && variant.precision === 'float32' ? this.cache.proj : null;
     if (cached) {
       const { ex, q, k, v, dk, dv, kvHeads } = cached;
-      const H = ex.heads, T = ex.t, pool = this.pool;
+      const H = ex.heads,
+        T = ex.t,
+        pool = this.pool;
       // Copied into recycled arrays where there are some: in Chromium a fresh 2 MiB array costs
       // about as much as the whole kernel at T = 256 (its pages are touched for the first time).
-      const a = core.attention(q, k, v, { heads: H, kvHeads, tq: T, tk: T, dk, dv, ...coreOptions(m, T), returnScores: true, kernel: 'naive', ...variant, precision: 'float32' },
-        { weights: pool.take(H * T * T), scores: pool.take(H * T * T), output: pool.take(H * T * dv), entropy: pool.take(H * T), rowSums: pool.take(H * T) });
-      const mo = core.mergeHeads(a.output, ex.wo, { t: T, heads: H, dv, dModel: ex.dModel }, { merged: pool.take(T * H * dv), output: pool.take(T * ex.dModel) });
-      return { ex, proj: cached, scale: a.scale, weights: a.weights!, scores: a.scores ?? null, entropy: a.entropy, rowSums: a.rowSums!, headOutputs: a.output, merged: mo.merged, output: mo.output, nanRowsPerHead: a.nanRowsPerHead };
+      const a = core.attention(
+        q,
+        k,
+        v,
+        {
+          heads: H,
+          kvHeads,
+          tq: T,
+          tk: T,
+          dk,
+          dv,
+          ...coreOptions(m, T),
+          returnScores: true,
+          kernel: 'naive',
+          ...variant,
+          precision: 'float32',
+        },
+        {
+          weights: pool.take(H * T * T),
+          scores: pool.take(H * T * T),
+          output: pool.take(H * T * dv),
+          entropy: pool.take(H * T),
+          rowSums: pool.take(H * T),
+        },
+      );
+      const mo = core.mergeHeads(
+        a.output,
+        ex.wo,
+        { t: T, heads: H, dv, dModel: ex.dModel },
+        { merged: pool.take(T * H * dv), output: pool.take(T * ex.dModel) },
+      );
+      return {
+        ex,
+        proj: cached,
+        scale: a.scale,
+        weights: a.weights!,
+        scores: a.scores ?? null,
+        entropy: a.entropy,
+        rowSums: a.rowSums!,
+        headOutputs: a.output,
+        merged: mo.merged,
+        output: mo.output,
+        nanRowsPerHead: a.nanRowsPerHead,
+      };
     }
     this.cache = null;
     const ex = exampleOf(core, s);
     const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
-      t: ex.t, dModel: ex.dModel, heads: ex.heads, kvHeads: ex.kvHeads, dk: ex.dk, dv: ex.dv,
-      ...coreOptions(m, ex.t), returnScores: true, kernel: 'naive', ...variant,
+      t: ex.t,
+      dModel: ex.dModel,
+      heads: ex.heads,
+      kvHeads: ex.kvHeads,
+      dk: ex.dk,
+      dv: ex.dv,
+      ...coreOptions(m, ex.t),
+      returnScores: true,
+      kernel: 'naive',
+      ...variant,
     });
     const proj: Projected = { ex, q: f32(r.q), k: f32(r.k), v: f32(r.v), dk: r.dk, dv: r.dv, kvHeads: r.kvHeads };
     if (variant.precision === 'float32') this.cache = { key, proj };
-    return { ex, proj, scale: r.scale, weights: f32(r.weights!), scores: r.scores ? f32(r.scores) : null, entropy: f32(r.entropy), rowSums: f32(r.rowSums!), headOutputs: f32(r.headOutputs), merged: f32(r.merged), output: f32(r.output), nanRowsPerHead: r.nanRowsPerHead };
+    return {
+      ex,
+      proj,
+      scale: r.scale,
+      weights: f32(r.weights!),
+      scores: r.scores ? f32(r.scores) : null,
+      entropy: f32(r.entropy),
+      rowSums: f32(r.rowSums!),
+      headOutputs: f32(r.headOutputs),
+      merged: f32(r.merged),
+      output: f32(r.output),
+      nanRowsPerHead: r.nanRowsPerHead,
+    };
   }
 
   /** The state's result; with the Check when `check` and the state is small (CHECK_AUTO_WORK). */
@@ -100,7 +185,8 @@ export class Computer {
       const withArrays = s as State & ArraysSlice;
       const r = computeArrays(this.core, withArrays, () => this.compute({ model: s.model }, { check: false }));
       // The Check runs on the student's Q, K, V (the weights mode has none: nothing to check).
-      if (check && r.arrays!.mode !== 'weights' && checkWork(r.heads, r.t, r.dk) <= CHECK_AUTO_WORK) r.check = this.runArraysCheck(withArrays);
+      if (check && r.arrays!.mode !== 'weights' && checkWork(r.heads, r.t, r.dk) <= CHECK_AUTO_WORK)
+        r.check = this.runArraysCheck(withArrays);
       return r;
     }
     const t0 = performance.now();
@@ -138,7 +224,11 @@ export class Computer {
   /** The Check on request (for states above CHECK_AUTO_WORK, or after a result drawn without it). */
   check(s: State & Partial<ArraysSlice>): CheckResult {
     const mode = s.arrays ? arraysMode(s.arrays) : 'none';
-    if (mode === 'weights') throw Object.assign(new Error('your weights W were given, not computed: there is nothing for the Check to recompute'), { name: 'AttnError', field: 'uw' });
+    if (mode === 'weights')
+      throw Object.assign(
+        new Error('your weights W were given, not computed: there is nothing for the Check to recompute'),
+        { name: 'AttnError', field: 'uw' },
+      );
     if (mode !== 'none') return this.runArraysCheck(s as State & ArraysSlice);
     const c = this.attend(s);
     this.pool.give([c.weights, c.scores, c.headOutputs, c.merged, c.output, c.entropy, c.rowSums]);
@@ -155,7 +245,8 @@ export class Computer {
     const t0 = performance.now();
     const { q, k, v, opts } = arraysCall(this.core, s);
     const { returnScores: _r, kernel: _k, ...checkOpts } = opts;
-    void _r; void _k;
+    void _r;
+    void _k;
     const c = this.core.check(q, k, v, checkOpts);
     return { ...c, ms: performance.now() - t0, t: opts.tq, heads: opts.heads, dk: opts.dk };
   }
@@ -163,10 +254,18 @@ export class Computer {
   /** core.check on the state's own projected Q, K, V (the heads' attention, before W_o). */
   private runCheck(s: State, p: Projected): CheckResult {
     const ex = p.ex;
-    if (!isStandard(s.lesson)) throw new Error('The Check compares the kernels of the standard computation; the core checks no attention variant (set the Lesson view’s lines back to standard to check).');
+    if (!isStandard(s.lesson))
+      throw new Error(
+        'The Check compares the kernels of the standard computation; the core checks no attention variant (set the Lesson view’s lines back to standard to check).',
+      );
     const t0 = performance.now();
     const c = this.core.check(p.q, p.k, p.v, {
-      heads: ex.heads, kvHeads: p.kvHeads, tq: ex.t, tk: ex.t, dk: p.dk, dv: p.dv,
+      heads: ex.heads,
+      kvHeads: p.kvHeads,
+      tq: ex.t,
+      tk: ex.t,
+      dk: p.dk,
+      dv: p.dv,
       ...coreOptions(s.model, ex.t),
     });
     return { ...c, ms: performance.now() - t0, t: ex.t, heads: ex.heads, dk: ex.dk };
@@ -176,20 +275,32 @@ export class Computer {
 /** The projections Q, K, V of a state's example as X·W gives them (before qk-norm and RoPE), split
  *  per head: (H, T, d_k), (H_kv, T, d_k), (H_kv, T, d_v). For the JSON export, computed when it is
  *  asked for (not carried with every result: at T = 256 they are megabytes per change). */
-export function projections(core: AttnCore, s: State): { q: Float32Array; k: Float32Array; v: Float32Array; dk: number; dv: number; kvHeads: number } {
+export function projections(
+  core: AttnCore,
+  s: State,
+): { q: Float32Array; k: Float32Array; v: Float32Array; dk: number; dv: number; kvHeads: number } {
   const ex = exampleOf(core, s);
   const m = s.model;
   const variant = variantOptions(s.lesson);
   const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
-    t: ex.t, dModel: ex.dModel, heads: ex.heads, kvHeads: ex.kvHeads, dk: ex.dk, dv: ex.dv,
-    ...coreOptions(m, ex.t), kernel: 'naive', ...variant,
+    t: ex.t,
+    dModel: ex.dModel,
+    heads: ex.heads,
+    kvHeads: ex.kvHeads,
+    dk: ex.dk,
+    dv: ex.dv,
+    ...coreOptions(m, ex.t),
+    kernel: 'naive',
+    ...variant,
   });
   return { q: f32(r.q), k: f32(r.k), v: f32(r.v), dk: r.dk, dv: r.dv, kvHeads: r.kvHeads };
 }
 
 /** A result's large arrays (what the Worker transfers, and what the page gives back). */
 export function resultArrays(r: AttentionResult): Float32Array[] {
-  return [r.weights, r.scores, r.headOutputs, r.merged, r.output, r.entropy, r.rowSums].filter((a): a is Float32Array => a !== null);
+  return [r.weights, r.scores, r.headOutputs, r.merged, r.output, r.entropy, r.rowSums].filter(
+    (a): a is Float32Array => a !== null,
+  );
 }
 
 /**
@@ -234,7 +345,10 @@ export function checkAttention(core: AttnCore, s: State): CheckResult {
  *  the picture a frame later), the rest in the Worker. A random model's shape is in the state;
  *  the hand-built model's is the core's choice, known here from `last` (the shown result) when it
  *  is the same model at the same length, and else null (unknown: the Worker computes it). */
-export function computeFlops(s: State & Partial<ArraysSlice>, last: { state: State; result: AttentionResult } | null): number | null {
+export function computeFlops(
+  s: State & Partial<ArraysSlice>,
+  last: { state: State; result: AttentionResult } | null,
+): number | null {
   if (s.arrays && arraysMode(s.arrays) !== 'none') return null; // the student's arrays: the Worker computes them
   const m = s.model;
   const t = m.tokens.length;

@@ -21,7 +21,8 @@ export interface ResultParts {
   selectHead(h: number): void;
 }
 
-export interface AttentionContext extends LabContext<AttentionSlice, { model?: Partial<ModelState>; page?: { head?: number } }>, ResultParts {
+export interface AttentionContext
+  extends LabContext<AttentionSlice, { model?: Partial<ModelState>; page?: { head?: number } }>, ResultParts {
   /** The page's compute client (the Scale view asks it for its study). */
   client: Pick<ComputeClient, 'study'>;
 }

@@ -41,7 +41,16 @@ export interface ControllerPatch {
 /** One recompute+redraw. startupMs: the part of the first figure spent starting the Worker and the
  *  wasm core (0 later); local: computed on the page's thread; checkMs: the Check when it ran with
  *  the computation; drawMs: the view's redraw. */
-export interface Timing { t: number; heads: number; computeMs: number; totalMs: number; startupMs: number; local: boolean; checkMs: number | null; drawMs: number }
+export interface Timing {
+  t: number;
+  heads: number;
+  computeMs: number;
+  totalMs: number;
+  startupMs: number;
+  local: boolean;
+  checkMs: number | null;
+  drawMs: number;
+}
 
 /** What the controller needs of the page. `L`: the page's context for a view drawing a state. */
 export interface ControllerDeps<S extends ControllerSlice, L> {
@@ -81,7 +90,9 @@ export interface AttentionController<S extends ControllerSlice, L> extends Resul
   weights(): { tokens: string[]; heads: number; t: number; weights: number[]; arrays: string | null } | null;
 }
 
-export function createAttentionController<S extends ControllerSlice, L>(deps: ControllerDeps<S, L>): AttentionController<S, L> {
+export function createAttentionController<S extends ControllerSlice, L>(
+  deps: ControllerDeps<S, L>,
+): AttentionController<S, L> {
   const host = deps.host;
   const status = deps.status;
   /** onPage: computed by the page's own core (else by the Worker): where its arrays go back to. */
@@ -92,7 +103,12 @@ export function createAttentionController<S extends ControllerSlice, L>(deps: Co
   const controls = createControls((p) => deps.update(p));
   const errorBanner = el('div', { class: 'banner error', role: 'alert', 'data-testid': 'error-banner', hidden: true });
   const nanBanner = createNanBanner();
-  const exportBar = createExportBar<S>({ shown: () => shown, heatmaps: () => deps.heatmaps(), core: () => loadPageCore(), linkFields: deps.linkFields });
+  const exportBar = createExportBar<S>({
+    shown: () => shown,
+    heatmaps: () => deps.heatmaps(),
+    core: () => loadPageCore(),
+    linkFields: deps.linkFields,
+  });
   const checkPanel = createCheckPanel(() => client);
   // The student's own arrays (state.arrays): pasted, dropped, from a link or from the notebook.
   const arraysPanel = createArraysPanel({
@@ -148,7 +164,8 @@ export function createAttentionController<S extends ControllerSlice, L>(deps: Co
       return;
     }
     if (!shown) {
-      if (!host.querySelector('.placeholder')) host.prepend(el('p', { class: 'placeholder muted', text: 'Loading the WebAssembly core…' }));
+      if (!host.querySelector('.placeholder'))
+        host.prepend(el('p', { class: 'placeholder muted', text: 'Loading the WebAssembly core…' }));
       return;
     }
     host.querySelector('.placeholder')?.remove();
@@ -157,12 +174,21 @@ export function createAttentionController<S extends ControllerSlice, L>(deps: Co
     if (r.arrays?.mode === 'weights' && state.page.view !== 'heads') {
       // Only the Heads view draws given weights: the others need scores and values.
       clear(host);
-      host.append(el('p', { class: 'placeholder muted', 'data-testid': 'arrays-weights-only', text: 'Your weights W are shown in the Heads view. The Mask effect, Scale and Output views need the scores and values: give Q, K and V (or X, W_q, W_k, W_v) under “Your arrays”.' }));
+      host.append(
+        el('p', {
+          class: 'placeholder muted',
+          'data-testid': 'arrays-weights-only',
+          text: 'Your weights W are shown in the Heads view. The Mask effect, Scale and Output views need the scores and values: give Q, K and V (or X, W_q, W_k, W_v) under “Your arrays”.',
+        }),
+      );
       nanBanner.update(r, shown.state);
       return;
     }
     // Head and view come from the live state; everything else from the state that was computed.
-    const s: S = { ...shown.state, page: { ...shown.state.page, head: Math.min(state.page.head, r.heads - 1), view: state.page.view } };
+    const s: S = {
+      ...shown.state,
+      page: { ...shown.state.page, head: Math.min(state.page.head, r.heads - 1), view: state.page.view },
+    };
     // The mask as the core applies it (core.allowedMask, computed in the Worker).
     const forbidden = new Uint8Array(r.allowed.length);
     for (let k = 0; k < forbidden.length; k++) forbidden[k] = 1 - r.allowed[k];
@@ -180,14 +206,26 @@ export function createAttentionController<S extends ControllerSlice, L>(deps: Co
   // Where each computation runs (the page's core for small states, else the Worker), where its
   // arrays go back, and the Check of a page-computed result (scheduler.ts).
   const scheduler = createScheduler<S>({
-    client: { request: (s) => client.request(s), recycle: (r) => client.recycle(r), check: (s) => client.check(s), get busy() { return client.busy; } },
+    client: {
+      request: (s) => client.request(s),
+      recycle: (r) => client.recycle(r),
+      check: (s) => client.check(s),
+      get busy() {
+        return client.busy;
+      },
+    },
     loadLocal: () => loadPageCore().then((core) => new Computer(core)),
     state: () => deps.state(),
     shown: () => shown,
     onOutcome,
     onWorkerRequest: () => deps.readiness.busy(),
-    whenIdle: (fn) => ('requestIdleCallback' in window ? requestIdleCallback(fn, { timeout: 2000 }) : setTimeout(fn, 200)),
-    check: { show: (c, s, r) => checkPanel.show(c, s, r), pending: () => checkPanel.pending(), failed: (m) => checkPanel.failed(m) },
+    whenIdle: (fn) =>
+      'requestIdleCallback' in window ? requestIdleCallback(fn, { timeout: 2000 }) : setTimeout(fn, 200),
+    check: {
+      show: (c, s, r) => checkPanel.show(c, s, r),
+      pending: () => checkPanel.pending(),
+      failed: (m) => checkPanel.failed(m),
+    },
     onCheckDone: () => deps.readiness.settle(),
   });
   const recycle = (r: AttentionResult, onPage: boolean) => scheduler.recycle(r, onPage);
@@ -226,24 +264,48 @@ export function createAttentionController<S extends ControllerSlice, L>(deps: Co
         // that apart, or it reads as the cost of the computation.
         const first = !startedUp;
         startedUp = true;
-        const startupMs = first ? Math.max(0, drawStart - o.requestedAt - o.result.computeMs - (o.result.check?.ms ?? 0)) : 0;
+        const startupMs = first
+          ? Math.max(0, drawStart - o.requestedAt - o.result.computeMs - (o.result.check?.ms ?? 0))
+          : 0;
         try {
           performance.measure('attention-playground:recompute+redraw', { start: o.requestedAt, end });
-        } catch { /* older browsers */ }
-        timings.push({ t: o.result.t, heads: o.result.heads, computeMs: o.result.computeMs, totalMs, startupMs, local: onPage, checkMs: o.result.check?.ms ?? null, drawMs });
+        } catch {
+          /* older browsers */
+        }
+        timings.push({
+          t: o.result.t,
+          heads: o.result.heads,
+          computeMs: o.result.computeMs,
+          totalMs,
+          startupMs,
+          local: onPage,
+          checkMs: o.result.check?.ms ?? null,
+          drawMs,
+        });
         if (timings.length > 200) timings.shift();
         const what = `T = ${o.result.t}, ${o.result.heads} head${o.result.heads > 1 ? 's' : ''}`;
         const work = `compute ${fmt(o.result.computeMs, 1)} ms, drawn in ${fmt(totalMs - startupMs, 1)} ms`;
-        status.textContent = first ? `${what}: ${work} · start-up ${fmt(startupMs, 0)} ms (loading the WebAssembly core, once)` : `${what}: ${work}${onPage ? ' (on the page)' : ''}`;
-        status.title = 'compute: time inside the wasm core; drawn in: from the change to the new picture (compute included)';
+        status.textContent = first
+          ? `${what}: ${work} · start-up ${fmt(startupMs, 0)} ms (loading the WebAssembly core, once)`
+          : `${what}: ${work}${onPage ? ' (on the page)' : ''}`;
+        status.title =
+          'compute: time inside the wasm core; drawn in: from the change to the new picture (compute included)';
       }
     } else if (o.error) {
-      if (o.error.field && (o.error.field === 'arrays' || Object.values(ARRAY_LINK_KEYS).includes(o.error.field as never))) arraysPanel.refused(o.error.message);
+      if (
+        o.error.field &&
+        (o.error.field === 'arrays' || Object.values(ARRAY_LINK_KEYS).includes(o.error.field as never))
+      )
+        arraysPanel.refused(o.error.message);
       errorBanner.hidden = false;
       errorBanner.textContent = '';
       errorBanner.append(
-        el('strong', { text: o.error.fatal ? 'The compute core is unavailable. ' : 'The core refused these settings. ' }),
-        el('span', { text: `${o.error.message}${o.error.field ? ` (field: ${o.error.field})` : ''}. ${shown ? 'Showing the last good result.' : ''}` }),
+        el('strong', {
+          text: o.error.fatal ? 'The compute core is unavailable. ' : 'The core refused these settings. ',
+        }),
+        el('span', {
+          text: `${o.error.message}${o.error.field ? ` (field: ${o.error.field})` : ''}. ${shown ? 'Showing the last good result.' : ''}`,
+        }),
       );
       if (!shown) deps.redraw();
     }
@@ -254,7 +316,12 @@ export function createAttentionController<S extends ControllerSlice, L>(deps: Co
   const client = new ComputeClient<S>(onOutcome);
 
   return {
-    panels: { aside: controls.root, head: exportBar.root, above: [errorBanner, nanBanner.root, trainedBanner.root], below: [arraysPanel.root, checkPanel.root] },
+    panels: {
+      aside: controls.root,
+      head: exportBar.root,
+      above: [errorBanner, nanBanner.root, trainedBanner.root],
+      below: [arraysPanel.root, checkPanel.root],
+    },
     client,
     timings,
     changed(prev, next) {
@@ -291,7 +358,13 @@ export function createAttentionController<S extends ControllerSlice, L>(deps: Co
       const ta = getTrainedAttention();
       if (!shown || ta) return null;
       const r = shown.result;
-      return { tokens: [...r.tokens], heads: r.heads, t: r.t, weights: Array.from(r.weights.subarray(0, r.heads * r.t * r.t)), arrays: r.arrays?.mode ?? null };
+      return {
+        tokens: [...r.tokens],
+        heads: r.heads,
+        t: r.t,
+        weights: Array.from(r.weights.subarray(0, r.heads * r.t * r.t)),
+        arrays: r.arrays?.mode ?? null,
+      };
     },
   };
 }

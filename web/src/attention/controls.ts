@@ -1,6 +1,13 @@
 // The control panel. Emits patches; the page normalises them (with notices) and re-renders.
 import { el, clear } from '../ui/dom';
-import { FILLS, FILL_LABEL, MODEL_LIMITS as LIMITS, splitTokens, type ModelSlice as State, type ModelState } from './state';
+import {
+  FILLS,
+  FILL_LABEL,
+  MODEL_LIMITS as LIMITS,
+  splitTokens,
+  type ModelSlice as State,
+  type ModelState,
+} from './state';
 
 /** What the controls emit: a change to the model sub-state. */
 export type Patch = { model: Partial<ModelState> };
@@ -15,7 +22,13 @@ const id = (p: string) => `${p}-${++uid}`;
 
 function field(label: string, input: HTMLElement, hint?: string): HTMLElement {
   const inputId = input.id || (input.id = id('f'));
-  return el('div', { class: 'field' }, el('label', { for: inputId, text: label }), input, hint ? el('span', { class: 'hint', text: hint }) : null);
+  return el(
+    'div',
+    { class: 'field' },
+    el('label', { for: inputId, text: label }),
+    input,
+    hint ? el('span', { class: 'hint', text: hint }) : null,
+  );
 }
 
 function group(section: string, title: string, ...children: HTMLElement[]): HTMLElement {
@@ -26,13 +39,25 @@ export function createControls(emit: (p: Patch) => void): Controls {
   // Every control here edits the model sub-state.
   const onChange = (m: Partial<ModelState>) => emit({ model: m });
   // Tokens
-  const tokens = el('textarea', { rows: 2, spellcheck: 'false', autocomplete: 'off', 'data-testid': 'tokens', 'aria-describedby': 'tok-hint' });
+  const tokens = el('textarea', {
+    rows: 2,
+    spellcheck: 'false',
+    autocomplete: 'off',
+    'data-testid': 'tokens',
+    'aria-describedby': 'tok-hint',
+  });
   const chips = el('div', { class: 'chips', role: 'group', 'aria-label': 'Tokens: press one to mark it as padding' });
   let chipKey = '';
   let shownTokens = '';
   // An empty box is a valid editing state (select all, delete, type a new sentence): it computes
   // nothing and says so, and the box is not refilled under the cursor.
-  const emptyHint = el('p', { class: 'hint empty-hint', 'data-testid': 'tokens-empty', role: 'status', text: 'The box is empty: type a sentence and the views update (the last result stays until then).', hidden: true });
+  const emptyHint = el('p', {
+    class: 'hint empty-hint',
+    'data-testid': 'tokens-empty',
+    role: 'status',
+    text: 'The box is empty: type a sentence and the views update (the last result stays until then).',
+    hidden: true,
+  });
   let editingEmpty = false;
   tokens.addEventListener('input', () => {
     const list = splitTokens(tokens.value);
@@ -42,14 +67,39 @@ export function createControls(emit: (p: Patch) => void): Controls {
   });
 
   // Model
-  const src = el('select', { 'data-testid': 'source' }, el('option', { value: 'induction', text: 'Lesson 1 hand-built (2 heads)' }), el('option', { value: 'random', text: 'Random, seeded' }));
-  const init = el('select', { 'data-testid': 'init' }, el('option', { value: 'normal', text: 'N(0, 1), lesson 2' }), el('option', { value: 'scaled', text: 'N(0, 1/d_model)' }));
+  const src = el(
+    'select',
+    { 'data-testid': 'source' },
+    el('option', { value: 'induction', text: 'Lesson 1 hand-built (2 heads)' }),
+    el('option', { value: 'random', text: 'Random, seeded' }),
+  );
+  const init = el(
+    'select',
+    { 'data-testid': 'init' },
+    el('option', { value: 'normal', text: 'N(0, 1), lesson 2' }),
+    el('option', { value: 'scaled', text: 'N(0, 1/d_model)' }),
+  );
   init.addEventListener('change', () => onChange({ init: init.value as State['model']['init'] }));
   // The random numbers: the core's SplitMix64 stream, or NumPy's default_rng(seed) (lesson 2's X and W bit for bit).
-  const gen = el('select', { 'data-testid': 'generator', title: 'NumPy: numpy.random.default_rng(seed).normal, in the order X, W_q, W_k, W_v, W_o' }, el('option', { value: 'splitmix', text: 'SplitMix64' }), el('option', { value: 'numpy', text: 'NumPy' }));
+  const gen = el(
+    'select',
+    {
+      'data-testid': 'generator',
+      title: 'NumPy: numpy.random.default_rng(seed).normal, in the order X, W_q, W_k, W_v, W_o',
+    },
+    el('option', { value: 'splitmix', text: 'SplitMix64' }),
+    el('option', { value: 'numpy', text: 'NumPy' }),
+  );
   gen.addEventListener('change', () => onChange({ generator: gen.value as State['model']['generator'] }));
   src.addEventListener('change', () => onChange({ source: src.value as State['model']['source'] }));
-  const seed = el('input', { type: 'number', min: 0, max: LIMITS.maxSeed, step: 1, inputmode: 'numeric', 'data-testid': 'seed' });
+  const seed = el('input', {
+    type: 'number',
+    min: 0,
+    max: LIMITS.maxSeed,
+    step: 1,
+    inputmode: 'numeric',
+    'data-testid': 'seed',
+  });
   const sharp = el('input', { type: 'range', min: 0, max: LIMITS.maxSharp, step: 0.5 });
   const sharpOut = el('output', { class: 'val' });
   const heads = el('input', { type: 'range', min: 1, max: LIMITS.maxHeads, step: 1, 'data-testid': 'heads' });
@@ -88,7 +138,14 @@ export function createControls(emit: (p: Patch) => void): Controls {
     const r = el('input', { type: 'radio', name: scaleName, value: m, id: id('sc') });
     return r;
   });
-  const custom = el('input', { type: 'number', min: LIMITS.minScale, max: LIMITS.maxScale, step: 'any', inputmode: 'decimal', 'aria-label': 'custom scale' });
+  const custom = el('input', {
+    type: 'number',
+    min: LIMITS.minScale,
+    max: LIMITS.maxScale,
+    step: 'any',
+    inputmode: 'decimal',
+    'aria-label': 'custom scale',
+  });
   scaleModes.forEach((r) =>
     r.addEventListener('change', () => {
       if (!r.checked) return;
@@ -98,7 +155,8 @@ export function createControls(emit: (p: Patch) => void): Controls {
   );
   custom.addEventListener('change', () => onChange({ scale: custom.value.trim() === '' ? NaN : Number(custom.value) }));
 
-  const radio = (r: HTMLInputElement, label: string) => el('label', { class: 'radio', for: r.id }, r, el('span', { text: label }));
+  const radio = (r: HTMLInputElement, label: string) =>
+    el('label', { class: 'radio', for: r.id }, r, el('span', { text: label }));
   const inline = (label: string, input: HTMLElement, out?: HTMLElement) => {
     const inputId = input.id || (input.id = id('f'));
     return el('div', { class: 'field inline' }, el('label', { for: inputId, text: label }), input, out ?? null);
@@ -113,13 +171,50 @@ export function createControls(emit: (p: Patch) => void): Controls {
       'Tokens',
       field('Sequence (space-separated)', tokens),
       emptyHint,
-      el('p', { class: 'hint', id: 'tok-hint', text: `Up to ${LIMITS.maxT} tokens. Press a token below to mark it as padding.` }),
+      el('p', {
+        class: 'hint',
+        id: 'tok-hint',
+        text: `Up to ${LIMITS.maxT} tokens. Press a token below to mark it as padding.`,
+      }),
       chips,
       el('div', { class: 'chip-actions' }, clearPad),
     ),
-    group('model', 'Model', field('Weights', src), sharpRow, inline('Seed', seed), inline('Generator', gen), inline('Weights init', init), inline('Heads', heads, headsOut), inline('K/V heads', kv), inline('d_model', dm), inline('d_k', dk)),
-    group('mask', 'Mask', el('label', { class: 'check' }, causal, el('span', { text: 'Causal (query i sees keys ≤ i)' })), inline('Sliding window', win, winOut), el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Fill for forbidden scores' }, el('span', { class: 'radios-title', text: 'Fill for forbidden scores' }), ...fills.map((r) => radio(r, FILL_LABEL[r.value as State['model']['fill']])))),
-    group('scale', 'Scale', el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Score scale' }, radio(scaleModes[0], '1/√d_k (standard)'), radio(scaleModes[1], 'none (delete the √d_k)'), el('div', { class: 'custom-row' }, radio(scaleModes[2], 'custom'), custom))),
+    group(
+      'model',
+      'Model',
+      field('Weights', src),
+      sharpRow,
+      inline('Seed', seed),
+      inline('Generator', gen),
+      inline('Weights init', init),
+      inline('Heads', heads, headsOut),
+      inline('K/V heads', kv),
+      inline('d_model', dm),
+      inline('d_k', dk),
+    ),
+    group(
+      'mask',
+      'Mask',
+      el('label', { class: 'check' }, causal, el('span', { text: 'Causal (query i sees keys ≤ i)' })),
+      inline('Sliding window', win, winOut),
+      el(
+        'div',
+        { class: 'radios', role: 'radiogroup', 'aria-label': 'Fill for forbidden scores' },
+        el('span', { class: 'radios-title', text: 'Fill for forbidden scores' }),
+        ...fills.map((r) => radio(r, FILL_LABEL[r.value as State['model']['fill']])),
+      ),
+    ),
+    group(
+      'scale',
+      'Scale',
+      el(
+        'div',
+        { class: 'radios', role: 'radiogroup', 'aria-label': 'Score scale' },
+        radio(scaleModes[0], '1/√d_k (standard)'),
+        radio(scaleModes[1], 'none (delete the √d_k)'),
+        el('div', { class: 'custom-row' }, radio(scaleModes[2], 'custom'), custom),
+      ),
+    ),
   );
 
   function update(s: State): void {
@@ -129,7 +224,12 @@ export function createControls(emit: (p: Patch) => void): Controls {
     if (editingEmpty && text === shownTokens) {
       /* keep the empty box */
     } else if (document.activeElement !== tokens && splitTokens(tokens.value).join(' ') !== text) tokens.value = text;
-    else if (document.activeElement === tokens && splitTokens(tokens.value).join(' ') !== text && !tokens.value.endsWith(' ')) tokens.value = text;
+    else if (
+      document.activeElement === tokens &&
+      splitTokens(tokens.value).join(' ') !== text &&
+      !tokens.value.endsWith(' ')
+    )
+      tokens.value = text;
     if (text !== shownTokens) {
       editingEmpty = splitTokens(tokens.value).length === 0;
       emptyHint.hidden = !editingEmpty;
@@ -138,11 +238,24 @@ export function createControls(emit: (p: Patch) => void): Controls {
     const key = text + '|' + s.model.padding.join(',');
     if (key !== chipKey) {
       chipKey = key;
-      const focusedIdx = chips.contains(document.activeElement) ? Number((document.activeElement as HTMLElement).dataset.pos) : -1;
+      const focusedIdx = chips.contains(document.activeElement)
+        ? Number((document.activeElement as HTMLElement).dataset.pos)
+        : -1;
       clear(chips);
       s.model.tokens.forEach((t, i) => {
         const padded = s.model.padding.includes(i);
-        const b = el('button', { type: 'button', class: 'chip' + (padded ? ' padded' : ''), 'aria-pressed': padded ? 'true' : 'false', 'data-pos': i, title: padded ? 'padding — press to make it a real token' : 'press to mark as padding' }, el('span', { class: 'chip-pos', text: String(i) }), el('span', { class: 'chip-tok', text: t }));
+        const b = el(
+          'button',
+          {
+            type: 'button',
+            class: 'chip' + (padded ? ' padded' : ''),
+            'aria-pressed': padded ? 'true' : 'false',
+            'data-pos': i,
+            title: padded ? 'padding — press to make it a real token' : 'press to mark as padding',
+          },
+          el('span', { class: 'chip-pos', text: String(i) }),
+          el('span', { class: 'chip-tok', text: t }),
+        );
         b.setAttribute('aria-label', `${t} (${i})${padded ? ', padding' : ''}`);
         b.addEventListener('click', () => {
           const set = new Set(s.model.padding);

@@ -34,7 +34,16 @@ export function createCoreService(name: string, post: Post): (req: WorkerRequest
     try {
       core = await sharedCore();
     } catch (err) {
-      post({ kind: req.kind, id: req.id, ok: false, error: { message: `The WebAssembly core could not be loaded: ${String((err as Error)?.message ?? err)}`, field: null, fatal: true } });
+      post({
+        kind: req.kind,
+        id: req.id,
+        ok: false,
+        error: {
+          message: `The WebAssembly core could not be loaded: ${String((err as Error)?.message ?? err)}`,
+          field: null,
+          fatal: true,
+        },
+      });
       return;
     }
     if (!computer || computer.core !== core) computer = new Computer(core);
@@ -46,7 +55,12 @@ export function createCoreService(name: string, post: Post): (req: WorkerRequest
       if (req.kind === 'study') {
         if (!study) {
           const r = core.entropyStudy({ dks: [1, 4, 16, 64, 256, 1024], keys: 16, queries: 1000, seed: 0 });
-          study = { dk: Array.from(r.dk), scaled: Array.from(r.scaled), unscaled: Array.from(r.unscaled), ceiling: r.ceiling };
+          study = {
+            dk: Array.from(r.dk),
+            scaled: Array.from(r.scaled),
+            unscaled: Array.from(r.unscaled),
+            ceiling: r.ceiling,
+          };
         }
         post({ kind: 'study', id: req.id, ok: true, study });
         return;
@@ -56,7 +70,12 @@ export function createCoreService(name: string, post: Post): (req: WorkerRequest
         return;
       }
       if (req.kind === 'about') {
-        post({ kind: 'about', id: req.id, ok: true, about: { relaxedSimd: core.limits.relaxedSimd === true, prefer: preferenceFromWorkerName(name) } });
+        post({
+          kind: 'about',
+          id: req.id,
+          ok: true,
+          about: { relaxedSimd: core.limits.relaxedSimd === true, prefer: preferenceFromWorkerName(name) },
+        });
         return;
       }
       if (req.kind === 'memory') {
@@ -69,7 +88,12 @@ export function createCoreService(name: string, post: Post): (req: WorkerRequest
     } catch (err) {
       const refusal = coreRefusal(err);
       if (!refusal) corePromise = null; // an unexpected failure: start a fresh instance next time
-      post({ kind: req.kind, id: req.id, ok: false, error: refusal ?? { message: String((err as Error)?.message ?? err), field: null, fatal: false } });
+      post({
+        kind: req.kind,
+        id: req.id,
+        ok: false,
+        error: refusal ?? { message: String((err as Error)?.message ?? err), field: null, fatal: false },
+      });
     }
   };
 }

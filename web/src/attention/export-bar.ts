@@ -40,8 +40,19 @@ export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
     btn('CSV weights', 'export-csv-weights', csv('attention-weights.csv', exportWeightsCsv)),
     btn('CSV output', 'export-csv-output', csv('attention-output.csv', exportOutputCsv)),
   ];
-  const pngGroup = el('span', { class: 'png-group' }, pngSelect, btn('PNG', 'export-png', () => void savePng()));
-  const root = el('div', { class: 'export', 'data-section': 'export' }, el('span', { class: 'export-title', text: 'Export' }), ...exampleOnly, pngGroup);
+  const pngGroup = el(
+    'span',
+    { class: 'png-group' },
+    pngSelect,
+    btn('PNG', 'export-png', () => void savePng()),
+  );
+  const root = el(
+    'div',
+    { class: 'export', 'data-section': 'export' },
+    el('span', { class: 'export-title', text: 'Export' }),
+    ...exampleOnly,
+    pngGroup,
+  );
 
   async function savePng(): Promise<void> {
     const item = deps.heatmaps().find((h) => h.name === pngSelect.value);
@@ -57,7 +68,9 @@ export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
     if (!o.result.source) {
       try {
         proj = projections(await deps.core(), o.state);
-      } catch { /* the export goes without q, k, v */ }
+      } catch {
+        /* the export goes without q, k, v */
+      }
     }
     download('attention.json', exportJson(o.result, deps.linkFields(o.state), proj), 'application/json');
   }

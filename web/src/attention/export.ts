@@ -16,11 +16,22 @@ function rows(a: Float32Array, r: number, c: number, offset = 0): (number | null
 }
 
 /** The projections of the result's example, split per head (compute.ts's projections()). */
-export interface Projections { q: Float32Array; k: Float32Array; v: Float32Array; dk: number; dv: number; kvHeads: number }
+export interface Projections {
+  q: Float32Array;
+  k: Float32Array;
+  v: Float32Array;
+  dk: number;
+  dv: number;
+  kvHeads: number;
+}
 
 /** `fields`: the page's state keyed by link keys (the shape of v1 links). `proj`: each head's q, k
  *  and v (X·W, before qk-norm and RoPE) join its weights, so the heatmap can be recomputed. */
-export function exportJson(r: AttentionResult, fields: Record<string, unknown>, proj: Projections | null = null): string {
+export function exportJson(
+  r: AttentionResult,
+  fields: Record<string, unknown>,
+  proj: Projections | null = null,
+): string {
   const T = r.t;
   const heads = Array.from({ length: r.heads }, (_, h) => {
     const head: Record<string, unknown> = {
@@ -60,13 +71,23 @@ export function exportWeightsCsv(r: AttentionResult): string {
   const lines = ['head,query_pos,query_token,key_pos,key_token,weight'];
   for (let h = 0; h < r.heads; h++)
     for (let i = 0; i < T; i++)
-      for (let j = 0; j < T; j++) lines.push(`${h + 1},${i},${csvCell(r.tokens[i])},${j},${csvCell(r.tokens[j])},${r.weights[(h * T + i) * T + j]}`);
+      for (let j = 0; j < T; j++)
+        lines.push(
+          `${h + 1},${i},${csvCell(r.tokens[i])},${j},${csvCell(r.tokens[j])},${r.weights[(h * T + i) * T + j]}`,
+        );
   return lines.join('\n') + '\n';
 }
 
 export function exportOutputCsv(r: AttentionResult): string {
   const header = ['pos', 'token', ...Array.from({ length: r.dModel }, (_, k) => `dim_${k}`)];
   const lines = [header.join(',')];
-  for (let i = 0; i < r.t; i++) lines.push([String(i), csvCell(r.tokens[i]), ...Array.from(r.output.subarray(i * r.dModel, (i + 1) * r.dModel), String)].join(','));
+  for (let i = 0; i < r.t; i++)
+    lines.push(
+      [
+        String(i),
+        csvCell(r.tokens[i]),
+        ...Array.from(r.output.subarray(i * r.dModel, (i + 1) * r.dModel), String),
+      ].join(','),
+    );
   return lines.join('\n') + '\n';
 }

@@ -36,14 +36,31 @@ class HeadsView implements View<AttentionContext> {
         this.readout.textContent = text;
       },
     });
-    this.tableBox.append(el('summary', { text: 'Weights as a table (for screen readers and exact values)' }), this.tableBody);
+    this.tableBox.append(
+      el('summary', { text: 'Weights as a table (for screen readers and exact values)' }),
+      this.tableBody,
+    );
     this.tableBox.addEventListener('toggle', () => this.ctx && this.renderTable(this.ctx));
     this.readout.textContent = 'Point at a cell, or focus the heatmap and use the arrow keys, to read a weight.';
     this.root = el(
       'div',
       { class: 'view-heads' },
-      el('section', { class: 'zoom-panel' }, this.zoomTitle, this.dkNote, this.zoom.root, this.readout, el('div', { class: 'legend-row' }, legend())),
-      this.gridPanel = el('section', { class: 'grid-panel' }, el('h3', { class: 'panel-title', text: 'All heads' }), this.grid, this.tableBox),
+      el(
+        'section',
+        { class: 'zoom-panel' },
+        this.zoomTitle,
+        this.dkNote,
+        this.zoom.root,
+        this.readout,
+        el('div', { class: 'legend-row' }, legend()),
+      ),
+      (this.gridPanel = el(
+        'section',
+        { class: 'grid-panel' },
+        el('h3', { class: 'panel-title', text: 'All heads' }),
+        this.grid,
+        this.tableBox,
+      )),
     );
   }
 
@@ -66,7 +83,13 @@ class HeadsView implements View<AttentionContext> {
     while (this.thumbs.length > H) this.thumbs.pop()!.box.remove();
     while (this.thumbs.length < H) {
       const idx = this.thumbs.length;
-      const hm = new Heatmap({ label: `Head ${idx + 1}`, maxSize: 120, minCell: 0.25, maxCell: 16, onActivate: () => this.ctx?.selectHead(idx) });
+      const hm = new Heatmap({
+        label: `Head ${idx + 1}`,
+        maxSize: 120,
+        minCell: 0.25,
+        maxCell: 16,
+        onActivate: () => this.ctx?.selectHead(idx),
+      });
       const cap = el('span', { class: 'thumb-cap' });
       const box = el('div', { class: 'thumb', role: 'listitem' }, hm.root, cap);
       this.grid.append(box);
@@ -75,7 +98,16 @@ class HeadsView implements View<AttentionContext> {
     const thumbSize = narrow ? Math.max(64, Math.min(110, (ctx.width - 40) / Math.min(H, 4) - 16)) : H > 4 ? 104 : 132;
     this.thumbs.forEach((t, h) => {
       t.hm.setMaxSize(thumbSize);
-      t.hm.update({ rows: T, cols: T, values: headSlice(r.weights, h, T * T), forbidden: ctx.forbidden, lo: 0, hi: 1, rowLabels: r.tokens, colLabels: r.tokens });
+      t.hm.update({
+        rows: T,
+        cols: T,
+        values: headSlice(r.weights, h, T * T),
+        forbidden: ctx.forbidden,
+        lo: 0,
+        hi: 1,
+        rowLabels: r.tokens,
+        colLabels: r.tokens,
+      });
       t.box.classList.toggle('selected', h === sel);
       t.hm.setLabel(`Head ${h + 1}${h === sel ? ' (selected)' : ''}. Press Enter to zoom.`);
       const kv = r.kvHeads !== r.heads ? ` · K/V ${kvHeadOf(h, r.heads, r.kvHeads) + 1}` : '';
@@ -99,16 +131,35 @@ class HeadsView implements View<AttentionContext> {
     // d_k = max(12, words, T). A longer sentence makes d_k larger, 1/√d_k smaller, and the rows softer.
     const handBuilt = !r.source && s.model.source === 'induction' && r.dk > 12;
     this.dkNote.hidden = !handBuilt;
-    if (handBuilt) this.dkNote.textContent = `Why the heads look faded: this hand-built model gives every word and every position a dimension of its own, so d_k = max(12, words, T) = ${r.dk} here (12 for the lesson’s sentence). The scores are divided by √d_k = ${fmt(Math.sqrt(r.dk), 2)} instead of √12 = 3.46, so each row spreads its weight more. Raise Sharpness to sharpen them again.`;
+    if (handBuilt)
+      this.dkNote.textContent = `Why the heads look faded: this hand-built model gives every word and every position a dimension of its own, so d_k = max(12, words, T) = ${r.dk} here (12 for the lesson’s sentence). The scores are divided by √d_k = ${fmt(Math.sqrt(r.dk), 2)} instead of √12 = 3.46, so each row spreads its weight more. Raise Sharpness to sharpen them again.`;
     this.zoom.setLabel(`${src}${num} attention weights, ${T} queries by ${T} keys`);
     this.zoom.setMaxSize(size);
-    this.zoom.update({ rows: T, cols: T, values: headSlice(r.weights, sel, T * T), forbidden: ctx.forbidden, lo: 0, hi: 1, rowLabels: r.tokens, colLabels: r.tokens });
+    this.zoom.update({
+      rows: T,
+      cols: T,
+      values: headSlice(r.weights, sel, T * T),
+      forbidden: ctx.forbidden,
+      lo: 0,
+      hi: 1,
+      rowLabels: r.tokens,
+      colLabels: r.tokens,
+    });
     if (ctx.height !== undefined && this.root.isConnected) {
       // The labels' height depends on the cell size: lay out once more with the measured chrome.
       const again = Math.max(48, Math.min(Math.max(48, avail), ctx.height - this.zoomChrome()));
       if (Math.abs(again - size) >= 2) {
         this.zoom.setMaxSize(again);
-        this.zoom.update({ rows: T, cols: T, values: headSlice(r.weights, sel, T * T), forbidden: ctx.forbidden, lo: 0, hi: 1, rowLabels: r.tokens, colLabels: r.tokens });
+        this.zoom.update({
+          rows: T,
+          cols: T,
+          values: headSlice(r.weights, sel, T * T),
+          forbidden: ctx.forbidden,
+          lo: 0,
+          hi: 1,
+          rowLabels: r.tokens,
+          colLabels: r.tokens,
+        });
       }
     }
     if (this.tableBox.open) this.renderTable(ctx);
@@ -129,7 +180,11 @@ class HeadsView implements View<AttentionContext> {
     const T = r.t;
     const h = Math.min(ctx.state.page.head, r.heads - 1);
     if (T > 64) {
-      this.tableBody.append(el('p', { text: `The table is shown for up to 64 tokens (this sequence has ${T}). Use the JSON or CSV export for the full matrix.` }));
+      this.tableBody.append(
+        el('p', {
+          text: `The table is shown for up to 64 tokens (this sequence has ${T}). Use the JSON or CSV export for the full matrix.`,
+        }),
+      );
       return;
     }
     const w = headSlice(r.weights, h, T * T);
@@ -142,7 +197,8 @@ class HeadsView implements View<AttentionContext> {
     const body = el('tbody');
     for (let i = 0; i < T; i++) {
       const tr = el('tr', {}, el('th', { scope: 'row', text: tokenRef(r.tokens, i) }));
-      for (let j = 0; j < T; j++) tr.append(el('td', { text: ctx.forbidden[i * T + j] ? `${fmt(w[i * T + j])} (masked)` : fmt(w[i * T + j]) }));
+      for (let j = 0; j < T; j++)
+        tr.append(el('td', { text: ctx.forbidden[i * T + j] ? `${fmt(w[i * T + j])} (masked)` : fmt(w[i * T + j]) }));
       body.append(tr);
     }
     table.append(body);
@@ -150,4 +206,9 @@ class HeadsView implements View<AttentionContext> {
   }
 }
 
-export const headsView: ViewFactory<AttentionContext, 'heads', true> = { id: 'heads', label: 'Heads', needsResult: true, create: () => new HeadsView() };
+export const headsView: ViewFactory<AttentionContext, 'heads', true> = {
+  id: 'heads',
+  label: 'Heads',
+  needsResult: true,
+  create: () => new HeadsView(),
+};

@@ -24,19 +24,45 @@ class MaskView implements View<AttentionContext> {
 
   constructor() {
     const mk = (label: string, describe: (i: number, j: number, v: number, f: boolean) => string) =>
-      new Heatmap({ label, maxSize: 300, minCell: 0.5, maxCell: 28, showLabels: true, interactive: true, describe, onCell: (t) => (this.readout.textContent = t) });
+      new Heatmap({
+        label,
+        maxSize: 300,
+        minCell: 0.5,
+        maxCell: 28,
+        showLabels: true,
+        interactive: true,
+        describe,
+        onCell: (t) => (this.readout.textContent = t),
+      });
     const toks = () => this.ctx?.result.tokens ?? [];
-    this.scores = mk('Scores before the mask', (i, j, v) => `score of query ${tokenRef(toks(), i)} → key ${tokenRef(toks(), j)}: ${fmt(v)} (scaled, before the mask)`);
-    this.mask = mk('The mask', (i, j, _v, f) => `query ${tokenRef(toks(), i)} → key ${tokenRef(toks(), j)}: ${f ? 'forbidden' : 'allowed'}`);
+    this.scores = mk(
+      'Scores before the mask',
+      (i, j, v) =>
+        `score of query ${tokenRef(toks(), i)} → key ${tokenRef(toks(), j)}: ${fmt(v)} (scaled, before the mask)`,
+    );
+    this.mask = mk(
+      'The mask',
+      (i, j, _v, f) => `query ${tokenRef(toks(), i)} → key ${tokenRef(toks(), j)}: ${f ? 'forbidden' : 'allowed'}`,
+    );
     this.weights = mk('Weights with the mask', (i, j, v, f) => describeWeight(toks(), i, j, v, f));
     const panel = (title: string, sub: string, hm: Heatmap, extra?: HTMLElement) =>
-      el('figure', { class: 'mask-panel' }, el('figcaption', {}, el('strong', { text: title }), el('span', { class: 'muted', text: sub })), el('div', { class: 'mask-fig' }, hm.root, extra ?? null));
+      el(
+        'figure',
+        { class: 'mask-panel' },
+        el('figcaption', {}, el('strong', { text: title }), el('span', { class: 'muted', text: sub })),
+        el('div', { class: 'mask-fig' }, hm.root, extra ?? null),
+      );
     this.readout.textContent = 'Point at or focus a cell to read it.';
     this.headPick.addEventListener('change', () => this.ctx?.selectHead(Number(this.headPick.value)));
     this.root = el(
       'div',
       { class: 'view-mask' },
-      el('div', { class: 'mask-head' }, this.title, el('label', { class: 'mask-pick' }, el('span', { text: 'Head ' }), this.headPick)),
+      el(
+        'div',
+        { class: 'mask-head' },
+        this.title,
+        el('label', { class: 'mask-pick' }, el('span', { text: 'Head ' }), this.headPick),
+      ),
       el(
         'div',
         { class: 'mask-row' },
@@ -74,7 +100,8 @@ class MaskView implements View<AttentionContext> {
     this.title.textContent = `Head ${h + 1}: what the mask does (scale ${fmt(r.scale, 4)})`;
     if (this.headPick.options.length !== r.heads) {
       clear(this.headPick);
-      for (let k = 0; k < r.heads; k++) this.headPick.append(el('option', { value: k, text: `${k + 1} of ${r.heads}` }));
+      for (let k = 0; k < r.heads; k++)
+        this.headPick.append(el('option', { value: k, text: `${k + 1} of ${r.heads}` }));
     }
     this.headPick.value = String(h);
     this.headPick.disabled = r.heads < 2;
@@ -84,8 +111,11 @@ class MaskView implements View<AttentionContext> {
     const wide = ctx.width >= 700;
     this.root.classList.toggle('mask-wide', wide);
     const chars = Math.max(...r.tokens.map((t) => Array.from(t).length), 1);
-    const tokW = Math.min(150, 26 + 7 * chars), posW = 14 + 8 * String(T - 1).length;
-    const full = wide ? Math.max(120, Math.floor((ctx.width - tokW - 2 * posW - 60 - 2 * 30 - 4 * 10) / 3)) : ctx.width - 110;
+    const tokW = Math.min(150, 26 + 7 * chars),
+      posW = 14 + 8 * String(T - 1).length;
+    const full = wide
+      ? Math.max(120, Math.floor((ctx.width - tokW - 2 * posW - 60 - 2 * 30 - 4 * 10) / 3))
+      : ctx.width - 110;
     const size = Math.max(24, Math.floor(full * scale));
     for (const hm of [this.scores, this.mask, this.weights]) hm.setMaxSize(size);
     const scores = r.scores ? headSlice(r.scores, h, T * T) : new Float32Array(T * T).fill(NaN);
@@ -95,7 +125,8 @@ class MaskView implements View<AttentionContext> {
     let hi = -Infinity;
     for (let k = 0; k < scores.length; k++) {
       const v = scores[k];
-      if (v - v === 0) { // finite
+      if (v - v === 0) {
+        // finite
         if (v < lo) lo = v;
         if (v > hi) hi = v;
       }
@@ -134,4 +165,9 @@ class MaskView implements View<AttentionContext> {
   }
 }
 
-export const maskView: ViewFactory<AttentionContext, 'mask', true> = { id: 'mask', label: 'Mask effect', needsResult: true, create: () => new MaskView() };
+export const maskView: ViewFactory<AttentionContext, 'mask', true> = {
+  id: 'mask',
+  label: 'Mask effect',
+  needsResult: true,
+  create: () => new MaskView(),
+};

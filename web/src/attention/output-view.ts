@@ -28,13 +28,26 @@ class OutputView implements View<AttentionContext> {
     this.root = el(
       'div',
       { class: 'view-output' },
-      el('p', { class: 'muted fit-hide', text: 'Each row is a weighted average of value vectors. Columns are feature dimensions. The heads and their concatenation share one symmetric colour range; the output after W_o has its own (its values can be far larger), each with its legend.' }),
+      el('p', {
+        class: 'muted fit-hide',
+        text: 'Each row is a weighted average of value vectors. Columns are feature dimensions. The heads and their concatenation share one symmetric colour range; the output after W_o has its own (its values can be far larger), each with its legend.',
+      }),
       this.legendBox,
       el(
         'div',
         { class: 'out-body' },
-        el('div', { class: 'out-per-head' }, el('h3', { class: 'panel-title', text: 'Per head: A · V (T × d_v)' }), this.heads),
-        el('div', { class: 'out-final' }, el('figure', {}, el('figcaption', { text: 'Merged heads (concatenated)' }), this.merged.root), el('figure', {}, el('figcaption', { text: 'Output = merged · W_o' }), this.outLegendBox, this.output.root)),
+        el(
+          'div',
+          { class: 'out-per-head' },
+          el('h3', { class: 'panel-title', text: 'Per head: A · V (T × d_v)' }),
+          this.heads,
+        ),
+        el(
+          'div',
+          { class: 'out-final' },
+          el('figure', {}, el('figcaption', { text: 'Merged heads (concatenated)' }), this.merged.root),
+          el('figure', {}, el('figcaption', { text: 'Output = merged · W_o' }), this.outLegendBox, this.output.root),
+        ),
       ),
       this.readout,
     );
@@ -55,7 +68,11 @@ class OutputView implements View<AttentionContext> {
   }
 
   heatmaps() {
-    return [...this.headMaps.map((hm, i) => ({ name: `head-${i + 1}-output`, heatmap: hm })), { name: 'merged', heatmap: this.merged }, { name: 'output', heatmap: this.output }];
+    return [
+      ...this.headMaps.map((hm, i) => ({ name: `head-${i + 1}-output`, heatmap: hm })),
+      { name: 'merged', heatmap: this.merged },
+      { name: 'output', heatmap: this.output },
+    ];
   }
 
   render(ctx: AttentionContext): void {
@@ -93,12 +110,36 @@ class OutputView implements View<AttentionContext> {
       const size = Math.min(240, ctx.width - 120) * shrink;
       this.headMaps.forEach((hm, h) => {
         hm.setMaxSize(Math.min(size, 14 * Math.max(T, r.dv) * shrink));
-        hm.update({ rows: T, cols: r.dv, values: headSlice(r.headOutputs, h, T * r.dv), lo: -m, hi: m, rowLabels, colLabels: dims(r.dv) });
+        hm.update({
+          rows: T,
+          cols: r.dv,
+          values: headSlice(r.headOutputs, h, T * r.dv),
+          lo: -m,
+          hi: m,
+          rowLabels,
+          colLabels: dims(r.dv),
+        });
       });
       this.merged.setMaxSize(Math.min(ctx.width - 120, 420) * shrink);
-      this.merged.update({ rows: T, cols: r.heads * r.dv, values: r.merged, lo: -m, hi: m, rowLabels, colLabels: dims(r.heads * r.dv) });
+      this.merged.update({
+        rows: T,
+        cols: r.heads * r.dv,
+        values: r.merged,
+        lo: -m,
+        hi: m,
+        rowLabels,
+        colLabels: dims(r.heads * r.dv),
+      });
       this.output.setMaxSize(Math.min(ctx.width - 120, 420) * shrink);
-      this.output.update({ rows: T, cols: r.dModel, values: r.output, lo: -mo, hi: mo, rowLabels, colLabels: dims(r.dModel) });
+      this.output.update({
+        rows: T,
+        cols: r.dModel,
+        values: r.output,
+        lo: -mo,
+        hi: mo,
+        rowLabels,
+        colLabels: dims(r.dModel),
+      });
     };
     // Fit mode (a slide): the maps shrink until the whole picture shows without scrolling.
     if (ctx.height !== undefined && this.root.isConnected) drawToFit(draw);
@@ -106,4 +147,9 @@ class OutputView implements View<AttentionContext> {
   }
 }
 
-export const outputView: ViewFactory<AttentionContext, 'output', true> = { id: 'output', label: 'Output', needsResult: true, create: () => new OutputView() };
+export const outputView: ViewFactory<AttentionContext, 'output', true> = {
+  id: 'output',
+  label: 'Output',
+  needsResult: true,
+  create: () => new OutputView(),
+};

@@ -37,7 +37,8 @@ export interface RecycleRequest {
   id: number;
   arrays: Float32Array[];
 }
-export type WorkerRequest = ComputeRequest | StudyRequest | CheckRequest | MemoryRequest | AboutRequest | RecycleRequest;
+export type WorkerRequest =
+  ComputeRequest | StudyRequest | CheckRequest | MemoryRequest | AboutRequest | RecycleRequest;
 
 /** What the core says about one state: float32 SIMD vs float64 scalar, tiled vs naive. */
 export interface CheckResult extends CoreCheck {
@@ -132,4 +133,9 @@ export type WorkerResponse =
   | { kind: 'check'; id: number; ok: true; check: CheckResult }
   | { kind: 'memory'; id: number; ok: true; memory: MemoryTable }
   | { kind: 'about'; id: number; ok: true; about: CoreBuildInfo }
-  | { kind: WorkerRequest['kind']; id: number; ok: false; error: { message: string; field: string | null; fatal: boolean } };
+  | {
+      kind: WorkerRequest['kind'];
+      id: number;
+      ok: false;
+      error: { message: string; field: string | null; fatal: boolean };
+    };

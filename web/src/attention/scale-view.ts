@@ -6,7 +6,11 @@ import type { View, ViewFactory } from '../ui/view';
 import type { AttentionContext } from './context';
 
 const SVG = 'http://www.w3.org/2000/svg';
-function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
+function s<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number>,
+  text?: string,
+): SVGElementTagNameMap[K] {
   const e = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
   if (text !== undefined) e.textContent = text;
@@ -40,11 +44,24 @@ class ScaleView implements View<AttentionContext> {
         'section',
         { class: 'study' },
         el('h3', { class: 'panel-title', text: 'Why divide by √d_k: mean softmax entropy of 16 random keys' }),
-        el('p', { class: 'muted fit-hide', text: '1000 Gaussian queries against 16 Gaussian keys per d_k, computed by the wasm core. Without the scale the rows collapse towards one-hot (entropy → 0) as d_k grows; with it they stay near a soft average.' }),
+        el('p', {
+          class: 'muted fit-hide',
+          text: '1000 Gaussian queries against 16 Gaussian keys per d_k, computed by the wasm core. Without the scale the rows collapse towards one-hot (entropy → 0) as d_k grows; with it they stay near a soft average.',
+        }),
         this.chart,
         this.studyTable,
       ),
-      el('section', { class: 'live' }, this.liveTitle, this.initNote, el('p', { class: 'muted fit-hide', text: 'Entropy of each row of the selected head, against its ceiling ln(number of allowed keys). A short bar means a peaked, nearly one-hot row.' }), this.live),
+      el(
+        'section',
+        { class: 'live' },
+        this.liveTitle,
+        this.initNote,
+        el('p', {
+          class: 'muted fit-hide',
+          text: 'Entropy of each row of the selected head, against its ceiling ln(number of allowed keys). A short bar means a peaked, nearly one-hot row.',
+        }),
+        this.live,
+      ),
     );
   }
 
@@ -77,24 +94,61 @@ class ScaleView implements View<AttentionContext> {
     clear(this.chart);
     clear(this.studyTable);
     if (!this.study) {
-      this.chart.append(el('p', { class: 'muted', text: this.studyError ? `The study could not run: ${this.studyError}` : 'Computing the study…' }));
+      this.chart.append(
+        el('p', {
+          class: 'muted',
+          text: this.studyError ? `The study could not run: ${this.studyError}` : 'Computing the study…',
+        }),
+      );
       return;
     }
     const st = this.study;
-    const W = 560, H = 300, L = 56, R = 150, Tp = 16, B = 44;
-    const x = (dk: number) => L + ((Math.log2(dk) - Math.log2(st.dk[0])) / Math.max(1e-9, Math.log2(st.dk[st.dk.length - 1]) - Math.log2(st.dk[0]))) * (W - L - R);
+    const W = 560,
+      H = 300,
+      L = 56,
+      R = 150,
+      Tp = 16,
+      B = 44;
+    const x = (dk: number) =>
+      L +
+      ((Math.log2(dk) - Math.log2(st.dk[0])) /
+        Math.max(1e-9, Math.log2(st.dk[st.dk.length - 1]) - Math.log2(st.dk[0]))) *
+        (W - L - R);
     const ymax = Math.ceil(st.ceiling * 2) / 2;
     const y = (v: number) => Tp + (1 - v / ymax) * (H - Tp - B);
-    const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Line chart: mean entropy with scaling stays near ${fmt(st.scaled[st.scaled.length - 1], 2)} nats at d_k ${st.dk[st.dk.length - 1]}; without scaling it falls to ${fmt(st.unscaled[st.unscaled.length - 1], 2)} nats. Ceiling ln 16 = ${fmt(st.ceiling, 2)}.` });
+    const svg = s('svg', {
+      viewBox: `0 0 ${W} ${H}`,
+      role: 'img',
+      'aria-label': `Line chart: mean entropy with scaling stays near ${fmt(st.scaled[st.scaled.length - 1], 2)} nats at d_k ${st.dk[st.dk.length - 1]}; without scaling it falls to ${fmt(st.unscaled[st.unscaled.length - 1], 2)} nats. Ceiling ln 16 = ${fmt(st.ceiling, 2)}.`,
+    });
     for (let v = 0; v <= ymax + 1e-9; v += 0.5) {
       svg.append(s('line', { x1: L, x2: W - R, y1: y(v), y2: y(v), class: 'grid' }));
       svg.append(s('text', { x: L - 8, y: y(v) + 4, class: 'tick', 'text-anchor': 'end' }, v.toFixed(1)));
     }
-    for (const dk of st.dk) svg.append(s('text', { x: x(dk), y: H - B + 18, class: 'tick', 'text-anchor': 'middle' }, String(dk)));
+    for (const dk of st.dk)
+      svg.append(s('text', { x: x(dk), y: H - B + 18, class: 'tick', 'text-anchor': 'middle' }, String(dk)));
     svg.append(s('text', { x: (L + W - R) / 2, y: H - 6, class: 'axis', 'text-anchor': 'middle' }, 'd_k (log scale)'));
-    svg.append(s('text', { x: 14, y: (Tp + H - B) / 2, class: 'axis', 'text-anchor': 'middle', transform: `rotate(-90 14 ${(Tp + H - B) / 2})` }, 'mean entropy (nats)'));
+    svg.append(
+      s(
+        'text',
+        {
+          x: 14,
+          y: (Tp + H - B) / 2,
+          class: 'axis',
+          'text-anchor': 'middle',
+          transform: `rotate(-90 14 ${(Tp + H - B) / 2})`,
+        },
+        'mean entropy (nats)',
+      ),
+    );
     svg.append(s('line', { x1: L, x2: W - R, y1: y(st.ceiling), y2: y(st.ceiling), class: 'ceiling' }));
-    svg.append(s('text', { x: W - R + 6, y: y(st.ceiling) + 4, class: 'series-label ceiling-label' }, `ln 16 = ${fmt(st.ceiling, 2)}`));
+    svg.append(
+      s(
+        'text',
+        { x: W - R + 6, y: y(st.ceiling) + 4, class: 'series-label ceiling-label' },
+        `ln 16 = ${fmt(st.ceiling, 2)}`,
+      ),
+    );
     const series = (vals: number[], cls: string, label: string) => {
       const pts = vals.map((v, i) => `${x(st.dk[i])},${y(v)}`).join(' ');
       svg.append(s('polyline', { points: pts, class: `series ${cls}` }));
@@ -106,10 +160,26 @@ class ScaleView implements View<AttentionContext> {
     series(st.unscaled, 's-unscaled', 'without');
     this.chart.append(svg);
     this.studyTable.append(el('caption', { text: 'Mean entropy (nats) per d_k' }));
-    const hr = el('tr', {}, el('th', { scope: 'col', text: 'd_k' }), el('th', { scope: 'col', text: 'with 1/√d_k' }), el('th', { scope: 'col', text: 'without' }));
+    const hr = el(
+      'tr',
+      {},
+      el('th', { scope: 'col', text: 'd_k' }),
+      el('th', { scope: 'col', text: 'with 1/√d_k' }),
+      el('th', { scope: 'col', text: 'without' }),
+    );
     this.studyTable.append(el('thead', {}, hr));
     const tb = el('tbody');
-    st.dk.forEach((dk, i) => tb.append(el('tr', {}, el('th', { scope: 'row', text: String(dk) }), el('td', { text: fmt(st.scaled[i], 3) }), el('td', { text: fmt(st.unscaled[i], 3) }))));
+    st.dk.forEach((dk, i) =>
+      tb.append(
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row', text: String(dk) }),
+          el('td', { text: fmt(st.scaled[i], 3) }),
+          el('td', { text: fmt(st.unscaled[i], 3) }),
+        ),
+      ),
+    );
     this.studyTable.append(tb);
   }
 
@@ -117,7 +187,12 @@ class ScaleView implements View<AttentionContext> {
     const r = ctx.result;
     const T = r.t;
     const h = Math.min(ctx.state.page.head, r.heads - 1);
-    const scaleText = ctx.state.model.scale === 'sqrt' ? `1/√${r.dk} = ${fmt(r.scale, 4)}` : ctx.state.model.scale === 'none' ? '1 (no scaling)' : `custom ${fmt(r.scale, 4)}`;
+    const scaleText =
+      ctx.state.model.scale === 'sqrt'
+        ? `1/√${r.dk} = ${fmt(r.scale, 4)}`
+        : ctx.state.model.scale === 'none'
+          ? '1 (no scaling)'
+          : `custom ${fmt(r.scale, 4)}`;
     this.liveTitle.textContent = `Live: head ${h + 1}, d_k = ${r.dk}, scale ${scaleText}`;
     // Why the live rows can disagree with the study: its queries and keys have unit variance;
     // with N(0,1) weights a query entry sums d_model unit-variance products.
@@ -140,10 +215,14 @@ class ScaleView implements View<AttentionContext> {
       this.list.insertBefore(li, this.more.parentNode === this.list ? this.more : null);
       this.rows.push({ li, tok, bar, val });
     }
-    let sum = 0, n = 0;
+    let sum = 0,
+      n = 0;
     for (let i = 0; i < T; i++) {
       const e = r.entropy[h * T + i];
-      if (Number.isFinite(e)) { sum += e; n++; }
+      if (Number.isFinite(e)) {
+        sum += e;
+        n++;
+      }
       if (i >= shown) continue;
       let allowed = 0;
       for (let j = 0; j < T; j++) if (!ctx.forbidden[i * T + j]) allowed++;
@@ -163,4 +242,9 @@ class ScaleView implements View<AttentionContext> {
   }
 }
 
-export const scaleView: ViewFactory<AttentionContext, 'scale', true> = { id: 'scale', label: 'Scale (√d_k)', needsResult: true, create: () => new ScaleView() };
+export const scaleView: ViewFactory<AttentionContext, 'scale', true> = {
+  id: 'scale',
+  label: 'Scale (√d_k)',
+  needsResult: true,
+  create: () => new ScaleView(),
+};

@@ -123,10 +123,14 @@ export function createScheduler<S extends ModelSlice>(deps: SchedulerDeps<S>): S
             if (!local || !computesHere()) return;
             try {
               local.recycle(local.compute(deps.state(), { check: false }));
-            } catch { /* a refusal shows up when the state is really computed */ }
+            } catch {
+              /* a refusal shows up when the state is really computed */
+            }
           });
         },
-        () => { /* the Worker computes everything */ },
+        () => {
+          /* the Worker computes everything */
+        },
       );
     },
     scheduleCheck(s, r) {
@@ -140,13 +144,20 @@ export function createScheduler<S extends ModelSlice>(deps: SchedulerDeps<S>): S
       checkTimer = setTimeout(() => {
         checkWaiting = false;
         checksInFlight++;
-        deps.client.check(s).then(
-          (c) => { if (deps.shown()?.state === s) deps.check.show(c, s, r); },
-          (e: Error) => { if (deps.shown()?.state === s) deps.check.failed(e.message); },
-        ).finally(() => {
-          checksInFlight--;
-          deps.onCheckDone();
-        });
+        deps.client
+          .check(s)
+          .then(
+            (c) => {
+              if (deps.shown()?.state === s) deps.check.show(c, s, r);
+            },
+            (e: Error) => {
+              if (deps.shown()?.state === s) deps.check.failed(e.message);
+            },
+          )
+          .finally(() => {
+            checksInFlight--;
+            deps.onCheckDone();
+          });
       }, CHECK_QUIET_MS);
     },
     cancelCheck,

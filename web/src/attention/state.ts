@@ -87,10 +87,16 @@ const tokenKind: Kind<string[], ModelSlice> = {
   same: (a, b) => a.length === b.length && a.every((x, i) => x === b[i]),
   format(v, key) {
     const plain = v.map((t) => encodeURIComponent(t)).join('+');
-    return plain.length > MODEL_LIMITS.compressAbove ? ['tz', LZString.compressToEncodedURIComponent(v.join(' '))] : [key, plain];
+    return plain.length > MODEL_LIMITS.compressAbove
+      ? ['tz', LZString.compressToEncodedURIComponent(v.join(' '))]
+      : [key, plain];
   },
   // '+' separates tokens; each token was percent-encoded.
-  parse: (raw) => raw.split('+').map((t) => decodeComponent(t, false) ?? '').filter((t) => t !== ''),
+  parse: (raw) =>
+    raw
+      .split('+')
+      .map((t) => decodeComponent(t, false) ?? '')
+      .filter((t) => t !== ''),
   read(fields, key, notices) {
     const tz = fields.get('tz');
     const plain = fields.get(key);
@@ -129,7 +135,9 @@ const tokenKind: Kind<string[], ModelSlice> = {
     if (stripped) c.notices.push('tokens: invisible control characters were removed');
     if (cut) c.notices.push(`tokens: tokens longer than ${MODEL_LIMITS.maxTokenLength} characters were shortened`);
     if (tokens.length > MODEL_LIMITS.maxT) {
-      c.notices.push(`tokens: ${tokens.length} tokens is more than the limit of ${MODEL_LIMITS.maxT}; kept the first ${MODEL_LIMITS.maxT}`);
+      c.notices.push(
+        `tokens: ${tokens.length} tokens is more than the limit of ${MODEL_LIMITS.maxT}; kept the first ${MODEL_LIMITS.maxT}`,
+      );
       tokens = tokens.slice(0, MODEL_LIMITS.maxT);
     }
     if (tokens.length === 0) {
@@ -188,20 +196,59 @@ const projections = (s: ModelSlice) => arraysMode((s as ModelSlice & Partial<Arr
 
 export const MODEL: SubState<ModelState, ModelSlice> = {
   fields: {
-    source: { key: 'src', label: 'weights source', kind: oneOf(['induction', 'random'] as const), default: 'induction', compute: true },
+    source: {
+      key: 'src',
+      label: 'weights source',
+      kind: oneOf(['induction', 'random'] as const),
+      default: 'induction',
+      compute: true,
+    },
     tokens: { key: 'tokens', label: 'tokens', kind: tokenKind, default: [...LESSON_SENTENCE], compute: true },
     sharpness: { key: 'sharp', label: 'sharpness', kind: real(0, MODEL_LIMITS.maxSharp), default: 14, compute: true },
     seed: { key: 'seed', label: 'seed', kind: int(0, MODEL_LIMITS.maxSeed), default: 0, compute: true },
-    init: { key: 'init', label: 'weight init', kind: oneOf(['normal', 'scaled'] as const, (l, v) => `${l} “${v}” is unknown; using N(0,1)`), default: 'normal', compute: true },
-    generator: { key: 'gen', label: 'generator', kind: oneOf(['splitmix', 'numpy'] as const), default: 'splitmix', compute: true },
-    heads: { key: 'heads', label: 'heads', kind: int(1, MODEL_LIMITS.maxHeads), default: 2, linkDefault: (s) => (projections(s) ? 1 : 2), compute: true },
-    kvHeads: { key: 'kv', label: 'K/V heads', kind: int(1, (s) => s.model.heads), default: 2, fallback: (s) => Math.min(2, s.model.heads), linkDefault: (s) => (projections(s) ? s.model.heads : 2), compute: true },
+    init: {
+      key: 'init',
+      label: 'weight init',
+      kind: oneOf(['normal', 'scaled'] as const, (l, v) => `${l} “${v}” is unknown; using N(0,1)`),
+      default: 'normal',
+      compute: true,
+    },
+    generator: {
+      key: 'gen',
+      label: 'generator',
+      kind: oneOf(['splitmix', 'numpy'] as const),
+      default: 'splitmix',
+      compute: true,
+    },
+    heads: {
+      key: 'heads',
+      label: 'heads',
+      kind: int(1, MODEL_LIMITS.maxHeads),
+      default: 2,
+      linkDefault: (s) => (projections(s) ? 1 : 2),
+      compute: true,
+    },
+    kvHeads: {
+      key: 'kv',
+      label: 'K/V heads',
+      kind: int(1, (s) => s.model.heads),
+      default: 2,
+      fallback: (s) => Math.min(2, s.model.heads),
+      linkDefault: (s) => (projections(s) ? s.model.heads : 2),
+      compute: true,
+    },
     dModel: { key: 'dm', label: 'd_model', kind: int(1, MODEL_LIMITS.maxDModel), default: 8, compute: true },
     dK: { key: 'dk', label: 'd_k', kind: int(1, MODEL_LIMITS.maxDk), default: 4, compute: true },
     causal: { key: 'causal', label: 'causal', kind: yesNo(), default: true, compute: true },
     window: { key: 'win', label: 'window', kind: int(0, T), default: 0, compute: true },
     padding: { key: 'pad', label: 'padding', kind: positions((s) => T(s) - 1), default: [], compute: true },
-    fill: { key: 'fill', label: 'mask fill', kind: oneOf(FILLS, (l, v) => `${l} “${v}” is unknown; using −∞`), default: 'neg_inf', compute: true },
+    fill: {
+      key: 'fill',
+      label: 'mask fill',
+      kind: oneOf(FILLS, (l, v) => `${l} “${v}” is unknown; using −∞`),
+      default: 'neg_inf',
+      compute: true,
+    },
     scale: { key: 'scale', label: 'scale', kind: scaleKind, default: 'sqrt', compute: true },
   },
   fix(s, notices) {
@@ -222,12 +269,18 @@ export const headKind: Kind<number, ModelSlice> = {
     const H = effectiveHeads(c.state);
     const quiet: string[] = [];
     const head = clampNumber('selected head', v, 0, H - 1, 0, quiet, true);
-    if (quiet.length > 0)
-    {
+    if (quiet.length > 0) {
       // The hand-built model always has its 2 heads: say so, or "heads: … using 8" above reads as
       // a contradiction of "heads 1…2" here.
-      const why = c.state.model.source === 'induction' && c.state.model.heads !== H ? `; lesson 1’s hand-built model has ${H} heads whatever the link’s heads says (that applies to random weights)` : '';
-      c.notices.push(typeof v === 'number' && Number.isInteger(v) ? `selected head: there is no head ${v + 1} (heads 1…${H}${why}); showing head ${head + 1}` : `selected head: “${brief(v)}” is not a head number; showing head ${head + 1}`);
+      const why =
+        c.state.model.source === 'induction' && c.state.model.heads !== H
+          ? `; lesson 1’s hand-built model has ${H} heads whatever the link’s heads says (that applies to random weights)`
+          : '';
+      c.notices.push(
+        typeof v === 'number' && Number.isInteger(v)
+          ? `selected head: there is no head ${v + 1} (heads 1…${H}${why}); showing head ${head + 1}`
+          : `selected head: “${brief(v)}” is not a head number; showing head ${head + 1}`,
+      );
     }
     return head;
   },

@@ -20,7 +20,9 @@ interface Port {
  *  thread computes), but the views draw instead of an empty stage. */
 function pageThreadPort(name: string): Port {
   const port: Port = { postMessage: () => {}, onmessage: null, onerror: null };
-  const handle = createCoreService(name, (msg) => queueMicrotask(() => port.onmessage?.({ data: msg } as MessageEvent<WorkerResponse>)));
+  const handle = createCoreService(name, (msg) =>
+    queueMicrotask(() => port.onmessage?.({ data: msg } as MessageEvent<WorkerResponse>)),
+  );
   port.postMessage = (msg) => void handle(msg as never);
   return port;
 }
@@ -59,7 +61,13 @@ export class ComputeClient<State extends ModelSlice = ModelSlice> {
     this.worker.onerror = (e) => {
       const inflight = this.inflight;
       this.inflight = null;
-      if (inflight) this.onOutcome({ state: inflight.state, requestedAt: inflight.requestedAt, error: { message: `The compute worker failed: ${e.message || 'unknown error'}`, field: null, fatal: true }, latest: !this.pending });
+      if (inflight)
+        this.onOutcome({
+          state: inflight.state,
+          requestedAt: inflight.requestedAt,
+          error: { message: `The compute worker failed: ${e.message || 'unknown error'}`, field: null, fatal: true },
+          latest: !this.pending,
+        });
       this.pump();
     };
   }
@@ -78,7 +86,10 @@ export class ComputeClient<State extends ModelSlice = ModelSlice> {
   recycle(r: AttentionResult): void {
     const arrays = resultArrays(r).filter((a) => a.byteLength > 0);
     if (arrays.length === 0) return;
-    this.worker.postMessage({ kind: 'recycle', id: this.nextId++, arrays }, arrays.map((a) => a.buffer));
+    this.worker.postMessage(
+      { kind: 'recycle', id: this.nextId++, arrays },
+      arrays.map((a) => a.buffer),
+    );
   }
 
   study(): Promise<StudyResult> {
@@ -100,7 +111,13 @@ export class ComputeClient<State extends ModelSlice = ModelSlice> {
     return this.ask({ kind: 'about' });
   }
 
-  private ask<T>(req: { kind: 'study' } | { kind: 'about' } | { kind: 'check'; state: State } | { kind: 'memory'; params: MemoryParams }): Promise<T> {
+  private ask<T>(
+    req:
+      | { kind: 'study' }
+      | { kind: 'about' }
+      | { kind: 'check'; state: State }
+      | { kind: 'memory'; params: MemoryParams },
+  ): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.waiters.set(id, { resolve: resolve as (v: never) => void, reject });
@@ -122,7 +139,16 @@ export class ComputeClient<State extends ModelSlice = ModelSlice> {
       this.waiters.delete(m.id);
       if (!w) return;
       if (!m.ok) w.reject(Object.assign(new Error(m.error.message), { field: m.error.field }));
-      else w.resolve((m.kind === 'study' ? m.study : m.kind === 'check' ? m.check : m.kind === 'about' ? m.about : m.memory) as never);
+      else
+        w.resolve(
+          (m.kind === 'study'
+            ? m.study
+            : m.kind === 'check'
+              ? m.check
+              : m.kind === 'about'
+                ? m.about
+                : m.memory) as never,
+        );
       return;
     }
     const inflight = this.inflight;

@@ -34,7 +34,10 @@ export class DecodeClient {
       if (this.stepper !== w) return;
       this.stepper = null;
       w.terminate();
-      this.onStep({ kind: 'fatal', message: `The decode worker failed: ${e.message || 'unknown error (is WebAssembly allowed?)'}` });
+      this.onStep({
+        kind: 'fatal',
+        message: `The decode worker failed: ${e.message || 'unknown error (is WebAssembly allowed?)'}`,
+      });
     };
     this.stepper = w;
     return w;

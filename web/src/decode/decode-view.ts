@@ -27,7 +27,10 @@ class DecodeView implements View<DecodeContext> {
   readonly root: HTMLElement;
   private ctx: DecodeContext | null = null;
   private ds: DecodeState | null = null;
-  private session = new DecodeSession((on) => new DecodeClient(on), (what) => this.onChange(what));
+  private session = new DecodeSession(
+    (on) => new DecodeClient(on),
+    (what) => this.onChange(what),
+  );
   private stepper: StepperPanel;
   private cost: CostPanel;
   private statePanel: StatePanel;
@@ -35,15 +38,19 @@ class DecodeView implements View<DecodeContext> {
   constructor() {
     const update = (p: Partial<DecodeState>) => this.ctx?.update(decodePatch(this.ctx.state, p));
     this.root = el('div', { class: 'view-decode', 'data-testid': 'decode-view' });
-    this.stepper = new StepperPanel(this.session, {
-      update,
-      loadModel: (forceDefault) => this.session.loadModel(forceDefault ? null : getTrainedModel()),
-      cancelTraining: () => {
-        this.session.cancelTraining();
-        this.ctx?.announce('Training cancelled');
+    this.stepper = new StepperPanel(
+      this.session,
+      {
+        update,
+        loadModel: (forceDefault) => this.session.loadModel(forceDefault ? null : getTrainedModel()),
+        cancelTraining: () => {
+          this.session.cancelTraining();
+          this.ctx?.announce('Training cancelled');
+        },
+        width: () => this.ctx?.width ?? 600,
       },
-      width: () => this.ctx?.width ?? 600,
-    }, this.root);
+      this.root,
+    );
     this.cost = new CostPanel(this.session, {
       update,
       start: () => this.ds && this.session.startTiming(this.ds.tStart, this.ds.tEnd),
@@ -55,16 +62,31 @@ class DecodeView implements View<DecodeContext> {
       trainLinear: () => this.session.loadModel(null, 'linear'),
     });
     onTrainedModel(() => this.session.markStale());
-    const exp = el('div', { class: 'decode-export' },
+    const exp = el(
+      'div',
+      { class: 'decode-export' },
       el('span', { class: 'export-title', text: 'Export' }),
-      this.btn('JSON', 'decode-export-json', () => download('decode.json', JSON.stringify(this.exportData(), null, 1), 'application/json')),
+      this.btn('JSON', 'decode-export-json', () =>
+        download('decode.json', JSON.stringify(this.exportData(), null, 1), 'application/json'),
+      ),
       this.btn('CSV', 'decode-export-csv', () => download('decode.csv', exportCsv(this.exportData()), 'text/csv')),
-      this.btn('PNG', 'decode-export-png', () => void this.savePng()));
+      this.btn('PNG', 'decode-export-png', () => void this.savePng()),
+    );
     this.root.append(
-      el('div', { class: 'timing-head' },
+      el(
+        'div',
+        { class: 'timing-head' },
         el('h3', { class: 'panel-title', text: 'Decode: a KV cache you can watch and time' }),
-        el('p', { class: 'lead', text: 'A transformer writes one token at a time. Each new token needs the keys and values of every earlier one: keep them in a cache and a step is one query row against T keys; throw them away and every step recomputes the whole prefix.' })),
-      exp, this.stepper.root, this.cost.root, this.statePanel.root);
+        el('p', {
+          class: 'lead',
+          text: 'A transformer writes one token at a time. Each new token needs the keys and values of every earlier one: keep them in a cache and a step is one query row against T keys; throw them away and every step recomputes the whole prefix.',
+        }),
+      ),
+      exp,
+      this.stepper.root,
+      this.cost.root,
+      this.statePanel.root,
+    );
   }
 
   private btn(text: string, testid: string, on: () => void): HTMLButtonElement {
@@ -106,8 +128,7 @@ class DecodeView implements View<DecodeContext> {
       this.statePanel.draw();
       const st = this.session.stateStatus;
       if (st.state === 'done') this.ctx?.announce(st.text);
-    }
-    else {
+    } else {
       this.cost.draw();
       const st = this.session.timingStatus;
       if (st.state === 'done') this.ctx?.announce(st.text);
@@ -123,7 +144,8 @@ class DecodeView implements View<DecodeContext> {
     const canvases = [...this.root.querySelectorAll<HTMLCanvasElement>('.decode-pics canvas')];
     if (canvases.length === 0) return;
     const step = this.stepper.current();
-    const pad = 10, W = Math.max(...canvases.map((c) => c.width)) + 2 * pad + 140;
+    const pad = 10,
+      W = Math.max(...canvases.map((c) => c.width)) + 2 * pad + 140;
     const H = canvases.reduce((a, c) => a + c.height + 8, 50);
     const out = document.createElement('canvas');
     out.width = W;
@@ -146,4 +168,9 @@ class DecodeView implements View<DecodeContext> {
   }
 }
 
-export const decodeView: ViewFactory<DecodeContext, 'decode', false> = { id: 'decode', label: 'Decode', needsResult: false, create: () => new DecodeView() };
+export const decodeView: ViewFactory<DecodeContext, 'decode', false> = {
+  id: 'decode',
+  label: 'Decode',
+  needsResult: false,
+  create: () => new DecodeView(),
+};

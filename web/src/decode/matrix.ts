@@ -33,7 +33,8 @@ function divColor(v: number, lo: number, hi: number): [number, number, number] {
 
 export function drawMatrix(canvas: HTMLCanvasElement, m: MatrixSpec): void {
   const c = m.cell;
-  const W = m.cols * c, H = m.rows * c;
+  const W = m.cols * c,
+    H = m.rows * c;
   if (canvas.width !== W) canvas.width = W;
   if (canvas.height !== H) canvas.height = H;
   canvas.style.width = `${W}px`;

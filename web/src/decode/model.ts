@@ -36,7 +36,11 @@ export interface CopyPrompt {
 export function copyPrompt(tokens: ArrayLike<number>, lossMask: ArrayLike<number>, keep = 2): CopyPrompt | null {
   const T = tokens.length;
   let m = -1;
-  for (let i = 0; i < T; i++) if (lossMask[i]) { m = i; break; }
+  for (let i = 0; i < T; i++)
+    if (lossMask[i]) {
+      m = i;
+      break;
+    }
   if (m < 1) return null;
   const secondCopy = m - 1;
   const sLen = T - secondCopy;
@@ -70,7 +74,11 @@ export function stepFlops(s: DecodeShape, t: number): { cached: number; recomput
 }
 
 /** The K/V cache at length T: 2 (K and V) · layers · K/V heads · T · d_head · 4 bytes. */
-export function cacheBytesFormula(s: Pick<DecodeShape, 'layers' | 'heads' | 'dModel'>, kvHeads: number, t: number): number {
+export function cacheBytesFormula(
+  s: Pick<DecodeShape, 'layers' | 'heads' | 'dModel'>,
+  kvHeads: number,
+  t: number,
+): number {
   return 2 * s.layers * kvHeads * t * dHead(s) * 4;
 }
 
@@ -85,7 +93,11 @@ export function stateBytesFormula(s: Pick<DecodeShape, 'layers' | 'heads' | 'dMo
 export function kvVariants(heads: number): { name: 'MHA' | 'GQA' | 'MQA'; kvHeads: number }[] {
   const out: { name: 'MHA' | 'GQA' | 'MQA'; kvHeads: number }[] = [{ name: 'MHA', kvHeads: heads }];
   let g = 0;
-  for (let k = Math.floor(heads / 4) || 1; k > 1; k--) if (heads % k === 0) { g = k; break; }
+  for (let k = Math.floor(heads / 4) || 1; k > 1; k--)
+    if (heads % k === 0) {
+      g = k;
+      break;
+    }
   if (g > 1 && g < heads) out.push({ name: 'GQA', kvHeads: g });
   if (heads > 1) out.push({ name: 'MQA', kvHeads: 1 });
   return out;

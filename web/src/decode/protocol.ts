@@ -75,7 +75,14 @@ export interface StateBytesRow {
 
 export type DecodeMessage =
   | { kind: 'progress'; phase: 'train' | 'timing'; fraction: number; text: string }
-  | { kind: 'model-ready'; source: 'train-tab' | 'default'; step: number; accuracy: number; shape: DecodeShape; config: Record<string, unknown> }
+  | {
+      kind: 'model-ready';
+      source: 'train-tab' | 'default';
+      step: number;
+      accuracy: number;
+      shape: DecodeShape;
+      config: Record<string, unknown>;
+    }
   | { kind: 'trajectory'; trajectory: Trajectory }
   | { kind: 'point'; point: DecodePoint }
   | { kind: 'memory'; t: number; rows: { name: string; kvHeads: number; bytes: number }[]; heapBytes: number }

@@ -4,10 +4,7 @@
 // tells the view what changed; the panels read it and draw.
 import type { TrainedModel } from '../shared/trained-model';
 import type { DecodeMessage, StateBytesRow, TimingParams, Trajectory } from './protocol';
-import {
-  cacheBytesFormula, fitOf, kvVariants, timingRows,
-  type DecodeExport, type DecodePoint,
-} from './model';
+import { cacheBytesFormula, fitOf, kvVariants, timingRows, type DecodeExport, type DecodePoint } from './model';
 import type { DecodeState } from './state';
 
 /** What the session needs of the Workers (DecodeClient has these). */
@@ -73,9 +70,15 @@ export class DecodeSession {
   /** The linear-attention run (recurrent state against the K/V cache), its progress and status. */
   stateSweep: StateSweep | null = null;
   stateFraction = 0;
-  stateStatus: { state: string; text: string } = { state: 'idle', text: 'Press “Time the state and the cache” to measure.' };
+  stateStatus: { state: string; text: string } = {
+    state: 'idle',
+    text: 'Press “Time the state and the cache” to measure.',
+  };
 
-  constructor(makeClient: (onStep: (m: DecodeMessage) => void) => DecodeClientLike, private changed: (what: DecodeChange) => void = () => {}) {
+  constructor(
+    makeClient: (onStep: (m: DecodeMessage) => void) => DecodeClientLike,
+    private changed: (what: DecodeChange) => void = () => {},
+  ) {
     this.client = makeClient((m) => this.onStepMessage(m));
   }
 
@@ -94,7 +97,9 @@ export class DecodeSession {
     this.traj = null;
     this.trajKey = this.requested = '';
     this.error = null;
-    this.modelText = m ? `Loading the Train tab’s model (step ${m.step})…` : 'Starting the WebAssembly training module…';
+    this.modelText = m
+      ? `Loading the Train tab’s model (step ${m.step})…`
+      : 'Starting the WebAssembly training module…';
     this.trainFraction = m ? null : 0;
     if (normalizer && !m) this.client.setModel(m, normalizer);
     else this.client.setModel(m);
@@ -125,11 +130,12 @@ export class DecodeSession {
       this.modelPending = false;
       this.trainFraction = null;
       const acc = `held-out copy accuracy ${(m.accuracy * 100).toFixed(0)} %`;
-      this.modelText = m.source === 'train-tab'
-        ? `Model: the Train tab’s (step ${m.step}${this.linear ? ', linear attention' : ''}), ${acc}.`
-        : this.linear
-          ? `Model: config A with linear attention (normalizer linear), trained here for ${m.step} steps, ${acc}.`
-          : `Model: the default induction model (config A), trained here for ${m.step} steps, ${acc}. Train your own in the Train tab.`;
+      this.modelText =
+        m.source === 'train-tab'
+          ? `Model: the Train tab’s (step ${m.step}${this.linear ? ', linear attention' : ''}), ${acc}.`
+          : this.linear
+            ? `Model: config A with linear attention (normalizer linear), trained here for ${m.step} steps, ${acc}.`
+            : `Model: the default induction model (config A), trained here for ${m.step} steps, ${acc}. Train your own in the Train tab.`;
       this.changed('model');
       this.changed('step');
     } else if (m.kind === 'trajectory') {
@@ -168,8 +174,16 @@ export class DecodeSession {
     const agree = st.tokens.filter((t, i) => t === this.traj!.recomputeTokens[i]).length;
     const diff = st.maxAbsDiff.toExponential(1);
     return st.sameTokens
-      ? { checked: true, same: true, text: `Same tokens as recompute: checked (${n} of ${n} tokens; max |Δ logits| ${diff}).` }
-      : { checked: true, same: false, text: `Not the same tokens as recompute: ${agree} of ${n} agree (max |Δ logits| ${diff} while the prefixes matched).` };
+      ? {
+          checked: true,
+          same: true,
+          text: `Same tokens as recompute: checked (${n} of ${n} tokens; max |Δ logits| ${diff}).`,
+        }
+      : {
+          checked: true,
+          same: false,
+          text: `Not the same tokens as recompute: ${agree} of ${n} agree (max |Δ logits| ${diff} while the prefixes matched).`,
+        };
   }
 
   // ---------- timing ----------
@@ -215,8 +229,12 @@ export class DecodeSession {
       if (m.kind === 'done') {
         sw.heapBytes = m.heapBytes;
         this.timingFraction = 1;
-        const c = fitOf(sw.points, 'cached'), r = fitOf(sw.points, 'recompute');
-        this.timingStatus = { state: 'done', text: `Done: ${sw.points.length} points; exponents ${c ? c.exponent.toFixed(2) : '—'} with the cache, ${r ? r.exponent.toFixed(2) : '—'} without.` };
+        const c = fitOf(sw.points, 'cached'),
+          r = fitOf(sw.points, 'recompute');
+        this.timingStatus = {
+          state: 'done',
+          text: `Done: ${sw.points.length} points; exponents ${c ? c.exponent.toFixed(2) : '—'} with the cache, ${r ? r.exponent.toFixed(2) : '—'} without.`,
+        };
       } else this.timingStatus = { state: 'failed', text: m.message };
     }
     this.changed('timing');
@@ -271,8 +289,12 @@ export class DecodeSession {
       sw.phase = m.kind === 'done' ? 'done' : 'failed';
       if (m.kind === 'done') {
         this.stateFraction = 1;
-        const fs = fitOf(sw.points, 'state'), fc = fitOf(sw.points, 'cached');
-        this.stateStatus = { state: 'done', text: `Done: ${sw.points.length} points; exponents ${fs ? fs.exponent.toFixed(2) : '—'} with the recurrent state, ${fc ? fc.exponent.toFixed(2) : '—'} with the K/V cache.` };
+        const fs = fitOf(sw.points, 'state'),
+          fc = fitOf(sw.points, 'cached');
+        this.stateStatus = {
+          state: 'done',
+          text: `Done: ${sw.points.length} points; exponents ${fs ? fs.exponent.toFixed(2) : '—'} with the recurrent state, ${fc ? fc.exponent.toFixed(2) : '—'} with the K/V cache.`,
+        };
       } else this.stateStatus = { state: 'failed', text: m.message };
     }
     this.changed('state');
@@ -286,14 +308,23 @@ export class DecodeSession {
 
   // ---------- export ----------
   private stateExport(): DecodeExport['state'] {
-    const sw = this.stateSweep, chk = this.stateCheck(), st = this.traj?.state;
+    const sw = this.stateSweep,
+      chk = this.stateCheck(),
+      st = this.traj?.state;
     if (!sw && !st) return null;
     const pts = sw?.points ?? [];
-    const fs = fitOf(pts, 'state'), fc = fitOf(pts, 'cached');
+    const fs = fitOf(pts, 'state'),
+      fc = fitOf(pts, 'cached');
     const ms = (t: number, m: 'state' | 'cached') => pts.find((p) => p.t === t && p.mode === m)?.stats.median ?? null;
     return {
       exponents: { state: fs ? fs.exponent : null, cached: fc ? fc.exponent : null },
-      rows: (sw?.bytes ?? []).map((r) => ({ T: r.t, stateBytes: r.state, cacheBytes: r.cache, stateMs: ms(r.t, 'state'), cachedMs: ms(r.t, 'cached') })),
+      rows: (sw?.bytes ?? []).map((r) => ({
+        T: r.t,
+        stateBytes: r.state,
+        cacheBytes: r.cache,
+        stateMs: ms(r.t, 'state'),
+        cachedMs: ms(r.t, 'cached'),
+      })),
       sameTokensAsRecompute: chk ? chk.same : null,
       maxAbsDiffLogits: st ? st.maxAbsDiff : null,
     };
@@ -302,19 +333,32 @@ export class DecodeSession {
   exportData(ds: DecodeState | null, userAgent: string): DecodeExport {
     const tj = this.traj;
     const pts = this.sweep?.points ?? [];
-    const fc = fitOf(pts, 'cached'), fr = fitOf(pts, 'recompute');
+    const fc = fitOf(pts, 'cached'),
+      fr = fitOf(pts, 'recompute');
     const T = this.sweep?.memory?.t ?? ds?.tEnd ?? 4096;
     const heap = this.heapBytes();
     const st = this.stateExport();
     return {
       config: {
         decode: ds,
-        model: this.model ? { source: this.model.source, step: this.model.step, accuracy: this.model.accuracy, ...this.model.shape } : null,
-        prompt: tj ? { seq: tj.seq, promptLen: tj.promptLen, firstCopy: tj.firstCopy, secondCopy: tj.secondCopy, sLen: tj.sLen } : null,
+        model: this.model
+          ? { source: this.model.source, step: this.model.step, accuracy: this.model.accuracy, ...this.model.shape }
+          : null,
+        prompt: tj
+          ? { seq: tj.seq, promptLen: tj.promptLen, firstCopy: tj.firstCopy, secondCopy: tj.secondCopy, sLen: tj.sLen }
+          : null,
         timingModel: TIMING_SHAPE,
         userAgent,
       },
-      steps: tj ? tj.steps.map((s) => ({ t: s.t, token: s.token, expected: s.expected, predicted: s.predicted, source: s.source })) : [],
+      steps: tj
+        ? tj.steps.map((s) => ({
+            t: s.t,
+            token: s.token,
+            expected: s.expected,
+            predicted: s.predicted,
+            source: s.source,
+          }))
+        : [],
       timing: timingRows(pts),
       exponents: { cached: fc ? fc.exponent : null, recompute: fr ? fr.exponent : null },
       // Only when a linear model decoded or the state was timed: every other export keeps its keys.
@@ -322,7 +366,12 @@ export class DecodeSession {
       cacheBytes: {
         steppingModel: tj?.cacheBytes ?? null,
         T,
-        variants: kvVariants(TIMING_SHAPE.heads).map((v) => ({ name: v.name, kvHeads: v.kvHeads, formula: cacheBytesFormula(TIMING_SHAPE, v.kvHeads, T), reported: this.sweep?.memory?.rows.find((r) => r.name === v.name)?.bytes ?? null })),
+        variants: kvVariants(TIMING_SHAPE.heads).map((v) => ({
+          name: v.name,
+          kvHeads: v.kvHeads,
+          formula: cacheBytesFormula(TIMING_SHAPE, v.kvHeads, T),
+          reported: this.sweep?.memory?.rows.find((r) => r.name === v.name)?.bytes ?? null,
+        })),
         // The timing Worker's heap: after the MHA/GQA/MQA decoders, and after the sweep when it finished.
         heapBytes: Number.isFinite(heap) ? heap : null,
       },

@@ -30,10 +30,23 @@ export interface DecodeSlice {
 export const DECODE: SubState<DecodeState, DecodeSlice> = {
   fields: {
     seq: { key: 'dseq', label: 'decode: sequence', kind: int(0, L.maxSeq), default: 0, compute: false },
-    keep: { key: 'dkeep', label: 'decode: prompt tokens of the second copy', kind: int(L.minKeep, L.maxKeep), default: 2, compute: false },
+    keep: {
+      key: 'dkeep',
+      label: 'decode: prompt tokens of the second copy',
+      kind: int(L.minKeep, L.maxKeep),
+      default: 2,
+      compute: false,
+    },
     step: { key: 'dstep', label: 'decode: step', kind: int(0, L.maxStep), default: 0, compute: false },
     cache: { key: 'dcache', label: 'decode: KV cache', kind: yesNo(), default: true, compute: false },
     tStart: { key: 'dts', label: 'decode: first T', kind: pow2(L.minT, L.maxT / 2), default: 256, compute: false },
-    tEnd: { key: 'dte', label: 'decode: last T', kind: pow2((s: DecodeSlice) => s.decode.tStart * 2, L.maxT), default: 4096, fallback: (s) => Math.max(4096, s.decode.tStart * 2), compute: false },
+    tEnd: {
+      key: 'dte',
+      label: 'decode: last T',
+      kind: pow2((s: DecodeSlice) => s.decode.tStart * 2, L.maxT),
+      default: 4096,
+      fallback: (s) => Math.max(4096, s.decode.tStart * 2),
+      compute: false,
+    },
   },
 };

@@ -3,7 +3,15 @@
 // Worker, which stops even a call running inside wasm.
 /// <reference lib="webworker" />
 import { loadTrain, type AttnTrainLib, type AttnTrainer } from '../wasm/load-train';
-import type { DecodeMessage, DecodeRequest, StateBytesRow, StateRun, StepData, TimingParams, Trajectory } from './protocol';
+import type {
+  DecodeMessage,
+  DecodeRequest,
+  StateBytesRow,
+  StateRun,
+  StepData,
+  TimingParams,
+  Trajectory,
+} from './protocol';
 import { copyPrompt, kvVariants, type DecodeMode, type DecodeShape } from './model';
 import { batchSize, plannedCalls, stats, sweepTs } from '../measure/model';
 
@@ -19,7 +27,14 @@ let batches: { tokens: Int32Array; lossMask: Uint8Array }[] = [];
 
 function shapeOf(tr: AttnTrainer): DecodeShape {
   const c = tr.config;
-  return { layers: Number(c.layers), heads: Number(c.heads), kvHeads: Number(c.kvHeads), dModel: Number(c.dModel), vocab: Number(c.vocab), seqLen: Number(c.seqLen) };
+  return {
+    layers: Number(c.layers),
+    heads: Number(c.heads),
+    kvHeads: Number(c.kvHeads),
+    dModel: Number(c.dModel),
+    vocab: Number(c.vocab),
+    seqLen: Number(c.seqLen),
+  };
 }
 
 /** Config A of the training module (docs/train-api.md): the induction task's defaults. */
@@ -50,13 +65,25 @@ async function setModel(req: Extract<DecodeRequest, { kind: 'model' }>): Promise
       const r = tr.train(10);
       if (!r.finite) break;
       acc = tr.evaluate().accuracy;
-      post({ kind: 'progress', phase: 'train', fraction: Math.min(1, tr.step / (linear ? MAX_STEPS : 200)), text: `Training ${what}: step ${tr.step}, held-out copy accuracy ${(acc * 100).toFixed(0)} %` });
+      post({
+        kind: 'progress',
+        phase: 'train',
+        fraction: Math.min(1, tr.step / (linear ? MAX_STEPS : 200)),
+        text: `Training ${what}: step ${tr.step}, held-out copy accuracy ${(acc * 100).toFixed(0)} %`,
+      });
       if (acc >= TARGET_ACCURACY) break;
     }
   }
   trainer = tr;
   const ev = tr.evaluate();
-  post({ kind: 'model-ready', source, step: req.model ? req.model.step : tr.step, accuracy: ev.accuracy, shape: shapeOf(tr), config: { ...tr.config } });
+  post({
+    kind: 'model-ready',
+    source,
+    step: req.model ? req.model.step : tr.step,
+    accuracy: ev.accuracy,
+    shape: shapeOf(tr),
+    config: { ...tr.config },
+  });
 }
 
 function argmax(x: Float32Array): number {
@@ -84,7 +111,13 @@ function trajectory(seq: number, keep: number): Trajectory {
   const i0 = (seq % B) * S;
   const toks = b.tokens.subarray(i0, i0 + S);
   // A model of another task (from the Train tab) has no copy to find: its first half is the prompt.
-  const cp = copyPrompt(toks, b.lossMask.subarray(i0, i0 + S), keep) ?? { tokens: Array.from(toks), promptLen: S >> 1, firstCopy: -1, secondCopy: S, sLen: 0 };
+  const cp = copyPrompt(toks, b.lossMask.subarray(i0, i0 + S), keep) ?? {
+    tokens: Array.from(toks),
+    promptLen: S >> 1,
+    firstCopy: -1,
+    secondCopy: S,
+    sLen: 0,
+  };
   // Every step keeps its K/V pictures (O(T²) in all): a long model is decoded up to MAX_STEPS.
   const T = Math.min(S, Math.max(MAX_STEPS_SHOWN, cp.promptLen + 8));
 
@@ -93,15 +126,19 @@ function trajectory(seq: number, keep: number): Trajectory {
   const c = tr.decoder({ cache: true, state: false });
   const r = tr.decoder({ cache: false });
   const sd = tr.config.normalizer === 'linear' ? tr.decoder({ cache: true, state: true }) : null;
-  const st: StateRun | null = sd ? { tokens: [], sameTokens: true, maxAbsDiff: 0, bytes: 0, cacheBytes: 0, ms: [] } : null;
-  let nextS = -1, samePrefix = true;
+  const st: StateRun | null = sd
+    ? { tokens: [], sameTokens: true, maxAbsDiff: 0, bytes: 0, cacheBytes: 0, ms: [] }
+    : null;
+  let nextS = -1,
+    samePrefix = true;
   const steps: StepData[] = [];
   const recomputeTokens: number[] = [];
   const cachedMs: number[] = [];
   const recomputeMs: number[] = [];
   let worst = 0;
   let cacheBytes = 0;
-  let nextC = -1, nextR = -1;
+  let nextC = -1,
+    nextR = -1;
   try {
     for (let t = 0; t < T; t++) {
       const fromPrompt = t < cp.promptLen;
@@ -116,7 +153,8 @@ function trajectory(seq: number, keep: number): Trajectory {
       cacheBytes = a.cacheBytes;
       if (tokC === tokR) {
         for (let i = 0; i < a.logits.length; i++) worst = Math.max(worst, Math.abs(a.logits[i] - z.logits[i]));
-        const wa = a.weights!, wz = z.weights!;
+        const wa = a.weights!,
+          wz = z.weights!;
         for (let i = 0; i < wa.length; i++) worst = Math.max(worst, Math.abs(wa[i] - wz[i]));
       }
       nextC = argmax(a.logits);
@@ -132,19 +170,28 @@ function trajectory(seq: number, keep: number): Trajectory {
         st.tokens.push(tokS);
         samePrefix &&= tokS === tokR;
         st.sameTokens &&= tokS === tokR;
-        if (samePrefix) for (let i = 0; i < y.logits.length; i++) st.maxAbsDiff = Math.max(st.maxAbsDiff, Math.abs(y.logits[i] - z.logits[i]));
+        if (samePrefix)
+          for (let i = 0; i < y.logits.length; i++)
+            st.maxAbsDiff = Math.max(st.maxAbsDiff, Math.abs(y.logits[i] - z.logits[i]));
         nextS = argmax(y.logits);
       }
-      const k: Float32Array[] = [], v: Float32Array[] = [];
+      const k: Float32Array[] = [],
+        v: Float32Array[] = [];
       for (let l = 0; l < shape.layers; l++) {
         const kv = c.cache(l);
         k.push(kv.k);
         v.push(kv.v);
       }
       steps.push({
-        t, token: tokC, source: fromPrompt ? 'prompt' : 'generated',
+        t,
+        token: tokC,
+        source: fromPrompt ? 'prompt' : 'generated',
         expected: t > cp.secondCopy ? cp.tokens[t] : null,
-        predicted: nextC, prob: softmaxAt(a.logits, nextC), weights: a.weights!, k, v,
+        predicted: nextC,
+        prob: softmaxAt(a.logits, nextC),
+        weights: a.weights!,
+        k,
+        v,
       });
     }
   } finally {
@@ -152,7 +199,22 @@ function trajectory(seq: number, keep: number): Trajectory {
     r.delete();
     sd?.delete();
   }
-  return { seq, shape, tokens: cp.tokens.slice(0, T), promptLen: cp.promptLen, firstCopy: cp.firstCopy, secondCopy: cp.secondCopy, sLen: cp.sLen, steps, recomputeTokens, maxAbsDiff: worst, cacheBytes, cachedMs, recomputeMs, state: st };
+  return {
+    seq,
+    shape,
+    tokens: cp.tokens.slice(0, T),
+    promptLen: cp.promptLen,
+    firstCopy: cp.firstCopy,
+    secondCopy: cp.secondCopy,
+    sLen: cp.sLen,
+    steps,
+    recomputeTokens,
+    maxAbsDiff: worst,
+    cacheBytes,
+    cachedMs,
+    recomputeMs,
+    state: st,
+  };
 }
 
 // ---------- timing ----------
@@ -172,7 +234,17 @@ async function timing(p: TimingParams, budgetMs: number): Promise<void> {
   const L = await lib();
   const ts = sweepTs(p.tStart, p.tEnd);
   const seqLen = p.tEnd + 96; // the timed appends run over a window centred on T (cached: T ± 79)
-  const base = { task: 'random', vocab: 64, layers: p.layers, heads: p.heads, dModel: p.dModel, batch: 1, kernel: 'tiled', seed: 1, ...(p.linear ? { normalizer: 'linear' } : {}) };
+  const base = {
+    task: 'random',
+    vocab: 64,
+    layers: p.layers,
+    heads: p.heads,
+    dModel: p.dModel,
+    batch: 1,
+    kernel: 'tiled',
+    seed: 1,
+    ...(p.linear ? { normalizer: 'linear' } : {}),
+  };
   const modes: DecodeMode[] = p.linear ? ['state', 'cached'] : ['cached', 'recompute'];
 
   if (p.linear) {
@@ -181,7 +253,8 @@ async function timing(p: TimingParams, budgetMs: number): Promise<void> {
     const rows: StateBytesRow[] = [];
     for (const t of ts) {
       const tv = L.createTrainer({ ...base, seqLen: t, kvHeads: p.heads });
-      const a = decoderFor(tv, 'state'), b = decoderFor(tv, 'cached');
+      const a = decoderFor(tv, 'state'),
+        b = decoderFor(tv, 'cached');
       rows.push({ t, state: a.append(1).cacheBytes, cache: b.append(1).cacheBytes });
       a.delete();
       b.delete();
@@ -236,17 +309,25 @@ async function timing(p: TimingParams, budgetMs: number): Promise<void> {
     for (const mode of modes) {
       const share = weight(t, mode);
       const fast = mode !== 'recompute';
-      if (stopped.has(mode)) { done += share; continue; }
+      if (stopped.has(mode)) {
+        done += share;
+        continue;
+      }
       const last = prev.get(mode);
       const predicted = last ? last.ms * (t / last.t) ** GROWTH[mode] : NaN;
       const plan = plannedCalls(predicted);
       if (Number.isFinite(predicted) && predicted * (plan.warmup + plan.repeats) > budgetMs) {
         stopped.add(mode);
-        post({ kind: 'error', field: null, message: `${mode}: stopped before T = ${t}: one step would take about ${predicted.toFixed(0)} ms, ${((predicted * (plan.warmup + plan.repeats)) / 1000).toFixed(1)} s with warm-up and repeats, over the budget of ${(budgetMs / 1000).toFixed(0)} s per point.` });
+        post({
+          kind: 'error',
+          field: null,
+          message: `${mode}: stopped before T = ${t}: one step would take about ${predicted.toFixed(0)} ms, ${((predicted * (plan.warmup + plan.repeats)) / 1000).toFixed(1)} s with warm-up and repeats, over the budget of ${(budgetMs / 1000).toFixed(0)} s per point.`,
+        });
         done += share;
         continue;
       }
-      const progress = (f: number, text: string) => post({ kind: 'progress', phase: 'timing', fraction: (done + share * f) / total, text });
+      const progress = (f: number, text: string) =>
+        post({ kind: 'progress', phase: 'timing', fraction: (done + share * f) / total, text });
       progress(0, `T = ${t}, ${mode}: filling the prefix`);
       const d = decoderFor(tr, mode);
       // Appends run over a window centred on T, so the mean length is T.
@@ -267,7 +348,11 @@ async function timing(p: TimingParams, budgetMs: number): Promise<void> {
       const samples: number[] = [];
       let spent = 0;
       const repeats = fast ? CACHED_SAMPLES : plan.repeats;
-      for (let r = 0; (r < repeats || (spent < MIN_POINT_MS && r < 9)) && pos + b <= Math.min(seqLen, t + (window >> 1)); r++) {
+      for (
+        let r = 0;
+        (r < repeats || (spent < MIN_POINT_MS && r < 9)) && pos + b <= Math.min(seqLen, t + (window >> 1));
+        r++
+      ) {
         progress(Math.min(1, (r + 1) / (repeats + 1)), `T = ${t}, ${mode}: repeat ${r + 1}`);
         t0 = performance.now();
         for (let i = 0; i < b; i++) step();
@@ -303,7 +388,8 @@ self.onmessage = (e: MessageEvent<DecodeRequest>) => {
         post({ kind: 'trajectory', trajectory: tj });
       } else if (m.kind === 'timing') await timing(m.params, m.budgetMs);
     } catch (err) {
-      if (m.kind === 'timing' || (m.kind === 'model' && !trainer)) post({ kind: 'fatal', message: `The decode worker failed: ${String((err as Error)?.message ?? err)}` });
+      if (m.kind === 'timing' || (m.kind === 'model' && !trainer))
+        post({ kind: 'fatal', message: `The decode worker failed: ${String((err as Error)?.message ?? err)}` });
       else fail(err);
     }
   });

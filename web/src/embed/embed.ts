@@ -4,7 +4,20 @@ export const RESIZE_MESSAGE = 'attention-playground:resize';
 export const MESSAGE_VERSION = 1;
 
 /** Sections a page can show or hide. */
-export const SECTIONS = ['title', 'share', 'tabs', 'export', 'controls', 'tokens', 'model', 'mask', 'scale', 'presets', 'legend', 'arrays'] as const;
+export const SECTIONS = [
+  'title',
+  'share',
+  'tabs',
+  'export',
+  'controls',
+  'tokens',
+  'model',
+  'mask',
+  'scale',
+  'presets',
+  'legend',
+  'arrays',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 const CONTROL_GROUPS: Section[] = ['tokens', 'model', 'mask', 'scale'];
 
@@ -38,7 +51,10 @@ export function switchOff(v: string | null | undefined): boolean {
 }
 
 function list(v: string | null): string[] {
-  return (v ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
+  return (v ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
 }
 
 /** Pure: read embed options from a query string. Unknown section names are ignored. */

@@ -23,7 +23,11 @@ export interface LessonSlice {
   lesson: LessonState;
   page: { head: number };
 }
-export type LessonPatch = { lesson?: Partial<LessonState>; model?: { scale?: RunModel['scale'] }; page?: { head?: number } };
+export type LessonPatch = {
+  lesson?: Partial<LessonState>;
+  model?: { scale?: RunModel['scale'] };
+  page?: { head?: number };
+};
 export interface LessonContext extends LabContext<LessonSlice, LessonPatch> {
   /** Open the guided path at its first step (the page turns a step into its whole state). */
   startPath(): void;
@@ -59,7 +63,10 @@ class LessonView implements View<LessonContext> {
   private headPick = el('select', { 'aria-label': 'head drawn', 'data-testid': 'lesson-head' });
   private headNote = el('span', { class: 'muted' });
   private headRow = el('p', { class: 'lesson-head-row' });
-  private lead = el('p', { class: 'muted lesson-lead', text: 'The attention computation line by line. Each line carries its control; change one and the “Standard vs changed” pictures recompute with it, beside the standard computation (same head, same tokens).' });
+  private lead = el('p', {
+    class: 'muted lesson-lead',
+    text: 'The attention computation line by line. Each line carries its control; change one and the “Standard vs changed” pictures recompute with it, beside the standard computation (same head, same tokens).',
+  });
   private top: HTMLElement;
   private startBtn: HTMLElement;
   private cardsTitle = el('h3', { class: 'panel-title', text: 'Experiments' });
@@ -79,16 +86,36 @@ class LessonView implements View<LessonContext> {
   private size = 220;
 
   constructor() {
-    const mk = (label: string, cols: 'keys' | 'dims') => new Heatmap({
-      label, maxSize: 220, minCell: 2, maxCell: 20, showLabels: true, interactive: true,
-      axisTitles: [cols === 'keys' ? 'keys →' : 'dims →', 'queries ↓'],
-      describe: (i, j, v) => `${label}: ${cols === 'keys' ? `query ${tokenRef(this.tokens, i)} → key ${tokenRef(this.tokens, j)}` : `token ${tokenRef(this.tokens, i)}, dim ${j}`}: ${fmt(v)}`,
-      onCell: (t) => (this.readout.textContent = t),
-    });
-    this.maps = { std: mk('Standard weights', 'keys'), chg: mk('Changed weights', 'keys'), diff: mk('Changed − standard', 'keys'), scores: mk('Changed scores', 'keys'), outStd: mk('Standard output', 'dims'), outChg: mk('Changed output', 'dims') };
+    const mk = (label: string, cols: 'keys' | 'dims') =>
+      new Heatmap({
+        label,
+        maxSize: 220,
+        minCell: 2,
+        maxCell: 20,
+        showLabels: true,
+        interactive: true,
+        axisTitles: [cols === 'keys' ? 'keys →' : 'dims →', 'queries ↓'],
+        describe: (i, j, v) =>
+          `${label}: ${cols === 'keys' ? `query ${tokenRef(this.tokens, i)} → key ${tokenRef(this.tokens, j)}` : `token ${tokenRef(this.tokens, i)}, dim ${j}`}: ${fmt(v)}`,
+        onCell: (t) => (this.readout.textContent = t),
+      });
+    this.maps = {
+      std: mk('Standard weights', 'keys'),
+      chg: mk('Changed weights', 'keys'),
+      diff: mk('Changed − standard', 'keys'),
+      scores: mk('Changed scores', 'keys'),
+      outStd: mk('Standard output', 'dims'),
+      outChg: mk('Changed output', 'dims'),
+    };
     const fig = (key: MapKey, caption: string, picture: Picture) => {
       this.legends[key] = el('div', { class: 'lesson-legend', 'data-legend': key });
-      const f = el('figure', { class: 'lesson-fig', 'data-picture': picture ?? '', 'data-map': key }, el('figcaption', { text: caption }), this.maps[key].root, this.legends[key]);
+      const f = el(
+        'figure',
+        { class: 'lesson-fig', 'data-picture': picture ?? '', 'data-map': key },
+        el('figcaption', { text: caption }),
+        this.maps[key].root,
+        this.legends[key],
+      );
       this.figs[key] = f;
       return f;
     };
@@ -96,16 +123,53 @@ class LessonView implements View<LessonContext> {
     this.startBtn.addEventListener('click', () => this.ctx?.startPath());
     this.headPick.addEventListener('change', () => this.ctx?.update({ page: { head: Number(this.headPick.value) } }));
     this.headRow.append(el('label', {}, el('span', { text: 'Head ' }), this.headPick), this.headNote);
-    this.top = el('div', { class: 'lesson-top' },
-      el('section', { class: 'lesson-code' }, el('h3', { class: 'panel-title', text: 'The computation' }), this.lines, this.status),
-      el('section', { class: 'lesson-pics' }, this.picsTitle, this.headRow, this.badgeBox,
-        el('div', { class: 'lesson-figs' }, fig('std', 'Standard: softmax weights, scale 1/√d_k', 'weights'), fig('chg', 'Changed: weights', 'weights'), fig('diff', 'Difference (changed − standard)', 'weights'), fig('scores', 'Changed: scores the normalizer receives (unmasked)', 'scores'), fig('outStd', 'Standard output W @ V', 'output'), fig('outChg', 'Changed output', 'output')),
-        this.readout));
-    this.root = el('div', { class: 'view-lesson' }, this.lead, this.startBtn, this.top, this.cardsTitle, this.cardList, this.cardBox);
+    this.top = el(
+      'div',
+      { class: 'lesson-top' },
+      el(
+        'section',
+        { class: 'lesson-code' },
+        el('h3', { class: 'panel-title', text: 'The computation' }),
+        this.lines,
+        this.status,
+      ),
+      el(
+        'section',
+        { class: 'lesson-pics' },
+        this.picsTitle,
+        this.headRow,
+        this.badgeBox,
+        el(
+          'div',
+          { class: 'lesson-figs' },
+          fig('std', 'Standard: softmax weights, scale 1/√d_k', 'weights'),
+          fig('chg', 'Changed: weights', 'weights'),
+          fig('diff', 'Difference (changed − standard)', 'weights'),
+          fig('scores', 'Changed: scores the normalizer receives (unmasked)', 'scores'),
+          fig('outStd', 'Standard output W @ V', 'output'),
+          fig('outChg', 'Changed output', 'output'),
+        ),
+        this.readout,
+      ),
+    );
+    this.root = el(
+      'div',
+      { class: 'view-lesson' },
+      this.lead,
+      this.startBtn,
+      this.top,
+      this.cardsTitle,
+      this.cardList,
+      this.cardBox,
+    );
   }
 
   heatmaps() {
-    return [{ name: 'lesson-standard', heatmap: this.maps.std }, { name: 'lesson-changed', heatmap: this.maps.chg }, { name: 'lesson-difference', heatmap: this.maps.diff }];
+    return [
+      { name: 'lesson-standard', heatmap: this.maps.std },
+      { name: 'lesson-changed', heatmap: this.maps.chg },
+      { name: 'lesson-difference', heatmap: this.maps.diff },
+    ];
   }
 
   render(ctx: LessonContext): void {
@@ -113,20 +177,25 @@ class LessonView implements View<LessonContext> {
     if (!this.core) {
       if (!this.loading) {
         this.loading = true;
-        loadCore(preferenceFromSearch(location.search)).then((c) => {
-          this.core = c;
-          if (this.ctx) this.render(this.ctx);
-        }, (e: Error) => (this.status.textContent = `The core did not load: ${e.message}`));
+        loadCore(preferenceFromSearch(location.search)).then(
+          (c) => {
+            this.core = c;
+            if (this.ctx) this.render(this.ctx);
+          },
+          (e: Error) => (this.status.textContent = `The core did not load: ${e.message}`),
+        );
       }
       this.renderCards(ctx, null);
       return;
     }
-    const l = ctx.state.lesson, m = ctx.state.model;
+    const l = ctx.state.lesson,
+      m = ctx.state.model;
     // The line to highlight: a guided path step's own line when the step changes (none if it
     // names none), else the line the student just changed.
     const step = lessonStep(l.step);
     if (l.step !== this.prevStep) this.justChanged = step?.line ?? null;
-    else if (this.prevVariant) this.justChanged = changedLine(this.prevVariant, l) ?? (this.prevScale !== m.scale ? 'scores' : this.justChanged);
+    else if (this.prevVariant)
+      this.justChanged = changedLine(this.prevVariant, l) ?? (this.prevScale !== m.scale ? 'scores' : this.justChanged);
     this.prevStep = l.step;
     this.prevVariant = { ...l };
     this.prevScale = m.scale;
@@ -140,7 +209,9 @@ class LessonView implements View<LessonContext> {
       const c = compare(this.core, m, l, ctx.state.page.head);
       this.draw(c, ctx);
       const standard = isStandard(l) && m.scale === 'sqrt' && m.fill === 'neg_inf';
-      this.status.textContent = standard ? 'Standard computation: change a line to compare.' : `Changed lines highlighted; max |Δw| = ${fmt(c.maxAbsDiff)}.`;
+      this.status.textContent = standard
+        ? 'Standard computation: change a line to compare.'
+        : `Changed lines highlighted; max |Δw| = ${fmt(c.maxAbsDiff)}.`;
     } catch (e) {
       const err = e as Error & { field?: string };
       this.status.textContent = `The core refused these settings${err.field ? ` (field ${err.field})` : ''}: ${err.message}`;
@@ -150,7 +221,13 @@ class LessonView implements View<LessonContext> {
       try {
         card = runCard(this.core, l.exp, m, l.logit, l.precision, l.sram, ctx.state.page.head);
       } catch (e) {
-        card = { id: l.exp, title: CARD_TITLES[l.exp], line: '', text: [`The core refused this run: ${(e as Error).message}`], figures: {} };
+        card = {
+          id: l.exp,
+          title: CARD_TITLES[l.exp],
+          line: '',
+          text: [`The core refused this run: ${(e as Error).message}`],
+          figures: {},
+        };
       }
     }
     this.renderCards(ctx, card);
@@ -178,7 +255,9 @@ class LessonView implements View<LessonContext> {
     this.cardList.hidden = fit;
     for (const p of this.cardBox.querySelectorAll<HTMLElement>('[data-fit-drop]')) p.hidden = false;
     if (fit) {
-      const drop = [...this.cardBox.querySelectorAll<HTMLElement>('[data-fit-drop]')].sort((a, b) => Number(b.dataset.fitDrop) - Number(a.dataset.fitDrop));
+      const drop = [...this.cardBox.querySelectorAll<HTMLElement>('[data-fit-drop]')].sort(
+        (a, b) => Number(b.dataset.fitDrop) - Number(a.dataset.fitDrop),
+      );
       for (const p of drop) {
         if (pageFits()) break;
         p.hidden = true;
@@ -194,7 +273,8 @@ class LessonView implements View<LessonContext> {
   }
 
   private renderLines(ctx: LessonContext): void {
-    const m = ctx.state.model, l = ctx.state.lesson;
+    const m = ctx.state.model,
+      l = ctx.state.lesson;
     const cur = { variant: l, scale: m.scale, fill: m.fill };
     const lines = codeLines(cur, STANDARD_LINES);
     clear(this.lines);
@@ -202,13 +282,26 @@ class LessonView implements View<LessonContext> {
   }
 
   private lineItem(line: CodeLine, n: number, ctx: LessonContext): HTMLElement {
-    const cls = ['code-line', line.changed ? 'changed' : '', line.inactive ? 'inactive' : '', this.justChanged === line.id ? 'just-changed' : ''].filter(Boolean).join(' ');
+    const cls = [
+      'code-line',
+      line.changed ? 'changed' : '',
+      line.inactive ? 'inactive' : '',
+      this.justChanged === line.id ? 'just-changed' : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
     const code = el('code', { id: `lesson-line-${line.id}`, text: line.code });
-    const li = el('li', { class: cls, 'data-line': line.id, 'data-picture': line.picture ?? '' }, el('span', { class: 'line-no', 'aria-hidden': 'true', text: String(n) }), code);
+    const li = el(
+      'li',
+      { class: cls, 'data-line': line.id, 'data-picture': line.picture ?? '' },
+      el('span', { class: 'line-no', 'aria-hidden': 'true', text: String(n) }),
+      code,
+    );
     const control = this.control(line, n, ctx);
     if (control) li.append(control);
     const hl = (on: boolean) => {
-      for (const f of Object.values(this.figs)) f.classList.toggle('hl', on && line.picture !== null && f.dataset.picture === line.picture);
+      for (const f of Object.values(this.figs))
+        f.classList.toggle('hl', on && line.picture !== null && f.dataset.picture === line.picture);
     };
     li.addEventListener('mouseenter', () => hl(true));
     li.addEventListener('mouseleave', () => hl(false));
@@ -236,17 +329,26 @@ class LessonView implements View<LessonContext> {
     const up = (p: Partial<LessonState>) => ctx.update({ lesson: p });
     const c: Control = line.control;
     switch (c) {
-      case 'precision': return select(PRECISIONS, l.precision, (v) => up({ precision: v as LessonState['precision'] }));
-      case 'qkNorm': return check(l.qkNorm, 'qk-norm', (v) => up({ qkNorm: v }));
-      case 'position': return select(POSITIONS, l.position, (v) => up({ position: v as LessonState['position'] }));
-      case 'maskMode': return select(['before', 'after'], l.maskMode, (v) => up({ maskMode: v as LessonState['maskMode'] }));
-      case 'maxShift': return check(l.maxShift, 'max shift', (v) => up({ maxShift: v }));
-      case 'normalizer': return select(NORMALIZERS, l.normalizer, (v) => up({ normalizer: v as LessonState['normalizer'] }));
+      case 'precision':
+        return select(PRECISIONS, l.precision, (v) => up({ precision: v as LessonState['precision'] }));
+      case 'qkNorm':
+        return check(l.qkNorm, 'qk-norm', (v) => up({ qkNorm: v }));
+      case 'position':
+        return select(POSITIONS, l.position, (v) => up({ position: v as LessonState['position'] }));
+      case 'maskMode':
+        return select(['before', 'after'], l.maskMode, (v) => up({ maskMode: v as LessonState['maskMode'] }));
+      case 'maxShift':
+        return check(l.maxShift, 'max shift', (v) => up({ maxShift: v }));
+      case 'normalizer':
+        return select(NORMALIZERS, l.normalizer, (v) => up({ normalizer: v as LessonState['normalizer'] }));
       case 'scale': {
         const m = ctx.state.model.scale;
-        return select(['sqrt', 'none', '10'], typeof m === 'number' ? (m === 10 ? '10' : 'sqrt') : m, (v) => ctx.update({ model: { scale: v === '10' ? 10 : (v as 'sqrt' | 'none') } }));
+        return select(['sqrt', 'none', '10'], typeof m === 'number' ? (m === 10 ? '10' : 'sqrt') : m, (v) =>
+          ctx.update({ model: { scale: v === '10' ? 10 : (v as 'sqrt' | 'none') } }),
+        );
       }
-      default: return null;
+      default:
+        return null;
     }
   }
 
@@ -265,13 +367,32 @@ class LessonView implements View<LessonContext> {
   private draw(c: Comparison, ctx: LessonContext): void {
     this.tokens = c.tokens;
     this.fitWidth(this.width); // the row labels' width follows the tokens
-    const T = c.t, labels = c.tokens;
+    const T = c.t,
+      labels = c.tokens;
     const forbidden = new Uint8Array(T * T);
     for (let i = 0; i < T * T; i++) forbidden[i] = c.allowed[i] ? 0 : 1;
     // Each picture with its own scale and legend (the Mask and Output views do the same).
-    const show = (key: MapKey, values: Arr, cols: number, lo: number, hi: number, title: string, masked: boolean, colLabels: readonly string[]) => {
+    const show = (
+      key: MapKey,
+      values: Arr,
+      cols: number,
+      lo: number,
+      hi: number,
+      title: string,
+      masked: boolean,
+      colLabels: readonly string[],
+    ) => {
       const v = toF32(values);
-      this.maps[key].update({ rows: T, cols, values: v, forbidden: masked ? forbidden : null, lo, hi, rowLabels: labels, colLabels });
+      this.maps[key].update({
+        rows: T,
+        cols,
+        values: v,
+        forbidden: masked ? forbidden : null,
+        lo,
+        hi,
+        rowLabels: labels,
+        colLabels,
+      });
       clear(this.legends[key]);
       this.legends[key].dataset.lo = String(lo);
       this.legends[key].dataset.hi = String(hi);
@@ -309,7 +430,12 @@ class LessonView implements View<LessonContext> {
     const open = ctx.state.lesson.exp;
     clear(this.cardList);
     for (const id of EXPERIMENT_IDS) {
-      const a = el('a', { href: ctx.hashOf(cardPatch(id)), class: id === open ? 'card-chip open' : 'card-chip', 'data-card': id, text: CARD_TITLES[id] });
+      const a = el('a', {
+        href: ctx.hashOf(cardPatch(id)),
+        class: id === open ? 'card-chip open' : 'card-chip',
+        'data-card': id,
+        text: CARD_TITLES[id],
+      });
       if (id === open) a.setAttribute('aria-current', 'true');
       this.cardList.append(el('li', {}, a));
     }
@@ -330,9 +456,27 @@ class LessonView implements View<LessonContext> {
     // In fit mode (a slide) parts drop until the page fits, highest
     // data-fit-drop first: the table, the line, the later paragraphs from the end, what it
     // measured; the plain sentence and the first paragraph stay.
-    if (card.line) this.cardBox.append(el('p', { class: 'card-line', 'data-fit-drop': 95 }, el('span', { text: 'Line: ' }), el('code', { text: card.line })));
-    if (card.measured) this.cardBox.append(el('p', { class: 'card-measured', 'data-fit-drop': 40 }, el('strong', { text: 'Measured on: ' }), el('span', { text: card.measured })));
-    card.text.forEach((t, i) => this.cardBox.append(el('p', { class: 'card-text', 'data-fit-drop': i === 0 ? undefined : 50 + i, text: t })));
+    if (card.line)
+      this.cardBox.append(
+        el(
+          'p',
+          { class: 'card-line', 'data-fit-drop': 95 },
+          el('span', { text: 'Line: ' }),
+          el('code', { text: card.line }),
+        ),
+      );
+    if (card.measured)
+      this.cardBox.append(
+        el(
+          'p',
+          { class: 'card-measured', 'data-fit-drop': 40 },
+          el('strong', { text: 'Measured on: ' }),
+          el('span', { text: card.measured }),
+        ),
+      );
+    card.text.forEach((t, i) =>
+      this.cardBox.append(el('p', { class: 'card-text', 'data-fit-drop': i === 0 ? undefined : 50 + i, text: t })),
+    );
     if (card.table) {
       const table = cardTable(card.table, card.id);
       table.dataset.fitDrop = '100';
@@ -343,32 +487,57 @@ class LessonView implements View<LessonContext> {
   /** The FlashAttention card's on-chip memory M (link key lsram); the card recomputes with it. */
   private sramSelect(ctx: LessonContext): HTMLElement {
     const s = el('select', { 'aria-label': 'on-chip memory M', 'data-testid': 'flash-sram' });
-    for (const kib of SRAM_KIB) s.append(el('option', { value: String(kib), text: `${kib} KiB${SRAM_NOTE[kib] ? ` (${SRAM_NOTE[kib]})` : ''}` }));
+    for (const kib of SRAM_KIB)
+      s.append(el('option', { value: String(kib), text: `${kib} KiB${SRAM_NOTE[kib] ? ` (${SRAM_NOTE[kib]})` : ''}` }));
     s.value = String(ctx.state.lesson.sram);
     s.addEventListener('change', () => ctx.update({ lesson: { sram: Number(s.value) } }));
-    return el('div', { class: 'logit-row' }, el('label', {}, el('span', { text: 'On-chip memory M (fast SRAM per block) ' }), s));
+    return el(
+      'div',
+      { class: 'logit-row' },
+      el('label', {}, el('span', { text: 'On-chip memory M (fast SRAM per block) ' }), s),
+    );
   }
 
   private logitSlider(ctx: LessonContext): HTMLElement {
     const l = ctx.state.lesson;
-    const r = el('input', { type: 'range', min: '1', max: '800', step: '0.5', value: String(l.logit), 'aria-label': 'largest logit' });
+    const r = el('input', {
+      type: 'range',
+      min: '1',
+      max: '800',
+      step: '0.5',
+      value: String(l.logit),
+      'aria-label': 'largest logit',
+    });
     r.addEventListener('change', () => ctx.update({ lesson: { logit: Number(r.value) } }));
     const p = el('select', { 'aria-label': 'precision (line 1: it changes the pictures too)' });
     for (const v of PRECISIONS) p.append(el('option', { value: v, text: v }));
     p.value = l.precision;
     p.addEventListener('change', () => ctx.update({ lesson: { precision: p.value as LessonState['precision'] } }));
-    return el('div', { class: 'logit-row' }, el('label', {}, el('span', { text: `largest logit ${fmt(l.logit)} ` }), r),
-      el('label', {}, el('span', { text: 'precision (line 1’s select) ' }), p));
+    return el(
+      'div',
+      { class: 'logit-row' },
+      el('label', {}, el('span', { text: `largest logit ${fmt(l.logit)} ` }), r),
+      el('label', {}, el('span', { text: 'precision (line 1’s select) ' }), p),
+    );
   }
 }
 
-const SRAM_NOTE: Record<number, string> = { 48: 'a GPU block’s default', 64: 'default', 96: 'V100’s most per SM', 164: 'A100’s most per SM', 228: 'H100’s most per SM' };
+const SRAM_NOTE: Record<number, string> = {
+  48: 'a GPU block’s default',
+  64: 'default',
+  96: 'V100’s most per SM',
+  164: 'A100’s most per SM',
+  228: 'H100’s most per SM',
+};
 
 function cardTable(t: NonNullable<CardResult['table']>, cardId: string): HTMLElement {
   // The caption sits above the scrolling box (a phone scrolls the table sideways, not its caption).
   const id = `card-table-${cardId}`;
-  const table = el('table', { class: 'card-table', 'data-testid': 'card-table', 'aria-labelledby': id },
-    el('thead', {}, el('tr', {}, ...t.head.map((h) => el('th', { scope: 'col', text: h })))));
+  const table = el(
+    'table',
+    { class: 'card-table', 'data-testid': 'card-table', 'aria-labelledby': id },
+    el('thead', {}, el('tr', {}, ...t.head.map((h) => el('th', { scope: 'col', text: h })))),
+  );
   const body = el('tbody');
   for (const r of t.rows) {
     const tr = el('tr', { 'data-row': JSON.stringify(r.data) });
@@ -376,7 +545,12 @@ function cardTable(t: NonNullable<CardResult['table']>, cardId: string): HTMLEle
     body.append(tr);
   }
   table.append(body);
-  return el('div', {}, el('p', { class: 'card-table-caption', id, text: t.caption }), el('div', { class: 'table-scroll' }, table));
+  return el(
+    'div',
+    {},
+    el('p', { class: 'card-table-caption', id, text: t.caption }),
+    el('div', { class: 'table-scroll' }, table),
+  );
 }
 
 function maxFinite(a: Arr, abs = false): number {
@@ -386,12 +560,22 @@ function maxFinite(a: Arr, abs = false): number {
 }
 
 function badgeRow(who: string, b: Badges): HTMLElement {
-  const badge = (ok: boolean, text: string, key: string, value: number | string) => el('span', { class: ok ? 'badge ok' : 'badge warn', 'data-badge': key, 'data-value': String(value), text });
-  return el('p', { class: 'badge-row' }, el('strong', { text: `${who}: ` }),
+  const badge = (ok: boolean, text: string, key: string, value: number | string) =>
+    el('span', { class: ok ? 'badge ok' : 'badge warn', 'data-badge': key, 'data-value': String(value), text });
+  return el(
+    'p',
+    { class: 'badge-row' },
+    el('strong', { text: `${who}: ` }),
     badge(b.maxRowSumError < 1e-5, `rows sum to 1: max |Σ−1| ${fmt(b.maxRowSumError)}`, 'rowsum', b.maxRowSumError),
-    badge(b.rangeViolation <= 1e-6, `inside the values' range: max violation ${fmt(Math.max(0, b.rangeViolation))}`, 'range', b.rangeViolation),
+    badge(
+      b.rangeViolation <= 1e-6,
+      `inside the values' range: max violation ${fmt(Math.max(0, b.rangeViolation))}`,
+      'range',
+      b.rangeViolation,
+    ),
     badge(b.nanRows === 0, `NaN rows ${b.nanRows}`, 'nan', b.nanRows),
-    badge(true, `cost ${b.cost}`, 'cost', b.cost));
+    badge(true, `cost ${b.cost}`, 'cost', b.cost),
+  );
 }
 
 /** Which line a variant change touched (for the highlight). */

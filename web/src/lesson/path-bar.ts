@@ -22,8 +22,12 @@ export function createPathBar(go: (step: number) => void): PathBar {
   prev.addEventListener('click', () => step > 1 && go(step - 1));
   next.addEventListener('click', () => step < STEPS.length && go(step + 1));
   close.addEventListener('click', () => go(0));
-  const root = el('section', { class: 'path-bar', 'aria-label': 'Guided path: both lessons in order', 'data-testid': 'path-bar' },
-    el('div', { class: 'path-head' }, prev, count, next, title, close), text);
+  const root = el(
+    'section',
+    { class: 'path-bar', 'aria-label': 'Guided path: both lessons in order', 'data-testid': 'path-bar' },
+    el('div', { class: 'path-head' }, prev, count, next, title, close),
+    text,
+  );
   root.hidden = true;
   // ← / → anywhere but in a field, a slider, the tabs or a heatmap (which use the arrow keys).
   document.addEventListener('keydown', (e) => {

@@ -30,7 +30,19 @@ export type Arr = Float32Array | Float64Array;
 export function exampleFor(core: AttnCore, m: RunModel): CoreExample {
   return m.source === 'induction'
     ? core.example('induction', { tokens: m.tokens, sharpness: m.sharpness })
-    : core.example('random', { seed: m.seed, t: m.tokens.length, dModel: m.dModel, heads: m.heads, kvHeads: m.kvHeads, dk: m.dK, dv: m.dK, causal: m.causal, tokens: m.tokens, init: m.init, generator: m.generator });
+    : core.example('random', {
+        seed: m.seed,
+        t: m.tokens.length,
+        dModel: m.dModel,
+        heads: m.heads,
+        kvHeads: m.kvHeads,
+        dk: m.dK,
+        dv: m.dK,
+        causal: m.causal,
+        tokens: m.tokens,
+        init: m.init,
+        generator: m.generator,
+      });
 }
 
 /** The scale the core is given (shared/core-options.ts, as the attention views give it). */
@@ -86,12 +98,27 @@ function slice(a: Arr, h: number, size: number): Arr {
 /** multiHeadAttention on the example with the given variant, returning scores. */
 export function runModel(core: AttnCore, ex: CoreExample, m: RunModel, variant: CoreVariantOptions) {
   return core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
-    t: ex.t, dModel: ex.dModel, heads: ex.heads, kvHeads: ex.kvHeads, dk: ex.dk, dv: ex.dv,
-    ...coreOptions(m, ex.t), returnScores: true, kernel: 'naive', ...variant,
+    t: ex.t,
+    dModel: ex.dModel,
+    heads: ex.heads,
+    kvHeads: ex.kvHeads,
+    dk: ex.dk,
+    dv: ex.dv,
+    ...coreOptions(m, ex.t),
+    returnScores: true,
+    kernel: 'naive',
+    ...variant,
   });
 }
 
-function headView(r: ReturnType<typeof runModel>, h: number, t: number, heads: number, kvHeads: number, dv: number): HeadView {
+function headView(
+  r: ReturnType<typeof runModel>,
+  h: number,
+  t: number,
+  heads: number,
+  kvHeads: number,
+  dv: number,
+): HeadView {
   const kvh = Math.floor(h / (heads / kvHeads));
   return {
     weights: slice(r.weights!, h, t * t),
@@ -115,7 +142,8 @@ export function badges(v: HeadView, allowed: Uint8Array, t: number, dv: number, 
     }
     maxRowSumError = Math.max(maxRowSumError, Math.abs(s - 1));
     for (let c = 0; c < dv; c++) {
-      let lo = Infinity, hi = -Infinity;
+      let lo = Infinity,
+        hi = -Infinity;
       for (let j = 0; j < t; j++) {
         if (!allowed[i * t + j]) continue;
         const x = v.values[j * dv + c];
@@ -151,7 +179,8 @@ export function compare(core: AttnCore, m: RunModel, variant: VariantState, head
   const opts = variantOptions(variant);
   const chg = runModel(core, ex, m, opts);
   const h = Math.min(Math.max(0, head), ex.heads - 1);
-  const kv = std.kvHeads, dv = std.dv;
+  const kv = std.kvHeads,
+    dv = std.dv;
   const standard = headView(std, h, T, ex.heads, kv, dv);
   const changed = headView(chg, h, T, ex.heads, kv, dv);
   const allowed = core.allowedMask({ t: T, ...maskOptions(m, T) });
@@ -162,7 +191,19 @@ export function compare(core: AttnCore, m: RunModel, variant: VariantState, head
     if (Math.abs(diff[i]) > maxAbsDiff) maxAbsDiff = Math.abs(diff[i]);
   }
   return {
-    tokens: [...ex.tokens], t: T, heads: ex.heads, head: h, dv, allowed, standard, changed, diff, maxAbsDiff,
-    badges: { standard: badges(standard, allowed, T, dv, 'softmax'), changed: badges(changed, allowed, T, dv, opts.normalizer) },
+    tokens: [...ex.tokens],
+    t: T,
+    heads: ex.heads,
+    head: h,
+    dv,
+    allowed,
+    standard,
+    changed,
+    diff,
+    maxAbsDiff,
+    badges: {
+      standard: badges(standard, allowed, T, dv, 'softmax'),
+      changed: badges(changed, allowed, T, dv, opts.normalizer),
+    },
   };
 }

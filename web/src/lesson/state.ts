@@ -35,9 +35,27 @@ export const LESSON: SubState<LessonState, LessonSlice> = {
   fields: {
     ...VARIANT_FIELDS,
     step: { key: 'lstep', label: 'guided path step', kind: int(0, STEP_COUNT), default: 0, compute: false },
-    exp: { key: 'lexp', label: 'experiment', kind: oneOf(['none', ...EXPERIMENT_IDS] as const, (l, v) => `${l} “${v}” is unknown; showing the code lines`), default: 'none', compute: false },
-    logit: { key: 'llogit', label: 'largest logit', kind: real(LESSON_LIMITS.minLogit, LESSON_LIMITS.maxLogit), default: 80, compute: false },
-    sram: { key: 'lsram', label: 'on-chip memory (KiB)', kind: oneOf(SRAM_KIB, (l, v) => `${l} “${v}” is not one of ${SRAM_KIB.join(', ')}; using 64`), default: 64, compute: false },
+    exp: {
+      key: 'lexp',
+      label: 'experiment',
+      kind: oneOf(['none', ...EXPERIMENT_IDS] as const, (l, v) => `${l} “${v}” is unknown; showing the code lines`),
+      default: 'none',
+      compute: false,
+    },
+    logit: {
+      key: 'llogit',
+      label: 'largest logit',
+      kind: real(LESSON_LIMITS.minLogit, LESSON_LIMITS.maxLogit),
+      default: 80,
+      compute: false,
+    },
+    sram: {
+      key: 'lsram',
+      label: 'on-chip memory (KiB)',
+      kind: oneOf(SRAM_KIB, (l, v) => `${l} “${v}” is not one of ${SRAM_KIB.join(', ')}; using 64`),
+      default: 64,
+      compute: false,
+    },
   },
   fix(s, notices) {
     fixVariant(s.lesson, notices, s.model.source === 'random' ? s.model.dK : null);

@@ -70,19 +70,33 @@ type Estimator = Pick<AttnCore, 'estimateBytes' | 'estimateMultiHeadBytes'>;
 
 /** What the core will count against its cap for one timed call: core.attention's estimate
  *  ('qkv'), or core.multiHeadAttention's ('proj'). Used to skip a point before calling. */
-export function coreBytes(core: Estimator, p: Pick<SweepParams, 'heads' | 'dk' | 'dModel' | 'mode'>, t: number, kernel: TimingKernel): number {
+export function coreBytes(
+  core: Estimator,
+  p: Pick<SweepParams, 'heads' | 'dk' | 'dModel' | 'mode'>,
+  t: number,
+  kernel: TimingKernel,
+): number {
   const { kernel: k, normalizer } = coreKernel(kernel);
   const variant = normalizer ? { normalizer } : {};
-  if (p.mode === 'proj') return core.estimateMultiHeadBytes({ t, dModel: p.dModel, heads: p.heads, dk: p.dk, dv: p.dk, ...variant }, k);
+  if (p.mode === 'proj')
+    return core.estimateMultiHeadBytes({ t, dModel: p.dModel, heads: p.heads, dk: p.dk, dv: p.dk, ...variant }, k);
   return core.estimateBytes({ heads: p.heads, tq: t, tk: t, dk: p.dk, dv: p.dk, ...variant }, k);
 }
 
-export function memoryTable(core: Estimator & Pick<AttnCore, 'limits' | 'tiledScratchBytes'>, p: MemoryParams): MemoryTable {
+export function memoryTable(
+  core: Estimator & Pick<AttnCore, 'limits' | 'tiledScratchBytes'>,
+  p: MemoryParams,
+): MemoryTable {
   return {
     cap: core.limits.memoryCap,
     tiledScratch: core.tiledScratchBytes(p.dk),
     tileKeys: core.limits.tile.keys,
-    rows: p.ts.map((t) => ({ t, naive: coreBytes(core, p, t, 'naive'), tiled: coreBytes(core, p, t, 'tiled'), linear: coreBytes(core, p, t, 'linear') })),
+    rows: p.ts.map((t) => ({
+      t,
+      naive: coreBytes(core, p, t, 'naive'),
+      tiled: coreBytes(core, p, t, 'tiled'),
+      linear: coreBytes(core, p, t, 'linear'),
+    })),
   };
 }
 
@@ -106,7 +120,14 @@ function quantile(sorted: number[], q: number): number {
 export function stats(samples: readonly number[]): Stats {
   if (samples.length === 0) return { median: NaN, min: NaN, max: NaN, q1: NaN, q3: NaN, n: 0 };
   const s = [...samples].sort((a, b) => a - b);
-  return { median: quantile(s, 0.5), min: s[0], max: s[s.length - 1], q1: quantile(s, 0.25), q3: quantile(s, 0.75), n: s.length };
+  return {
+    median: quantile(s, 0.5),
+    min: s[0],
+    max: s[s.length - 1],
+    q1: quantile(s, 0.25),
+    q3: quantile(s, 0.75),
+    n: s.length,
+  };
 }
 
 export interface Fit {

@@ -40,7 +40,8 @@ export function heatmapPng(src: HTMLCanvasElement, d: HeatmapData, title: string
   if (d.rowLabels) {
     g.textAlign = 'right';
     g.textBaseline = 'middle';
-    for (let i = 0; i < d.rows; i += every) g.fillText(`${d.rowLabels[i]} ${i}`, labelW - 6, top + (i + 0.5) * cell, labelW - 10);
+    for (let i = 0; i < d.rows; i += every)
+      g.fillText(`${d.rowLabels[i]} ${i}`, labelW - 6, top + (i + 0.5) * cell, labelW - 10);
   }
   if (d.colLabels) {
     g.textAlign = 'left';

@@ -38,7 +38,13 @@ export const PRECISIONS: readonly Precision[] = ['float32', 'float64', 'float16'
 export const MAX_SIGMOID_BIAS = 100;
 
 export const STANDARD: VariantState = {
-  normalizer: 'softmax', sigmoidBias: 'auto', position: 'none', qkNorm: false, maxShift: true, maskMode: 'before', precision: 'float32',
+  normalizer: 'softmax',
+  sigmoidBias: 'auto',
+  position: 'none',
+  qkNorm: false,
+  maxShift: true,
+  maskMode: 'before',
+  precision: 'float32',
 };
 
 /** sigmoid's bias: `auto` or a finite number in ±MAX_SIGMOID_BIAS (the Lesson view's and the
@@ -77,13 +83,37 @@ export const sigmoidBiasKind: Kind<'auto' | number, unknown> = {
 
 // compute: true everywhere: each reruns the heatmaps (the Heads, Mask, Scale and Output views).
 export const VARIANT_FIELDS: { [K in keyof VariantState]: Field<VariantState[K], unknown> } = {
-  normalizer: { key: 'norm', label: 'normalizer', kind: oneOf(NORMALIZERS, (l, v) => `${l} “${v}” is unknown; using softmax`), default: 'softmax', compute: true },
+  normalizer: {
+    key: 'norm',
+    label: 'normalizer',
+    kind: oneOf(NORMALIZERS, (l, v) => `${l} “${v}” is unknown; using softmax`),
+    default: 'softmax',
+    compute: true,
+  },
   sigmoidBias: { key: 'sbias', label: 'sigmoid bias', kind: sigmoidBiasKind, default: 'auto', compute: true },
-  position: { key: 'posenc', label: 'position encoding', kind: oneOf(POSITIONS, (l, v) => `${l} “${v}” is unknown; using none`), default: 'none', compute: true },
+  position: {
+    key: 'posenc',
+    label: 'position encoding',
+    kind: oneOf(POSITIONS, (l, v) => `${l} “${v}” is unknown; using none`),
+    default: 'none',
+    compute: true,
+  },
   qkNorm: { key: 'qkn', label: 'qk-norm', kind: yesNo(), default: false, compute: true },
   maxShift: { key: 'shift', label: 'max shift', kind: yesNo(), default: true, compute: true },
-  maskMode: { key: 'mmode', label: 'mask mode', kind: oneOf(MASK_MODES, (l, v) => `${l} “${v}” is unknown; using before`), default: 'before', compute: true },
-  precision: { key: 'prec', label: 'precision', kind: oneOf(PRECISIONS, (l, v) => `${l} “${v}” is unknown; using float32`), default: 'float32', compute: true },
+  maskMode: {
+    key: 'mmode',
+    label: 'mask mode',
+    kind: oneOf(MASK_MODES, (l, v) => `${l} “${v}” is unknown; using before`),
+    default: 'before',
+    compute: true,
+  },
+  precision: {
+    key: 'prec',
+    label: 'precision',
+    kind: oneOf(PRECISIONS, (l, v) => `${l} “${v}” is unknown; using float32`),
+    default: 'float32',
+    compute: true,
+  },
 };
 
 /**
@@ -105,10 +135,14 @@ function toDefault<K extends keyof VariantChoice>(v: VariantState, k: K): void {
 }
 
 function refusalNotice(v: VariantState, field: keyof VariantChoice, dk: number | null): string {
-  if (field === 'position' && v.position === 'alibi') return 'position encoding: ALiBi adds to the scores, which linear attention never forms; using none';
-  if (field === 'position' && v.position === 'rope') return `position encoding: RoPE rotates pairs of coordinates and d_k = ${dk} is odd; using none`;
-  if (field === 'maxShift') return `max shift: only softmax and softmax1 subtract the row maximum (${v.normalizer} has none to switch off); using on`;
-  if (field === 'precision' && v.precision === 'float16') return 'precision: float16 is emulated for plain softmax only (no position encoding, no qk-norm); using float32';
+  if (field === 'position' && v.position === 'alibi')
+    return 'position encoding: ALiBi adds to the scores, which linear attention never forms; using none';
+  if (field === 'position' && v.position === 'rope')
+    return `position encoding: RoPE rotates pairs of coordinates and d_k = ${dk} is odd; using none`;
+  if (field === 'maxShift')
+    return `max shift: only softmax and softmax1 subtract the row maximum (${v.normalizer} has none to switch off); using on`;
+  if (field === 'precision' && v.precision === 'float16')
+    return 'precision: float16 is emulated for plain softmax only (no position encoding, no qk-norm); using float32';
   const f = VARIANT_FIELDS[field];
   return `${f.label}: the core refuses ${String(v[field])} with these settings; using ${String(f.default)}`;
 }

@@ -27,7 +27,13 @@ export const MIGRATIONS: Readonly<Record<number, Migration>> = {};
  * Bring the fields of a `fromVersion` link up to `toVersion`, in place, one step at a time.
  * Returns false (after a notice) when a step is missing, e.g. a link from a newer page.
  */
-export function migrate(fields: Map<string, string>, fromVersion: number, notices: string[], steps: Readonly<Record<number, Migration>> = MIGRATIONS, toVersion = CODEC_VERSION): boolean {
+export function migrate(
+  fields: Map<string, string>,
+  fromVersion: number,
+  notices: string[],
+  steps: Readonly<Record<number, Migration>> = MIGRATIONS,
+  toVersion = CODEC_VERSION,
+): boolean {
   for (let v = fromVersion; v < toVersion; v++) {
     const step = steps[v];
     if (!step) {
@@ -87,7 +93,9 @@ export function createCodec<S>(t: StateTable<S>, { maxHashLength }: { maxHashLen
     if (hash.startsWith('#')) hash = hash.slice(1);
     if (hash.trim() === '') return { state: defaultState(), notices };
     if (hash.length > maxHashLength) {
-      notices.push(`the link's settings are ${hash.length.toLocaleString('en')} characters long (limit ${maxHashLength.toLocaleString('en')}); they were ignored`);
+      notices.push(
+        `the link's settings are ${hash.length.toLocaleString('en')} characters long (limit ${maxHashLength.toLocaleString('en')}); they were ignored`,
+      );
       return { state: defaultState(), notices };
     }
 
@@ -117,7 +125,9 @@ export function createCodec<S>(t: StateTable<S>, { maxHashLength }: { maxHashLen
     } else {
       const n = /^[1-9]\d{0,5}$/.test(version) ? Number(version) : NaN;
       if (!(n <= CODEC_VERSION)) {
-        notices.push(`the link is version “${brief(decodeComponent(version, true) ?? version)}”, which this page does not know; showing the defaults`);
+        notices.push(
+          `the link is version “${brief(decodeComponent(version, true) ?? version)}”, which this page does not know; showing the defaults`,
+        );
         return { state: defaultState(), notices };
       }
       if (!migrate(fields, n, notices)) return { state: defaultState(), notices };
@@ -127,12 +137,17 @@ export function createCodec<S>(t: StateTable<S>, { maxHashLength }: { maxHashLen
     // out of range), and normalizeState corrects and reports.
     const draft = defaultState() as unknown as Record<string, Record<string, unknown>>;
     for (const [g, name, f] of rows()) {
-      const raw = f.kind.read ? f.kind.read(fields, f.key, notices) : fields.has(f.key) ? f.kind.parse(fields.get(f.key)!, f.key, notices) : undefined;
+      const raw = f.kind.read
+        ? f.kind.read(fields, f.key, notices)
+        : fields.has(f.key)
+          ? f.kind.parse(fields.get(f.key)!, f.key, notices)
+          : undefined;
       if (raw !== undefined) draft[g][name] = raw;
     }
     // Absent keys whose meaning depends on other fields, read from the draft (every key parsed).
     for (const [g, name, f] of rows())
-      if (f.linkDefault && !fields.has(f.key) && !(f.kind.aliases ?? []).some((a) => fields.has(a))) draft[g][name] = f.linkDefault(draft as unknown as S);
+      if (f.linkDefault && !fields.has(f.key) && !(f.kind.aliases ?? []).some((a) => fields.has(a)))
+        draft[g][name] = f.linkDefault(draft as unknown as S);
     const norm = normalizeState(draft);
     return { state: norm.state, notices: [...notices, ...norm.notices] };
   }

@@ -64,7 +64,15 @@ function text(raw: string, key: string, notices: string[]): string | null {
   return v;
 }
 
-export function clampNumber(label: string, v: unknown, lo: number, hi: number, fallback: number, notices: string[], integer: boolean): number {
+export function clampNumber(
+  label: string,
+  v: unknown,
+  lo: number,
+  hi: number,
+  fallback: number,
+  notices: string[],
+  integer: boolean,
+): number {
   if (typeof v !== 'number' || Number.isNaN(v)) {
     notices.push(`${label}: “${brief(v)}” is not a number; using ${fallback}`);
     return fallback;
@@ -105,7 +113,8 @@ export function numberKind<S>(min: Bound<S>, max: Bound<S>, integer: boolean): K
     ...scalar,
     format: (v, key) => [key, String(v)],
     parse: parseNum,
-    normalize: (v, c) => clampNumber(c.label, v, bound(min, c.state), bound(max, c.state), c.fallback as number, c.notices, integer),
+    normalize: (v, c) =>
+      clampNumber(c.label, v, bound(min, c.state), bound(max, c.state), c.fallback as number, c.notices, integer),
   };
 }
 export const int = <S>(min: Bound<S>, max: Bound<S>) => numberKind<S>(min, max, true);
@@ -130,7 +139,10 @@ export function pow2<S>(min: Bound<S>, max: Bound<S>): Kind<number, S> {
 }
 
 /** One of a fixed list of words (or numbers, e.g. workers 1|2|4). `unknown` words the notice. */
-export function oneOf<T extends string | number, S>(values: readonly T[], unknown = (label: string, v: string, fallback: string) => `${label} “${v}” is unknown; using ${fallback}`): Kind<T, S> {
+export function oneOf<T extends string | number, S>(
+  values: readonly T[],
+  unknown = (label: string, v: string, fallback: string) => `${label} “${v}” is unknown; using ${fallback}`,
+): Kind<T, S> {
   const numeric = typeof values[0] === 'number';
   return {
     ...scalar,
@@ -176,7 +188,10 @@ export function positions<S>(max: Bound<S>): Kind<number[], S> {
       const items = v.split(',');
       const parsed = items.map((p) => parseNumber(p));
       const bad = items.filter((_, i) => !Number.isInteger(parsed[i]));
-      if (bad.length > 0) notices.push(`${key}: ignored entries that are not positions: ${bad.slice(0, 5).map(brief).join(', ')}${bad.length > 5 ? ', …' : ''}`);
+      if (bad.length > 0)
+        notices.push(
+          `${key}: ignored entries that are not positions: ${bad.slice(0, 5).map(brief).join(', ')}${bad.length > 5 ? ', …' : ''}`,
+        );
       return parsed.filter((p) => Number.isInteger(p));
     },
     normalize(v, c) {
@@ -184,7 +199,10 @@ export function positions<S>(max: Bound<S>): Kind<number[], S> {
       const input = Array.isArray(v) ? (v as unknown[]) : [];
       const ok = (p: unknown): p is number => typeof p === 'number' && Number.isInteger(p) && p >= 0 && p <= hi;
       const dropped = input.filter((p) => !ok(p));
-      if (dropped.length > 0) c.notices.push(`${c.label}: dropped positions outside 0…${hi}: ${dropped.slice(0, 8).map(brief).join(', ')}${dropped.length > 8 ? ', …' : ''}`);
+      if (dropped.length > 0)
+        c.notices.push(
+          `${c.label}: dropped positions outside 0…${hi}: ${dropped.slice(0, 8).map(brief).join(', ')}${dropped.length > 8 ? ', …' : ''}`,
+        );
       return [...new Set(input.filter(ok))].sort((a, b) => a - b);
     },
   };

@@ -36,7 +36,9 @@ export interface SubState<Sub, S = unknown> {
   fix?(s: S, notices: string[]): void;
 }
 /** The sub-state type a SubState describes. */
-export type SubOf<X> = X extends { fields: infer F } ? { -readonly [K in keyof F]: F[K] extends Field<infer T, never> ? T : never } : never;
+export type SubOf<X> = X extends { fields: infer F }
+  ? { -readonly [K in keyof F]: F[K] extends Field<infer T, never> ? T : never }
+  : never;
 
 /** The whole table: one SubState per key of S, in link (= normalization) order. */
 export type Table<S> = { [G in keyof S]: SubState<S[G], S> };
@@ -91,7 +93,8 @@ export function createTable<S>(table: Table<S>): StateTable<S> {
   function rows(): readonly Row<S>[] {
     if (!ROWS) {
       const out: Row<S>[] = [];
-      for (const g of groups) for (const [name, f] of Object.entries(subOf(g).fields)) out.push([g, name, f as AnyField]);
+      for (const g of groups)
+        for (const [name, f] of Object.entries(subOf(g).fields)) out.push([g, name, f as AnyField]);
       ROWS = out;
     }
     return ROWS;
@@ -115,7 +118,12 @@ export function createTable<S>(table: Table<S>): StateTable<S> {
     defaultState,
     cloneState,
     statesEqual: (a, b) => rows().every(([g, name, f]) => f.kind.same(get(a, g, name), get(b, g, name))),
-    computeKey: (s) => JSON.stringify(rows().filter(([, , f]) => f.compute).map(([g, n]) => get(s, g, n))),
+    computeKey: (s) =>
+      JSON.stringify(
+        rows()
+          .filter(([, , f]) => f.compute)
+          .map(([g, n]) => get(s, g, n)),
+      ),
     normalizeState(input) {
       const s = defaultState();
       const notices: string[] = [];
@@ -125,7 +133,12 @@ export function createTable<S>(table: Table<S>): StateTable<S> {
           const f = row as Field<unknown, S>;
           const given = get(input, g, name);
           const v = given === undefined ? copy(f.default) : given;
-          sub[name] = f.kind.normalize(v, { state: s, label: f.label, fallback: f.fallback ? f.fallback(s) : f.default, notices });
+          sub[name] = f.kind.normalize(v, {
+            state: s,
+            label: f.label,
+            fallback: f.fallback ? f.fallback(s) : f.default,
+            notices,
+          });
         }
         subOf(g).fix?.(s, notices);
       }
@@ -133,7 +146,11 @@ export function createTable<S>(table: Table<S>): StateTable<S> {
     },
     withPatch(base, patch) {
       const out: Record<string, unknown> = {};
-      for (const g of groups) out[g] = { ...(base as unknown as Record<string, object>)[g], ...((patch as Record<string, object | undefined>)[g] ?? {}) };
+      for (const g of groups)
+        out[g] = {
+          ...(base as unknown as Record<string, object>)[g],
+          ...((patch as Record<string, object | undefined>)[g] ?? {}),
+        };
       return out as StateDraft<S>;
     },
     linkFields(s) {

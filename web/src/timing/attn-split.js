@@ -171,9 +171,11 @@ export function planSplit(opts, n, { align = 64 } = {}) {
   // Truncating keys keeps the rule exact unless a row could be fully masked under 'finite' (its
   // uniform weights span all T_k keys) or every key's score is wanted.
   const ranges = o.ranges;
-  const mayBeFullyMasked = (/** @type {number} */ i0) => o.keyPadding !== null || o.mask !== null || (ranges !== null && ranges[2 * i0 + 1] <= ranges[2 * i0]);
+  const mayBeFullyMasked = (/** @type {number} */ i0) =>
+    o.keyPadding !== null || o.mask !== null || (ranges !== null && ranges[2 * i0 + 1] <= ranges[2 * i0]);
   for (let p = 0; p + 1 < b.length; p++) {
-    const i0 = b[p], i1 = b[p + 1];
+    const i0 = b[p],
+      i1 = b[p + 1];
     // With causal, the block's last row sees the most keys: keep keys [0, its hi).
     const keys = o.causal && ranges ? ranges[2 * (i1 - 1) + 1] : o.tk;
     const truncate = o.causal && !o.returnScores && keys >= 1 && (o.maskFill !== 'finite' || !mayBeFullyMasked(i0));
@@ -192,7 +194,10 @@ export function planSplit(opts, n, { align = 64 } = {}) {
  * @returns {{ q: Float32Array, k: Float32Array, v: Float32Array, opts: FullOpts }} */
 export function partCall(q, k, v, opts, part) {
   const o = normalizeOpts(opts);
-  const [h0, h1] = part.heads, [g0, g1] = part.kv, [i0, i1] = part.rows, tk = part.keys;
+  const [h0, h1] = part.heads,
+    [g0, g1] = part.kv,
+    [i0, i1] = part.rows,
+    tk = part.keys;
   const tq = i1 - i0;
   const pq = new Float32Array((h1 - h0) * tq * o.dk);
   for (let h = h0; h < h1; h++) {
@@ -220,7 +225,10 @@ export function partCall(q, k, v, opts, part) {
   }
   const popts = {
     ...o,
-    heads: h1 - h0, kvHeads: g1 - g0, tq, tk,
+    heads: h1 - h0,
+    kvHeads: g1 - g0,
+    tq,
+    tk,
     causal: part.explicitMask ? false : o.causal,
     window: part.explicitMask ? 0 : o.window,
     keyPadding: o.keyPadding ? Uint8Array.from(o.keyPadding.subarray(0, tk)) : null,
@@ -256,14 +264,19 @@ export function mergeParts(opts, plan, results) {
   };
   plan.parts.forEach((part, p) => {
     const r = results[p];
-    const [h0, h1] = part.heads, [i0, i1] = part.rows, tk = part.keys;
+    const [h0, h1] = part.heads,
+      [i0, i1] = part.rows,
+      tk = part.keys;
     const tq = i1 - i0;
     for (let h = h0; h < h1; h++) {
       const lh = h - h0;
       out.output.set(r.output.subarray(lh * tq * dv, (lh + 1) * tq * dv), (h * TQ + i0) * dv);
       out.entropy.set(r.entropy.subarray(lh * tq, (lh + 1) * tq), h * TQ + i0);
       out.lse.set(r.lse.subarray(lh * tq, (lh + 1) * tq), h * TQ + i0);
-      for (const [name, src] of /** @type {const} */ ([['weights', r.weights], ['scores', r.scores]])) {
+      for (const [name, src] of /** @type {const} */ ([
+        ['weights', r.weights],
+        ['scores', r.scores],
+      ])) {
         const dst = out[name];
         if (!dst || !src) continue;
         for (let i = 0; i < tq; i++) {
@@ -273,7 +286,8 @@ export function mergeParts(opts, plan, results) {
           // Keys past the block's last visible one: weight 0, except in a fully masked neg_inf
           // row, whose weights are all NaN (a truncated block never gets the 'finite' fill's
           // fully masked rows, nor scores).
-          if (tk < TK && name === 'weights' && o.maskFill === 'neg_inf' && Number.isNaN(r.lse[lh * tq + i])) dst.fill(NaN, at + tk, at + TK);
+          if (tk < TK && name === 'weights' && o.maskFill === 'neg_inf' && Number.isNaN(r.lse[lh * tq + i]))
+            dst.fill(NaN, at + tk, at + TK);
         }
       }
     }

@@ -19,7 +19,10 @@ export class TimingClient {
     this.cancel();
     let w: Worker;
     try {
-      w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: coreWorkerName('attention-timing') });
+      w = new Worker(new URL('./worker.ts', import.meta.url), {
+        type: 'module',
+        name: coreWorkerName('attention-timing'),
+      });
     } catch (err) {
       onMessage({ kind: 'fatal', message: workerBlockedMessage('timing lab', err) });
       return;
@@ -29,7 +32,10 @@ export class TimingClient {
     const parts: Worker[] = [];
     if (params.mode === 'qkv' && (params.workers ?? 1) > 1) {
       for (let i = 0; i < params.workers!; i++) {
-        const pw = new Worker(new URL('./part-worker.ts', import.meta.url), { type: 'module', name: coreWorkerName(`attention-part-${i + 1}`) });
+        const pw = new Worker(new URL('./part-worker.ts', import.meta.url), {
+          type: 'module',
+          name: coreWorkerName(`attention-part-${i + 1}`),
+        });
         const ch = new MessageChannel();
         pw.postMessage({ kind: 'port', port: ch.port1 } satisfies PartRequest, [ch.port1]);
         ports.push(ch.port2);
@@ -56,7 +62,10 @@ export class TimingClient {
       if (this.worker !== w) return;
       e.preventDefault();
       finish();
-      onMessage({ kind: 'fatal', message: `The timing worker failed: ${e.message || 'unknown error (is WebAssembly allowed?)'}` });
+      onMessage({
+        kind: 'fatal',
+        message: `The timing worker failed: ${e.message || 'unknown error (is WebAssembly allowed?)'}`,
+      });
     };
     for (const pw of parts) {
       pw.onerror = (e) => {

@@ -39,14 +39,31 @@ const onRequest = async (e: MessageEvent<PartRequest>) => {
     if (!part) throw new Error('no inputs loaded');
     const r = c.attention(part.q, part.k, part.v, { ...part.opts, ...coreKernel(m.kernel) });
     const result: AttnResultLike = {
-      output: r.output, weights: r.weights, entropy: r.entropy, lse: r.lse,
-      fullyMaskedRows: r.fullyMaskedRows, nanRows: r.nanRows, infScoreRows: r.infScoreRows, nanRowsPerHead: Array.from(r.nanRowsPerHead), scale: r.scale,
+      output: r.output,
+      weights: r.weights,
+      entropy: r.entropy,
+      lse: r.lse,
+      fullyMaskedRows: r.fullyMaskedRows,
+      nanRows: r.nanRows,
+      infScoreRows: r.infScoreRows,
+      nanRowsPerHead: Array.from(r.nanRowsPerHead),
+      scale: r.scale,
     };
-    const transfer = [r.output.buffer, r.entropy.buffer, r.lse.buffer, ...(r.weights ? [r.weights.buffer] : [])] as ArrayBuffer[];
+    const transfer = [
+      r.output.buffer,
+      r.entropy.buffer,
+      r.lse.buffer,
+      ...(r.weights ? [r.weights.buffer] : []),
+    ] as ArrayBuffer[];
     channel.postMessage({ kind: 'result', id: m.id, result } satisfies PartReply, transfer);
   } catch (err) {
     const x = err as Error & { field?: string };
-    channel.postMessage({ kind: 'error', id: m.id, message: String(x?.message ?? err), field: typeof x?.field === 'string' ? x.field : null } satisfies PartReply);
+    channel.postMessage({
+      kind: 'error',
+      id: m.id,
+      message: String(x?.message ?? err),
+      field: typeof x?.field === 'string' ? x.field : null,
+    } satisfies PartReply);
   }
 };
 scope.onmessage = onRequest;

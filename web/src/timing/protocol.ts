@@ -30,7 +30,14 @@ export interface TimingPoint {
 }
 
 export type TimingMessage =
-  | { kind: 'ready'; heapBytes: number; heapStart: Partial<Record<TimingKernel, number>>; cap: number; tiledScratch: number; warmupMs: number }
+  | {
+      kind: 'ready';
+      heapBytes: number;
+      heapStart: Partial<Record<TimingKernel, number>>;
+      cap: number;
+      tiledScratch: number;
+      warmupMs: number;
+    }
   | { kind: 'progress'; fraction: number; t: number; kernel: TimingKernel; text: string }
   | { kind: 'point'; point: TimingPoint }
   | { kind: 'skip'; kernel: TimingKernel; skip: Skip }

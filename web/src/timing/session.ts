@@ -33,7 +33,11 @@ export class TimingSession {
   /** Progress of the running sweep, 0…1. */
   fraction = 0;
 
-  constructor(private client: TimingClientLike, private changed: (what: TimingChange) => void = () => {}, private now: () => number = () => performance.now()) {}
+  constructor(
+    private client: TimingClientLike,
+    private changed: (what: TimingChange) => void = () => {},
+    private now: () => number = () => performance.now(),
+  ) {}
 
   start(params: SweepParams, budgetMs: number): void {
     this.sweep = { params, points: [], notes: [], stops: new Map(), heapBytes: NaN, startedAt: this.now() };
@@ -73,11 +77,20 @@ export class TimingSession {
         break;
       case 'skip':
         sw.notes.push({ kind: 'skip', text: skipText(m.skip, m.kernel) });
-        sw.stops.set(m.kernel, { t: m.skip.t, why: m.skip.kind === 'memory' ? 'skipped: over the memory cap' : 'skipped: over the time budget' });
+        sw.stops.set(m.kernel, {
+          t: m.skip.t,
+          why: m.skip.kind === 'memory' ? 'skipped: over the memory cap' : 'skipped: over the time budget',
+        });
         break;
       case 'refused':
-        sw.notes.push({ kind: 'refused', text: `${m.kernel}: the core refused T = ${m.t}: ${m.message}${m.field ? ` (field: ${m.field})` : ''}` });
-        sw.stops.set(m.kernel, { t: m.t, why: m.field === 'memory' ? 'refused by the core (memory)' : 'refused by the core' });
+        sw.notes.push({
+          kind: 'refused',
+          text: `${m.kernel}: the core refused T = ${m.t}: ${m.message}${m.field ? ` (field: ${m.field})` : ''}`,
+        });
+        sw.stops.set(m.kernel, {
+          t: m.t,
+          why: m.field === 'memory' ? 'refused by the core (memory)' : 'refused by the core',
+        });
         break;
       case 'done': {
         sw.heapBytes = m.heapBytes;

@@ -46,14 +46,45 @@ export interface TimingSlice {
 
 export const TIMING: SubState<TimingState, TimingSlice> = {
   fields: {
-    firstT: { key: 'tstart', label: 'timing: first T', kind: pow2(L.timingMinT, L.timingMaxT), default: 64, compute: false },
-    lastT: { key: 'tend', label: 'timing: last T', kind: pow2((s: TimingSlice) => s.timing.firstT, L.timingMaxT), default: 4096, fallback: (s) => Math.max(4096, s.timing.firstT), compute: false },
+    firstT: {
+      key: 'tstart',
+      label: 'timing: first T',
+      kind: pow2(L.timingMinT, L.timingMaxT),
+      default: 64,
+      compute: false,
+    },
+    lastT: {
+      key: 'tend',
+      label: 'timing: last T',
+      kind: pow2((s: TimingSlice) => s.timing.firstT, L.timingMaxT),
+      default: 4096,
+      fallback: (s) => Math.max(4096, s.timing.firstT),
+      compute: false,
+    },
     dModel: { key: 'tdm', label: 'timing: d_model', kind: int(1, L.timingMaxDModel), default: 512, compute: false },
     dK: { key: 'tdk', label: 'timing: d_k', kind: int(1, L.timingMaxDk), default: 64, compute: false },
     heads: { key: 'th', label: 'timing: heads', kind: int(1, L.timingMaxHeads), default: 1, compute: false },
-    kernels: { key: 'tker', label: 'timing: kernels', kind: oneOf(TIMING_KERNELS, (l, v) => `${l} “${v}” is unknown; timing both`), default: 'both', compute: false },
+    kernels: {
+      key: 'tker',
+      label: 'timing: kernels',
+      kind: oneOf(TIMING_KERNELS, (l, v) => `${l} “${v}” is unknown; timing both`),
+      default: 'both',
+      compute: false,
+    },
     causal: { key: 'tcausal', label: 'timing: causal', kind: yesNo(), default: false, compute: false },
-    input: { key: 'tmode', label: 'timing: input', kind: oneOf(TIMING_INPUTS, (l, v) => `${l} “${v}” is unknown; using random Q, K, V`), default: 'qkv', compute: false },
-    workers: { key: 'tw', label: 'timing: workers', kind: oneOf(TIMING_WORKERS, (l, v) => `${l} “${v}” is not 1, 2 or 4; using 1`), default: 1, compute: false },
+    input: {
+      key: 'tmode',
+      label: 'timing: input',
+      kind: oneOf(TIMING_INPUTS, (l, v) => `${l} “${v}” is unknown; using random Q, K, V`),
+      default: 'qkv',
+      compute: false,
+    },
+    workers: {
+      key: 'tw',
+      label: 'timing: workers',
+      kind: oneOf(TIMING_WORKERS, (l, v) => `${l} “${v}” is not 1, 2 or 4; using 1`),
+      default: 1,
+      compute: false,
+    },
   },
 };

@@ -4,11 +4,26 @@
 // It needs no attention result (needsResult: false); its settings live in the URL (t* fields).
 import { el, clear } from '../ui/dom';
 import { download } from '../shared/export';
-import { TIMING_LIMITS as L, TIMING_WORKERS, type TimingSlice as State, type TimingKernels, type TimingInput, type TimingState } from './state';
+import {
+  TIMING_LIMITS as L,
+  TIMING_WORKERS,
+  type TimingSlice as State,
+  type TimingKernels,
+  type TimingInput,
+  type TimingState,
+} from './state';
 import type { CoreBuildInfo } from '../wasm/core-build';
 import { TimingClient } from './client';
 import { coreBuildLabel } from '../wasm/core-build';
-import { FIT_FLOOR_MS, TIME_BUDGET_MS, kernelsOf, sweepTs, type MemoryParams, type MemoryTable, type SweepParams } from '../measure/model';
+import {
+  FIT_FLOOR_MS,
+  TIME_BUDGET_MS,
+  kernelsOf,
+  sweepTs,
+  type MemoryParams,
+  type MemoryTable,
+  type SweepParams,
+} from '../measure/model';
 import type { LabContext, View, ViewFactory } from '../ui/view';
 import { TimingSession, type TimingChange } from './session';
 import { ResultsPanel } from './results-panel';
@@ -23,13 +38,24 @@ export interface TimingContext extends LabContext<State, { timing?: Partial<Timi
 
 export function paramsOf(st: State): SweepParams {
   // The worker split applies to core.attention ('qkv'); the lesson's loop runs in one instance.
-  return { tStart: st.timing.firstT, tEnd: st.timing.lastT, dModel: st.timing.dModel, dk: st.timing.dK, heads: st.timing.heads, kernels: kernelsOf(st.timing.kernels), causal: st.timing.causal, mode: st.timing.input, workers: st.timing.input === 'qkv' ? st.timing.workers : 1 };
+  return {
+    tStart: st.timing.firstT,
+    tEnd: st.timing.lastT,
+    dModel: st.timing.dModel,
+    dk: st.timing.dK,
+    heads: st.timing.heads,
+    kernels: kernelsOf(st.timing.kernels),
+    causal: st.timing.causal,
+    mode: st.timing.input,
+    workers: st.timing.input === 'qkv' ? st.timing.workers : 1,
+  };
 }
 
 function describe(p: SweepParams): string {
-  const shape = p.mode === 'proj'
-    ? `X (T × ${p.dModel}) projected to d_k = ${p.dk}, core.multiHeadAttention`
-    : `random Q, K, V (d_k = ${p.dk}), core.attention`;
+  const shape =
+    p.mode === 'proj'
+      ? `X (T × ${p.dModel}) projected to d_k = ${p.dk}, core.multiHeadAttention`
+      : `random Q, K, V (d_k = ${p.dk}), core.attention`;
   const w = p.workers ?? 1;
   const split = w > 1 ? ` · each call split across ${w} workers (${p.heads >= w ? 'by heads' : 'by query rows'})` : '';
   return `T = ${p.tStart} … ${p.tEnd} by doubling · ${shape} · ${p.heads} head${p.heads > 1 ? 's' : ''} · ${p.causal ? 'causal' : 'no mask'} · ${p.kernels.join(' and ')}${split}`;
@@ -41,38 +67,99 @@ class TimingView implements View<TimingContext> {
   private ctx: TimingContext | null = null;
   private session = new TimingSession(new TimingClient(), (what) => this.onChange(what));
   private results = new ResultsPanel(this.session);
-  private memory = new MemoryPanel(this.session, () => this.ctx ? (p) => this.ctx!.client.memory(p) : null);
+  private memory = new MemoryPanel(this.session, () => (this.ctx ? (p) => this.ctx!.client.memory(p) : null));
 
   // Controls
   private tstart = el('select', { 'data-testid': 'timing-tstart', 'aria-label': 'First T' });
   private tend = el('select', { 'data-testid': 'timing-tend', 'aria-label': 'Last T' });
-  private mode = el('select', { 'data-testid': 'timing-mode' },
+  private mode = el(
+    'select',
+    { 'data-testid': 'timing-mode' },
     el('option', { value: 'qkv', text: 'random Q, K, V → core.attention' }),
-    el('option', { value: 'proj', text: 'lesson 2’s loop: X → Wq, Wk, Wv → attention' }));
-  private dm = el('input', { type: 'number', min: 1, max: L.timingMaxDModel, step: 1, inputmode: 'numeric', 'data-testid': 'timing-dm' });
-  private dk = el('input', { type: 'number', min: 1, max: L.timingMaxDk, step: 1, inputmode: 'numeric', 'data-testid': 'timing-dk' });
-  private heads = el('input', { type: 'number', min: 1, max: L.timingMaxHeads, step: 1, inputmode: 'numeric', 'data-testid': 'timing-heads' });
-  private ker = el('select', { 'data-testid': 'timing-kernels' },
+    el('option', { value: 'proj', text: 'lesson 2’s loop: X → Wq, Wk, Wv → attention' }),
+  );
+  private dm = el('input', {
+    type: 'number',
+    min: 1,
+    max: L.timingMaxDModel,
+    step: 1,
+    inputmode: 'numeric',
+    'data-testid': 'timing-dm',
+  });
+  private dk = el('input', {
+    type: 'number',
+    min: 1,
+    max: L.timingMaxDk,
+    step: 1,
+    inputmode: 'numeric',
+    'data-testid': 'timing-dk',
+  });
+  private heads = el('input', {
+    type: 'number',
+    min: 1,
+    max: L.timingMaxHeads,
+    step: 1,
+    inputmode: 'numeric',
+    'data-testid': 'timing-heads',
+  });
+  private ker = el(
+    'select',
+    { 'data-testid': 'timing-kernels' },
     el('option', { value: 'both', text: 'naive and tiled' }),
     el('option', { value: 'naive', text: 'naive only' }),
     el('option', { value: 'tiled', text: 'tiled only' }),
-    el('option', { value: 'linear', text: 'tiled softmax and linear attention' }));
+    el('option', { value: 'linear', text: 'tiled softmax and linear attention' }),
+  );
   private causal = el('input', { type: 'checkbox', 'data-testid': 'timing-causal' });
-  private workers = el('select', { 'data-testid': 'timing-workers' },
-    ...TIMING_WORKERS.map((n) => el('option', { value: n, text: n === 1 ? '1 (default)' : String(n) })));
+  private workers = el(
+    'select',
+    { 'data-testid': 'timing-workers' },
+    ...TIMING_WORKERS.map((n) => el('option', { value: n, text: n === 1 ? '1 (default)' : String(n) })),
+  );
   private workersNote = el('p', { class: 'timing-workers-note muted small', 'data-testid': 'timing-workers-note' });
   /** Which build of the core runs here, as the compute Worker's core reports it. */
-  private coreBuild = el('span', { class: 'timing-core-build muted small', 'data-testid': 'core-build', 'data-build': 'unknown' });
+  private coreBuild = el('span', {
+    class: 'timing-core-build muted small',
+    'data-testid': 'core-build',
+    'data-build': 'unknown',
+  });
   /** The same in a student's words first; the build's name under "details". */
   private coreBuildPlain = el('span', { 'data-testid': 'core-build-plain' });
   private coreBuildAsked = false;
-  private runBtn = el('button', { type: 'button', class: 'btn primary', 'data-testid': 'timing-run', text: 'Run sweep' });
-  private cancelBtn = el('button', { type: 'button', class: 'btn', 'data-testid': 'timing-cancel', text: 'Cancel', disabled: true });
-  private saveBtn = el('button', { type: 'button', class: 'btn small', 'data-testid': 'timing-export', text: 'Download JSON', disabled: true });
+  private runBtn = el('button', {
+    type: 'button',
+    class: 'btn primary',
+    'data-testid': 'timing-run',
+    text: 'Run sweep',
+  });
+  private cancelBtn = el('button', {
+    type: 'button',
+    class: 'btn',
+    'data-testid': 'timing-cancel',
+    text: 'Cancel',
+    disabled: true,
+  });
+  private saveBtn = el('button', {
+    type: 'button',
+    class: 'btn small',
+    'data-testid': 'timing-export',
+    text: 'Download JSON',
+    disabled: true,
+  });
 
   // Output
-  private progress = el('progress', { max: 1, value: 0, 'data-testid': 'timing-progress', 'aria-label': 'Sweep progress' });
-  private status = el('p', { class: 'timing-status', 'data-testid': 'timing-status', 'data-state': 'idle', 'aria-live': 'polite' });
+  private progress = el('progress', {
+    max: 1,
+    value: 0,
+    'data-testid': 'timing-progress',
+    'aria-label': 'Sweep progress',
+  });
+  private status = el('p', {
+    class: 'timing-status',
+    'data-testid': 'timing-status',
+    'data-state': 'idle',
+    'aria-live': 'polite',
+  });
   private caption = el('p', { class: 'timing-caption muted' });
   private notes = el('ul', { class: 'timing-notes', 'data-testid': 'timing-notes' });
   private projNote = el('p', { class: 'timing-proj-note', 'data-testid': 'timing-proj-note' });
@@ -89,7 +176,11 @@ class TimingView implements View<TimingContext> {
     this.ker.addEventListener('change', () => update({ kernels: this.ker.value as TimingKernels }));
     this.causal.addEventListener('change', () => update({ causal: this.causal.checked }));
     this.workers.addEventListener('change', () => update({ workers: Number(this.workers.value) }));
-    for (const [input, key] of [[this.dm, 'dModel'], [this.dk, 'dK'], [this.heads, 'heads']] as const) {
+    for (const [input, key] of [
+      [this.dm, 'dModel'],
+      [this.dk, 'dK'],
+      [this.heads, 'heads'],
+    ] as const) {
       input.addEventListener('change', () => {
         const v = input.valueAsNumber;
         update({ [key]: Number.isNaN(v) ? undefined : v });
@@ -100,31 +191,75 @@ class TimingView implements View<TimingContext> {
     this.cancelBtn.addEventListener('click', () => this.cancel());
     this.saveBtn.addEventListener('click', () => this.save());
 
-    const field = (label: string, input: HTMLElement, cls = '') => el('label', { class: `tfield ${cls}` }, el('span', { text: label }), input);
-    const controls = el('div', { class: 'timing-controls', role: 'group', 'aria-label': 'Sweep settings' },
-      el('div', { class: 'trow' },
-        field('T from', this.tstart), field('to', this.tend),
+    const field = (label: string, input: HTMLElement, cls = '') =>
+      el('label', { class: `tfield ${cls}` }, el('span', { text: label }), input);
+    const controls = el(
+      'div',
+      { class: 'timing-controls', role: 'group', 'aria-label': 'Sweep settings' },
+      el(
+        'div',
+        { class: 'trow' },
+        field('T from', this.tstart),
+        field('to', this.tend),
         field('Input', this.mode, 'wide'),
-        field('d_model', this.dm), field('d_k', this.dk), field('heads', this.heads),
+        field('d_model', this.dm),
+        field('d_k', this.dk),
+        field('heads', this.heads),
         field('Kernels', this.ker),
         el('label', { class: 'tfield check' }, this.causal, el('span', { text: 'causal mask' })),
-        field('Workers per call', this.workers)),
+        field('Workers per call', this.workers),
+      ),
       this.workersNote,
-      el('div', { class: 'muted small' }, this.coreBuildPlain, ' ', el('details', { class: 'check-details' }, el('summary', { text: 'details' }), ' ', this.coreBuild)),
-      el('div', { class: 'trow actions' }, this.runBtn, this.cancelBtn, el('div', { class: 'tprogress' }, this.progress, this.status)));
+      el(
+        'div',
+        { class: 'muted small' },
+        this.coreBuildPlain,
+        ' ',
+        el('details', { class: 'check-details' }, el('summary', { text: 'details' }), ' ', this.coreBuild),
+      ),
+      el(
+        'div',
+        { class: 'trow actions' },
+        this.runBtn,
+        this.cancelBtn,
+        el('div', { class: 'tprogress' }, this.progress, this.status),
+      ),
+    );
 
-    this.root = el('div', { class: 'view-timing', 'data-testid': 'timing-view' },
-      el('div', { class: 'timing-head' },
+    this.root = el(
+      'div',
+      { class: 'view-timing', 'data-testid': 'timing-view' },
+      el(
+        'div',
+        { class: 'timing-head' },
         el('h3', { class: 'panel-title', text: 'Now watch the cost: time attention as T doubles' }),
-        el('p', { class: 'lead', text: 'Each doubling of the sequence length T roughly quadruples the time: the score matrix Q Kᵀ has T × T entries. Run the sweep and measure it in this browser.' })),
+        el('p', {
+          class: 'lead',
+          text: 'Each doubling of the sequence length T roughly quadruples the time: the score matrix Q Kᵀ has T × T entries. Run the sweep and measure it in this browser.',
+        }),
+      ),
       controls,
       this.caption,
       this.projNote,
       this.notes,
-      el('div', { class: 'timing-results' }, el('div', { class: 'timing-plot' }, this.results.fit, this.results.chart), this.memory.root),
+      el(
+        'div',
+        { class: 'timing-results' },
+        el('div', { class: 'timing-plot' }, this.results.fit, this.results.chart),
+        this.memory.root,
+      ),
       el('div', { class: 'table-scroll' }, this.results.table),
-      el('div', { class: 'timing-save' }, this.saveBtn, el('span', { class: 'muted small', text: 'Every sample of the sweep, its settings and this browser, as JSON.' })),
-      this.explainer());
+      el(
+        'div',
+        { class: 'timing-save' },
+        this.saveBtn,
+        el('span', {
+          class: 'muted small',
+          text: 'Every sample of the sweep, its settings and this browser, as JSON.',
+        }),
+      ),
+      this.explainer(),
+    );
     this.draw();
   }
 
@@ -147,7 +282,8 @@ class TimingView implements View<TimingContext> {
     this.causal.checked = st.timing.causal;
     this.workers.value = String(st.timing.workers);
     this.workers.disabled = st.timing.input !== 'qkv' || this.session.phase === 'running';
-    this.workers.title = st.timing.input === 'qkv' ? '' : 'The lesson’s loop runs in one instance; the split applies to core.attention';
+    this.workers.title =
+      st.timing.input === 'qkv' ? '' : 'The lesson’s loop runs in one instance; the split applies to core.attention';
     this.drawWorkersNote(st);
     if (document.activeElement !== this.dm) this.dm.value = String(st.timing.dModel);
     if (document.activeElement !== this.dk) this.dk.value = String(st.timing.dK);
@@ -160,30 +296,39 @@ class TimingView implements View<TimingContext> {
     if (this.coreBuildAsked) return;
     this.coreBuildAsked = true;
     this.coreBuild.textContent = 'core: …';
-    ctx.client.about().then((a) => {
-      this.coreBuild.dataset.build = a.relaxedSimd ? 'relaxed' : 'simd128';
-      this.coreBuildPlain.textContent = a.relaxedSimd
-        ? 'This browser runs the faster build of the core: it does each multiply and add in one step, so the last digits may differ from another browser’s.'
-        : 'This browser runs the standard build of the core (the same digits in every browser).';
-      this.coreBuild.textContent = `core: ${coreBuildLabel(a.relaxedSimd)}` + (a.relaxedSimd
-        ? ' — this browser validates WebAssembly relaxed SIMD, so the forward kernels fuse each multiply-add (results may differ from SIMD128 in the last bits); training stays SIMD128 so a run replays exactly.'
-        : a.prefer === 'simd' ? ' — asked for with ?core=simd128.' : ' — this browser does not validate WebAssembly relaxed SIMD (no fused multiply-add), so the SIMD128 build runs.');
-    }, (e: Error) => {
-      this.coreBuildAsked = false;
-      this.coreBuild.textContent = `core: unknown (${e.message})`;
-    });
+    ctx.client.about().then(
+      (a) => {
+        this.coreBuild.dataset.build = a.relaxedSimd ? 'relaxed' : 'simd128';
+        this.coreBuildPlain.textContent = a.relaxedSimd
+          ? 'This browser runs the faster build of the core: it does each multiply and add in one step, so the last digits may differ from another browser’s.'
+          : 'This browser runs the standard build of the core (the same digits in every browser).';
+        this.coreBuild.textContent =
+          `core: ${coreBuildLabel(a.relaxedSimd)}` +
+          (a.relaxedSimd
+            ? ' — this browser validates WebAssembly relaxed SIMD, so the forward kernels fuse each multiply-add (results may differ from SIMD128 in the last bits); training stays SIMD128 so a run replays exactly.'
+            : a.prefer === 'simd'
+              ? ' — asked for with ?core=simd128.'
+              : ' — this browser does not validate WebAssembly relaxed SIMD (no fused multiply-add), so the SIMD128 build runs.');
+      },
+      (e: Error) => {
+        this.coreBuildAsked = false;
+        this.coreBuild.textContent = `core: unknown (${e.message})`;
+      },
+    );
   }
 
   private drawWorkersNote(st: State): void {
     const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency : NaN;
     const isolated = typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated;
     const w = st.timing.input === 'qkv' ? st.timing.workers : 1;
-    const how = w === 1
-      ? 'Each call runs in one WebAssembly instance (one core).'
-      : `Each call is split across ${w} module Workers, each with its own WebAssembly instance: ${st.timing.heads >= w ? 'whole heads per worker' : 'blocks of query rows per worker (causal blocks balanced by area, each given only the keys it can see)'}; the time is the wall clock from posting the parts to merging their results.`;
-    this.workersNote.textContent = `This browser: ${Number.isFinite(cores) ? cores : 'unknown'} logical cores (navigator.hardwareConcurrency), crossOriginIsolated = ${isolated}. ${how} `
-      + 'The default is 1 because an embedding page cannot count on the COOP/COEP headers that shared-memory threads need; this option needs neither: it copies the inputs to each worker (no SharedArrayBuffer).'
-      + (st.timing.input === 'qkv' ? '' : ' (The lesson’s loop always runs in one instance.)');
+    const how =
+      w === 1
+        ? 'Each call runs in one WebAssembly instance (one core).'
+        : `Each call is split across ${w} module Workers, each with its own WebAssembly instance: ${st.timing.heads >= w ? 'whole heads per worker' : 'blocks of query rows per worker (causal blocks balanced by area, each given only the keys it can see)'}; the time is the wall clock from posting the parts to merging their results.`;
+    this.workersNote.textContent =
+      `This browser: ${Number.isFinite(cores) ? cores : 'unknown'} logical cores (navigator.hardwareConcurrency), crossOriginIsolated = ${isolated}. ${how} ` +
+      'The default is 1 because an embedding page cannot count on the COOP/COEP headers that shared-memory threads need; this option needs neither: it copies the inputs to each worker (no SharedArrayBuffer).' +
+      (st.timing.input === 'qkv' ? '' : ' (The lesson’s loop always runs in one instance.)');
     this.workersNote.dataset.cores = String(cores);
     this.workersNote.dataset.isolated = String(isolated);
   }
@@ -261,19 +406,30 @@ class TimingView implements View<TimingContext> {
   }
 
   private explainer(): HTMLElement {
-    const block = (title: string, ...ps: string[]) => el('section', {}, el('h4', { text: title }), ...ps.map((t) => el('p', { text: t })));
-    return el('div', { class: 'timing-explain' },
-      block('What is measured',
+    const block = (title: string, ...ps: string[]) =>
+      el('section', {}, el('h4', { text: title }), ...ps.map((t) => el('p', { text: t })));
+    return el(
+      'div',
+      { class: 'timing-explain' },
+      block(
+        'What is measured',
         'One call of the WebAssembly core per sample: scores Q Kᵀ · 1/√d_k, the mask, the softmax and weights · V, on random inputs made once per T. It runs in its own Web Worker, so the page stays responsive and the heatmaps keep their own worker.',
-        'First come warm-up calls: the browser starts WebAssembly in a quick baseline compiler and swaps in optimised code after a while; a call that is already running is never upgraded. Each point is then the median of several repeats, with the fastest and slowest shown as a bar. Very short calls are timed in batches and divided, because the browser’s clock ticks only every 0.1 ms or so. The naive time includes copying the T × T weights back to JavaScript, as the heatmaps need them.'),
-      block('Why ×4 per doubling',
-        'Q Kᵀ has T × T entries and each costs d_k multiply-adds; weights · V costs as much again. Double T and there are 2T × 2T = 4T² entries: four times the work. Time ∝ T² is a straight line of slope 2 on a log–log chart — the dashed line. Small T sits above it: fixed costs per call, and copying Q, K and V, grow only linearly and matter only while T² is small.'),
-      block('What the tiled kernel changes — and what it does not',
+        'First come warm-up calls: the browser starts WebAssembly in a quick baseline compiler and swaps in optimised code after a while; a call that is already running is never upgraded. Each point is then the median of several repeats, with the fastest and slowest shown as a bar. Very short calls are timed in batches and divided, because the browser’s clock ticks only every 0.1 ms or so. The naive time includes copying the T × T weights back to JavaScript, as the heatmaps need them.',
+      ),
+      block(
+        'Why ×4 per doubling',
+        'Q Kᵀ has T × T entries and each costs d_k multiply-adds; weights · V costs as much again. Double T and there are 2T × 2T = 4T² entries: four times the work. Time ∝ T² is a straight line of slope 2 on a log–log chart — the dashed line. Small T sits above it: fixed costs per call, and copying Q, K and V, grow only linearly and matter only while T² is small.',
+      ),
+      block(
+        'What the tiled kernel changes — and what it does not',
         'The tiled kernel is FlashAttention’s idea: it never builds the T × T matrix. It takes 64 queries at a time and walks the keys in tiles of 32, keeping a running maximum and sum for each query row and rescaling them when a new tile raises the maximum. Memory becomes linear in T: inputs, output and one small tile.',
-        'The arithmetic is still quadratic, so its slope is still about 2. It is exact, not an approximation: its output equals the naive kernel’s up to floating-point rounding. On a GPU the saving is memory traffic, which is usually what costs time. Here, compare the two slopes (both about 2) and the memory panel: quadratic against linear.'),
-      block('Linear attention: a different computation, slope 1',
+        'The arithmetic is still quadratic, so its slope is still about 2. It is exact, not an approximation: its output equals the naive kernel’s up to floating-point rounding. On a GPU the saving is memory traffic, which is usually what costs time. Here, compare the two slopes (both about 2) and the memory panel: quadratic against linear.',
+      ),
+      block(
+        'Linear attention: a different computation, slope 1',
         'Kernels “tiled softmax and linear attention” times the core’s linear attention (Katharopoulos et al. 2020) next to the tiled softmax kernel. It replaces the softmax with a feature map φ(x) = elu(x) + 1: w_ij = φ(q_i)·φ(k_j) / Σ_j φ(q_i)·φ(k_j). Regrouping the products, each output is φ(q_i)·S / φ(q_i)·z with S = Σ_j φ(k_j) v_jᵀ (a d_k × d_v matrix) and z = Σ_j φ(k_j), running sums over the keys (prefix sums under the causal mask).',
-        'No T × T scores are ever formed, so doubling T doubles the work: a slope of about 1 where softmax has 2. The price: its weights are not softmax’s (no sharp, winner-take-most rows), so it is a different model, not a faster way to compute the same one; the Lesson view shows its weights next to softmax’s.'),
+        'No T × T scores are ever formed, so doubling T doubles the work: a slope of about 1 where softmax has 2. The price: its weights are not softmax’s (no sharp, winner-take-most rows), so it is a different model, not a faster way to compute the same one; the Lesson view shows its weights next to softmax’s.',
+      ),
     );
   }
 }
@@ -287,7 +443,10 @@ function projText(p: SweepParams, s: TimingSession): string {
   let text = `What this measures: lesson 2’s loop. Every call multiplies X (T × ${p.dModel}) by Wq, Wk and Wv and the result by Wo — 4·T·${p.dModel}·${p.heads * p.dk} multiply-adds, linear in T — besides the scores and weights · V, 2·T²·${p.heads * p.dk}, quadratic. By that count the scores are ${share(p.tStart)} % of the work at T = ${p.tStart} and ${share(p.tEnd)} % at T = ${p.tEnd}: at these sizes the projections dominate, and a doubling should cost about ×${ratio(p.tStart).toFixed(1)} … ×${ratio(last).toFixed(1)}, not ×4 (×4 needs T far above 2·d_model = ${2 * p.dModel}).`;
   for (const k of p.kernels) {
     const pts = s.pointsOf(k);
-    const rs = pts.slice(1).map((q, i) => (pts[i].t * 2 === q.t ? `×${(q.stats.median / pts[i].stats.median).toFixed(1)}` : null)).filter((x) => x);
+    const rs = pts
+      .slice(1)
+      .map((q, i) => (pts[i].t * 2 === q.t ? `×${(q.stats.median / pts[i].stats.median).toFixed(1)}` : null))
+      .filter((x) => x);
     if (rs.length) {
       const f = s.fits()[k];
       text += ` Measured here (${k}): ${rs.join(', ')} per doubling${f ? `, fitted p = ${f.exponent.toFixed(2)}` : ''}.`;
@@ -296,4 +455,9 @@ function projText(p: SweepParams, s: TimingSession): string {
   return text;
 }
 
-export const timingView: ViewFactory<TimingContext, 'timing', false> = { id: 'timing', label: 'Timing lab', needsResult: false, create: () => new TimingView() };
+export const timingView: ViewFactory<TimingContext, 'timing', false> = {
+  id: 'timing',
+  label: 'Timing lab',
+  needsResult: false,
+  create: () => new TimingView(),
+};

@@ -9,8 +9,18 @@ import { loadCore, type AttnCore } from '../wasm/load-core';
 import type { TimingMessage, TimingRunRequest } from './protocol';
 import { mergeParts, partCall, planSplit, type AttnResultLike, type FullOpts } from './attn-split.js';
 import type { PartReply, PartRequest } from './part-worker';
-import { batchSize, checkBudget, coreBytes, coreKernel, plannedCalls, predictQuadratic, stats, sweepTs, type SweepParams, type TimingKernel } from '../measure/model';
-
+import {
+  batchSize,
+  checkBudget,
+  coreBytes,
+  coreKernel,
+  plannedCalls,
+  predictQuadratic,
+  stats,
+  sweepTs,
+  type SweepParams,
+  type TimingKernel,
+} from '../measure/model';
 
 const MIN_POINT_MS = 250;
 const MAX_SAMPLES = 25;
@@ -75,11 +85,16 @@ class PartPool {
   }
 
   call(kernel: TimingKernel, nParts: number): Promise<AttnResultLike[]> {
-    return Promise.all(this.workers.slice(0, nParts).map((w) => new Promise<AttnResultLike>((resolve, reject) => {
-      const id = this.next++;
-      this.pending.set(id, { resolve, reject });
-      w.postMessage({ kind: 'call', id, kernel } satisfies PartRequest);
-    })));
+    return Promise.all(
+      this.workers.slice(0, nParts).map(
+        (w) =>
+          new Promise<AttnResultLike>((resolve, reject) => {
+            const id = this.next++;
+            this.pending.set(id, { resolve, reject });
+            w.postMessage({ kind: 'call', id, kernel } satisfies PartRequest);
+          }),
+      ),
+    );
   }
 
   done(): void {
@@ -95,7 +110,9 @@ type Cores = Partial<Record<TimingKernel, AttnCore>>;
 function makeInputs(cores: Cores, p: SweepParams, t: number, pool: PartPool | null): Inputs {
   const { heads: h, dk, dModel } = p;
   if (p.mode === 'qkv') {
-    const q = rand(h * t * dk), k = rand(h * t * dk), v = rand(h * t * dk);
+    const q = rand(h * t * dk),
+      k = rand(h * t * dk),
+      v = rand(h * t * dk);
     const opts = { heads: h, tq: t, tk: t, dk, dv: dk, causal: p.causal };
     if (pool) {
       const any = (cores.naive ?? cores.tiled ?? cores.linear)!;
@@ -112,8 +129,23 @@ function makeInputs(cores: Cores, p: SweepParams, t: number, pool: PartPool | nu
   }
   const hd = h * dk;
   const w = 1 / Math.sqrt(dModel);
-  const x = rand(t * dModel), wq = rand(dModel * hd, w), wk = rand(dModel * hd, w), wv = rand(dModel * hd, w), wo = rand(hd * dModel, w);
-  return { call: (kernel) => void cores[kernel]!.multiHeadAttention(x, wq, wk, wv, wo, { t, dModel, heads: h, dk, dv: dk, causal: p.causal, ...coreKernel(kernel) }) };
+  const x = rand(t * dModel),
+    wq = rand(dModel * hd, w),
+    wk = rand(dModel * hd, w),
+    wv = rand(dModel * hd, w),
+    wo = rand(hd * dModel, w);
+  return {
+    call: (kernel) =>
+      void cores[kernel]!.multiHeadAttention(x, wq, wk, wv, wo, {
+        t,
+        dModel,
+        heads: h,
+        dk,
+        dv: dk,
+        causal: p.causal,
+        ...coreKernel(kernel),
+      }),
+  };
 }
 
 async function timeOnce(inp: Inputs, kernel: TimingKernel, n: number): Promise<number> {
@@ -158,7 +190,14 @@ async function run(req: TimingRunRequest): Promise<void> {
       if (calm >= 8 && performance.now() - start > 1000) break;
     }
   }
-  post({ kind: 'ready', heapBytes: heap(core), heapStart, cap: core.limits.memoryCap, tiledScratch: core.tiledScratchBytes(p.dk), warmupMs: performance.now() - w0 });
+  post({
+    kind: 'ready',
+    heapBytes: heap(core),
+    heapStart,
+    cap: core.limits.memoryCap,
+    tiledScratch: core.tiledScratchBytes(p.dk),
+    warmupMs: performance.now() - w0,
+  });
 
   // Progress is weighted by T² (the cost of a point), so the bar moves like the clock.
   const weight = (t: number) => t * t * p.kernels.length;
@@ -171,7 +210,13 @@ async function run(req: TimingRunRequest): Promise<void> {
     const active: TimingKernel[] = [];
     for (const kernel of p.kernels) {
       if (stopped.has(kernel)) continue;
-      const skip = checkBudget(coreBytes(core, p, t, kernel), core.limits.memoryCap, t, prev.get(kernel) ?? null, req.budgetMs);
+      const skip = checkBudget(
+        coreBytes(core, p, t, kernel),
+        core.limits.memoryCap,
+        t,
+        prev.get(kernel) ?? null,
+        req.budgetMs,
+      );
       if (skip) {
         stopped.add(kernel);
         post({ kind: 'skip', kernel, skip });
@@ -181,7 +226,8 @@ async function run(req: TimingRunRequest): Promise<void> {
     const inputs = makeInputs(cores, p, t, pool);
     for (const kernel of active) {
       const share = weight(t) / p.kernels.length;
-      const progress = (frac: number, text: string) => post({ kind: 'progress', fraction: (doneWeight + share * frac) / total, t, kernel, text });
+      const progress = (frac: number, text: string) =>
+        post({ kind: 'progress', fraction: (doneWeight + share * frac) / total, t, kernel, text });
       try {
         const last = prev.get(kernel);
         const predicted = last ? predictQuadratic(last.ms, last.t, t) : NaN;
@@ -196,7 +242,10 @@ async function run(req: TimingRunRequest): Promise<void> {
         // machine cannot move their median.
         let spent = 0;
         for (let r = 0; r < plan.repeats || (spent < MIN_POINT_MS && r < MAX_SAMPLES); r++) {
-          progress(Math.min(1, (r + 1) / (plan.repeats + 1)), `T = ${t}, ${kernel}: repeat ${r + 1} of ${Math.max(plan.repeats, r + 1)}${batch > 1 ? ` (${batch} calls each)` : ''}`);
+          progress(
+            Math.min(1, (r + 1) / (plan.repeats + 1)),
+            `T = ${t}, ${kernel}: repeat ${r + 1} of ${Math.max(plan.repeats, r + 1)}${batch > 1 ? ` (${batch} calls each)` : ''}`,
+          );
           const ms = await timeOnce(inputs, kernel, batch);
           samples.push(ms);
           spent += ms * batch;
@@ -204,11 +253,30 @@ async function run(req: TimingRunRequest): Promise<void> {
         const st = stats(samples);
         prev.set(kernel, { t, ms: st.median });
         const kernelHeap = heap(cores[kernel]!);
-        post({ kind: 'point', point: { t, kernel, samples, stats: st, batch, warmup: plan.warmup, heapBytes: kernelHeap, heapGrowth: kernelHeap - heapStart[kernel]!, estimateBytes: coreBytes(core, p, t, kernel) } });
+        post({
+          kind: 'point',
+          point: {
+            t,
+            kernel,
+            samples,
+            stats: st,
+            batch,
+            warmup: plan.warmup,
+            heapBytes: kernelHeap,
+            heapGrowth: kernelHeap - heapStart[kernel]!,
+            estimateBytes: coreBytes(core, p, t, kernel),
+          },
+        });
       } catch (err) {
         const e = err as Error & { field?: string };
         stopped.add(kernel);
-        post({ kind: 'refused', kernel, t, message: String(e?.message ?? err), field: typeof e?.field === 'string' ? e.field : null });
+        post({
+          kind: 'refused',
+          kernel,
+          t,
+          message: String(e?.message ?? err),
+          field: typeof e?.field === 'string' ? e.field : null,
+        });
       }
       doneWeight += weight(t) / p.kernels.length;
     }
@@ -219,5 +287,7 @@ async function run(req: TimingRunRequest): Promise<void> {
 
 self.onmessage = (e: MessageEvent<TimingRunRequest>) => {
   if (e.data?.kind !== 'run') return;
-  run(e.data).catch((err) => post({ kind: 'fatal', message: `The timing worker failed: ${String((err as Error)?.message ?? err)}` }));
+  run(e.data).catch((err) =>
+    post({ kind: 'fatal', message: `The timing worker failed: ${String((err as Error)?.message ?? err)}` }),
+  );
 };

@@ -8,14 +8,29 @@ export class ExperimentCards {
   readonly root: HTMLElement;
 
   constructor() {
-    this.root = el('section', { class: 'tr-presets', 'aria-labelledby': 'train-presets-title' },
+    this.root = el(
+      'section',
+      { class: 'tr-presets', 'aria-labelledby': 'train-presets-title' },
       el('h3', { id: 'train-presets-title', text: 'Experiments' }),
-      el('ul', { class: 'cards' }, ...TRAIN_PRESETS.map((p) => el('li', { class: 'card' },
-        el('a', { 'data-train-preset': p.id, 'data-claim': JSON.stringify(p.claim), class: 'card-link' },
-          el('span', { class: 'card-lesson', text: 'Train' }),
-          el('strong', { class: 'card-title', text: p.title }),
-          el('span', { class: 'card-blurb', text: p.blurb }),
-          el('span', { class: 'card-figure', text: p.figure }))))));
+      el(
+        'ul',
+        { class: 'cards' },
+        ...TRAIN_PRESETS.map((p) =>
+          el(
+            'li',
+            { class: 'card' },
+            el(
+              'a',
+              { 'data-train-preset': p.id, 'data-claim': JSON.stringify(p.claim), class: 'card-link' },
+              el('span', { class: 'card-lesson', text: 'Train' }),
+              el('strong', { class: 'card-title', text: p.title }),
+              el('span', { class: 'card-blurb', text: p.blurb }),
+              el('span', { class: 'card-figure', text: p.figure }),
+            ),
+          ),
+        ),
+      ),
+    );
   }
 
   /** Give the cards that have none their link. */

@@ -45,7 +45,19 @@ export interface ChartSpec {
   xLog?: boolean;
 }
 
-const SUP: Record<string, string> = { '-': '⁻', '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹' };
+const SUP: Record<string, string> = {
+  '-': '⁻',
+  '0': '⁰',
+  '1': '¹',
+  '2': '²',
+  '3': '³',
+  '4': '⁴',
+  '5': '⁵',
+  '6': '⁶',
+  '7': '⁷',
+  '8': '⁸',
+  '9': '⁹',
+};
 /** A tick label short enough for the margin: 0.5, 12, 1.5k, 10⁶. */
 function tickText(v: number, log: boolean): string {
   if (log) {
@@ -58,7 +70,8 @@ function tickText(v: number, log: boolean): string {
 }
 /** Powers of ten from lo to hi (both > 0), thinned to about n. */
 function logTicks(lo: number, hi: number, n: number): number[] {
-  const a = Math.floor(Math.log10(lo)), b = Math.ceil(Math.log10(hi));
+  const a = Math.floor(Math.log10(lo)),
+    b = Math.ceil(Math.log10(hi));
   const every = Math.max(1, Math.ceil((b - a) / n));
   const out: number[] = [];
   for (let e = a; e <= b; e += every) if (10 ** e >= lo * 0.999 && 10 ** e <= hi * 1.001) out.push(10 ** e);
@@ -102,13 +115,17 @@ export function drawChart(canvas: HTMLCanvasElement, c: ChartSpec): void {
   const yTexts = yTicks.map((v) => tickText(v, yLog));
   // The left margin fits the widest tick label and the rotated axis title beside it.
   const labelW = Math.max(0, ...yTexts.map((t) => g.measureText(t).width));
-  const L = Math.max(44, Math.ceil(labelW) + 27), R = hasRight ? 38 : 10, T = 10, B = 30;
+  const L = Math.max(44, Math.ceil(labelW) + 27),
+    R = hasRight ? 38 : 10,
+    T = 10,
+    B = 30;
   const pw = Math.max(10, c.width - L - R);
   const ph = Math.max(10, c.height - T - B);
   const xMax = Math.max(1, c.xMax);
   const lx = Math.log10(1 + xMax);
   const X = c.xLog ? (x: number) => L + (Math.log10(1 + Math.max(0, x)) / lx) * pw : (x: number) => L + (x / xMax) * pw;
-  const ly0 = yLog ? Math.log10(c.yMin) : 0, ly1 = yLog ? Math.log10(c.yMax) : 1;
+  const ly0 = yLog ? Math.log10(c.yMin) : 0,
+    ly1 = yLog ? Math.log10(c.yMax) : 1;
   const Y = yLog
     ? (y: number) => T + ph - ((Math.log10(Math.max(y, c.yMin * 1e-3)) - ly0) / (ly1 - ly0)) * ph
     : (y: number) => T + ph - ((y - c.yMin) / (c.yMax - c.yMin || 1)) * ph;
@@ -140,7 +157,8 @@ export function drawChart(canvas: HTMLCanvasElement, c: ChartSpec): void {
   }
   g.textAlign = 'center';
   g.textBaseline = 'top';
-  for (const v of c.xLog ? logStepTicks(xMax, pw) : niceTicks(0, xMax, Math.max(2, Math.floor(pw / 70)))) g.fillText(String(v), X(v), T + ph + 4);
+  for (const v of c.xLog ? logStepTicks(xMax, pw) : niceTicks(0, xMax, Math.max(2, Math.floor(pw / 70))))
+    g.fillText(String(v), X(v), T + ph + 4);
   if (c.xLabel) {
     g.textAlign = 'right';
     g.fillText(c.xLabel, L + pw, T + ph + 16);

@@ -39,7 +39,10 @@ export class TrainClient {
     w.onerror = (e) => {
       if (this.worker !== w) return;
       e.preventDefault();
-      this.onMessage({ kind: 'fatal', message: `The training worker failed: ${e.message || 'unknown error (is WebAssembly allowed?)'}` });
+      this.onMessage({
+        kind: 'fatal',
+        message: `The training worker failed: ${e.message || 'unknown error (is WebAssembly allowed?)'}`,
+      });
     };
     this.send({ kind: 'init', config, evalEvery, snapEvery, workers });
   }

@@ -24,10 +24,19 @@ export interface CompareOwner {
 
 /** Start the comparison trainer with settings `c` (the main run's settings are `t`). */
 export function startCompareRun(
-  c: TrainState, t: TrainState, label: string,
-  newClient: (on: (m: TrainMessage) => void) => TrainClientLike, owner: CompareOwner,
+  c: TrainState,
+  t: TrainState,
+  label: string,
+  newClient: (on: (m: TrainMessage) => void) => TrainClientLike,
+  owner: CompareOwner,
 ): CompareRun {
-  const cmp: CompareRun = { client: null as unknown as TrainClientLike, history: new History(), run: 'loading', label, step: 0 };
+  const cmp: CompareRun = {
+    client: null as unknown as TrainClientLike,
+    history: new History(),
+    run: 'loading',
+    label,
+    step: 0,
+  };
   cmp.client = newClient((m) => {
     if (!owner.isCurrent(cmp)) return;
     if (m.kind === 'ready') {

@@ -20,16 +20,32 @@ export const TRAIN_TASKS: readonly TrainTask[] = ['induction', 'induction-fixed'
 export const TRAIN_POSITIONAL: readonly TrainPositional[] = ['learned', 'none', 'rope', 'alibi'];
 export const TRAIN_NORMALIZERS: readonly TrainNormalizer[] = ['softmax', 'softmax1', 'sigmoid', 'relu', 'linear'];
 export const POSITIONAL_LABEL: Record<TrainPositional, string> = {
-  learned: 'learned table', none: 'none', rope: 'RoPE (rotary, in attention)', alibi: 'ALiBi (distance bias)',
+  learned: 'learned table',
+  none: 'none',
+  rope: 'RoPE (rotary, in attention)',
+  alibi: 'ALiBi (distance bias)',
 };
 export const NORMALIZER_LABEL: Record<TrainNormalizer, string> = {
-  softmax: 'softmax', softmax1: 'softmax₁ (a sink key)', sigmoid: 'sigmoid(s + b)', relu: 'ReLU(s) / T', linear: 'linear (elu + 1 features)',
+  softmax: 'softmax',
+  softmax1: 'softmax₁ (a sink key)',
+  sigmoid: 'sigmoid(s + b)',
+  relu: 'ReLU(s) / T',
+  linear: 'linear (elu + 1 features)',
 };
 export const TRAIN_KERNELS: readonly TrainKernel[] = ['naive', 'tiled'];
 
 /** Compare: a second run on the same data seed, one setting changed, curves overlaid. */
 export type TrainCompare = 'none' | 'noscale' | 'onelayer' | 'nopos' | 'dropout' | 'gqa' | 'initseed' | 'softmax';
-export const TRAIN_COMPARES: readonly TrainCompare[] = ['none', 'noscale', 'onelayer', 'nopos', 'dropout', 'gqa', 'initseed', 'softmax'];
+export const TRAIN_COMPARES: readonly TrainCompare[] = [
+  'none',
+  'noscale',
+  'onelayer',
+  'nopos',
+  'dropout',
+  'gqa',
+  'initseed',
+  'softmax',
+];
 export const COMPARE_LABEL: Record<TrainCompare, string> = {
   none: 'nothing',
   noscale: 'without √d_k (scale 1)',
@@ -56,23 +72,37 @@ export function compareSettings(t: TrainState): TrainState | null {
 }
 
 /** The variant fields of plain softmax attention (a RoPE or ALiBi run gets the learned table back). */
-export function plainAttention(t: TrainState): Pick<TrainState, 'normalizer' | 'qkNorm' | 'sigmoidBias' | 'positional'> {
-  return { normalizer: 'softmax', qkNorm: false, sigmoidBias: 'auto',
-    positional: t.positional === 'rope' || t.positional === 'alibi' ? 'learned' : t.positional };
+export function plainAttention(
+  t: TrainState,
+): Pick<TrainState, 'normalizer' | 'qkNorm' | 'sigmoidBias' | 'positional'> {
+  return {
+    normalizer: 'softmax',
+    qkNorm: false,
+    sigmoidBias: 'auto',
+    positional: t.positional === 'rope' || t.positional === 'alibi' ? 'learned' : t.positional,
+  };
 }
 
 function compareOnly(t: TrainState): TrainState | null {
   switch (t.compare) {
-    case 'none': return null;
-    case 'noscale': return { ...t, scale: t.scale === 'none' ? 'sqrt' : 'none' };
-    case 'onelayer': return t.layers > 1 ? { ...t, layers: t.layers - 1 } : { ...t, layers: 2 };
-    case 'nopos': return { ...t, positional: t.positional === 'none' ? 'learned' : 'none' };
-    case 'dropout': return { ...t, dropout: t.dropout > 0 ? 0 : 0.2 };
-    case 'gqa': return { ...t, kvHeads: t.kvHeads % 2 === 0 ? t.kvHeads / 2 : t.kvHeads === t.heads ? t.kvHeads : t.heads };
-    case 'initseed': return { ...t, seed: t.seed < TRAIN_LIMITS.maxSeed ? t.seed + 1 : 0 };
+    case 'none':
+      return null;
+    case 'noscale':
+      return { ...t, scale: t.scale === 'none' ? 'sqrt' : 'none' };
+    case 'onelayer':
+      return t.layers > 1 ? { ...t, layers: t.layers - 1 } : { ...t, layers: 2 };
+    case 'nopos':
+      return { ...t, positional: t.positional === 'none' ? 'learned' : 'none' };
+    case 'dropout':
+      return { ...t, dropout: t.dropout > 0 ? 0 : 0.2 };
+    case 'gqa':
+      return { ...t, kvHeads: t.kvHeads % 2 === 0 ? t.kvHeads / 2 : t.kvHeads === t.heads ? t.kvHeads : t.heads };
+    case 'initseed':
+      return { ...t, seed: t.seed < TRAIN_LIMITS.maxSeed ? t.seed + 1 : 0 };
     // The variant against plain attention: every variant field back to its default (a run that
     // is already plain compares with itself).
-    case 'softmax': return { ...t, ...plainAttention(t) };
+    case 'softmax':
+      return { ...t, ...plainAttention(t) };
   }
 }
 
@@ -149,16 +179,58 @@ export const TRAIN_LIMITS = {
 
 export function defaultTrainState(): TrainState {
   return {
-    task: 'induction', vocab: 32, seqLen: 32, layers: 2, heads: 2, kvHeads: 2, dModel: 64,
-    positional: 'learned', normalizer: 'softmax', qkNorm: false, sigmoidBias: 'auto', layerNorm: false, scale: 'sqrt', initStd: 0, dropout: 0, batch: 32,
-    weightDecay: 0.01, kernel: 'naive', seed: 0, dataSeed: -1, lr: 0.01, until: 0, untilAcc: 0, speed: 0, play: false, compare: 'none', workers: 0,
+    task: 'induction',
+    vocab: 32,
+    seqLen: 32,
+    layers: 2,
+    heads: 2,
+    kvHeads: 2,
+    dModel: 64,
+    positional: 'learned',
+    normalizer: 'softmax',
+    qkNorm: false,
+    sigmoidBias: 'auto',
+    layerNorm: false,
+    scale: 'sqrt',
+    initStd: 0,
+    dropout: 0,
+    batch: 32,
+    weightDecay: 0.01,
+    kernel: 'naive',
+    seed: 0,
+    dataSeed: -1,
+    lr: 0.01,
+    until: 0,
+    untilAcc: 0,
+    speed: 0,
+    play: false,
+    compare: 'none',
+    workers: 0,
   };
 }
 
 /** Fields whose change needs a fresh trainer (everything but the learning rate and the run controls). */
 export const ARCH_FIELDS: readonly (keyof TrainState)[] = [
-  'task', 'vocab', 'seqLen', 'layers', 'heads', 'kvHeads', 'dModel', 'positional', 'layerNorm', 'scale',
-  'initStd', 'dropout', 'batch', 'weightDecay', 'kernel', 'seed', 'dataSeed', 'normalizer', 'qkNorm', 'sigmoidBias',
+  'task',
+  'vocab',
+  'seqLen',
+  'layers',
+  'heads',
+  'kvHeads',
+  'dModel',
+  'positional',
+  'layerNorm',
+  'scale',
+  'initStd',
+  'dropout',
+  'batch',
+  'weightDecay',
+  'kernel',
+  'seed',
+  'dataSeed',
+  'normalizer',
+  'qkNorm',
+  'sigmoidBias',
 ];
 
 export function archChanged(a: TrainState, b: TrainState): (keyof TrainState)[] {
@@ -168,10 +240,24 @@ export function archChanged(a: TrainState, b: TrainState): (keyof TrainState)[] 
 /** The createTrainer config (docs/train-api.md) for these settings. */
 export function trainerConfig(s: TrainState): Record<string, unknown> {
   return {
-    task: s.task, vocab: s.vocab, seqLen: s.seqLen, layers: s.layers, heads: s.heads, kvHeads: s.kvHeads,
-    dModel: s.dModel, positional: s.positional, layerNorm: s.layerNorm, scale: s.scale,
-    initStd: s.initStd > 0 ? s.initStd : null, dropout: s.dropout, lr: s.lr, weightDecay: s.weightDecay,
-    batch: s.batch, seed: s.seed, dataSeed: s.dataSeed >= 0 ? s.dataSeed : null, kernel: s.kernel,
+    task: s.task,
+    vocab: s.vocab,
+    seqLen: s.seqLen,
+    layers: s.layers,
+    heads: s.heads,
+    kvHeads: s.kvHeads,
+    dModel: s.dModel,
+    positional: s.positional,
+    layerNorm: s.layerNorm,
+    scale: s.scale,
+    initStd: s.initStd > 0 ? s.initStd : null,
+    dropout: s.dropout,
+    lr: s.lr,
+    weightDecay: s.weightDecay,
+    batch: s.batch,
+    seed: s.seed,
+    dataSeed: s.dataSeed >= 0 ? s.dataSeed : null,
+    kernel: s.kernel,
     // The variant fields only when set (a plain config stays the object it always was).
     ...(s.normalizer !== 'softmax' ? { normalizer: s.normalizer } : {}),
     ...(s.qkNorm ? { qkNorm: true } : {}),
@@ -194,7 +280,13 @@ export function minVocab(task: TrainTask, seqLen: number): number {
  * unembedding. Embedding look-ups, softmax and AdamW are not counted (they are O(T·D), not GEMMs).
  */
 export function flopsPerStep(s: TrainState): number {
-  const B = s.batch, T = s.seqLen, D = s.dModel, H = s.heads, Hk = s.kvHeads, dh = D / H, V = s.vocab;
+  const B = s.batch,
+    T = s.seqLen,
+    D = s.dModel,
+    H = s.heads,
+    Hk = s.kvHeads,
+    dh = D / H,
+    V = s.vocab;
   const proj = 2 * B * T * D * (H * dh + 2 * Hk * dh + H * dh);
   const attn = 2 * 2 * B * H * T * T * dh;
   const fwd = s.layers * (proj + attn) + 2 * B * T * D * V;

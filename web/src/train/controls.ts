@@ -4,15 +4,30 @@
 // holds no run state of its own.
 import { el, clear, fmt } from '../ui/dom';
 import {
-  COMPARE_LABEL, NORMALIZER_LABEL, POSITIONAL_LABEL, TASK_LABEL, TRAIN_COMPARES, TRAIN_KERNELS, TRAIN_LIMITS, TRAIN_NORMALIZERS,
-  TRAIN_POSITIONAL, TRAIN_TASKS, type TrainState,
+  COMPARE_LABEL,
+  NORMALIZER_LABEL,
+  POSITIONAL_LABEL,
+  TASK_LABEL,
+  TRAIN_COMPARES,
+  TRAIN_KERNELS,
+  TRAIN_LIMITS,
+  TRAIN_NORMALIZERS,
+  TRAIN_POSITIONAL,
+  TRAIN_TASKS,
+  type TrainState,
 } from './config';
 import type { RunState, TrainSession } from './session';
 import { num } from './numbers';
 import { defaultWorkers } from './pool';
 
 export function labelled(label: string, control: HTMLElement, hint?: string): HTMLElement {
-  return el('label', { class: 'tr-field' }, el('span', { text: label }), control, hint ? el('span', { class: 'tr-hint', text: hint }) : null);
+  return el(
+    'label',
+    { class: 'tr-field' },
+    el('span', { text: label }),
+    control,
+    hint ? el('span', { class: 'tr-hint', text: hint }) : null,
+  );
 }
 export function smallButton(text: string, testid: string, on: () => void): HTMLButtonElement {
   const b = el('button', { type: 'button', class: 'btn small', 'data-testid': testid, text });
@@ -42,29 +57,68 @@ export class Controls {
   readonly statusLine = el('p', { class: 'tr-status', 'data-testid': 'train-status', role: 'status' });
   /** The last phase change, in view (screen readers hear it from the page's live region). */
   readonly phaseLine = el('p', { class: 'tr-status tr-phase', 'data-testid': 'train-phase', hidden: true });
-  readonly notice = el('div', { class: 'banner error tr-notice', role: 'alert', 'data-testid': 'train-notice', hidden: true });
+  readonly notice = el('div', {
+    class: 'banner error tr-notice',
+    role: 'alert',
+    'data-testid': 'train-notice',
+    hidden: true,
+  });
 
-  private playBtn = el('button', { type: 'button', class: 'btn primary', 'data-testid': 'train-play', text: 'Play', 'aria-keyshortcuts': 'Space' });
+  private playBtn = el('button', {
+    type: 'button',
+    class: 'btn primary',
+    'data-testid': 'train-play',
+    text: 'Play',
+    'aria-keyshortcuts': 'Space',
+  });
   private step1 = el('button', { type: 'button', class: 'btn', 'data-testid': 'train-step-1', text: 'Step 1' });
   private step10 = el('button', { type: 'button', class: 'btn', 'data-testid': 'train-step-10', text: 'Step 10' });
   private resetBtn = el('button', { type: 'button', class: 'btn', 'data-testid': 'train-reset', text: 'Reset' });
-  private compareSel = select('train-compare', TRAIN_COMPARES.map((c) => [c, COMPARE_LABEL[c]] as const));
-  private speed = select('train-speed', [['0', 'as fast as possible'], ['10', '10 steps/s'], ['30', '30 steps/s'], ['60', '60 steps/s'], ['120', '120 steps/s'], ['300', '300 steps/s']]);
+  private compareSel = select(
+    'train-compare',
+    TRAIN_COMPARES.map((c) => [c, COMPARE_LABEL[c]] as const),
+  );
+  private speed = select('train-speed', [
+    ['0', 'as fast as possible'],
+    ['10', '10 steps/s'],
+    ['30', '30 steps/s'],
+    ['60', '60 steps/s'],
+    ['120', '120 steps/s'],
+    ['300', '300 steps/s'],
+  ]);
   private until = numInput('train-until', 0, TRAIN_LIMITS.maxUntil, 1);
   private untilAcc = numInput('train-until-acc', 0, 1, 0.05);
   private lr = numInput('train-lr', TRAIN_LIMITS.minLr, TRAIN_LIMITS.maxLr, 'any');
   // 0 = one per core; the bits are the same for every count (fixed shards), only the speed moves.
-  private workers = select('train-workers', [['0', `one per core (${defaultWorkers(typeof navigator === 'undefined' ? undefined : navigator.hardwareConcurrency)})`], ['1', '1'], ['2', '2'], ['3', '3'], ['4', '4']]);
+  private workers = select('train-workers', [
+    [
+      '0',
+      `one per core (${defaultWorkers(typeof navigator === 'undefined' ? undefined : navigator.hardwareConcurrency)})`,
+    ],
+    ['1', '1'],
+    ['2', '2'],
+    ['3', '3'],
+    ['4', '4'],
+  ]);
   private cfg = {
-    task: select('train-task', TRAIN_TASKS.map((t) => [t, TASK_LABEL[t]] as const)),
+    task: select(
+      'train-task',
+      TRAIN_TASKS.map((t) => [t, TASK_LABEL[t]] as const),
+    ),
     vocab: numInput('train-vocab', 2, TRAIN_LIMITS.maxVocab, 1),
     seqLen: numInput('train-seqlen', TRAIN_LIMITS.minSeqLen, TRAIN_LIMITS.maxSeqLen, 2),
     layers: numInput('train-layers', 1, TRAIN_LIMITS.maxLayers, 1),
     heads: numInput('train-heads', 1, TRAIN_LIMITS.maxHeads, 1),
     kvHeads: numInput('train-kvheads', 1, TRAIN_LIMITS.maxHeads, 1),
     dModel: numInput('train-dmodel', 1, TRAIN_LIMITS.maxDModel, 1),
-    positional: select('train-positional', TRAIN_POSITIONAL.map((p) => [p, POSITIONAL_LABEL[p]] as const)),
-    normalizer: select('train-normalizer', TRAIN_NORMALIZERS.map((n) => [n, NORMALIZER_LABEL[n]] as const)),
+    positional: select(
+      'train-positional',
+      TRAIN_POSITIONAL.map((p) => [p, POSITIONAL_LABEL[p]] as const),
+    ),
+    normalizer: select(
+      'train-normalizer',
+      TRAIN_NORMALIZERS.map((n) => [n, NORMALIZER_LABEL[n]] as const),
+    ),
     qkNorm: el('input', { type: 'checkbox', 'data-testid': 'train-qknorm' }),
     sigmoidBias: el('input', { type: 'text', 'data-testid': 'train-sbias', size: 6, spellcheck: 'false' }),
     layerNorm: el('input', { type: 'checkbox', 'data-testid': 'train-layernorm' }),
@@ -73,7 +127,10 @@ export class Controls {
     dropout: numInput('train-dropout', 0, TRAIN_LIMITS.maxDropout, 0.05),
     batch: numInput('train-batch', 1, TRAIN_LIMITS.maxBatch, 1),
     weightDecay: numInput('train-wd', 0, TRAIN_LIMITS.maxWeightDecay, 'any'),
-    kernel: select('train-kernel', TRAIN_KERNELS.map((k) => [k, k === 'naive' ? 'naive (stores weights)' : 'tiled (online softmax)'] as const)),
+    kernel: select(
+      'train-kernel',
+      TRAIN_KERNELS.map((k) => [k, k === 'naive' ? 'naive (stores weights)' : 'tiled (online softmax)'] as const),
+    ),
     seed: numInput('train-seed', 0, TRAIN_LIMITS.maxSeed, 1),
     dataSeed: numInput('train-dseed', -1, TRAIN_LIMITS.maxSeed, 1),
   };
@@ -83,32 +140,63 @@ export class Controls {
   private readRate = el('span', { class: 'tr-val', 'data-testid': 'train-rate' });
 
   constructor(private readonly act: ControlsActions) {
-    this.runBar = el('div', { class: 'tr-bar', role: 'group', 'aria-label': 'Training' },
-      this.playBtn, this.step1, this.step10, this.resetBtn,
+    this.runBar = el(
+      'div',
+      { class: 'tr-bar', role: 'group', 'aria-label': 'Training' },
+      this.playBtn,
+      this.step1,
+      this.step10,
+      this.resetBtn,
       labelled('Speed', this.speed),
       labelled('Stop at step', this.until, '0 = at a plateau'),
       labelled('or accuracy ≥', this.untilAcc, '0 = off'),
       labelled('Learning rate', this.lr, 'live'),
       labelled('Workers', this.workers, 'same losses, faster'),
-      labelled('Compare with', this.compareSel, 'same data seed, dashed'));
-    this.reads = el('div', { class: 'tr-reads' },
-      el('span', {}, 'step ', this.readStep), el('span', {}, 'loss ', this.readLoss),
-      el('span', {}, 'held-out ', this.readEval), el('span', {}, this.readRate));
+      labelled('Compare with', this.compareSel, 'same data seed, dashed'),
+    );
+    this.reads = el(
+      'div',
+      { class: 'tr-reads' },
+      el('span', {}, 'step ', this.readStep),
+      el('span', {}, 'loss ', this.readLoss),
+      el('span', {}, 'held-out ', this.readEval),
+      el('span', {}, this.readRate),
+    );
     const c = this.cfg;
-    this.configBox = el('details', { class: 'tr-config', 'data-testid': 'train-config' },
+    this.configBox = el(
+      'details',
+      { class: 'tr-config', 'data-testid': 'train-config' },
       el('summary', { text: 'Model and data (changing these restarts training)' }),
-      el('div', { class: 'tr-config-grid' },
-        labelled('Task', c.task), labelled('Vocabulary', c.vocab), labelled('Sequence length', c.seqLen),
-        labelled('Layers', c.layers), labelled('Heads', c.heads), labelled('K/V heads', c.kvHeads, 'divides heads'),
-        labelled('d_model', c.dModel, 'divisible by heads'), labelled('Positions', c.positional),
+      el(
+        'div',
+        { class: 'tr-config-grid' },
+        labelled('Task', c.task),
+        labelled('Vocabulary', c.vocab),
+        labelled('Sequence length', c.seqLen),
+        labelled('Layers', c.layers),
+        labelled('Heads', c.heads),
+        labelled('K/V heads', c.kvHeads, 'divides heads'),
+        labelled('d_model', c.dModel, 'divisible by heads'),
+        labelled('Positions', c.positional),
         labelled('Normalizer', c.normalizer, 'replaces softmax'),
-        el('label', { class: 'tr-field tr-check' }, c.qkNorm, el('span', { text: 'qkNorm (unit q, k rows; try scale 10)' })),
+        el(
+          'label',
+          { class: 'tr-field tr-check' },
+          c.qkNorm,
+          el('span', { text: 'qkNorm (unit q, k rows; try scale 10)' }),
+        ),
         labelled('Sigmoid bias', c.sigmoidBias, 'auto = −ln T'),
         el('label', { class: 'tr-field tr-check' }, c.layerNorm, el('span', { text: 'final LayerNorm' })),
-        labelled('Scale', c.scale, 'sqrt, none or a number'), labelled('Init std', c.initStd, '0 = 1/√d_model'),
-        labelled('Dropout', c.dropout, 'on attention weights'), labelled('Batch', c.batch),
-        labelled('Weight decay', c.weightDecay), labelled('Kernel', c.kernel), labelled('Init seed', c.seed, 'weights, dropout'),
-        labelled('Data seed', c.dataSeed, 'batches, held-out; -1 = init seed')));
+        labelled('Scale', c.scale, 'sqrt, none or a number'),
+        labelled('Init std', c.initStd, '0 = 1/√d_model'),
+        labelled('Dropout', c.dropout, 'on attention weights'),
+        labelled('Batch', c.batch),
+        labelled('Weight decay', c.weightDecay),
+        labelled('Kernel', c.kernel),
+        labelled('Init seed', c.seed, 'weights, dropout'),
+        labelled('Data seed', c.dataSeed, 'batches, held-out; -1 = init seed'),
+      ),
+    );
     this.wire();
   }
 
@@ -119,7 +207,9 @@ export class Controls {
     this.step10.addEventListener('click', () => a.runSteps(10));
     this.resetBtn.addEventListener('click', () => a.reset());
     this.speed.addEventListener('change', () => a.patch({ speed: Number(this.speed.value) }));
-    this.compareSel.addEventListener('change', () => a.patch({ compare: this.compareSel.value as TrainState['compare'] }));
+    this.compareSel.addEventListener('change', () =>
+      a.patch({ compare: this.compareSel.value as TrainState['compare'] }),
+    );
     this.workers.addEventListener('change', () => a.patch({ workers: Number(this.workers.value) }));
     const num = (input: HTMLInputElement, key: keyof TrainState) =>
       input.addEventListener('change', () => {
@@ -130,7 +220,20 @@ export class Controls {
     num(this.untilAcc, 'untilAcc');
     num(this.lr, 'lr');
     const c = this.cfg;
-    for (const k of ['vocab', 'seqLen', 'layers', 'kvHeads', 'dModel', 'initStd', 'dropout', 'batch', 'weightDecay', 'seed', 'dataSeed'] as const) num(c[k], k);
+    for (const k of [
+      'vocab',
+      'seqLen',
+      'layers',
+      'kvHeads',
+      'dModel',
+      'initStd',
+      'dropout',
+      'batch',
+      'weightDecay',
+      'seed',
+      'dataSeed',
+    ] as const)
+      num(c[k], k);
     // Heads: K/V heads follow when they were equal (plain multi-head stays plain, not GQA).
     c.heads.addEventListener('change', () => {
       const t = a.settings();
@@ -139,9 +242,13 @@ export class Controls {
       a.patch(t.kvHeads === t.heads ? { heads: n, kvHeads: n } : { heads: n });
     });
     c.task.addEventListener('change', () => a.patch({ task: c.task.value as TrainState['task'] }));
-    c.positional.addEventListener('change', () => a.patch({ positional: c.positional.value as TrainState['positional'] }));
+    c.positional.addEventListener('change', () =>
+      a.patch({ positional: c.positional.value as TrainState['positional'] }),
+    );
     c.kernel.addEventListener('change', () => a.patch({ kernel: c.kernel.value as TrainState['kernel'] }));
-    c.normalizer.addEventListener('change', () => a.patch({ normalizer: c.normalizer.value as TrainState['normalizer'] }));
+    c.normalizer.addEventListener('change', () =>
+      a.patch({ normalizer: c.normalizer.value as TrainState['normalizer'] }),
+    );
     c.qkNorm.addEventListener('change', () => a.patch({ qkNorm: c.qkNorm.checked }));
     c.sigmoidBias.addEventListener('change', () => {
       const v = c.sigmoidBias.value.trim();
@@ -179,7 +286,21 @@ export class Controls {
     c.sigmoidBias.disabled = t.normalizer !== 'sigmoid';
     c.layerNorm.checked = t.layerNorm;
     c.scale.value = String(t.scale);
-    for (const k of ['vocab', 'seqLen', 'layers', 'heads', 'kvHeads', 'dModel', 'initStd', 'dropout', 'batch', 'weightDecay', 'seed', 'dataSeed'] as const) setNum(c[k], t[k]);
+    for (const k of [
+      'vocab',
+      'seqLen',
+      'layers',
+      'heads',
+      'kvHeads',
+      'dModel',
+      'initStd',
+      'dropout',
+      'batch',
+      'weightDecay',
+      'seed',
+      'dataSeed',
+    ] as const)
+      setNum(c[k], t[k]);
   }
 
   showRun(r: RunState): void {
@@ -210,10 +331,15 @@ export class Controls {
   showReadouts(s: TrainSession): void {
     const h = s.history;
     this.readStep.textContent = String(s.step);
-    this.readLoss.textContent = h.steps > 0 ? `${num(h.loss[h.steps - 1])} (gradient norm ${num(h.gradNorm[h.steps - 1])})` : '–';
-    this.readEval.textContent = Number.isFinite(s.evalLoss) ? `loss ${num(s.evalLoss)}, accuracy ${fmt(s.evalAcc, 3)}` : '–';
+    this.readLoss.textContent =
+      h.steps > 0 ? `${num(h.loss[h.steps - 1])} (gradient norm ${num(h.gradNorm[h.steps - 1])})` : '–';
+    this.readEval.textContent = Number.isFinite(s.evalLoss)
+      ? `loss ${num(s.evalLoss)}, accuracy ${fmt(s.evalAcc, 3)}`
+      : '–';
     const w = s.workers > 1 ? ` · ${s.workers} Workers` : '';
-    this.readRate.textContent = s.stepsPerSec > 0 ? `${fmt(s.stepsPerSec, 0)} steps/s · ${fmt(s.gflops, 2)} GFLOP/s in training${w}` : '';
-    this.readRate.title = 'steps/s: wall clock while running (evaluation and head scores included); GFLOP/s: GEMM operations counted from the shapes, divided by the time inside train() only';
+    this.readRate.textContent =
+      s.stepsPerSec > 0 ? `${fmt(s.stepsPerSec, 0)} steps/s · ${fmt(s.gflops, 2)} GFLOP/s in training${w}` : '';
+    this.readRate.title =
+      'steps/s: wall clock while running (evaluation and head scores included); GFLOP/s: GEMM operations counted from the shapes, divided by the time inside train() only';
   }
 }

@@ -23,26 +23,53 @@ export class ExportBar {
   readonly root: HTMLElement;
   private pngSelect = el('select', { 'aria-label': 'Panel to save as PNG', 'data-testid': 'train-png-select' });
 
-  constructor(private readonly s: TrainSession, private readonly src: ExportSources) {
-    this.root = el('div', { class: 'export tr-export' },
+  constructor(
+    private readonly s: TrainSession,
+    private readonly src: ExportSources,
+  ) {
+    this.root = el(
+      'div',
+      { class: 'export tr-export' },
       el('span', { class: 'export-title', text: 'Export' }),
       smallButton('JSON', 'train-export-json', () => void this.exportJson()),
-      smallButton('CSV', 'train-export-csv', () => download('training-history.csv', exportCsv(this.s.history), 'text/csv')),
-      el('span', { class: 'png-group' }, this.pngSelect, smallButton('PNG', 'train-export-png', () => void this.savePng())),
-      smallButton('Copy link to this step', 'train-copy-step', () => void this.copyStepLink()));
+      smallButton('CSV', 'train-export-csv', () =>
+        download('training-history.csv', exportCsv(this.s.history), 'text/csv'),
+      ),
+      el(
+        'span',
+        { class: 'png-group' },
+        this.pngSelect,
+        smallButton('PNG', 'train-export-png', () => void this.savePng()),
+      ),
+      smallButton('Copy link to this step', 'train-copy-step', () => void this.copyStepLink()),
+    );
   }
 
   /** The PNG choices: the charts, then every map (kept when still there). */
   fill(): void {
     const keep = this.pngSelect.value;
     clear(this.pngSelect);
-    for (const n of ['loss-curve', 'scores-previous-token', 'scores-induction', 'scores-duplicate-token', ...this.src.maps().map((h) => h.name)]) this.pngSelect.append(el('option', { value: n, text: n }));
+    for (const n of [
+      'loss-curve',
+      'scores-previous-token',
+      'scores-induction',
+      'scores-duplicate-token',
+      ...this.src.maps().map((h) => h.name),
+    ])
+      this.pngSelect.append(el('option', { value: n, text: n }));
     if ([...this.pngSelect.options].some((o) => o.value === keep)) this.pngSelect.value = keep;
   }
 
   private async exportJson(): Promise<void> {
     const w = await this.s.client.weights();
-    const doc = exportDoc(this.s.config, this.s.history, this.s.snap?.scores ?? null, this.s.dims(), w ? w.weights : null, this.src.settings());
+    const doc = exportDoc(
+      this.s.config,
+      this.s.history,
+      this.s.snap?.scores ?? null,
+      this.s.dims(),
+      w ? w.weights : null,
+      this.src.settings(),
+    );
     download(`training-run-step-${this.s.step}.json`, JSON.stringify(doc), 'application/json');
   }
 

@@ -16,13 +16,18 @@ function weightsJson(w: unknown): unknown {
   if (w === null || w === undefined) return null;
   if (ArrayBuffer.isView(w)) return arr(w as unknown as Float32Array);
   if (Array.isArray(w)) return w.map(weightsJson);
-  if (typeof w === 'object') return Object.fromEntries(Object.entries(w as Record<string, unknown>).map(([k, v]) => [k, weightsJson(v)]));
+  if (typeof w === 'object')
+    return Object.fromEntries(Object.entries(w as Record<string, unknown>).map(([k, v]) => [k, weightsJson(v)]));
   return w;
 }
 
 export function exportDoc(
-  config: Record<string, unknown>, h: History, scores: HeadScores | null, dims: { L: number; H: number },
-  weights: Record<string, unknown> | null, settings: TrainState | null,
+  config: Record<string, unknown>,
+  h: History,
+  scores: HeadScores | null,
+  dims: { L: number; H: number },
+  weights: Record<string, unknown> | null,
+  settings: TrainState | null,
 ): unknown {
   const { L, H } = dims;
   return {
@@ -45,7 +50,8 @@ export function exportDoc(
       ablationLoss: perHead(scores.ablationLoss, L, H),
       loss: num(scores.loss),
       kComposition: Array.from({ length: Math.max(0, L - 1) }, (_, l) =>
-        Array.from({ length: H }, (_, h1) => arr(scores.kComposition.subarray((l * H + h1) * H, (l * H + h1 + 1) * H)))),
+        Array.from({ length: H }, (_, h1) => arr(scores.kComposition.subarray((l * H + h1) * H, (l * H + h1 + 1) * H))),
+      ),
     },
     headScoresHistory: {
       step: h.scores.map((s) => s.step),
@@ -68,7 +74,9 @@ export function exportCsv(h: History): string {
   }
   for (let s = 1; s <= h.steps; s++) {
     const i = ev.get(s);
-    lines.push(`${s},${cell(h.loss[s - 1])},${cell(h.gradNorm[s - 1])},${i === undefined ? '' : cell(h.evalLoss[i])},${i === undefined ? '' : cell(h.evalAccuracy[i])}`);
+    lines.push(
+      `${s},${cell(h.loss[s - 1])},${cell(h.gradNorm[s - 1])},${i === undefined ? '' : cell(h.evalLoss[i])},${i === undefined ? '' : cell(h.evalAccuracy[i])}`,
+    );
   }
   return lines.join('\n') + '\n';
 }

@@ -15,13 +15,24 @@ export class HeadsPanel {
   private kcompBox = el('div', { class: 'tr-kcomp' });
   kcompMaps: { name: string; heatmap: Heatmap }[] = [];
 
-  constructor(private readonly s: TrainSession, private readonly readout: HTMLElement) {
-    this.root = el('section', { class: 'tr-panel', 'aria-label': 'Heads: scores, ablation and K-composition' },
-      el('h3', { text: 'Heads now: click to ablate' }), el('div', { class: 'tr-heads-scroll' }, this.table),
+  constructor(
+    private readonly s: TrainSession,
+    private readonly readout: HTMLElement,
+  ) {
+    this.root = el(
+      'section',
+      { class: 'tr-panel', 'aria-label': 'Heads: scores, ablation and K-composition' },
+      el('h3', { text: 'Heads now: click to ablate' }),
+      el('div', { class: 'tr-heads-scroll' }, this.table),
       el('h4', { text: 'K-composition (layer l head → layer l+1 head)' }),
       // A fixed 0…1 scale (the score is a ratio of norms in [0, 1]), so maps of different steps compare.
-      el('div', { class: 'tr-kcomp-legend', 'data-testid': 'train-kcomp-legend' }, legend({ lo: 0, hi: 1, title: 'K-composition', masked: false, nan: false })),
-      this.kcompBox);
+      el(
+        'div',
+        { class: 'tr-kcomp-legend', 'data-testid': 'train-kcomp-legend' },
+        legend({ lo: 0, hi: 1, title: 'K-composition', masked: false, nan: false }),
+      ),
+      this.kcompBox,
+    );
   }
 
   build(): void {
@@ -30,9 +41,13 @@ export class HeadsPanel {
     this.kcompMaps = [];
     for (let l = 0; l + 1 < L; l++) {
       const hm = new Heatmap({
-        label: `K-composition from layer ${l + 1} heads into layer ${l + 2} heads`, maxSize: Math.min(160, 40 * H), showLabels: true, interactive: true,
+        label: `K-composition from layer ${l + 1} heads into layer ${l + 2} heads`,
+        maxSize: Math.min(160, 40 * H),
+        showLabels: true,
+        interactive: true,
         axisTitles: [`layer ${l + 2} head →`, `layer ${l + 1} head ↓`],
-        describe: (i, j, v) => `layer ${l + 1} head ${i + 1} → layer ${l + 2} head ${j + 1}: K-composition ${fmt(v, 3)}`,
+        describe: (i, j, v) =>
+          `layer ${l + 1} head ${i + 1} → layer ${l + 2} head ${j + 1}: K-composition ${fmt(v, 3)}`,
         onCell: (text) => (this.readout.textContent = text),
       });
       this.kcompMaps.push({ name: `kcomp-layer-${l}-to-${l + 1}`, heatmap: hm });
@@ -56,23 +71,62 @@ export class HeadsPanel {
     clear(this.table);
     // The deltas are against the model as it is now: with the heads already ablated switched off.
     const n = this.s.ablated.size;
-    const against = n === 0 ? 'the intact model' : `the model with ${n === 1 ? 'the ablated head' : `the ${n} ablated heads`} already off (not the intact model)`;
-    this.table.append(el('caption', { class: 'muted', 'data-testid': 'train-heads-caption', text: `At step ${sc.step}. Held-out loss ${num(sc.loss)}; “without” = the loss with that head's output also zeroed, and its change (Δ) against ${against}.` }),
-      el('thead', {}, el('tr', {}, ...['head', 'prev', 'induct', 'dup', 'without (Δ)', ''].map((t) => el('th', { scope: 'col', text: t })))));
+    const against =
+      n === 0
+        ? 'the intact model'
+        : `the model with ${n === 1 ? 'the ablated head' : `the ${n} ablated heads`} already off (not the intact model)`;
+    this.table.append(
+      el('caption', {
+        class: 'muted',
+        'data-testid': 'train-heads-caption',
+        text: `At step ${sc.step}. Held-out loss ${num(sc.loss)}; “without” = the loss with that head's output also zeroed, and its change (Δ) against ${against}.`,
+      }),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ...['head', 'prev', 'induct', 'dup', 'without (Δ)', ''].map((t) => el('th', { scope: 'col', text: t })),
+        ),
+      ),
+    );
     const body = el('tbody');
     for (let l = 0; l < L; l++) {
       for (let h = 0; h < H; h++) {
         const k = l * H + h;
         const key = `${l}-${h}`;
         const on = this.s.ablated.has(key);
-        const b = el('button', { type: 'button', class: 'btn small' + (on ? ' tr-ablated' : ''), 'data-testid': `train-ablate-${key}`, 'aria-pressed': on ? 'true' : 'false', text: on ? 'restore' : 'ablate', 'aria-label': `${on ? 'Restore' : 'Ablate'} layer ${l + 1} head ${h + 1}` });
+        const b = el('button', {
+          type: 'button',
+          class: 'btn small' + (on ? ' tr-ablated' : ''),
+          'data-testid': `train-ablate-${key}`,
+          'aria-pressed': on ? 'true' : 'false',
+          text: on ? 'restore' : 'ablate',
+          'aria-label': `${on ? 'Restore' : 'Ablate'} layer ${l + 1} head ${h + 1}`,
+        });
         b.addEventListener('click', () => this.s.toggleAblation(l, h));
         const cell = (v: number) => el('td', { text: fmt(v, 2), class: v >= 0.5 ? 'tr-strong' : '' });
-        body.append(el('tr', {},
-          el('th', { scope: 'row' }, swatch(HEAD_COLORS[k % HEAD_COLORS.length]), headName(l, h)),
-          cell(sc.previousToken[k]), cell(sc.induction[k]), cell(sc.duplicateToken[k]),
-          el('td', { class: 'tr-without' }, num(sc.ablationLoss[k]), el('span', { class: 'tr-delta', text: ` (${sc.ablationLoss[k] - sc.loss >= 0 ? '+' : ''}${num(sc.ablationLoss[k] - sc.loss, 2)})` })),
-          el('td', {}, b)));
+        body.append(
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'row' }, swatch(HEAD_COLORS[k % HEAD_COLORS.length]), headName(l, h)),
+            cell(sc.previousToken[k]),
+            cell(sc.induction[k]),
+            cell(sc.duplicateToken[k]),
+            el(
+              'td',
+              { class: 'tr-without' },
+              num(sc.ablationLoss[k]),
+              el('span', {
+                class: 'tr-delta',
+                text: ` (${sc.ablationLoss[k] - sc.loss >= 0 ? '+' : ''}${num(sc.ablationLoss[k] - sc.loss, 2)})`,
+              }),
+            ),
+            el('td', {}, b),
+          ),
+        );
       }
     }
     this.table.append(body);

@@ -72,7 +72,12 @@ export interface ShelfDrop {
  * loss before it, at least three evaluations long. Null until the fall is at least `minFall`
  * nats, or when there is no such plateau.
  */
-export function shelfAndDrop(step: readonly number[], loss: readonly number[], w = 4, minFall = 0.25): ShelfDrop | null {
+export function shelfAndDrop(
+  step: readonly number[],
+  loss: readonly number[],
+  w = 4,
+  minFall = 0.25,
+): ShelfDrop | null {
   const n = loss.length;
   if (n < 2 * w + 1) return null;
   let best = -Infinity;
@@ -87,7 +92,10 @@ export function shelfAndDrop(step: readonly number[], loss: readonly number[], w
   if (at < 0 || best < minFall) return null;
   // The shelf: the plateau before the drop, at the median loss of the evaluations before the
   // steepest window (most of them sit on it), i.e. the last run of evaluations within ±5 % of it.
-  const before = loss.slice(1, at + 1).filter(Number.isFinite).sort((a, b) => a - b);
+  const before = loss
+    .slice(1, at + 1)
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
   if (before.length === 0) return null;
   const level = before[Math.floor(before.length / 2)];
   const on = (v: number) => v >= level * 0.95 && v <= level * 1.05;
@@ -101,7 +109,13 @@ export function shelfAndDrop(step: readonly number[], loss: readonly number[], w
   if (to - from + 1 < 3) return null;
   let sum = 0;
   for (let i = from; i <= to; i++) sum += loss[i];
-  return { shelfFrom: step[from], shelfTo: step[to], shelfLoss: sum / (to - from + 1), drop: step[at + Math.floor(w / 2)], fall: best };
+  return {
+    shelfFrom: step[from],
+    shelfTo: step[to],
+    shelfLoss: sum / (to - from + 1),
+    drop: step[at + Math.floor(w / 2)],
+    fall: best,
+  };
 }
 
 /**
@@ -157,7 +171,12 @@ export const PLATEAU_GAIN = 0.01;
 /** When the held-out loss has plateaued (see PLATEAU_WINDOW): its best before the last window and
  *  over it; else null. Needs two windows of evaluations, from step `from` on (0, or where the last
  *  plateau stop was). */
-export function plateaued(h: History, from = 0, window = PLATEAU_WINDOW, gain = PLATEAU_GAIN): { before: number; recent: number } | null {
+export function plateaued(
+  h: History,
+  from = 0,
+  window = PLATEAU_WINDOW,
+  gain = PLATEAU_GAIN,
+): { before: number; recent: number } | null {
   const n = h.evalStep.length;
   if (n === 0) return null;
   const last = h.evalStep[n - 1];

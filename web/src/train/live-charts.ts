@@ -18,12 +18,25 @@ export function swatch(color: string): HTMLElement {
 }
 
 export class LiveCharts {
-  readonly lossCanvas = el('canvas', { class: 'tr-canvas', role: 'img', 'aria-label': 'Loss curve', 'data-testid': 'train-loss-chart' });
+  readonly lossCanvas = el('canvas', {
+    class: 'tr-canvas',
+    role: 'img',
+    'aria-label': 'Loss curve',
+    'data-testid': 'train-loss-chart',
+  });
   readonly lossCaption = el('p', { class: 'tr-caption muted' });
   readonly scoreCanvases = {
-    previousToken: el('canvas', { class: 'tr-canvas', role: 'img', 'aria-label': 'Previous-token score per head over steps' }),
+    previousToken: el('canvas', {
+      class: 'tr-canvas',
+      role: 'img',
+      'aria-label': 'Previous-token score per head over steps',
+    }),
     induction: el('canvas', { class: 'tr-canvas', role: 'img', 'aria-label': 'Induction score per head over steps' }),
-    duplicateToken: el('canvas', { class: 'tr-canvas', role: 'img', 'aria-label': 'Duplicate-token score per head over steps' }),
+    duplicateToken: el('canvas', {
+      class: 'tr-canvas',
+      role: 'img',
+      'aria-label': 'Duplicate-token score per head over steps',
+    }),
   };
   readonly scoreLegend = el('div', { class: 'tr-legend' });
   /** Compare "without √d_k": why it can be the faster run here (set by the view) */
@@ -34,21 +47,44 @@ export class LiveCharts {
 
   constructor(onOption: () => void) {
     this.xLog.addEventListener('change', onOption);
-    this.lossPanel = el('section', { class: 'tr-panel tr-wide', 'aria-label': 'Loss' },
+    this.lossPanel = el(
+      'section',
+      { class: 'tr-panel tr-wide', 'aria-label': 'Loss' },
       el('h3', { text: 'Loss' }),
-      el('div', { class: 'tr-chart-opts' },
-        el('label', {}, this.xLog, ' log step axis (the first steps of a long run get room)')),
-      this.lossCanvas, this.lossCaption, this.compareNote);
-    this.scoresPanel = el('section', { class: 'tr-panel', 'aria-label': 'Head scores over steps' },
-      el('h3', { text: 'Head scores over steps' }), this.scoreLegend,
-      el('h4', { text: 'previous token' }), this.scoreCanvases.previousToken,
-      el('h4', { text: 'induction' }), this.scoreCanvases.induction,
-      el('h4', { text: 'duplicate token' }), this.scoreCanvases.duplicateToken);
+      el(
+        'div',
+        { class: 'tr-chart-opts' },
+        el('label', {}, this.xLog, ' log step axis (the first steps of a long run get room)'),
+      ),
+      this.lossCanvas,
+      this.lossCaption,
+      this.compareNote,
+    );
+    this.scoresPanel = el(
+      'section',
+      { class: 'tr-panel', 'aria-label': 'Head scores over steps' },
+      el('h3', { text: 'Head scores over steps' }),
+      this.scoreLegend,
+      el('h4', { text: 'previous token' }),
+      this.scoreCanvases.previousToken,
+      el('h4', { text: 'induction' }),
+      this.scoreCanvases.induction,
+      el('h4', { text: 'duplicate token' }),
+      this.scoreCanvases.duplicateToken,
+    );
   }
 
   /** The canvas behind a PNG name, or null. */
   canvasOf(name: string): HTMLCanvasElement | null {
-    return name === 'loss-curve' ? this.lossCanvas : name === 'scores-previous-token' ? this.scoreCanvases.previousToken : name === 'scores-induction' ? this.scoreCanvases.induction : name === 'scores-duplicate-token' ? this.scoreCanvases.duplicateToken : null;
+    return name === 'loss-curve'
+      ? this.lossCanvas
+      : name === 'scores-previous-token'
+        ? this.scoreCanvases.previousToken
+        : name === 'scores-induction'
+          ? this.scoreCanvases.induction
+          : name === 'scores-duplicate-token'
+            ? this.scoreCanvases.duplicateToken
+            : null;
   }
 
   /** parts: which panels to draw (the view skips those off screen while training) */
@@ -66,7 +102,9 @@ export class LiveCharts {
     // The loss axis covers every loss drawn. A saturated softmax starts near 10⁶ nats and a
     // typical run ends near 10⁻²: when a loss above ~20 nats is drawn beside ones 3× smaller, the
     // axis is logarithmic (said in the caption) instead of clipping the start or flattening the rest.
-    const drawn = [...h.evalLoss, ...thinL.y, ...(s.cmp ? s.cmp.history.evalLoss : [])].filter((v) => Number.isFinite(v) && v > 0);
+    const drawn = [...h.evalLoss, ...thinL.y, ...(s.cmp ? s.cmp.history.evalLoss : [])].filter(
+      (v) => Number.isFinite(v) && v > 0,
+    );
     const hi = Math.max(1, ...drawn);
     const lo = drawn.length > 0 ? Math.min(...drawn) : 1;
     const yLog = hi > 20 && hi / lo > 3;
@@ -80,8 +118,23 @@ export class LiveCharts {
     ];
     const cmp = s.cmp;
     if (cmp) {
-      series.push({ x: cmp.history.evalStep, y: cmp.history.evalLoss, color: '#2c5cc5', width: 1.6, dash: [5, 4], label: `held-out loss, ${cmp.label}` });
-      series.push({ x: cmp.history.evalStep, y: cmp.history.evalAccuracy, color: '#c2410c', width: 1.6, dash: [5, 4], axis: 'right', label: `accuracy, ${cmp.label}` });
+      series.push({
+        x: cmp.history.evalStep,
+        y: cmp.history.evalLoss,
+        color: '#2c5cc5',
+        width: 1.6,
+        dash: [5, 4],
+        label: `held-out loss, ${cmp.label}`,
+      });
+      series.push({
+        x: cmp.history.evalStep,
+        y: cmp.history.evalAccuracy,
+        color: '#c2410c',
+        width: 1.6,
+        dash: [5, 4],
+        axis: 'right',
+        label: `accuracy, ${cmp.label}`,
+      });
     }
     const markers = [];
     const c50 = crossing(h, 0.5);
@@ -91,14 +144,32 @@ export class LiveCharts {
     if (c50 !== null) markers.push({ x: c50, label: `acc 0.5 @ ${c50}`, color: '#c2410c' });
     if (c90 !== null) markers.push({ x: c90, label: `acc 0.9 @ ${c90}`, color: '#9a3412' });
     drawChart(this.lossCanvas, {
-      width: wide, height: 220, xMax, yMin, yMax, yLog, xLog, yLabel: 'loss (nats)', rightLabel: 'accuracy', xLabel: xLog ? 'step (log)' : 'step',
-      series, markers, bands: sd ? [{ x0: sd.shelfFrom, x1: sd.shelfTo, y: sd.shelfLoss, label: 'shelf', color: '#2c5cc5' }] : [],
+      width: wide,
+      height: 220,
+      xMax,
+      yMin,
+      yMax,
+      yLog,
+      xLog,
+      yLabel: 'loss (nats)',
+      rightLabel: 'accuracy',
+      xLabel: xLog ? 'step (log)' : 'step',
+      series,
+      markers,
+      bands: sd ? [{ x0: sd.shelfFrom, x1: sd.shelfTo, y: sd.shelfLoss, label: 'shelf', color: '#2c5cc5' }] : [],
     });
-    this.lossCaption.textContent = `Grey: training loss per step (${h.steps} steps${h.steps > thinL.x.length ? `, drawn as ${thinL.x.length} bucket means` : ''}). Blue: held-out loss on the repeated half, every ${EVAL_EVERY} steps. Orange: held-out accuracy (right axis).` +
+    this.lossCaption.textContent =
+      `Grey: training loss per step (${h.steps} steps${h.steps > thinL.x.length ? `, drawn as ${thinL.x.length} bucket means` : ''}). Blue: held-out loss on the repeated half, every ${EVAL_EVERY} steps. Orange: held-out accuracy (right axis).` +
       (yLog ? ` The loss axis is logarithmic: the losses drawn span ${num(lo, 2)} to ${num(hi, 2)} nats.` : '') +
-      (sd ? ` Shelf at ${num(sd.shelfLoss, 2)} nats (steps ${sd.shelfFrom}–${sd.shelfTo}), steepest drop at step ${sd.drop}.` : '') +
-      (c90 !== null ? ` Accuracy ≥ 0.9 from step ${c90}${s.ms90 !== null ? ` (${fmt(s.ms90 / 1000, 1)} s of training)` : ''}.` : '') +
-      (cmp ? ` Dashed: the same data seed, ${cmp.label} (step ${cmp.step}${crossing(cmp.history, 0.9) !== null ? `, accuracy ≥ 0.9 from step ${crossing(cmp.history, 0.9)}` : ', accuracy not yet 0.9'}).` : '');
+      (sd
+        ? ` Shelf at ${num(sd.shelfLoss, 2)} nats (steps ${sd.shelfFrom}–${sd.shelfTo}), steepest drop at step ${sd.drop}.`
+        : '') +
+      (c90 !== null
+        ? ` Accuracy ≥ 0.9 from step ${c90}${s.ms90 !== null ? ` (${fmt(s.ms90 / 1000, 1)} s of training)` : ''}.`
+        : '') +
+      (cmp
+        ? ` Dashed: the same data seed, ${cmp.label} (step ${cmp.step}${crossing(cmp.history, 0.9) !== null ? `, accuracy ≥ 0.9 from step ${crossing(cmp.history, 0.9)}` : ', accuracy not yet 0.9'}).`
+        : '');
     this.lossCanvas.setAttribute('aria-label', `Loss curve: ${this.lossCaption.textContent}`);
     this.lossCanvas.dataset.step = String(h.steps); // the step drawn (for tests and readers of the DOM)
   }
@@ -113,13 +184,26 @@ export class LiveCharts {
     const sx = h.scores.map((x) => x.step);
     for (const key of ['previousToken', 'induction', 'duplicateToken'] as const) {
       const ser: Series[] = [];
-      for (let k = 0; k < L * H; k++) ser.push({ x: sx, y: h.scores.map((x) => x[key][k]), color: HEAD_COLORS[k % HEAD_COLORS.length], width: 1.8 });
-      drawChart(this.scoreCanvases[key], { width: sw, height: 120, xMax, xLog, yMin: 0, yMax: 1, yLabel: 'score', series: ser });
+      for (let k = 0; k < L * H; k++)
+        ser.push({ x: sx, y: h.scores.map((x) => x[key][k]), color: HEAD_COLORS[k % HEAD_COLORS.length], width: 1.8 });
+      drawChart(this.scoreCanvases[key], {
+        width: sw,
+        height: 120,
+        xMax,
+        xLog,
+        yMin: 0,
+        yMax: 1,
+        yLabel: 'score',
+        series: ser,
+      });
       this.scoreCanvases[key].dataset.step = String(h.steps);
     }
     if (this.scoreLegend.childElementCount !== L * H) {
       clear(this.scoreLegend);
-      for (let k = 0; k < L * H; k++) this.scoreLegend.append(el('span', {}, swatch(HEAD_COLORS[k % HEAD_COLORS.length]), headName(Math.floor(k / H), k % H)));
+      for (let k = 0; k < L * H; k++)
+        this.scoreLegend.append(
+          el('span', {}, swatch(HEAD_COLORS[k % HEAD_COLORS.length]), headName(Math.floor(k / H), k % H)),
+        );
     }
   }
 }

@@ -2,7 +2,19 @@
 // (a saturated softmax gives losses near 10⁶, a diverging run 10²⁶), so large and tiny values are
 // printed with three significant digits and a power of ten, never as a 27-digit decimal.
 
-const SUP: Record<string, string> = { '-': '⁻', '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹' };
+const SUP: Record<string, string> = {
+  '-': '⁻',
+  '0': '⁰',
+  '1': '¹',
+  '2': '²',
+  '3': '³',
+  '4': '⁴',
+  '5': '⁵',
+  '6': '⁶',
+  '7': '⁷',
+  '8': '⁸',
+  '9': '⁹',
+};
 
 /** 10 to the power e, as text: 10⁵, 10⁻³. */
 export function pow10(e: number): string {
@@ -33,7 +45,8 @@ export function sci(x: number): string {
 
 /** What became non-finite in a step, for a sentence: 'the gradient norm', 'the loss', or both. */
 export function nonFiniteWhat(loss: number, gradNorm: number): string {
-  const l = !Number.isFinite(loss), g = !Number.isFinite(gradNorm);
+  const l = !Number.isFinite(loss),
+    g = !Number.isFinite(gradNorm);
   return l && g ? 'the loss and the gradient norm' : l ? 'the loss' : g ? 'the gradient norm' : 'the update';
 }
 

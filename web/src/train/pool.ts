@@ -41,7 +41,8 @@ export interface PoolReport {
 
 /** The Worker count the page starts with: the cores the browser reports, 1…4 (2 when unknown). */
 export function defaultWorkers(hardwareConcurrency: number | undefined): number {
-  const n = Number.isInteger(hardwareConcurrency) && (hardwareConcurrency as number) > 0 ? (hardwareConcurrency as number) : 2;
+  const n =
+    Number.isInteger(hardwareConcurrency) && (hardwareConcurrency as number) > 0 ? (hardwareConcurrency as number) : 2;
   return Math.max(1, Math.min(4, n));
 }
 
@@ -80,7 +81,14 @@ export function keepAwake(done: Promise<unknown>, maxMs: number): Promise<number
     const end = performance.now() + maxMs;
     let live = maxMs > 0;
     let turns = 0;
-    done.then(() => { live = false; }, () => { live = false; });
+    done.then(
+      () => {
+        live = false;
+      },
+      () => {
+        live = false;
+      },
+    );
     // Node: setImmediate (a MessageChannel there is drained up to a thousand messages at a time
     // and measured no better than sleeping); browsers have no setImmediate.
     const immediate = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate;
@@ -92,7 +100,10 @@ export function keepAwake(done: Promise<unknown>, maxMs: number): Promise<number
       const ch = new MessageChannel();
       ch.port1.onmessage = () => turn();
       next = () => ch.port2.postMessage(0);
-      close = () => { ch.port1.close(); ch.port2.close(); };
+      close = () => {
+        ch.port1.close();
+        ch.port2.close();
+      };
     }
     function turn(): void {
       if (live && performance.now() < end) {
@@ -119,7 +130,9 @@ export const COORDINATOR_AWAKE_MS = 50;
  * `otherThreads`: threads besides the pool's that must keep running (the page's main thread).
  */
 export function coordinatorAwakeMs(cores: number | undefined, workers: number, otherThreads: number): number {
-  return workers > 1 && Number.isInteger(cores) && (cores as number) >= workers + otherThreads ? COORDINATOR_AWAKE_MS : 0;
+  return workers > 1 && Number.isInteger(cores) && (cores as number) >= workers + otherThreads
+    ? COORDINATOR_AWAKE_MS
+    : 0;
 }
 
 /**
@@ -127,8 +140,11 @@ export function coordinatorAwakeMs(cores: number | undefined, workers: number, o
  * ablation must land before the next job), each reply posted with its transfers; after a job's
  * reply the thread stays awake up to `awakeMs` for the next request (keepAwake).
  */
-export function serveShards(server: ShardServer, post: (reply: ShardReply, transfer: Transferable[]) => void,
-  awakeMs = HELPER_AWAKE_MS): (m: ShardRequest) => void {
+export function serveShards(
+  server: ShardServer,
+  post: (reply: ShardReply, transfer: Transferable[]) => void,
+  awakeMs = HELPER_AWAKE_MS,
+): (m: ShardRequest) => void {
   let queue: Promise<void> = Promise.resolve();
   let arrived: (() => void) | null = null;
   return (m) => {
@@ -138,7 +154,13 @@ export function serveShards(server: ShardServer, post: (reply: ShardReply, trans
       const out = await server.handle(m);
       if (!out) return;
       post(out.reply, out.transfer);
-      if (awakeMs > 0 && out.reply.kind === 'result') void keepAwake(new Promise<void>((r) => { arrived = r; }), awakeMs);
+      if (awakeMs > 0 && out.reply.kind === 'result')
+        void keepAwake(
+          new Promise<void>((r) => {
+            arrived = r;
+          }),
+          awakeMs,
+        );
     });
   };
 }
@@ -183,7 +205,15 @@ export class ShardServer {
       }
     } catch (e) {
       const err = e as { message?: string; field?: string };
-      return { reply: { kind: 'error', id: m.kind === 'job' ? m.id : null, message: err?.message ?? String(e), field: err?.field ?? null }, transfer: [] };
+      return {
+        reply: {
+          kind: 'error',
+          id: m.kind === 'job' ? m.id : null,
+          message: err?.message ?? String(e),
+          field: err?.field ?? null,
+        },
+        transfer: [],
+      };
     }
     return null;
   }
@@ -243,7 +273,11 @@ export class ShardPool {
     if (this.spare.length < 16 && a.length > 0) this.spare.push(a);
   }
 
-  private constructor(private tr: AttnTrainer, private helpers: ShardPort[], pendingBatch: AttnStepBatch | null) {
+  private constructor(
+    private tr: AttnTrainer,
+    private helpers: ShardPort[],
+    pendingBatch: AttnStepBatch | null,
+  ) {
     for (const p of helpers) {
       p.listen((m) => {
         if (m.kind === 'result') {
@@ -284,19 +318,26 @@ export class ShardPool {
    * has its replica. A helper that fails to start is an error (the caller may fall back to 1).
    * `pendingBatch`: a begun step of the pool this one replaces (close() returned it).
    */
-  static async start(tr: AttnTrainer, workers: number, makePort: () => ShardPort, pendingBatch: AttnStepBatch | null = null): Promise<ShardPool> {
+  static async start(
+    tr: AttnTrainer,
+    workers: number,
+    makePort: () => ShardPort,
+    pendingBatch: AttnStepBatch | null = null,
+  ): Promise<ShardPool> {
     const ports: ShardPort[] = [];
     try {
       const ready: Promise<void>[] = [];
       for (let i = 1; i < workers; i++) {
         const p = makePort();
         ports.push(p);
-        ready.push(new Promise<void>((resolve, reject) => {
-          p.listen((m) => {
-            if (m.kind === 'ready') resolve();
-            else if (m.kind === 'error' && m.id === null) reject(new Error(m.message));
-          });
-        }));
+        ready.push(
+          new Promise<void>((resolve, reject) => {
+            p.listen((m) => {
+              if (m.kind === 'ready') resolve();
+              else if (m.kind === 'error' && m.id === null) reject(new Error(m.message));
+            });
+          }),
+        );
         p.post({ kind: 'init', config: { ...tr.config } });
       }
       await Promise.all(ready);
@@ -331,7 +372,10 @@ export class ShardPool {
       const wait = new Promise<AttnShardResult[]>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
       wait.catch(() => undefined); // a superseded request may fail unobserved
       waits.push(wait);
-      p.post({ kind: 'job', id, params: w, batch, shards, spare }, [w.buffer as ArrayBuffer, ...spare.map((a) => a.buffer as ArrayBuffer)]);
+      p.post({ kind: 'job', id, params: w, batch, shards, spare }, [
+        w.buffer as ArrayBuffer,
+        ...spare.map((a) => a.buffer as ArrayBuffer),
+      ]);
     });
     this.inFlight = { batch, groups, waits };
   }
@@ -364,14 +408,21 @@ export class ShardPool {
       } else {
         // No helpers: the whole batch here (as tr.train(1) does).
         const b = tr.nextBatch();
-        return tr.applyGradients(b, tr.shards(b).map((s) => tr.shardGradient(b, s)));
+        return tr.applyGradients(
+          b,
+          tr.shards(b).map((s) => tr.shardGradient(b, s)),
+        );
       }
     }
     const f = this.inFlight!;
     const m0 = performance.now();
     // The coordinator's shards stay in its trainer's heap (no copy out and back in).
     const mine = f.groups[0].map((s) => tr.keepShardGradient(f.batch, s));
-    if (mine.length > 0) this.shardMs = this.shardMs === 0 ? (performance.now() - m0) / mine.length : 0.8 * this.shardMs + 0.2 * ((performance.now() - m0) / mine.length);
+    if (mine.length > 0)
+      this.shardMs =
+        this.shardMs === 0
+          ? (performance.now() - m0) / mine.length
+          : 0.8 * this.shardMs + 0.2 * ((performance.now() - m0) / mine.length);
     let theirs: AttnShardResult[][];
     try {
       const all = Promise.all(f.waits);

@@ -18,26 +18,52 @@ export class ProbePanel {
   readonly root: HTMLElement;
   readonly attnGrid = el('div', { class: 'tr-attn-grid' });
   /** hover/keyboard readout, shared with the K-composition maps */
-  readonly readout = el('p', { class: 'readout', 'aria-live': 'polite', 'data-testid': 'train-readout', text: 'Hover a cell (or focus a map and use the arrow keys) to read a weight.' });
+  readonly readout = el('p', {
+    class: 'readout',
+    'aria-live': 'polite',
+    'data-testid': 'train-readout',
+    text: 'Hover a cell (or focus a map and use the arrow keys) to read a weight.',
+  });
   maps: { name: string; heatmap: Heatmap }[] = [];
   builtWidth = 0;
-  private probeInput = el('input', { type: 'text', 'data-testid': 'train-probe', spellcheck: 'false', placeholder: 'e.g. 5 9 2 7 5 9 2 7', 'aria-label': 'Your own probe: token ids separated by spaces' });
+  private probeInput = el('input', {
+    type: 'text',
+    'data-testid': 'train-probe',
+    spellcheck: 'false',
+    placeholder: 'e.g. 5 9 2 7 5 9 2 7',
+    'aria-label': 'Your own probe: token ids separated by spaces',
+  });
   private entropyLine = el('p', { class: 'tr-caption muted', 'data-testid': 'train-entropy' });
   private scoreGradLine = el('p', { class: 'tr-caption muted', 'data-testid': 'train-score-grad' });
 
-  constructor(private readonly s: TrainSession, act: ProbeActions) {
-    this.root = el('section', { class: 'tr-panel tr-wide', 'aria-label': 'Attention on the probe sequence' },
+  constructor(
+    private readonly s: TrainSession,
+    act: ProbeActions,
+  ) {
+    this.root = el(
+      'section',
+      { class: 'tr-panel tr-wide', 'aria-label': 'Attention on the probe sequence' },
       el('h3', { text: 'Every head on a probe sequence' }),
-      el('p', { class: 'tr-caption muted', text: 'Rows are queries, columns keys, each labelled with its token (t5 = token id 5) and its position; the probe is a held-out [noise, s, s] sequence (targets marked ·).' }),
-      el('div', { class: 'tr-probe-row' },
+      el('p', {
+        class: 'tr-caption muted',
+        text: 'Rows are queries, columns keys, each labelled with its token (t5 = token id 5) and its position; the probe is a held-out [noise, s, s] sequence (targets marked ·).',
+      }),
+      el(
+        'div',
+        { class: 'tr-probe-row' },
         labelled('Your own probe (token ids)', this.probeInput),
         smallButton('Use', 'train-probe-use', () => act.useProbe(this.probeInput.value)),
         smallButton('Held-out probe', 'train-probe-reset', () => {
           this.probeInput.value = '';
           act.useProbe(null);
         }),
-        smallButton('Open in Heads view', 'train-open-heads', () => act.openInHeads())),
-      this.attnGrid, this.readout, this.entropyLine, this.scoreGradLine);
+        smallButton('Open in Heads view', 'train-open-heads', () => act.openInHeads()),
+      ),
+      this.attnGrid,
+      this.readout,
+      this.entropyLine,
+      this.scoreGradLine,
+    );
   }
 
   /** One map per layer × head, sized to the width. */
@@ -58,12 +84,25 @@ export class ProbePanel {
       for (let h = 0; h < H; h++) {
         const name = `layer-${l}-head-${h}`;
         const hm = new Heatmap({
-          label: `Layer ${l + 1} head ${h + 1} attention on the probe`, maxSize: size, showLabels: true, interactive: true,
-          describe: (i, j, v, f) => f ? `${headName(l, h)}: query ${probe()[i]} (pos ${i}) → key ${probe()[j]} (pos ${j}): masked (causal)` : `${headName(l, h)}: query ${probe()[i]} (pos ${i}) → key ${probe()[j]} (pos ${j}): ${fmt(v, 3)}`,
+          label: `Layer ${l + 1} head ${h + 1} attention on the probe`,
+          maxSize: size,
+          showLabels: true,
+          interactive: true,
+          describe: (i, j, v, f) =>
+            f
+              ? `${headName(l, h)}: query ${probe()[i]} (pos ${i}) → key ${probe()[j]} (pos ${j}): masked (causal)`
+              : `${headName(l, h)}: query ${probe()[i]} (pos ${i}) → key ${probe()[j]} (pos ${j}): ${fmt(v, 3)}`,
           onCell: (text) => (this.readout.textContent = text),
         });
         this.maps.push({ name, heatmap: hm });
-        this.attnGrid.append(el('figure', { class: 'tr-head', 'data-head': `${l}-${h}` }, el('figcaption', { text: `layer ${l + 1} · head ${h + 1}` }), hm.root));
+        this.attnGrid.append(
+          el(
+            'figure',
+            { class: 'tr-head', 'data-head': `${l}-${h}` },
+            el('figcaption', { text: `layer ${l + 1} · head ${h + 1}` }),
+            hm.root,
+          ),
+        );
       }
     }
   }
@@ -77,12 +116,22 @@ export class ProbePanel {
     const ents: string[] = [];
     for (let k = 0; k < L * H; k++) {
       const values = snap.attention.subarray(k * T * T, (k + 1) * T * T);
-      this.maps[k].heatmap.update({ rows: T, cols: T, values, forbidden, lo: 0, hi: 1, rowLabels: labels, colLabels: labels });
+      this.maps[k].heatmap.update({
+        rows: T,
+        cols: T,
+        values,
+        forbidden,
+        lo: 0,
+        hi: 1,
+        rowLabels: labels,
+        colLabels: labels,
+      });
       let e = 0;
-      for (let i = 0; i < T; i++) for (let j = 0; j <= i; j++) {
-        const p = values[i * T + j];
-        if (p > 0) e -= p * Math.log(p);
-      }
+      for (let i = 0; i < T; i++)
+        for (let j = 0; j <= i; j++) {
+          const p = values[i * T + j];
+          if (p > 0) e -= p * Math.log(p);
+        }
       ents.push(`${headName(Math.floor(k / H), k % H, '')} ${fmt(e / T, 2)}`);
     }
     this.entropyLine.textContent = `Mean attention entropy per row (nats; uniform over the keys would be up to ln ${T} = ${fmt(Math.log(T), 2)}): ${ents.join(' · ')}`;

@@ -44,7 +44,18 @@ export type TrainRequest =
 export type StopReason = 'paused' | 'steps' | 'until' | 'accuracy' | 'diverged';
 
 export type TrainMessage =
-  | { kind: 'ready'; step: number; probe: Int32Array; probeMask: Uint8Array; snapshot: Snapshot; evalLoss: number; evalAccuracy: number; config: Record<string, unknown>; startMs: number; workers?: number }
+  | {
+      kind: 'ready';
+      step: number;
+      probe: Int32Array;
+      probeMask: Uint8Array;
+      snapshot: Snapshot;
+      evalLoss: number;
+      evalAccuracy: number;
+      config: Record<string, unknown>;
+      startMs: number;
+      workers?: number;
+    }
   /** the Worker count now in use (after init or a 'workers' request); note: why fewer than asked */
   | { kind: 'workers'; workers: number; note?: string }
   | { kind: 'refused'; message: string; field: string | null }
@@ -89,9 +100,13 @@ export interface TrainClientLike {
 
 /** Token ids typed by the user (spaces or commas) → ids, or a sentence saying what is wrong. */
 export function parseProbe(text: string, vocab: number, seqLen: number): number[] | string {
-  const parts = text.trim().split(/[\s,]+/u).filter((x) => x !== '');
+  const parts = text
+    .trim()
+    .split(/[\s,]+/u)
+    .filter((x) => x !== '');
   const ids = parts.map((x) => (/^\d{1,7}$/.test(x) ? Number(x) : NaN));
-  if (ids.length === 0 || ids.some((x) => !Number.isInteger(x) || x >= vocab)) return `A probe is whole token ids 0…${vocab - 1}, separated by spaces.`;
+  if (ids.length === 0 || ids.some((x) => !Number.isInteger(x) || x >= vocab))
+    return `A probe is whole token ids 0…${vocab - 1}, separated by spaces.`;
   if (ids.length > seqLen) return `A probe holds at most ${seqLen} tokens (the sequence length).`;
   return ids;
 }

@@ -3,7 +3,16 @@
 // (play/pause, the stop step, divergence, refusal) and the one status sentence that describes it.
 // The view draws what this holds; the clients are injected, so a unit test drives a session with
 // fake clients and no Worker (tests/web/train-session.test.ts).
-import { EVAL_EVERY, SNAP_EVERY, parseProbe, type RunState, type Snapshot, type TrainClientLike, type TrainMessage, type TrainRequest } from './protocol';
+import {
+  EVAL_EVERY,
+  SNAP_EVERY,
+  parseProbe,
+  type RunState,
+  type Snapshot,
+  type TrainClientLike,
+  type TrainMessage,
+  type TrainRequest,
+} from './protocol';
 import { COMPARE_LABEL, archChanged, compareSettings, flopsPerStep, trainerConfig, type TrainState } from './config';
 import { History, PHASE_TEXT, PLATEAU_GAIN, PLATEAU_WINDOW, crossing, phaseOf, plateaued, type Phase } from './history';
 import { startCompareRun, type CompareRun } from './compare-run';
@@ -69,7 +78,11 @@ export class TrainSession {
   /** Workers computing the shards of each step (the trainer's own included) */
   workers = 1;
   ms90: number | null = null;
-  phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null } = { crossed50: null, crossed90: null, ms90: null };
+  phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null } = {
+    crossed50: null,
+    crossed90: null,
+    ms90: null,
+  };
   cmp: CompareRun | null = null;
   /** the status sentence (always describes the run now) and the notice (refusal, divergence) */
   statusText = '';
@@ -148,10 +161,14 @@ export class TrainSession {
     if (t.speed !== this.built.speed) this.toBoth({ kind: 'speed', speed: t.speed });
     // The comparison run keeps one Worker: two runs already share the cores.
     if (t.workers !== this.built.workers) this.client.send({ kind: 'workers', workers: t.workers });
-    if (t.until !== this.built.until || t.untilAcc !== this.built.untilAcc) this.toBoth({ kind: 'stop', until: t.until, untilAcc: t.untilAcc });
+    if (t.until !== this.built.until || t.untilAcc !== this.built.untilAcc)
+      this.toBoth({ kind: 'stop', until: t.until, untilAcc: t.untilAcc });
     if (t.compare !== this.built.compare) {
       this.startCompare(t);
-      if (this.cmp && this.step > 0) this.setStatus(`Comparison (${COMPARE_LABEL[t.compare]}) started from step 0; Reset to run both from the start together.`);
+      if (this.cmp && this.step > 0)
+        this.setStatus(
+          `Comparison (${COMPARE_LABEL[t.compare]}) started from step 0; Reset to run both from the start together.`,
+        );
     }
     this.built = { ...t };
   }
@@ -202,7 +219,11 @@ export class TrainSession {
   private sendRun(client: TrainClientLike, steps: number | null): void {
     const t = this.settings();
     if (!t) return;
-    client.send(steps === null ? { kind: 'run', steps: null, until: t.until, untilAcc: t.untilAcc, speed: t.speed } : { kind: 'run', steps, until: 0, untilAcc: 0, speed: 0 });
+    client.send(
+      steps === null
+        ? { kind: 'run', steps: null, until: t.until, untilAcc: t.untilAcc, speed: t.speed }
+        : { kind: 'run', steps, until: 0, untilAcc: 0, speed: 0 },
+    );
   }
 
   private toBoth(m: TrainRequest): void {
@@ -286,7 +307,10 @@ export class TrainSession {
       case 'refused':
         if (this.run === 'loading') {
           this.setRun('refused');
-          this.showNotice(`These settings were refused: ${m.message}${m.field ? ` (field: ${m.field})` : ''}. Change them to train.`, false);
+          this.showNotice(
+            `These settings were refused: ${m.message}${m.field ? ` (field: ${m.field})` : ''}. Change them to train.`,
+            false,
+          );
         } else this.showNotice(`Refused: ${m.message}`, false);
         break;
       case 'progress':
@@ -295,9 +319,17 @@ export class TrainSession {
       case 'stopped': {
         this.setRun(m.reason === 'diverged' ? 'diverged' : 'stopped');
         // One status, true now: at a divergence the notice says what went wrong, the status line where the run is.
-        this.setStatus(this.plateauNote !== null && m.reason === 'paused' ? `Stopped at step ${m.step}: ${this.plateauNote}` : stoppedText(m.reason, m.step, this.autoPaused));
+        this.setStatus(
+          this.plateauNote !== null && m.reason === 'paused'
+            ? `Stopped at step ${m.step}: ${this.plateauNote}`
+            : stoppedText(m.reason, m.step, this.autoPaused),
+        );
         this.plateauNote = null;
-        if (m.reason === 'diverged') this.showNotice(`${m.message ?? 'The loss became non-finite.'} Lower the learning rate and press Play to go on from there, or Reset.`, true);
+        if (m.reason === 'diverged')
+          this.showNotice(
+            `${m.message ?? 'The loss became non-finite.'} Lower the learning rate and press Play to go on from there, or Reset.`,
+            true,
+          );
         void this.publish();
         this.hooks.changed?.();
         break;
@@ -371,7 +403,8 @@ export class TrainSession {
     const h = this.history;
     const c50 = crossing(h, 0.5);
     const c90 = crossing(h, 0.9);
-    if (c90 !== null && this.ms90 === null) this.ms90 = this.playMsTotal + (this.run === 'running' ? this.now() - this.playStartedAt : 0);
+    if (c90 !== null && this.ms90 === null)
+      this.ms90 = this.playMsTotal + (this.run === 'running' ? this.now() - this.playStartedAt : 0);
     this.phaseAt = { crossed50: c50, crossed90: c90, ms90: this.ms90 };
     if (!Number.isFinite(this.evalAcc)) return;
     const p = phaseOf(this.evalAcc);

@@ -6,8 +6,17 @@ import { brief, decodeComponent, int, oneOf, real, yesNo, type Kind } from '../s
 import type { SubState } from '../state/table';
 import { sigmoidBiasKind } from '../shared/variant';
 import {
-  TRAIN_COMPARES, TRAIN_KERNELS, TRAIN_LIMITS as L, TRAIN_NORMALIZERS, TRAIN_POSITIONAL, TRAIN_TASKS, defaultTrainState, minVocab,
-  type TrainScale, type TrainSigmoidBias, type TrainState,
+  TRAIN_COMPARES,
+  TRAIN_KERNELS,
+  TRAIN_LIMITS as L,
+  TRAIN_NORMALIZERS,
+  TRAIN_POSITIONAL,
+  TRAIN_TASKS,
+  defaultTrainState,
+  minVocab,
+  type TrainScale,
+  type TrainSigmoidBias,
+  type TrainState,
 } from './config';
 
 /** Scale: `sqrt`, `none` or a number in minScale…maxScale. */
@@ -43,7 +52,6 @@ const scaleKind: Kind<TrainScale, TrainSlice> = {
   },
 };
 
-
 const D = defaultTrainState();
 /** The part of the state the train rows read. */
 export interface TrainSlice {
@@ -55,30 +63,85 @@ export const TRAIN: SubState<TrainState, TrainSlice> = {
   fields: {
     task: { key: 'task', label: 'train: task', kind: oneOf(TRAIN_TASKS), default: D.task, compute: false },
     vocab: { key: 'vocab', label: 'train: vocabulary', kind: int(2, L.maxVocab), default: D.vocab, compute: false },
-    seqLen: { key: 'seqlen', label: 'train: sequence length', kind: int(L.minSeqLen, L.maxSeqLen), default: D.seqLen, compute: false },
+    seqLen: {
+      key: 'seqlen',
+      label: 'train: sequence length',
+      kind: int(L.minSeqLen, L.maxSeqLen),
+      default: D.seqLen,
+      compute: false,
+    },
     layers: { key: 'layers', label: 'train: layers', kind: int(1, L.maxLayers), default: D.layers, compute: false },
     heads: { key: 'nh', label: 'train: heads', kind: int(1, L.maxHeads), default: D.heads, compute: false },
-    kvHeads: { key: 'nkv', label: 'train: K/V heads', kind: int(1, (s: TrainSlice) => T(s).heads), default: D.kvHeads, fallback: (s) => T(s).heads, compute: false },
-    dModel: { key: 'dmodel', label: 'train: d_model', kind: int((s: TrainSlice) => T(s).heads, L.maxDModel), default: D.dModel, compute: false },
-    positional: { key: 'pos', label: 'train: positions', kind: oneOf(TRAIN_POSITIONAL), default: D.positional, compute: false },
-    normalizer: { key: 'tnorm', label: 'train: normalizer', kind: oneOf(TRAIN_NORMALIZERS), default: D.normalizer, compute: false },
+    kvHeads: {
+      key: 'nkv',
+      label: 'train: K/V heads',
+      kind: int(1, (s: TrainSlice) => T(s).heads),
+      default: D.kvHeads,
+      fallback: (s) => T(s).heads,
+      compute: false,
+    },
+    dModel: {
+      key: 'dmodel',
+      label: 'train: d_model',
+      kind: int((s: TrainSlice) => T(s).heads, L.maxDModel),
+      default: D.dModel,
+      compute: false,
+    },
+    positional: {
+      key: 'pos',
+      label: 'train: positions',
+      kind: oneOf(TRAIN_POSITIONAL),
+      default: D.positional,
+      compute: false,
+    },
+    normalizer: {
+      key: 'tnorm',
+      label: 'train: normalizer',
+      kind: oneOf(TRAIN_NORMALIZERS),
+      default: D.normalizer,
+      compute: false,
+    },
     qkNorm: { key: 'tqkn', label: 'train: qkNorm', kind: yesNo(), default: D.qkNorm, compute: false },
-    sigmoidBias: { key: 'tsbias', label: 'train: sigmoid bias', kind: sigmoidBiasKind, default: D.sigmoidBias, compute: false },
+    sigmoidBias: {
+      key: 'tsbias',
+      label: 'train: sigmoid bias',
+      kind: sigmoidBiasKind,
+      default: D.sigmoidBias,
+      compute: false,
+    },
     layerNorm: { key: 'ln', label: 'train: LayerNorm', kind: yesNo(), default: D.layerNorm, compute: false },
     scale: { key: 'qks', label: 'train: scale', kind: scaleKind, default: D.scale, compute: false },
     initStd: { key: 'istd', label: 'train: init std', kind: real(0, L.maxInitStd), default: D.initStd, compute: false },
     dropout: { key: 'drop', label: 'train: dropout', kind: real(0, L.maxDropout), default: D.dropout, compute: false },
     batch: { key: 'batch', label: 'train: batch', kind: int(1, L.maxBatch), default: D.batch, compute: false },
-    weightDecay: { key: 'wd', label: 'train: weight decay', kind: real(0, L.maxWeightDecay), default: D.weightDecay, compute: false },
+    weightDecay: {
+      key: 'wd',
+      label: 'train: weight decay',
+      kind: real(0, L.maxWeightDecay),
+      default: D.weightDecay,
+      compute: false,
+    },
     kernel: { key: 'kernel', label: 'train: kernel', kind: oneOf(TRAIN_KERNELS), default: D.kernel, compute: false },
     seed: { key: 'tseed', label: 'train: seed', kind: int(0, L.maxSeed), default: D.seed, compute: false },
-    dataSeed: { key: 'dseed', label: 'train: data seed', kind: int(-1, L.maxSeed), default: D.dataSeed, compute: false },
+    dataSeed: {
+      key: 'dseed',
+      label: 'train: data seed',
+      kind: int(-1, L.maxSeed),
+      default: D.dataSeed,
+      compute: false,
+    },
     lr: { key: 'lr', label: 'train: learning rate', kind: real(L.minLr, L.maxLr), default: D.lr, compute: false },
     until: { key: 'until', label: 'train: stop at step', kind: int(0, L.maxUntil), default: D.until, compute: false },
     untilAcc: { key: 'uacc', label: 'train: stop at accuracy', kind: real(0, 1), default: D.untilAcc, compute: false },
     speed: { key: 'speed', label: 'train: speed', kind: int(0, L.maxSpeed), default: D.speed, compute: false },
     play: { key: 'play', label: 'train: play on open', kind: yesNo(), default: D.play, compute: false },
-    compare: { key: 'cmp', label: 'train: compare with', kind: oneOf(TRAIN_COMPARES), default: D.compare, compute: false },
+    compare: {
+      key: 'cmp',
+      label: 'train: compare with',
+      kind: oneOf(TRAIN_COMPARES),
+      default: D.compare,
+      compute: false,
+    },
     // 0 = one Worker per core (navigator.hardwareConcurrency, 1…4): a link names a count only when set.
     workers: { key: 'trw', label: 'train: Workers', kind: int(0, L.maxWorkers), default: D.workers, compute: false },
   },
@@ -102,7 +165,9 @@ export const TRAIN: SubState<TrainState, TrainSlice> = {
       t.seqLen += 1;
     }
     if (t.positional === 'rope' && (t.dModel / t.heads) % 2 !== 0) {
-      notices.push(`train: RoPE rotates pairs of coordinates, and d_model / heads = ${t.dModel / t.heads} is odd; using a learned table`);
+      notices.push(
+        `train: RoPE rotates pairs of coordinates, and d_model / heads = ${t.dModel / t.heads} is odd; using a learned table`,
+      );
       t.positional = 'learned';
     }
     if (t.positional === 'alibi' && t.normalizer === 'linear') {
@@ -111,7 +176,9 @@ export const TRAIN: SubState<TrainState, TrainSlice> = {
     }
     const mv = minVocab(t.task, t.seqLen);
     if (t.vocab < mv) {
-      notices.push(`train: a sequence of ${t.seqLen} needs a vocabulary of at least ${mv} distinct tokens for this task; using ${mv}`);
+      notices.push(
+        `train: a sequence of ${t.seqLen} needs a vocabulary of at least ${mv} distinct tokens for this task; using ${mv}`,
+      );
       t.vocab = mv;
     }
   },

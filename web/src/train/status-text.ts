@@ -13,7 +13,11 @@ export function runningText(step: number, steps: number | null, compare: string 
 }
 
 const WHY: Record<StopReason, string> = {
-  paused: 'Paused', steps: 'Stepped', until: 'Stopped at the stop step', accuracy: 'Stopped: accuracy reached the target', diverged: 'Diverged',
+  paused: 'Paused',
+  steps: 'Stepped',
+  until: 'Stopped at the stop step',
+  accuracy: 'Stopped: accuracy reached the target',
+  diverged: 'Diverged',
 };
 
 export function stoppedText(reason: StopReason, step: number, autoPaused: boolean): string {

@@ -30,7 +30,10 @@ const LIVE_DRAW_MS = 100;
 
 /** What the page gives the Train tab: its settings, a way to change them (and to open the
  *  trained model in the Heads view), and the page's share-link writer. */
-export interface TrainContext extends LabContext<TrainSlice, { train?: TrainState; page?: { view: 'heads'; head: number } }> {
+export interface TrainContext extends LabContext<
+  TrainSlice,
+  { train?: TrainState; page?: { view: 'heads'; head: number } }
+> {
   hashOf(patch: TrainLinkPatch): string;
 }
 
@@ -53,7 +56,9 @@ interface TrainDebug {
   phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null };
 }
 declare global {
-  interface Window { __trainTab?: TrainDebug }
+  interface Window {
+    __trainTab?: TrainDebug;
+  }
 }
 
 class TrainView implements View<TrainContext> {
@@ -115,28 +120,61 @@ class TrainView implements View<TrainContext> {
       canvasOf: (n) => this.charts.canvasOf(n),
       refresh: () => this.draw(true),
     });
-    this.root = el('div', { class: 'view-train', 'data-testid': 'train-view' },
+    this.root = el(
+      'div',
+      { class: 'view-train', 'data-testid': 'train-view' },
       el('h2', { class: 'panel-title', text: 'Train: watch induction heads form' }),
-      el('p', { class: 'lead', text: 'A two-layer, attention-only transformer learns to continue [noise, s, s]: the second copy of s is predictable only by finding the earlier copy. Press play: the loss sits on a shelf, then drops as a head in layer 1 learns to look one token back and a head in layer 2 learns to look just after the earlier copy of the current token.' }),
-      el('p', { class: 'muted tr-numbering', 'data-testid': 'train-numbering', text: 'Layers and heads are counted from 1 here (L1 H2 = layer 1, head 2), as the lessons count heads. The exports keep the module’s indices from 0 (PNG names such as layer-0-head-1, the JSON’s [layer][head] arrays).' }),
-      this.controls.runBar, this.controls.reads, this.controls.statusLine, this.controls.phaseLine, this.controls.notice, this.controls.configBox,
-      el('div', { class: 'tr-panels' }, this.charts.lossPanel, this.probe.root, this.charts.scoresPanel, this.heads.root),
-      this.exports.root, this.cards.root, this.variants.root);
+      el('p', {
+        class: 'lead',
+        text: 'A two-layer, attention-only transformer learns to continue [noise, s, s]: the second copy of s is predictable only by finding the earlier copy. Press play: the loss sits on a shelf, then drops as a head in layer 1 learns to look one token back and a head in layer 2 learns to look just after the earlier copy of the current token.',
+      }),
+      el('p', {
+        class: 'muted tr-numbering',
+        'data-testid': 'train-numbering',
+        text: 'Layers and heads are counted from 1 here (L1 H2 = layer 1, head 2), as the lessons count heads. The exports keep the module’s indices from 0 (PNG names such as layer-0-head-1, the JSON’s [layer][head] arrays).',
+      }),
+      this.controls.runBar,
+      this.controls.reads,
+      this.controls.statusLine,
+      this.controls.phaseLine,
+      this.controls.notice,
+      this.controls.configBox,
+      el(
+        'div',
+        { class: 'tr-panels' },
+        this.charts.lossPanel,
+        this.probe.root,
+        this.charts.scoresPanel,
+        this.heads.root,
+      ),
+      this.exports.root,
+      this.cards.root,
+      this.variants.root,
+    );
     document.addEventListener('keydown', (e) => this.onKey(e));
     document.addEventListener('visibilitychange', () => this.s.pageHidden(document.hidden, this.root.isConnected));
     new IntersectionObserver((es) => {
-      for (const e of es) this.s.inView(e.isIntersecting, document.documentElement.classList.contains('embed'), this.root.isConnected && !document.hidden);
+      for (const e of es)
+        this.s.inView(
+          e.isIntersecting,
+          document.documentElement.classList.contains('embed'),
+          this.root.isConnected && !document.hidden,
+        );
     }).observe(this.root);
     // While training, a panel scrolled out of sight is not redrawn (its style, layout, paint and
     // commit would run on the cores the Workers train on); it is drawn as it comes into view.
-    const panels = new IntersectionObserver((es) => {
-      for (const e of es) {
-        if (e.isIntersecting) this.onScreen.add(e.target);
-        else this.onScreen.delete(e.target);
-      }
-      this.schedule();
-    }, { rootMargin: '200px 0px' });
-    for (const p of [this.charts.lossPanel, this.probe.root, this.charts.scoresPanel, this.heads.root]) panels.observe(p);
+    const panels = new IntersectionObserver(
+      (es) => {
+        for (const e of es) {
+          if (e.isIntersecting) this.onScreen.add(e.target);
+          else this.onScreen.delete(e.target);
+        }
+        this.schedule();
+      },
+      { rootMargin: '200px 0px' },
+    );
+    for (const p of [this.charts.lossPanel, this.probe.root, this.charts.scoresPanel, this.heads.root])
+      panels.observe(p);
     window.addEventListener('beforeprint', () => this.draw(true));
     const s = this.s;
     window.__trainTab = {
@@ -187,7 +225,16 @@ class TrainView implements View<TrainContext> {
     if (!snap || !this.ctx || snap.attention.length !== L * H * T * T) return;
     const kv = (this.s.config as { kvHeads?: number }).kvHeads ?? H;
     // Start at the last layer: in the default run that is where the induction head is.
-    setTrainedAttention({ weights: snap.attention.slice(), tokens: Array.from(this.s.probe), layers: L, heads: H, kvHeads: kv, step: this.s.step, layer: L - 1, variant: variantWords(this.s.config) });
+    setTrainedAttention({
+      weights: snap.attention.slice(),
+      tokens: Array.from(this.s.probe),
+      layers: L,
+      heads: H,
+      kvHeads: kv,
+      step: this.s.step,
+      layer: L - 1,
+      variant: variantWords(this.s.config),
+    });
     this.ctx.update({ page: { view: 'heads', head: 0 } });
   }
 
@@ -220,7 +267,11 @@ class TrainView implements View<TrainContext> {
   private onKey(e: KeyboardEvent): void {
     if (e.key !== ' ' || !this.root.isConnected || e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target as HTMLElement | null;
-    if (t && t.closest('input, select, textarea, button, a, summary, [role="application"], [role="button"], [role="tab"]')) return;
+    if (
+      t &&
+      t.closest('input, select, textarea, button, a, summary, [role="application"], [role="button"], [role="tab"]')
+    )
+      return;
     e.preventDefault();
     this.s.togglePlay();
   }
@@ -255,8 +306,13 @@ class TrainView implements View<TrainContext> {
     const card = TRAIN_PRESETS.find((p) => p.id === 'train-noscale-large');
     note.append(
       `Why can the run without √d_k be the faster one here? The weights start small (std 1/√d_model), so the scores q·k stay small even unscaled and the softmax is far from saturated: dropping the 1/√d_k factor (√${dk} ≈ ${fmt(Math.sqrt(dk), 1)} here) only makes the scores, and their gradients, larger, like a higher learning rate for attention. The scale matters when the scores are large — large d_k or large weights — where an unscaled softmax saturates and its gradient vanishes: `,
-      el('a', { href: card ? trainPresetHash(card, (x) => ctx.hashOf(x)) : '#', 'data-testid': 'train-compare-note-link', text: card?.title ?? 'the saturated-softmax experiment' }),
-      '.');
+      el('a', {
+        href: card ? trainPresetHash(card, (x) => ctx.hashOf(x)) : '#',
+        'data-testid': 'train-compare-note-link',
+        text: card?.title ?? 'the saturated-softmax experiment',
+      }),
+      '.',
+    );
   }
 
   heatmaps(): { name: string; heatmap: Heatmap }[] {
@@ -318,13 +374,20 @@ class TrainView implements View<TrainContext> {
 /** The attention variant of a trainer config in words, or undefined for plain softmax. */
 function variantWords(c: Record<string, unknown>): string | undefined {
   const parts: string[] = [];
-  if (typeof c.normalizer === 'string' && c.normalizer !== 'softmax') parts.push(NORMALIZER_LABEL[c.normalizer as TrainNormalizer] ?? c.normalizer);
+  if (typeof c.normalizer === 'string' && c.normalizer !== 'softmax')
+    parts.push(NORMALIZER_LABEL[c.normalizer as TrainNormalizer] ?? c.normalizer);
   if (c.positional === 'rope') parts.push('RoPE');
   if (c.positional === 'alibi') parts.push('ALiBi');
   if (c.qkNorm === true) parts.push('qkNorm');
-  if (c.normalizer === 'sigmoid' || c.normalizer === 'relu') parts.push('rows are not normalised (they need not sum to 1)');
+  if (c.normalizer === 'sigmoid' || c.normalizer === 'relu')
+    parts.push('rows are not normalised (they need not sum to 1)');
   if (c.normalizer === 'softmax1' || c.normalizer === 'linear') parts.push('rows sum to at most 1');
   return parts.length ? parts.join(', ') : undefined;
 }
 
-export const trainView: ViewFactory<TrainContext, 'train', false> = { id: 'train', label: 'Train', needsResult: false, create: () => new TrainView() };
+export const trainView: ViewFactory<TrainContext, 'train', false> = {
+  id: 'train',
+  label: 'Train',
+  needsResult: false,
+  create: () => new TrainView(),
+};

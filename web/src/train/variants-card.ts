@@ -10,7 +10,14 @@ import { trainHash, type HashOf } from './links';
 
 /** The Train tab settings of one row and seed: config A, the row's fields, that seed, the data seed, run to the end. */
 export function variantRowSettings(row: Row, seed: number): TrainState {
-  return { ...defaultTrainState(), ...(row.patch as Partial<TrainState>), seed, dataSeed: X.dataSeed, until: X.steps, play: true };
+  return {
+    ...defaultTrainState(),
+    ...(row.patch as Partial<TrainState>),
+    seed,
+    dataSeed: X.dataSeed,
+    until: X.steps,
+    play: true,
+  };
 }
 
 function median(xs: number[]): number {
@@ -29,7 +36,9 @@ const fix2 = (x: number) => x.toFixed(2);
 
 /** The median held-out loss curve as a small SVG line (0…steps, 0…ln V). */
 function sparkline(row: Row): SVGSVGElement {
-  const W = 120, H = 32, yMax = Math.log(32);
+  const W = 120,
+    H = 32,
+    yMax = Math.log(32);
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
@@ -37,8 +46,13 @@ function sparkline(row: Row): SVGSVGElement {
   svg.setAttribute('height', String(H));
   svg.setAttribute('role', 'img');
   const last = row.curve[row.curve.length - 1];
-  svg.setAttribute('aria-label', `median held-out loss from ${fix2(row.curve[0][1])} to ${fix2(last[1])} nats over ${X.steps} steps`);
-  const pts = row.curve.map(([s, l]) => `${((s / X.steps) * W).toFixed(1)},${(H - (Math.min(l, yMax) / yMax) * H).toFixed(1)}`);
+  svg.setAttribute(
+    'aria-label',
+    `median held-out loss from ${fix2(row.curve[0][1])} to ${fix2(last[1])} nats over ${X.steps} steps`,
+  );
+  const pts = row.curve.map(
+    ([s, l]) => `${((s / X.steps) * W).toFixed(1)},${(H - (Math.min(l, yMax) / yMax) * H).toFixed(1)}`,
+  );
   const line = document.createElementNS(ns, 'polyline');
   line.setAttribute('points', pts.join(' '));
   line.setAttribute('fill', 'none');
@@ -58,31 +72,68 @@ export class VariantsCard {
 
   /** onRun: start this row's run here (the view applies the settings and presses Play). */
   constructor(private readonly onRun: (t: TrainState) => void) {
-    const head = el('tr', {}, ...['Variant', 'Reached 0.9', 'Steps to 0.9, seeds 0–4 (click: run it)', 'L1 prev-token', 'L2 induction', 'Held-out loss (median)'].map((t) => el('th', { scope: 'col', text: t })));
-    const body = el('tbody', {}, ...X.rows.map((row) => {
-      const seeds = el('td', { class: 'tr-var-seeds' });
-      row.at90.forEach((s, i) => {
-        const a = el('a', { 'data-seed': String(X.seeds[i]), text: s === null ? '–' : String(s), title: `seed ${X.seeds[i]}: ${s === null ? `not within ${X.steps} steps` : `accuracy 0.9 at step ${s}`}; previous-token ${fix2(row.prev0[i])}, induction ${fix2(row.ind1[i])}, final accuracy ${fix2(row.finalAccuracy[i])}` });
-        this.links.push({ a, row, seed: X.seeds[i] });
-        seeds.append(a, i + 1 < row.at90.length ? ' ' : '');
-      });
-      const run = el('a', { class: 'btn small', 'data-testid': `train-variant-run-${row.id}`, text: 'Run this row', 'aria-label': `Run this row: ${row.label}, seed ${X.seeds[0]}` });
-      this.links.push({ a: run, row, seed: X.seeds[0] });
-      // The run link sits under the row's name, so a phone sees it without scrolling the table.
-      return el('tr', { 'data-row': row.id },
-        el('th', { scope: 'row' }, el('span', { class: 'tr-var-name', text: row.label }), run),
-        el('td', { 'data-testid': `train-variant-crossed-${row.id}`, text: crossedText(row) }),
-        seeds,
-        el('td', { text: fix2(median([...row.prev0])) }),
-        el('td', { text: fix2(median([...row.ind1])) }),
-        el('td', {}, sparkline(row)));
-    }));
-    this.root = el('section', { class: 'tr-variants', 'data-testid': 'train-variants', 'aria-labelledby': 'train-variants-title' },
+    const head = el(
+      'tr',
+      {},
+      ...[
+        'Variant',
+        'Reached 0.9',
+        'Steps to 0.9, seeds 0–4 (click: run it)',
+        'L1 prev-token',
+        'L2 induction',
+        'Held-out loss (median)',
+      ].map((t) => el('th', { scope: 'col', text: t })),
+    );
+    const body = el(
+      'tbody',
+      {},
+      ...X.rows.map((row) => {
+        const seeds = el('td', { class: 'tr-var-seeds' });
+        row.at90.forEach((s, i) => {
+          const a = el('a', {
+            'data-seed': String(X.seeds[i]),
+            text: s === null ? '–' : String(s),
+            title: `seed ${X.seeds[i]}: ${s === null ? `not within ${X.steps} steps` : `accuracy 0.9 at step ${s}`}; previous-token ${fix2(row.prev0[i])}, induction ${fix2(row.ind1[i])}, final accuracy ${fix2(row.finalAccuracy[i])}`,
+          });
+          this.links.push({ a, row, seed: X.seeds[i] });
+          seeds.append(a, i + 1 < row.at90.length ? ' ' : '');
+        });
+        const run = el('a', {
+          class: 'btn small',
+          'data-testid': `train-variant-run-${row.id}`,
+          text: 'Run this row',
+          'aria-label': `Run this row: ${row.label}, seed ${X.seeds[0]}`,
+        });
+        this.links.push({ a: run, row, seed: X.seeds[0] });
+        // The run link sits under the row's name, so a phone sees it without scrolling the table.
+        return el(
+          'tr',
+          { 'data-row': row.id },
+          el('th', { scope: 'row' }, el('span', { class: 'tr-var-name', text: row.label }), run),
+          el('td', { 'data-testid': `train-variant-crossed-${row.id}`, text: crossedText(row) }),
+          seeds,
+          el('td', { text: fix2(median([...row.prev0])) }),
+          el('td', { text: fix2(median([...row.ind1])) }),
+          el('td', {}, sparkline(row)),
+        );
+      }),
+    );
+    this.root = el(
+      'section',
+      { class: 'tr-variants', 'data-testid': 'train-variants', 'aria-labelledby': 'train-variants-title' },
       el('h3', { id: 'train-variants-title', text: 'Which variants form induction heads?' }),
       el('p', { text: VARIANTS_FINDING }),
       el('p', { class: 'tr-variants-result', 'data-testid': 'train-variants-result', text: VARIANTS_RESULT }),
-      el('div', { class: 'tr-variants-scroll' }, el('table', { class: 'tr-variants-table' }, el('thead', {}, head), body)),
-      el('p', { class: 'muted', text: `Steps to 0.9: the first held-out evaluation (every ${X.evalEvery} steps) with accuracy ≥ 0.9, “–” = not within ${X.steps} steps. Scores: the best head’s previous-token score in layer 1 and induction score in layer 2 at step ${X.steps}, median over the seeds (per seed: hover a step count). Measured with scripts/induction-variants.mjs (docs/experiments.md); “Run this row” starts seed 0 of that row here, the same run as measured (same module, seeds and steps).` }));
+      el(
+        'div',
+        { class: 'tr-variants-scroll' },
+        el('table', { class: 'tr-variants-table' }, el('thead', {}, head), body),
+      ),
+      el('p', {
+        class: 'muted',
+        text: `Steps to 0.9: the first held-out evaluation (every ${X.evalEvery} steps) with accuracy ≥ 0.9, “–” = not within ${X.steps} steps. Scores: the best head’s previous-token score in layer 1 and induction score in layer 2 at step ${X.steps}, median over the seeds (per seed: hover a step count). Measured with scripts/induction-variants.mjs (docs/experiments.md); “Run this row” starts seed 0 of that row here, the same run as measured (same module, seeds and steps).`,
+      }),
+    );
   }
 
   /** Give the links their hrefs (the page's link writer comes with the first render). A plain

@@ -48,18 +48,31 @@ let stepsLeft: number | null = null;
  */
 function diagnose(t: AttnTrainer): { snap: Snapshot; loss: number; accuracy: number } {
   const d = t.diagnostics();
-  const scores: HeadScores = { step: t.step, previousToken: d.previousToken, induction: d.induction, duplicateToken: d.duplicateToken, ablationLoss: d.ablationLoss, kComposition: d.kComposition, loss: d.loss };
-  return { snap: { scores, attention: t.attention(probe).weights, scoreGrad: d.scoreGrad, wqGradNorm: d.wqGradNorm }, loss: d.loss, accuracy: d.accuracy };
+  const scores: HeadScores = {
+    step: t.step,
+    previousToken: d.previousToken,
+    induction: d.induction,
+    duplicateToken: d.duplicateToken,
+    ablationLoss: d.ablationLoss,
+    kComposition: d.kComposition,
+    loss: d.loss,
+  };
+  return {
+    snap: { scores, attention: t.attention(probe).weights, scoreGrad: d.scoreGrad, wqGradNorm: d.wqGradNorm },
+    loss: d.loss,
+    accuracy: d.accuracy,
+  };
 }
 
-const tick = (ms: number) => new Promise<void>((r) => {
-  if (ms > 0) setTimeout(r, ms);
-  else {
-    const ch = new MessageChannel();
-    ch.port1.onmessage = () => r();
-    ch.port2.postMessage(0);
-  }
-});
+const tick = (ms: number) =>
+  new Promise<void>((r) => {
+    if (ms > 0) setTimeout(r, ms);
+    else {
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => r();
+      ch.port2.postMessage(0);
+    }
+  });
 
 /** ms of the work beside the steps, last measured: an evaluation alone, a step's diagnostics (head scores, evaluation, snapshot) */
 const side_ = { eval: 0, scores: 0 };
@@ -127,13 +140,14 @@ async function loop(my: number): Promise<void> {
       }
       if (stepsLeft !== null) stepsLeft -= n;
       // aim each call at a quarter of the chunk
-      per = Math.max(1, Math.min(64, Math.floor((CHUNK_MS / 4) / Math.max(0.01, dt / n))));
+      per = Math.max(1, Math.min(64, Math.floor(CHUNK_MS / 4 / Math.max(0.01, dt / n))));
       const doEval = t.step % evalEvery === 0;
       const doScores = t.step % snapEvery === 0;
       // Off the critical path: with other Workers, the next step is begun before this work on the
       // same weights, so they compute their shards meanwhile (its batch is drawn now, and stays
       // the next step's batch even if the run stops here: the history does not change).
-      const goesOn = (until === 0 || t.step < until) && (stepsLeft === null || stepsLeft > 0) && !pauseAfterStep && speed === 0;
+      const goesOn =
+        (until === 0 || t.step < until) && (stepsLeft === null || stepsLeft > 0) && !pauseAfterStep && speed === 0;
       if (goesOn && pool!.prefersSplit && (doEval || doScores)) {
         pool!.begin(pool!.share(doScores ? side_.scores : side_.eval));
       }
@@ -167,8 +181,17 @@ async function loop(my: number): Promise<void> {
     const snap = stop ? (snapAtScores?.scores.step === t.step ? snapAtScores : diagnose(t).snap) : snapAtScores;
     sideMs.snap = performance.now() - s0;
     post({
-      kind: 'progress', firstStep, losses: Float32Array.from(losses), gradNorms: Float32Array.from(norms), evals,
-      scores, snapshot: snap, step: t.step, trainMs, wallMs: now - lastPost, sideMs,
+      kind: 'progress',
+      firstStep,
+      losses: Float32Array.from(losses),
+      gradNorms: Float32Array.from(norms),
+      evals,
+      scores,
+      snapshot: snap,
+      step: t.step,
+      trainMs,
+      wallMs: now - lastPost,
+      sideMs,
     });
     lastPost = now;
     if (pauseAfterStep && !stop) {
@@ -182,7 +205,10 @@ async function loop(my: number): Promise<void> {
       running = false;
       // Name what was not finite (a finite loss with an infinite gradient norm is common at a
       // huge rate), and print the numbers readably.
-      const msg = stop === 'diverged' ? `${cap(nonFiniteWhat(badLoss, badNorm))} became non-finite at step ${t.step + 1} (loss ${num(badLoss)}, gradient norm ${num(badNorm)}); that step was not applied. The weights of step ${t.step} are kept.` : undefined;
+      const msg =
+        stop === 'diverged'
+          ? `${cap(nonFiniteWhat(badLoss, badNorm))} became non-finite at step ${t.step + 1} (loss ${num(badLoss)}, gradient norm ${num(badNorm)}); that step was not applied. The weights of step ${t.step} are kept.`
+          : undefined;
       post({ kind: 'stopped', reason: stop, step: t.step, message: msg });
       return;
     }
@@ -192,14 +218,23 @@ async function loop(my: number): Promise<void> {
 
 /** A shard Worker of this page (a nested module Worker), as a pool port. */
 function shardPort(): ShardPort {
-  const w = new Worker(new URL('./shard-worker.ts', import.meta.url), { type: 'module', name: 'attention-train-shard' });
+  const w = new Worker(new URL('./shard-worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'attention-train-shard',
+  });
   const listeners: ((m: ShardReply) => void)[] = [];
   w.onmessage = (e: MessageEvent<ShardReply>) => listeners.forEach((f) => f(e.data));
   w.onerror = (e) => {
     e.preventDefault();
-    listeners.forEach((f) => f({ kind: 'error', id: null, message: e.message || 'the shard Worker failed to start', field: null }));
+    listeners.forEach((f) =>
+      f({ kind: 'error', id: null, message: e.message || 'the shard Worker failed to start', field: null }),
+    );
   };
-  return { post: (m, transfer = []) => w.postMessage(m, transfer), listen: (f) => listeners.push(f), terminate: () => w.terminate() };
+  return {
+    post: (m, transfer = []) => w.postMessage(m, transfer),
+    listen: (f) => listeners.push(f),
+    terminate: () => w.terminate(),
+  };
 }
 
 /** Pool changes, one after another (a 'run' waits for the one under way). */
@@ -247,7 +282,18 @@ function pause(): void {
   token++;
   const t = tr;
   const e = diagnose(t);
-  post({ kind: 'progress', firstStep: t.step + 1, losses: new Float32Array(0), gradNorms: new Float32Array(0), evals: [], scores: [], snapshot: e.snap, step: t.step, trainMs: 0, wallMs: 0 });
+  post({
+    kind: 'progress',
+    firstStep: t.step + 1,
+    losses: new Float32Array(0),
+    gradNorms: new Float32Array(0),
+    evals: [],
+    scores: [],
+    snapshot: e.snap,
+    step: t.step,
+    trainMs: 0,
+    wallMs: 0,
+  });
   post({ kind: 'stopped', reason: 'paused', step: t.step, message: `held-out loss ${e.loss.toFixed(3)}` });
 }
 
@@ -285,7 +331,18 @@ async function handle(m: TrainRequest): Promise<void> {
         heldOut = { tokens: probe, mask: probeMask };
         const e = diagnose(t);
         await starting;
-        post({ kind: 'ready', step: t.step, probe, probeMask, snapshot: e.snap, evalLoss: e.loss, evalAccuracy: e.accuracy, config: { ...t.config }, startMs: performance.now() - t0, workers: poolWorkers() });
+        post({
+          kind: 'ready',
+          step: t.step,
+          probe,
+          probeMask,
+          snapshot: e.snap,
+          evalLoss: e.loss,
+          evalAccuracy: e.accuracy,
+          config: { ...t.config },
+          startMs: performance.now() - t0,
+          workers: poolWorkers(),
+        });
       } catch (e) {
         post({ kind: 'refused', ...errorOf(e) });
       }
@@ -347,7 +404,12 @@ async function handle(m: TrainRequest): Promise<void> {
         return;
       }
       probe = tokens;
-      post({ kind: 'probe', probe, probeMask: m.tokens === null ? heldOut.mask : new Uint8Array(tokens.length), snapshot: diagnose(tr).snap });
+      post({
+        kind: 'probe',
+        probe,
+        probeMask: m.tokens === null ? heldOut.mask : new Uint8Array(tokens.length),
+        snapshot: diagnose(tr).snap,
+      });
       return;
     }
     case 'weights':

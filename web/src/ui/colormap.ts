@@ -3,8 +3,17 @@
 // at t = 0, 0.1, …, 1.0 — the 11 published control points below — and linearly interpolated
 // in sRGB. Viridis is perceptually uniform and readable with the common colour-vision deficiencies.
 export const VIRIDIS_CONTROL_POINTS = [
-  '#440154', '#482475', '#414487', '#355f8d', '#2a788e', '#21918c',
-  '#22a884', '#44bf70', '#7ad151', '#bddf26', '#fde725',
+  '#440154',
+  '#482475',
+  '#414487',
+  '#355f8d',
+  '#2a788e',
+  '#21918c',
+  '#22a884',
+  '#44bf70',
+  '#7ad151',
+  '#bddf26',
+  '#fde725',
 ] as const;
 
 /** Colour of a forbidden (masked) cell: a light neutral, far from every viridis colour. */

@@ -65,7 +65,14 @@ export class Heatmap {
     this.root = el(
       'div',
       { class: 'hm' + (opts.showLabels ? ' hm-labelled' : '') },
-      opts.showLabels ? el('div', { class: 'hm-corner', 'aria-hidden': 'true' }, el('span', { class: 'hm-axis-title', text: colTitle }), el('span', { class: 'hm-axis-title', text: rowTitle })) : null,
+      opts.showLabels
+        ? el(
+            'div',
+            { class: 'hm-corner', 'aria-hidden': 'true' },
+            el('span', { class: 'hm-axis-title', text: colTitle }),
+            el('span', { class: 'hm-axis-title', text: rowTitle }),
+          )
+        : null,
       opts.showLabels ? this.colAxis : null,
       opts.showLabels ? this.rowAxis : null,
       this.frame,
@@ -74,7 +81,10 @@ export class Heatmap {
       this.frame.tabIndex = 0;
       this.frame.setAttribute('role', 'application');
       this.frame.setAttribute('aria-roledescription', 'heatmap');
-      this.frame.setAttribute('aria-label', `${opts.label}. Arrow keys move between cells; Home and End jump within a row.`);
+      this.frame.setAttribute(
+        'aria-label',
+        `${opts.label}. Arrow keys move between cells; Home and End jump within a row.`,
+      );
       this.frame.addEventListener('keydown', (e) => this.onKey(e));
       this.frame.addEventListener('focus', () => {
         if (!this.focusCell && this.data) this.focusCell = [0, 0];
@@ -112,7 +122,8 @@ export class Heatmap {
 
   setLabel(label: string): void {
     this.opts.label = label;
-    if (this.opts.interactive) this.frame.setAttribute('aria-label', `${label}. Arrow keys move between cells; Home and End jump within a row.`);
+    if (this.opts.interactive)
+      this.frame.setAttribute('aria-label', `${label}. Arrow keys move between cells; Home and End jump within a row.`);
     else this.frame.setAttribute('aria-label', label);
   }
 
@@ -149,7 +160,8 @@ export class Heatmap {
   update(d: HeatmapData): void {
     const shapeChanged = !this.data || this.data.rows !== d.rows || this.data.cols !== d.cols;
     this.data = d;
-    if (shapeChanged && this.focusCell && (this.focusCell[0] >= d.rows || this.focusCell[1] >= d.cols)) this.focusCell = null;
+    if (shapeChanged && this.focusCell && (this.focusCell[0] >= d.rows || this.focusCell[1] >= d.cols))
+      this.focusCell = null;
     this.paint();
     this.layout();
     if (this.focusCell && document.activeElement === this.frame) this.report(true);
@@ -163,7 +175,8 @@ export class Heatmap {
     // One ImageData per size, reused: a fresh one per redraw was a fresh buffer each time (at
     // T = 256 with 8 heads, 2.3 MB of new pages per change). Pixels are written as whole RGBA
     // words from a packed copy of the colour map.
-    if (!this.img || this.img.width !== d.cols || this.img.height !== d.rows) this.img = ctx.createImageData(d.cols, d.rows);
+    if (!this.img || this.img.width !== d.cols || this.img.height !== d.rows)
+      this.img = ctx.createImageData(d.cols, d.rows);
     const img = this.img;
     const px = new Uint32Array(img.data.buffer, img.data.byteOffset, d.rows * d.cols);
     const n = d.rows * d.cols;
@@ -190,7 +203,8 @@ export class Heatmap {
     this.frame.style.height = `${h}px`;
     const dpr = Math.min(2, globalThis.devicePixelRatio || 1);
     // Setting a canvas's size, even to the same value, reallocates and clears it.
-    const ow = Math.round(w * dpr), oh = Math.round(h * dpr);
+    const ow = Math.round(w * dpr),
+      oh = Math.round(h * dpr);
     if (this.overlay.width !== ow) this.overlay.width = ow;
     if (this.overlay.height !== oh) this.overlay.height = oh;
     if (o.showLabels) this.layoutLabels(w, h);
@@ -357,15 +371,32 @@ export class Heatmap {
     if (!d) return;
     let [i, j] = this.focusCell ?? [0, 0];
     switch (e.key) {
-      case 'ArrowUp': i -= 1; break;
-      case 'ArrowDown': i += 1; break;
-      case 'ArrowLeft': j -= 1; break;
-      case 'ArrowRight': j += 1; break;
-      case 'Home': j = 0; break;
-      case 'End': j = d.cols - 1; break;
-      case 'PageUp': i = 0; break;
-      case 'PageDown': i = d.rows - 1; break;
-      default: return;
+      case 'ArrowUp':
+        i -= 1;
+        break;
+      case 'ArrowDown':
+        i += 1;
+        break;
+      case 'ArrowLeft':
+        j -= 1;
+        break;
+      case 'ArrowRight':
+        j += 1;
+        break;
+      case 'Home':
+        j = 0;
+        break;
+      case 'End':
+        j = d.cols - 1;
+        break;
+      case 'PageUp':
+        i = 0;
+        break;
+      case 'PageDown':
+        i = d.rows - 1;
+        break;
+      default:
+        return;
     }
     e.preventDefault();
     this.focusCell = [Math.max(0, Math.min(d.rows - 1, i)), Math.max(0, Math.min(d.cols - 1, j))];

@@ -2,7 +2,9 @@
 import { VIRIDIS_LUT, MASKED_RGB, NAN_RGB } from './colormap';
 import { el, fmt } from './dom';
 
-export function legend(opts: { lo?: number; hi?: number; title?: string; masked?: boolean; nan?: boolean } = {}): HTMLElement {
+export function legend(
+  opts: { lo?: number; hi?: number; title?: string; masked?: boolean; nan?: boolean } = {},
+): HTMLElement {
   const lo = opts.lo ?? 0;
   const hi = opts.hi ?? 1;
   const bar = el('canvas', { class: 'legend-bar', width: 256, height: 1, 'aria-hidden': 'true' });
@@ -23,7 +25,11 @@ export function legend(opts: { lo?: number; hi?: number; title?: string; masked?
     el('span', { class: 'legend-swatch' }, swatchBox(rgb, cls), el('span', { text: label }));
   return el(
     'div',
-    { class: 'legend', role: 'img', 'aria-label': `Colour scale viridis from ${fmt(lo, 2)} (dark purple) to ${fmt(hi, 2)} (yellow)${opts.masked !== false ? '; masked cells are hatched grey' : ''}${opts.nan !== false ? '; NaN cells are crimson with a cross' : ''}.` },
+    {
+      class: 'legend',
+      role: 'img',
+      'aria-label': `Colour scale viridis from ${fmt(lo, 2)} (dark purple) to ${fmt(hi, 2)} (yellow)${opts.masked !== false ? '; masked cells are hatched grey' : ''}${opts.nan !== false ? '; NaN cells are crimson with a cross' : ''}.`,
+    },
     el('span', { class: 'legend-title', text: opts.title ?? 'weight' }),
     el('span', { class: 'legend-scale' }, bar, ticks),
     opts.masked !== false ? swatch(MASKED_RGB, 'masked (forbidden)', 'sw-masked') : null,

@@ -119,7 +119,15 @@ export interface CoreAttentionGrads<A extends Float32Array | Float64Array> {
 }
 
 /** attention's result under precision 'float64': every array a Float64Array. */
-export type CoreAttentionResult64 = { [K in keyof CoreAttentionResult]: CoreAttentionResult[K] extends Float32Array ? Float64Array : CoreAttentionResult[K] extends Float32Array | null ? Float64Array | null : CoreAttentionResult[K] extends Float32Array | null | undefined ? Float64Array | null | undefined : CoreAttentionResult[K] };
+export type CoreAttentionResult64 = {
+  [K in keyof CoreAttentionResult]: CoreAttentionResult[K] extends Float32Array
+    ? Float64Array
+    : CoreAttentionResult[K] extends Float32Array | null
+      ? Float64Array | null
+      : CoreAttentionResult[K] extends Float32Array | null | undefined
+        ? Float64Array | null | undefined
+        : CoreAttentionResult[K];
+};
 
 export interface CoreMhaResult extends CoreAttentionResult {
   /** (T, d_model) after merge and W_o */
@@ -137,7 +145,15 @@ export interface CoreMhaResult extends CoreAttentionResult {
 }
 
 /** multiHeadAttention's result under precision 'float64'. */
-export type CoreMhaResult64 = { [K in keyof CoreMhaResult]: CoreMhaResult[K] extends Float32Array ? Float64Array : CoreMhaResult[K] extends Float32Array | null ? Float64Array | null : CoreMhaResult[K] extends Float32Array | null | undefined ? Float64Array | null | undefined : CoreMhaResult[K] };
+export type CoreMhaResult64 = {
+  [K in keyof CoreMhaResult]: CoreMhaResult[K] extends Float32Array
+    ? Float64Array
+    : CoreMhaResult[K] extends Float32Array | null
+      ? Float64Array | null
+      : CoreMhaResult[K] extends Float32Array | null | undefined
+        ? Float64Array | null | undefined
+        : CoreMhaResult[K];
+};
 
 export interface CoreInductionOptions {
   tokens?: string[];
@@ -196,10 +212,27 @@ export interface CoreAttentionInto {
 }
 
 /** core.traffic: bytes one call holds in and moves to/from slow memory (Dao et al. 2022's IO model). */
-export interface CoreTrafficOptions { tq: number; tk: number; dk: number; dv: number; heads?: number; kvHeads?: number; causal?: boolean; kernel?: 'naive' | 'tiled'; sramBytes?: number;
+export interface CoreTrafficOptions {
+  tq: number;
+  tk: number;
+  dk: number;
+  dv: number;
+  heads?: number;
+  kvHeads?: number;
+  causal?: boolean;
+  kernel?: 'naive' | 'tiled';
+  sramBytes?: number;
   /** The tiled algorithm's outer loop: 'q-outer' (query blocks, the core's kernel; default) or 'kv-outer' (key blocks, the paper's Algorithm 1). */
-  loopOrder?: 'q-outer' | 'kv-outer' }
-export interface CoreTraffic { footprintBytes: number; slowMemoryBytes: number; loadedBytes: number; storedBytes: number; blockRows: number; blockCols: number }
+  loopOrder?: 'q-outer' | 'kv-outer';
+}
+export interface CoreTraffic {
+  footprintBytes: number;
+  slowMemoryBytes: number;
+  loadedBytes: number;
+  storedBytes: number;
+  blockRows: number;
+  blockCols: number;
+}
 
 /** The error every check throws: `field` names the option at fault, `code` is 'invalid_argument' or
  *  'resource_exhausted'. */
@@ -217,18 +250,60 @@ export interface AttnCore {
   /** `into`: caller-owned arrays of the exact lengths to copy the results into (fields left out,
    *  or undefined, are fresh arrays); the same arrays are returned. */
   /** precision 'float64': the inputs may be Float64Arrays, every array result is a Float64Array (no `into`). */
-  attention(q: CoreArray, k: CoreArray, v: CoreArray, opts: CoreAttentionOptions & { precision: 'float64' }): CoreAttentionResult64;
+  attention(
+    q: CoreArray,
+    k: CoreArray,
+    v: CoreArray,
+    opts: CoreAttentionOptions & { precision: 'float64' },
+  ): CoreAttentionResult64;
   /** float32 and float16 (binary16 values in Float32Arrays). A caller whose precision is only known
    *  at run time must treat the arrays as CoreArray (they are Float64Arrays under 'float64'). */
-  attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: CoreAttentionOptions, into?: CoreAttentionInto | null): CoreAttentionResult;
+  attention(
+    q: Float32Array,
+    k: Float32Array,
+    v: Float32Array,
+    opts: CoreAttentionOptions,
+    into?: CoreAttentionInto | null,
+  ): CoreAttentionResult;
   /** Gradients of sum(output · dOut) with respect to q, k and v (docs/js-api.md); the forward-only
    *  demonstrations (maxShift false, maskMode 'after', precision 'float16') are refused. */
-  attentionBackward(q: CoreArray, k: CoreArray, v: CoreArray, dOut: CoreArray, opts: CoreAttentionOptions & { precision: 'float64' }): CoreAttentionGrads<Float64Array>;
-  attentionBackward(q: Float32Array, k: Float32Array, v: Float32Array, dOut: Float32Array, opts: CoreAttentionOptions): CoreAttentionGrads<Float32Array>;
+  attentionBackward(
+    q: CoreArray,
+    k: CoreArray,
+    v: CoreArray,
+    dOut: CoreArray,
+    opts: CoreAttentionOptions & { precision: 'float64' },
+  ): CoreAttentionGrads<Float64Array>;
+  attentionBackward(
+    q: Float32Array,
+    k: Float32Array,
+    v: Float32Array,
+    dOut: Float32Array,
+    opts: CoreAttentionOptions,
+  ): CoreAttentionGrads<Float32Array>;
   /** precision 'float64': every array result is a Float64Array. */
-  multiHeadAttention(x: CoreArray, wq: CoreArray, wk: CoreArray, wv: CoreArray, wo: CoreArray, opts: CoreMhaOptions & { precision: 'float64' }): CoreMhaResult64;
-  multiHeadAttention(x: Float32Array, wq: Float32Array, wk: Float32Array, wv: Float32Array, wo: Float32Array, opts: CoreMhaOptions): CoreMhaResult;
-  mergeHeads(headOutputs: Float32Array, wo: Float32Array, opts: { t: number; heads: number; dv: number; dModel: number; memoryCap?: number }, into?: { merged?: Float32Array; output?: Float32Array } | null): { merged: Float32Array; output: Float32Array };
+  multiHeadAttention(
+    x: CoreArray,
+    wq: CoreArray,
+    wk: CoreArray,
+    wv: CoreArray,
+    wo: CoreArray,
+    opts: CoreMhaOptions & { precision: 'float64' },
+  ): CoreMhaResult64;
+  multiHeadAttention(
+    x: Float32Array,
+    wq: Float32Array,
+    wk: Float32Array,
+    wv: Float32Array,
+    wo: Float32Array,
+    opts: CoreMhaOptions,
+  ): CoreMhaResult;
+  mergeHeads(
+    headOutputs: Float32Array,
+    wo: Float32Array,
+    opts: { t: number; heads: number; dv: number; dModel: number; memoryCap?: number },
+    into?: { merged?: Float32Array; output?: Float32Array } | null,
+  ): { merged: Float32Array; output: Float32Array };
   example(name: 'induction', opts?: CoreInductionOptions): CoreExample;
   example(name: 'random', opts?: CoreRandomOptions): CoreExample;
   entropyStudy(opts?: { dks?: number[]; keys?: number; queries?: number; seed?: number }): CoreEntropyStudy;
@@ -247,7 +322,19 @@ export interface AttnCore {
   /** Bytes an attention call with these shapes counts against its cap (Infinity on overflow). */
   estimateBytes(opts: CoreShapeOptions & CoreVariantOptions, kernel?: Kernel): number;
   /** Bytes multiHeadAttention counts against its cap (the variant options count too). */
-  estimateMultiHeadBytes(opts: { t: number; dModel: number; heads: number; kvHeads?: number; dk?: number; dv?: number; returnScores?: boolean; kernel?: Kernel } & CoreVariantOptions, kernel?: Kernel): number;
+  estimateMultiHeadBytes(
+    opts: {
+      t: number;
+      dModel: number;
+      heads: number;
+      kvHeads?: number;
+      dk?: number;
+      dv?: number;
+      returnScores?: boolean;
+      kernel?: Kernel;
+    } & CoreVariantOptions,
+    kernel?: Kernel,
+  ): number;
   /** float32 (SIMD) vs float64 scalar, and tiled vs naive, on the same inputs (~10 naive calls). */
   check(q: Float32Array, k: Float32Array, v: Float32Array, opts: CoreAttentionOptions): CoreCheck;
 }
@@ -272,7 +359,10 @@ export interface CoreShapeOptions {
   kernel?: Kernel;
 }
 
-export interface CoreMaskOptions extends Pick<CoreCommonOptions, 'causal' | 'window' | 'keyPadding' | 'mask' | 'memoryCap'> {
+export interface CoreMaskOptions extends Pick<
+  CoreCommonOptions,
+  'causal' | 'window' | 'keyPadding' | 'mask' | 'memoryCap'
+> {
   /** Square T_q = T_k = t, or give tq and tk. */
   t?: number;
   tq?: number;

@@ -45,22 +45,35 @@ export interface AttnTrainer {
   /** the same gradient kept inside this trainer (no copy out), for its applyGradients this step */
   keepShardGradient(batch: AttnStepBatch, shard: number): AttnKeptShardResult;
   /** results: one per non-empty shard, in shard order; kept ones only from this trainer, this step */
-  applyGradients(batch: AttnStepBatch, results: ({ loss: number; grads: Float32Array; shard?: number } | AttnKeptShardResult)[]): { loss: number; gradNorm: number; finite: boolean; step: number };
+  applyGradients(
+    batch: AttnStepBatch,
+    results: ({ loss: number; grads: Float32Array; shard?: number } | AttnKeptShardResult)[],
+  ): { loss: number; gradNorm: number; finite: boolean; step: number };
   /** every parameter, flat (a copy) */
   params(into?: Float32Array | null): Float32Array;
   setParams(flat: Float32Array): void;
   train(n: number): { step: number; loss: Float32Array; gradNorm: Float32Array; finite: boolean };
   evaluate(): { loss: number; accuracy: number };
   headScores(): {
-    previousToken: Float32Array; induction: Float32Array; duplicateToken: Float32Array;
-    ablationLoss: Float32Array; kComposition: Float32Array; loss: number;
+    previousToken: Float32Array;
+    induction: Float32Array;
+    duplicateToken: Float32Array;
+    ablationLoss: Float32Array;
+    kComposition: Float32Array;
+    loss: number;
   };
   scoreGradients(): { scoreGrad: Float64Array; wqGradNorm: Float64Array; loss: number };
   /** headScores, evaluate and scoreGradients at once (one shared forward, the same bits) */
   diagnostics(): {
-    previousToken: Float32Array; induction: Float32Array; duplicateToken: Float32Array;
-    ablationLoss: Float32Array; kComposition: Float32Array; loss: number; accuracy: number;
-    scoreGrad: Float64Array; wqGradNorm: Float64Array;
+    previousToken: Float32Array;
+    induction: Float32Array;
+    duplicateToken: Float32Array;
+    ablationLoss: Float32Array;
+    kComposition: Float32Array;
+    loss: number;
+    accuracy: number;
+    scoreGrad: Float64Array;
+    wqGradNorm: Float64Array;
   };
   attention(tokens: Int32Array): { weights: Float32Array; logits: Float32Array };
   sampleBatch(): { tokens: Int32Array; lossMask: Uint8Array };
@@ -69,7 +82,11 @@ export interface AttnTrainer {
   setAblation(layer: number, head: number, on: boolean): void;
   /** state: the recurrent state (normalizer 'linear' only); unset, a linear model's cached decoder keeps it. */
   decoder(opts?: { cache?: boolean; state?: boolean }): AttnTrainDecoder;
-  generate(prompt: ArrayLike<number>, n: number, opts?: { cache?: boolean; temperature?: number; seed?: number }): { tokens: Int32Array };
+  generate(
+    prompt: ArrayLike<number>,
+    n: number,
+    opts?: { cache?: boolean; temperature?: number; seed?: number },
+  ): { tokens: Int32Array };
   readonly step: number;
   readonly config: Record<string, unknown>;
   delete(): void;
@@ -94,4 +111,7 @@ export interface AttnTrainLib {
   /** Bytes of the instance's WebAssembly memory. */
   heapBytes(): number;
 }
-export type CreateAttnTrain = (opts?: { locateFile?: (p: string) => string; wasmBinary?: ArrayBuffer }) => Promise<AttnTrainLib>;
+export type CreateAttnTrain = (opts?: {
+  locateFile?: (p: string) => string;
+  wasmBinary?: ArrayBuffer;
+}) => Promise<AttnTrainLib>;

@@ -25,7 +25,10 @@ export function preferenceFromSearch(search: string): CorePreference {
 }
 
 /** A Worker's name carrying the page's preference ('attention-core' or 'attention-core core=simd'). */
-export function coreWorkerName(base: string, search: string = typeof location === 'undefined' ? '' : location.search): string {
+export function coreWorkerName(
+  base: string,
+  search: string = typeof location === 'undefined' ? '' : location.search,
+): string {
   const p = preferenceFromSearch(search);
   return p === 'auto' ? base : `${base} core=${p}`;
 }
@@ -47,7 +50,9 @@ export function coreBuildLabel(relaxedSimd: boolean): string {
  *  cannot (they time or run long work in Workers), so they say what the host must allow. */
 export function workerBlockedMessage(what: string, err: unknown): string {
   const detail = String((err as Error)?.message ?? err);
-  return `The ${what} needs a Worker, and this page cannot start one here (${detail}). ` +
+  return (
+    `The ${what} needs a Worker, and this page cannot start one here (${detail}). ` +
     'If the playground is embedded in a frame with sandbox="allow-scripts", the host page must add allow-same-origin ' +
-    '(sandbox="allow-scripts allow-same-origin"); or open the playground in its own tab.';
+    '(sandbox="allow-scripts allow-same-origin"); or open the playground in its own tab.'
+  );
 }

@@ -13,7 +13,9 @@ import { preferenceFromWorkerName, type CorePreference } from './core-build';
 export type { AttnCore } from './attn-core';
 
 /** prefer: by default what this Worker's name carries (the page's ?core=), else 'auto'. */
-export function loadCore(prefer: CorePreference = preferenceFromWorkerName(typeof self === 'undefined' ? '' : self.name)): Promise<AttnCore> {
+export function loadCore(
+  prefer: CorePreference = preferenceFromWorkerName(typeof self === 'undefined' ? '' : self.name),
+): Promise<AttnCore> {
   return loadAttnCore({
     prefer,
     simd: { factory: () => import('../../../build/wasm/attn_core.mjs'), wasmUrl: simdWasmUrl },

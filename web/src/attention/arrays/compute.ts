@@ -75,14 +75,23 @@ export interface ArraysCall {
 }
 
 /** The student's Q, K, V (given, or projected by the core from X) and the options of the call. */
-export function arraysCall(core: AttnCore, s: ArraysComputeState): ArraysCall & { mha?: ReturnType<AttnCore['multiHeadAttention']>; dModel: number } {
+export function arraysCall(
+  core: AttnCore,
+  s: ArraysComputeState,
+): ArraysCall & { mha?: ReturnType<AttnCore['multiHeadAttention']>; dModel: number } {
   const mode = arraysMode(s.arrays);
   const common = { returnScores: true, kernel: 'naive' as const };
   if (mode === 'qkv') {
-    const Q = decode(s, 'q'), K = decode(s, 'k'), V = decode(s, 'v');
+    const Q = decode(s, 'q'),
+      K = decode(s, 'k'),
+      V = decode(s, 'v');
     const M = s.arrays.mask !== '' ? decode(s, 'mask') : null;
     const { dims, warnings } = checked(() => checkAttentionInputs({ Q, K, V, mask: M }), null);
-    if (dims.tq !== dims.tk) throw refuse(`Q has ${dims.tq} rows but K has ${dims.tk}: the page draws square weights (one query per key), so T_q must equal T_k`, 'q');
+    if (dims.tq !== dims.tk)
+      throw refuse(
+        `Q has ${dims.tq} rows but K has ${dims.tk}: the page draws square weights (one query per key), so T_q must equal T_k`,
+        'q',
+      );
     const t = dims.tq;
     const m = coreOptions(s.model, t);
     let mask: Uint8Array | null = null;
@@ -93,19 +102,51 @@ export function arraysCall(core: AttnCore, s: ArraysComputeState): ArraysCall & 
       mask = new Uint8Array(t * t);
       for (let k = 0; k < mask.length; k++) mask[k] = M.data[k] !== 0 && !Number.isNaN(M.data[k]) ? 1 : 0;
     }
-    const opts = { heads: dims.heads, kvHeads: dims.kvHeads, tq: t, tk: t, dk: dims.dk, dv: dims.dv, ...m, mask, ...common };
+    const opts = {
+      heads: dims.heads,
+      kvHeads: dims.kvHeads,
+      tq: t,
+      tk: t,
+      dk: dims.dk,
+      dv: dims.dv,
+      ...m,
+      mask,
+      ...common,
+    };
     return { q: f32(Q), k: f32(K), v: f32(V), opts, warnings, dModel: dims.heads * dims.dv };
   }
   if (mode === 'projections') {
-    const X = decode(s, 'x'), Wq = decode(s, 'wq'), Wk = decode(s, 'wk'), Wv = decode(s, 'wv');
+    const X = decode(s, 'x'),
+      Wq = decode(s, 'wq'),
+      Wk = decode(s, 'wk'),
+      Wv = decode(s, 'wv');
     const heads = s.model.heads;
     const { dims, warnings } = checked(() => checkProjectionInputs({ X, W_q: Wq, W_k: Wk, W_v: Wv }, heads), null);
     const t = dims.t;
     const m = coreOptions(s.model, t);
     // No W_o in lesson 2: a zero W_o (its output is not shown: the Output view shows the merged heads).
     const wo = new Float32Array(dims.heads * dims.dv * dims.dModel);
-    const mha = core.multiHeadAttention(f32(X), f32(Wq), f32(Wk), f32(Wv), wo, { t, dModel: dims.dModel, heads: dims.heads, kvHeads: dims.heads, dk: dims.dk, dv: dims.dv, ...m, ...common });
-    const opts = { heads: dims.heads, kvHeads: dims.heads, tq: t, tk: t, dk: dims.dk, dv: dims.dv, ...m, mask: null, ...common };
+    const mha = core.multiHeadAttention(f32(X), f32(Wq), f32(Wk), f32(Wv), wo, {
+      t,
+      dModel: dims.dModel,
+      heads: dims.heads,
+      kvHeads: dims.heads,
+      dk: dims.dk,
+      dv: dims.dv,
+      ...m,
+      ...common,
+    });
+    const opts = {
+      heads: dims.heads,
+      kvHeads: dims.heads,
+      tq: t,
+      tk: t,
+      dk: dims.dk,
+      dv: dims.dv,
+      ...m,
+      mask: null,
+      ...common,
+    };
     return { q: mha.q, k: mha.k, v: mha.v, opts, warnings, mha, dModel: dims.heads * dims.dv };
   }
   throw refuse('no complete set of arrays: give W, or Q, K and V, or X, W_q, W_k and W_v', null);
@@ -120,33 +161,87 @@ export function computeArrays(core: AttnCore, s: ArraysComputeState, example: ()
   if (mode === 'none') throw refuse('no complete set of arrays: give W, or Q, K and V, or X, W_q, W_k and W_v', null);
   const c = arraysCall(core, s);
   const { q, k, v, opts } = c;
-  const t = opts.tq, H = opts.heads, dv = opts.dv;
-  let weights: Float32Array, scores: Float32Array | null, entropy: Float32Array, rowSums: Float32Array, headOutputs: Float32Array, nanRowsPerHead: number[], scale: number;
+  const t = opts.tq,
+    H = opts.heads,
+    dv = opts.dv;
+  let weights: Float32Array,
+    scores: Float32Array | null,
+    entropy: Float32Array,
+    rowSums: Float32Array,
+    headOutputs: Float32Array,
+    nanRowsPerHead: number[],
+    scale: number;
   if (c.mha) {
     const r = c.mha;
-    [weights, scores, entropy, rowSums, headOutputs, nanRowsPerHead, scale] = [r.weights!, r.scores ?? null, r.entropy, r.rowSums!, r.headOutputs, Array.from(r.nanRowsPerHead), r.scale];
+    [weights, scores, entropy, rowSums, headOutputs, nanRowsPerHead, scale] = [
+      r.weights!,
+      r.scores ?? null,
+      r.entropy,
+      r.rowSums!,
+      r.headOutputs,
+      Array.from(r.nanRowsPerHead),
+      r.scale,
+    ];
   } else {
     const r = core.attention(q, k, v, opts);
-    [weights, scores, entropy, rowSums, headOutputs, nanRowsPerHead, scale] = [r.weights!, r.scores ?? null, r.entropy, r.rowSums!, r.output, Array.from(r.nanRowsPerHead), r.scale];
+    [weights, scores, entropy, rowSums, headOutputs, nanRowsPerHead, scale] = [
+      r.weights!,
+      r.scores ?? null,
+      r.entropy,
+      r.rowSums!,
+      r.output,
+      Array.from(r.nanRowsPerHead),
+      r.scale,
+    ];
   }
   // The heads side by side (T, H·d_v), by the core (an identity W_o): what the Output view shows.
   const eye = new Float32Array(H * dv * H * dv);
   for (let i = 0; i < H * dv; i++) eye[i * H * dv + i] = 1;
   const merged = core.mergeHeads(headOutputs, eye, { t, heads: H, dv, dModel: H * dv }).merged;
-  const allowed = core.allowedMask({ t, causal: opts.causal, window: opts.window, keyPadding: opts.keyPadding, mask: opts.mask });
+  const allowed = core.allowedMask({
+    t,
+    causal: opts.causal,
+    window: opts.window,
+    keyPadding: opts.keyPadding,
+    mask: opts.mask,
+  });
   const { tokens, fromPositions } = labels(s, t);
-  const what = mode === 'qkv' ? `Q ${shapeText(shapeOf(H, t, opts.dk))}, K, V` : `X, W_q, W_k, W_v (${H} head${H > 1 ? 's' : ''})`;
+  const what =
+    mode === 'qkv' ? `Q ${shapeText(shapeOf(H, t, opts.dk))}, K, V` : `X, W_q, W_k, W_v (${H} head${H > 1 ? 's' : ''})`;
   const inverted = c.warnings.find((w) => w.startsWith('the mask looks inverted')) ?? null;
   const nanRows = rowsWithNaN(weights, H, t);
   const nanCause = nanRows.length === 0 ? null : nanCauseOf(s, c, allowed, t, nanRows, inverted);
   const arrays: ArraysInfo = {
-    mode, findings: [`Computed by the core from your ${what} with the page’s mask, fill and scale.`, ...c.warnings], fromPositions, compare: null, compareNote: null,
-    printStep: s.arrays.step, nanCause, headline: inverted ? 'the mask looks inverted: pass ~mask (1 = may attend)' : null,
+    mode,
+    findings: [`Computed by the core from your ${what} with the page’s mask, fill and scale.`, ...c.warnings],
+    fromPositions,
+    compare: null,
+    compareNote: null,
+    printStep: s.arrays.step,
+    nanCause,
+    headline: inverted ? 'the mask looks inverted: pass ~mask (1 = may attend)' : null,
   };
   return {
-    tokens, t, heads: H, kvHeads: opts.kvHeads ?? H, dModel: H * dv, dk: opts.dk, dv, scale,
-    weights, scores, entropy, rowSums, headOutputs, merged, output: merged.slice(), allowed, nanRowsPerHead,
-    check: null, computeMs: performance.now() - t0, arrays,
+    tokens,
+    t,
+    heads: H,
+    kvHeads: opts.kvHeads ?? H,
+    dModel: H * dv,
+    dk: opts.dk,
+    dv,
+    scale,
+    weights,
+    scores,
+    entropy,
+    rowSums,
+    headOutputs,
+    merged,
+    output: merged.slice(),
+    allowed,
+    nanRowsPerHead,
+    check: null,
+    computeMs: performance.now() - t0,
+    arrays,
   };
 }
 
@@ -159,7 +254,8 @@ function rowsWithNaN(w: Float32Array, H: number, t: number): number[] {
   const out: number[] = [];
   for (let i = 0; i < t; i++) {
     let nan = false;
-    for (let h = 0; h < H && !nan; h++) nan = w.subarray((h * t + i) * t, (h * t + i + 1) * t).some((x) => Number.isNaN(x));
+    for (let h = 0; h < H && !nan; h++)
+      nan = w.subarray((h * t + i) * t, (h * t + i + 1) * t).some((x) => Number.isNaN(x));
     if (nan) out.push(i);
   }
   return out;
@@ -168,7 +264,14 @@ function rowsWithNaN(w: Float32Array, H: number, t: number): number[] {
 /** Why the student's Q, K, V (or X, W_q…) gave NaN rows: rows left without a key under the −∞
  *  fill (which masks: the student's, the page's causal / window / padding; an inverted mask named
  *  as such), or NaN / ±inf in the inputs (the cell); and where to act. */
-function nanCauseOf(s: ArraysComputeState, c: ArraysCall, allowed: Uint8Array, t: number, nanRows: number[], inverted: string | null): string {
+function nanCauseOf(
+  s: ArraysComputeState,
+  c: ArraysCall,
+  allowed: Uint8Array,
+  t: number,
+  nanRows: number[],
+  inverted: string | null,
+): string {
   // Rows without a key are NaN by the fill only under −∞ (else the cause is in the values).
   const empty = new Set(s.model.fill === 'neg_inf' ? emptyRows(allowed, t, t) : []);
   const masked = nanRows.filter((i) => empty.has(i));
@@ -185,51 +288,117 @@ function nanCauseOf(s: ArraysComputeState, c: ArraysCall, allowed: Uint8Array, t
       if (c.opts.window && c.opts.window < t) parts.push(`the page’s window of ${c.opts.window}`);
       if (s.model.padding.length > 0) parts.push(`the page’s padding (${s.model.padding.join(', ')})`);
     }
-    out.push(`${cap(rowsText(masked))} (counting from 0) may attend to no key under ${parts.join(' AND ')}, and the fill is −∞, so the softmax computes exp(−∞ − (−∞)) = NaN.`);
-    if (inverted) out.push(`Your mask looks inverted: here 1 / True = may attend (lesson 1’s convention), and it ${maskLooksInverted(given!, t)}, as lesson 2’s np.triu(…, k=1) of forbidden keys does. Pass ~mask (in a notebook: ap.show(…, mask=~mask)).`);
-    else out.push(`Allow at least one key in each row${parts[0] === 'your mask' ? ' (in your mask' + (parts.length > 1 ? ', or turn Causal off at the side: causal=False in ap.show' : '') + ')' : ' (turn Causal off, widen the window or remove padding at the side)'}, or pick the −1e9 fill (uniform rows) or the zero fill (fill='finite' / 'zero' in ap.show).`);
+    out.push(
+      `${cap(rowsText(masked))} (counting from 0) may attend to no key under ${parts.join(' AND ')}, and the fill is −∞, so the softmax computes exp(−∞ − (−∞)) = NaN.`,
+    );
+    if (inverted)
+      out.push(
+        `Your mask looks inverted: here 1 / True = may attend (lesson 1’s convention), and it ${maskLooksInverted(given!, t)}, as lesson 2’s np.triu(…, k=1) of forbidden keys does. Pass ~mask (in a notebook: ap.show(…, mask=~mask)).`,
+      );
+    else
+      out.push(
+        `Allow at least one key in each row${parts[0] === 'your mask' ? ' (in your mask' + (parts.length > 1 ? ', or turn Causal off at the side: causal=False in ap.show' : '') + ')' : ' (turn Causal off, widen the window or remove padding at the side)'}, or pick the −1e9 fill (uniform rows) or the zero fill (fill='finite' / 'zero' in ap.show).`,
+      );
   }
   if (other.length > 0) {
     const inputs = c.warnings.filter((w) => / holds \d+ NaN or infinite/.test(w));
-    out.push(`${cap(rowsText(other))} (counting from 0) ${other.length > 1 ? 'are' : 'is'} NaN because of your values, not a mask: ${inputs.length > 0 ? inputs.join('; ') : 'a score overflowed'}. Fix the array that computed them.`);
+    out.push(
+      `${cap(rowsText(other))} (counting from 0) ${other.length > 1 ? 'are' : 'is'} NaN because of your values, not a mask: ${inputs.length > 0 ? inputs.join('; ') : 'a score overflowed'}. Fix the array that computed them.`,
+    );
   }
   return out.join(' ');
 }
 
-function computeWeights(core: AttnCore, s: ArraysComputeState, example: () => AttentionResult, t0: number): AttentionResult {
+function computeWeights(
+  core: AttnCore,
+  s: ArraysComputeState,
+  example: () => AttentionResult,
+  t0: number,
+): AttentionResult {
   const W = decode(s, 'weights');
   const c = checked(() => checkWeights(W, 'W'), 'weights');
-  if (c.tq !== c.tk) throw refuse(`W has shape ${shapeText(W.shape)}: the page draws square weights (one query per key), so T_q must equal T_k`, 'weights');
-  const t = c.tq, H = c.heads;
+  if (c.tq !== c.tk)
+    throw refuse(
+      `W has shape ${shapeText(W.shape)}: the page draws square weights (one query per key), so T_q must equal T_k`,
+      'weights',
+    );
+  const t = c.tq,
+    H = c.heads;
   const findings: string[] = [];
   const ok = c.badRows === 0 && c.negatives === 0;
   const rows = H * t - c.nanRows - c.zeroRows;
-  if (ok) findings.push(`Every row${c.nanRows + c.zeroRows > 0 ? ` (${rows} of ${H * t}, leaving out NaN and all-zero rows)` : ''} sums to 1 (largest error ${c.maxRowError.toExponential(1)}, allowed ${c.tolerance.toExponential(1)}).`);
+  if (ok)
+    findings.push(
+      `Every row${c.nanRows + c.zeroRows > 0 ? ` (${rows} of ${H * t}, leaving out NaN and all-zero rows)` : ''} sums to 1 (largest error ${c.maxRowError.toExponential(1)}, allowed ${c.tolerance.toExponential(1)}).`,
+    );
   findings.push(...c.findings);
-  findings.push(c.causal ? 'Causal shape: every entry above the diagonal is 0.' : 'Not causal: some entry above the diagonal is not 0.');
+  findings.push(
+    c.causal
+      ? 'Causal shape: every entry above the diagonal is 0.'
+      : 'Not causal: some entry above the diagonal is not 0.',
+  );
   const { tokens, fromPositions } = labels(s, t);
   const allowed = core.allowedMask({ t }); // nothing is masked by the page: the student's zeros show as zeros
   const weights = f32(W).slice();
-  const nanCause = c.nanRows === 0 ? null : `Your W holds NaN in ${rowsText(rowsWithNaN(f32(W), H, t))} (first at ${indexText('W', c.nanAt!)}, counting from 0): ${WEIGHTS_NAN_CAUSE}.`;
-  const arrays: ArraysInfo = { mode: 'weights', findings, fromPositions, compare: null, compareNote: null, printStep: s.arrays.step, nanCause, headline: null };
+  const nanCause =
+    c.nanRows === 0
+      ? null
+      : `Your W holds NaN in ${rowsText(rowsWithNaN(f32(W), H, t))} (first at ${indexText('W', c.nanAt!)}, counting from 0): ${WEIGHTS_NAN_CAUSE}.`;
+  const arrays: ArraysInfo = {
+    mode: 'weights',
+    findings,
+    fromPositions,
+    compare: null,
+    compareNote: null,
+    printStep: s.arrays.step,
+    nanCause,
+    headline: null,
+  };
   if (s.model.tokens.length !== t) {
     arrays.compareNote = `To compare, set up an example with ${t} tokens (the page’s has ${s.model.tokens.length}), e.g. lesson 2’s.`;
   } else {
     const ref = example();
     const sameHeads = ref.heads === H;
-    if (!sameHeads && H !== 1) arrays.compareNote = `Your W has ${H} heads, the page’s example ${ref.heads}: nothing to compare head by head.`;
+    if (!sameHeads && H !== 1)
+      arrays.compareNote = `Your W has ${H} heads, the page’s example ${ref.heads}: nothing to compare head by head.`;
     else {
       const n = H * t * t;
       const refW = ref.weights.slice(0, n); // head 1 when your W is one head of several
       const cmp = compareArrays(W, { shape: W.shape, data: refW });
       const diff = Float32Array.from(cmp.diff);
-      arrays.compare = { reference: refW, diff, maxAbs: cmp.maxAbs, at: cmp.at, tolerance: cmp.tolerance, matches: cmp.matches, nanMismatches: cmp.nanMismatches, refHeads: ref.heads };
+      arrays.compare = {
+        reference: refW,
+        diff,
+        maxAbs: cmp.maxAbs,
+        at: cmp.at,
+        tolerance: cmp.tolerance,
+        matches: cmp.matches,
+        nanMismatches: cmp.nanMismatches,
+        refHeads: ref.heads,
+      };
     }
   }
   return {
-    tokens, t, heads: H, kvHeads: H, dModel: 0, dk: 0, dv: 0, scale: 0,
-    weights, scores: null, entropy: new Float32Array(H * t), rowSums: null, headOutputs: new Float32Array(0), merged: new Float32Array(0), output: new Float32Array(0),
-    allowed, nanRowsPerHead: nanRowsPerHead(weights, H, t), check: null, computeMs: performance.now() - t0, arrays,
+    tokens,
+    t,
+    heads: H,
+    kvHeads: H,
+    dModel: 0,
+    dk: 0,
+    dv: 0,
+    scale: 0,
+    weights,
+    scores: null,
+    entropy: new Float32Array(H * t),
+    rowSums: null,
+    headOutputs: new Float32Array(0),
+    merged: new Float32Array(0),
+    output: new Float32Array(0),
+    allowed,
+    nanRowsPerHead: nanRowsPerHead(weights, H, t),
+    check: null,
+    computeMs: performance.now() - t0,
+    arrays,
   };
 }
 

@@ -20,14 +20,22 @@ export function readArrayFile(fileName: string, bytes: Uint8Array): NdArray[] {
   const label = fileName || 'the file';
   const base = fileName.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '') || undefined;
   try {
-    if (bytes.length > ARRAY_LIMITS.maxFileBytes) throw new ArrayParseError(`${bytes.length.toLocaleString('en')} bytes is more than the limit of ${ARRAY_LIMITS.maxFileBytes.toLocaleString('en')}`, label);
+    if (bytes.length > ARRAY_LIMITS.maxFileBytes)
+      throw new ArrayParseError(
+        `${bytes.length.toLocaleString('en')} bytes is more than the limit of ${ARRAY_LIMITS.maxFileBytes.toLocaleString('en')}`,
+        label,
+      );
     const kind = fileKind(fileName, bytes);
     if (kind === 'npy') {
       const a = readNpy(bytes, label);
       return [base === undefined ? a : { ...a, name: base }];
     }
     if (kind === 'npz') return readNpz(bytes, label);
-    if (bytes.length > ARRAY_LIMITS.maxTextLength) throw new ArrayParseError(`${bytes.length.toLocaleString('en')} bytes of text is more than the limit of ${ARRAY_LIMITS.maxTextLength.toLocaleString('en')}`, label);
+    if (bytes.length > ARRAY_LIMITS.maxTextLength)
+      throw new ArrayParseError(
+        `${bytes.length.toLocaleString('en')} bytes of text is more than the limit of ${ARRAY_LIMITS.maxTextLength.toLocaleString('en')}`,
+        label,
+      );
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -36,7 +44,9 @@ export function readArrayFile(fileName: string, bytes: Uint8Array): NdArray[] {
     }
     if (kind === 'csv') return [parseCsv(text, base)];
     const arrays = parseArrayText(text);
-    return arrays.length === 1 && arrays[0].name === undefined && base !== undefined ? [{ ...arrays[0], name: base }] : arrays;
+    return arrays.length === 1 && arrays[0].name === undefined && base !== undefined
+      ? [{ ...arrays[0], name: base }]
+      : arrays;
   } catch (e) {
     if (e instanceof ArrayParseError) {
       if (e.message.startsWith(label)) throw e;

@@ -4,7 +4,8 @@
 // characters. Also the rounding step a print implies (StepTracker).
 import { ARRAY_LIMITS, ArrayParseError } from './types';
 
-export type TokKind = '[' | ']' | '{' | '}' | '(' | ')' | ',' | ':' | '=' | ';' | 'num' | 'word' | 'str' | 'ellipsis' | 'eof';
+export type TokKind =
+  '[' | ']' | '{' | '}' | '(' | ')' | ',' | ':' | '=' | ';' | 'num' | 'word' | 'str' | 'ellipsis' | 'eof';
 export interface Tok {
   kind: TokKind;
   text: string;
@@ -18,15 +19,36 @@ export interface Tok {
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 function isWordChar(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 46 /* . */ || c === 43 /* + */ || c === 45 /* - */ || c === 95; /* _ */
+  return (
+    (c >= 48 && c <= 57) ||
+    (c >= 65 && c <= 90) ||
+    (c >= 97 && c <= 122) ||
+    c === 46 /* . */ ||
+    c === 43 /* + */ ||
+    c === 45 /* - */ ||
+    c === 95
+  ); /* _ */
 }
 function isSpace(c: number): boolean {
-  return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12 || c === 0xa0 || c === 0xfeff || c === 0x2009 || c === 0x202f;
+  return (
+    c === 32 ||
+    c === 9 ||
+    c === 10 ||
+    c === 13 ||
+    c === 11 ||
+    c === 12 ||
+    c === 0xa0 ||
+    c === 0xfeff ||
+    c === 0x2009 ||
+    c === 0x202f
+  );
 }
 
 /** The value of a number word, or null. Also reads nan / inf / True / False in their spellings.
  *  `decimals`: digits after the point (of the mantissa); `exp`: the exponent (0 without one). */
-export function numberWord(w: string): { value: number; decimals: number; exp: number; sci: boolean; special: boolean } | null {
+export function numberWord(
+  w: string,
+): { value: number; decimals: number; exp: number; sci: boolean; special: boolean } | null {
   const lower = w.toLowerCase();
   const body = lower[0] === '-' || lower[0] === '+' ? lower.slice(1) : lower;
   const sign = lower[0] === '-' ? -1 : 1;
@@ -39,7 +61,13 @@ export function numberWord(w: string): { value: number; decimals: number; exp: n
   const e = lower.indexOf('e');
   const mant = e < 0 ? lower : lower.slice(0, e);
   const dot = mant.indexOf('.');
-  return { value: Number(w), decimals: dot < 0 ? 0 : mant.length - dot - 1, exp: e < 0 ? 0 : Number(lower.slice(e + 1)), sci: e >= 0, special: false };
+  return {
+    value: Number(w),
+    decimals: dot < 0 ? 0 : mant.length - dot - 1,
+    exp: e < 0 ? 0 : Number(lower.slice(e + 1)),
+    sci: e >= 0,
+    special: false,
+  };
 }
 
 /**
@@ -117,20 +145,35 @@ export class Lexer {
         if (s[j] === '\\' && j + 1 < s.length) j++;
         out += s[j];
         j++;
-        if (out.length > 256) throw new ArrayParseError('a quoted name longer than 256 characters', `line ${this.line}, column ${start - this.lineStart + 1}`);
+        if (out.length > 256)
+          throw new ArrayParseError(
+            'a quoted name longer than 256 characters',
+            `line ${this.line}, column ${start - this.lineStart + 1}`,
+          );
       }
-      if (s[j] !== ch) throw new ArrayParseError(`the quote ${ch} is never closed`, `line ${this.line}, column ${start - this.lineStart + 1}`);
+      if (s[j] !== ch)
+        throw new ArrayParseError(
+          `the quote ${ch} is never closed`,
+          `line ${this.line}, column ${start - this.lineStart + 1}`,
+        );
       this.i = j + 1;
       return this.tok('str', out, start);
     }
     let j = start;
     while (j < s.length && isWordChar(s.charCodeAt(j))) {
       j++;
-      if (j - start > ARRAY_LIMITS.maxNumberLength) throw new ArrayParseError(`a word or number longer than ${ARRAY_LIMITS.maxNumberLength} characters`, `line ${this.line}, column ${start - this.lineStart + 1}`);
+      if (j - start > ARRAY_LIMITS.maxNumberLength)
+        throw new ArrayParseError(
+          `a word or number longer than ${ARRAY_LIMITS.maxNumberLength} characters`,
+          `line ${this.line}, column ${start - this.lineStart + 1}`,
+        );
     }
     if (j === start) {
       const cp = s.codePointAt(start) ?? 0;
-      throw new ArrayParseError(`unexpected character “${String.fromCodePoint(cp)}” (expected a number, a bracket, a comma or a space)`, `line ${this.line}, column ${start - this.lineStart + 1}`);
+      throw new ArrayParseError(
+        `unexpected character “${String.fromCodePoint(cp)}” (expected a number, a bracket, a comma or a space)`,
+        `line ${this.line}, column ${start - this.lineStart + 1}`,
+      );
     }
     this.i = j;
     const w = s.slice(start, j);

@@ -73,7 +73,8 @@ export function base64urlEncode(bytes: Uint8Array): string {
 
 /** Strict: only the 64 characters, no padding, no length of 4k + 1, zero unused bits. */
 export function base64urlDecode(s: string): Uint8Array {
-  if (s.length % 4 === 1) throw new ArrayParseError(`the payload has ${s.length} characters, which no byte string encodes to`);
+  if (s.length % 4 === 1)
+    throw new ArrayParseError(`the payload has ${s.length} characters, which no byte string encodes to`);
   const out = new Uint8Array(Math.floor((s.length * 3) / 4));
   let o = 0;
   let acc = 0;
@@ -132,14 +133,24 @@ export function decodeArrayLink(value: string, name?: string, maxChars: number =
   const what = name ? `link value “${name}”` : 'the link’s array';
   try {
     if (typeof value !== 'string') throw new ArrayParseError('not text');
-    if (value.length > maxChars) throw new ArrayParseError(`${value.length.toLocaleString('en')} characters is more than the limit of ${maxChars.toLocaleString('en')}`);
+    if (value.length > maxChars)
+      throw new ArrayParseError(
+        `${value.length.toLocaleString('en')} characters is more than the limit of ${maxChars.toLocaleString('en')}`,
+      );
     const parts = value.split('.');
     if (parts.length !== 5) throw new ArrayParseError('expected 5 parts “version.dtype.shape.encoding.payload”');
     const [ver, dtype, shapeStr, enc, payloadStr] = parts;
-    if (ver !== String(ARRAY_LINK_VERSION)) throw new ArrayParseError(`version “${ver.slice(0, 12)}” is unknown (this page reads version ${ARRAY_LINK_VERSION})`);
-    if (dtype !== 'f4' && dtype !== 'f8') throw new ArrayParseError(`dtype “${dtype.slice(0, 12)}” is unknown (f4 or f8)`);
+    if (ver !== String(ARRAY_LINK_VERSION))
+      throw new ArrayParseError(
+        `version “${ver.slice(0, 12)}” is unknown (this page reads version ${ARRAY_LINK_VERSION})`,
+      );
+    if (dtype !== 'f4' && dtype !== 'f8')
+      throw new ArrayParseError(`dtype “${dtype.slice(0, 12)}” is unknown (f4 or f8)`);
     const dims = shapeStr.split('x');
-    if (dims.length < 1 || dims.length > ARRAY_LIMITS.maxNdim || dims.some((d) => !/^[1-9]\d{0,6}$/.test(d))) throw new ArrayParseError(`shape “${shapeStr.slice(0, 40)}” is not 1 to ${ARRAY_LIMITS.maxNdim} positive sizes joined by “x”`);
+    if (dims.length < 1 || dims.length > ARRAY_LIMITS.maxNdim || dims.some((d) => !/^[1-9]\d{0,6}$/.test(d)))
+      throw new ArrayParseError(
+        `shape “${shapeStr.slice(0, 40)}” is not 1 to ${ARRAY_LIMITS.maxNdim} positive sizes joined by “x”`,
+      );
     const shape = dims.map(Number);
     const n = checkedSize(shape, what);
     const size = dtype === 'f4' ? 4 : 8;
@@ -153,10 +164,16 @@ export function decodeArrayLink(value: string, name?: string, maxChars: number =
       } catch (e) {
         throw asParseError(e, 'the compressed payload is corrupt');
       }
-      if (out.length !== expected) throw new ArrayParseError(`the compressed payload unpacks to ${out.length >= expected + 1 ? 'more than ' + expected : out.length} bytes; shape ${shape.join('×')} of ${dtype} needs ${expected}`);
+      if (out.length !== expected)
+        throw new ArrayParseError(
+          `the compressed payload unpacks to ${out.length >= expected + 1 ? 'more than ' + expected : out.length} bytes; shape ${shape.join('×')} of ${dtype} needs ${expected}`,
+        );
       bytes = out;
     } else if (enc !== 'b') throw new ArrayParseError(`encoding “${enc.slice(0, 12)}” is unknown (b or z)`);
-    else if (bytes.length !== expected) throw new ArrayParseError(`the payload holds ${bytes.length} bytes; shape ${shape.join('×')} of ${dtype} needs ${expected}`);
+    else if (bytes.length !== expected)
+      throw new ArrayParseError(
+        `the payload holds ${bytes.length} bytes; shape ${shape.join('×')} of ${dtype} needs ${expected}`,
+      );
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const data = size === 4 ? new Float32Array(n) : new Float64Array(n);
     for (let k = 0; k < n; k++) data[k] = size === 4 ? view.getFloat32(k * 4, true) : view.getFloat64(k * 8, true);
@@ -176,7 +193,12 @@ export function decodeArrayFields(
   fields: ReadonlyMap<string, string> | Readonly<Record<string, unknown>>,
   maxChars: number = ARRAY_LINK_MAX_CHARS,
 ): { arrays: Partial<Record<ArrayRole, NdArray>>; errors: string[] } {
-  const get = (k: string): unknown => (fields instanceof Map ? fields.get(k) : Object.prototype.hasOwnProperty.call(fields, k) ? (fields as Record<string, unknown>)[k] : undefined);
+  const get = (k: string): unknown =>
+    fields instanceof Map
+      ? fields.get(k)
+      : Object.prototype.hasOwnProperty.call(fields, k)
+        ? (fields as Record<string, unknown>)[k]
+        : undefined;
   const arrays: Partial<Record<ArrayRole, NdArray>> = {};
   const errors: string[] = [];
   let total = 0;
@@ -187,7 +209,11 @@ export function decodeArrayFields(
     try {
       if (typeof v !== 'string') throw new ArrayParseError('not text', `link value “${key}”`);
       total += v.length;
-      if (total > maxChars) throw new ArrayParseError(`the arrays together are longer than the limit of ${maxChars.toLocaleString('en')} characters`, `link value “${key}”`);
+      if (total > maxChars)
+        throw new ArrayParseError(
+          `the arrays together are longer than the limit of ${maxChars.toLocaleString('en')} characters`,
+          `link value “${key}”`,
+        );
       arrays[role] = decodeArrayLink(v, key, maxChars);
     } catch (e) {
       errors.push(e instanceof Error ? e.message : String(e));
@@ -198,7 +224,10 @@ export function decodeArrayFields(
 
 /** Link fields for the given arrays, in ARRAY_LINK_KEYS order, with their total length and
  *  whether they fit in a link (ARRAY_LINK_MAX_CHARS). Throws ArrayParseError for a bad array. */
-export function encodeArrayFields(arrays: Partial<Record<ArrayRole, Pick<NdArray, 'shape' | 'data'>>>, opts: ArrayLinkOptions = {}): { fields: [string, string][]; chars: number; fits: boolean } {
+export function encodeArrayFields(
+  arrays: Partial<Record<ArrayRole, Pick<NdArray, 'shape' | 'data'>>>,
+  opts: ArrayLinkOptions = {},
+): { fields: [string, string][]; chars: number; fits: boolean } {
   const fields: [string, string][] = [];
   let chars = 0;
   for (const role of Object.keys(ARRAY_LINK_KEYS) as ArrayRole[]) {

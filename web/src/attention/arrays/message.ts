@@ -33,7 +33,10 @@ export function readyMessage(id: string | null): { type: string; version: number
   return { type: ARRAY_MESSAGE_TYPES.ready, version: ARRAY_MESSAGE_VERSION, id };
 }
 
-export function receivedMessage(id: string | null, errors: string[]): { type: string; version: number; id: string | null; ok: boolean; errors: string[] } {
+export function receivedMessage(
+  id: string | null,
+  errors: string[],
+): { type: string; version: number; id: string | null; ok: boolean; errors: string[] } {
   return { type: ARRAY_MESSAGE_TYPES.received, version: ARRAY_MESSAGE_VERSION, id, ok: errors.length === 0, errors };
 }
 
@@ -42,13 +45,19 @@ export function receivedMessage(id: string | null, errors: string[]): { type: st
  * (another message on the window: ignore it), else the decoded arrays and the errors of the values
  * that could not be read. Never throws.
  */
-export function readArraysMessage(data: unknown, id: string | null): { arrays: Partial<Record<ArrayRole, NdArray>>; errors: string[] } | null {
+export function readArraysMessage(
+  data: unknown,
+  id: string | null,
+): { arrays: Partial<Record<ArrayRole, NdArray>>; errors: string[] } | null {
   if (data === null || typeof data !== 'object') return null;
   const d = data as Record<string, unknown>;
-  if (d.type !== ARRAY_MESSAGE_TYPES.arrays || d.version !== ARRAY_MESSAGE_VERSION || (d.id ?? null) !== id) return null;
+  if (d.type !== ARRAY_MESSAGE_TYPES.arrays || d.version !== ARRAY_MESSAGE_VERSION || (d.id ?? null) !== id)
+    return null;
   const arrays = d.arrays;
-  if (arrays === null || typeof arrays !== 'object' || Array.isArray(arrays)) return { arrays: {}, errors: ['the message holds no “arrays” object'] };
+  if (arrays === null || typeof arrays !== 'object' || Array.isArray(arrays))
+    return { arrays: {}, errors: ['the message holds no “arrays” object'] };
   const out = decodeArrayFields(arrays as Record<string, unknown>, ARRAY_MESSAGE_MAX_CHARS);
-  if (Object.keys(out.arrays).length === 0 && out.errors.length === 0) out.errors.push('the message’s “arrays” object holds no known key (uw, uq, uk, uv, um, ux, uwq, uwk, uwv)');
+  if (Object.keys(out.arrays).length === 0 && out.errors.length === 0)
+    out.errors.push('the message’s “arrays” object holds no known key (uw, uq, uk, uv, um, ux, uwq, uwk, uwv)');
   return out;
 }

@@ -57,21 +57,37 @@ function describeDescr(descr: string): string {
 
 /** Read one .npy file. `label` names it in errors (e.g. "W.npy"). Throws ArrayParseError. */
 export function readNpy(bytes: Uint8Array, label = 'the .npy file'): NdArray {
-  if (bytes.length > ARRAY_LIMITS.maxFileBytes) throw new ArrayParseError(`${bytes.length.toLocaleString('en')} bytes is more than the limit of ${ARRAY_LIMITS.maxFileBytes.toLocaleString('en')}`, label);
-  if (bytes.length < 10 || NPY_MAGIC.some((b, i) => bytes[i] !== b)) throw new ArrayParseError('not an .npy file (it does not start with \\x93NUMPY)', label);
+  if (bytes.length > ARRAY_LIMITS.maxFileBytes)
+    throw new ArrayParseError(
+      `${bytes.length.toLocaleString('en')} bytes is more than the limit of ${ARRAY_LIMITS.maxFileBytes.toLocaleString('en')}`,
+      label,
+    );
+  if (bytes.length < 10 || NPY_MAGIC.some((b, i) => bytes[i] !== b))
+    throw new ArrayParseError('not an .npy file (it does not start with \\x93NUMPY)', label);
   const major = bytes[6];
   const minor = bytes[7];
-  if (![1, 2, 3].includes(major) || minor !== 0) throw new ArrayParseError(`.npy format version ${major}.${minor} is unknown (1.0, 2.0 and 3.0 are read)`, label);
+  if (![1, 2, 3].includes(major) || minor !== 0)
+    throw new ArrayParseError(`.npy format version ${major}.${minor} is unknown (1.0, 2.0 and 3.0 are read)`, label);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const lenSize = major === 1 ? 2 : 4;
   if (bytes.length < 8 + lenSize) throw new ArrayParseError('the file ends inside its header', label);
   const hlen = major === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
   const start = 8 + lenSize;
-  if (hlen > ARRAY_LIMITS.maxNpyHeader) throw new ArrayParseError(`the header is ${hlen.toLocaleString('en')} bytes long (limit ${ARRAY_LIMITS.maxNpyHeader.toLocaleString('en')})`, label);
-  if (start + hlen > bytes.length) throw new ArrayParseError(`the file ends inside its header (${bytes.length} bytes, header needs ${start + hlen})`, label);
+  if (hlen > ARRAY_LIMITS.maxNpyHeader)
+    throw new ArrayParseError(
+      `the header is ${hlen.toLocaleString('en')} bytes long (limit ${ARRAY_LIMITS.maxNpyHeader.toLocaleString('en')})`,
+      label,
+    );
+  if (start + hlen > bytes.length)
+    throw new ArrayParseError(
+      `the file ends inside its header (${bytes.length} bytes, header needs ${start + hlen})`,
+      label,
+    );
   let header: string;
   try {
-    header = new TextDecoder(major === 3 ? 'utf-8' : 'latin1', { fatal: true }).decode(bytes.subarray(start, start + hlen));
+    header = new TextDecoder(major === 3 ? 'utf-8' : 'latin1', { fatal: true }).decode(
+      bytes.subarray(start, start + hlen),
+    );
   } catch {
     throw new ArrayParseError('the header is not valid text', label);
   }
@@ -80,7 +96,11 @@ export function readNpy(bytes: Uint8Array, label = 'the .npy file'): NdArray {
   const order = descr[0] === '<' || descr[0] === '>' || descr[0] === '|' || descr[0] === '=' ? descr[0] : '';
   const code = order ? descr.slice(1) : descr;
   const dt = DTYPES[code === '?' ? 'b1' : code];
-  if (!dt) throw new ArrayParseError(`${describeDescr(descr)} cannot be shown; save a numeric array, e.g. np.save(path, W.astype(np.float32))`, label);
+  if (!dt)
+    throw new ArrayParseError(
+      `${describeDescr(descr)} cannot be shown; save a numeric array, e.g. np.save(path, W.astype(np.float32))`,
+      label,
+    );
   if (dt.size > 1 && order === '|') throw new ArrayParseError(`dtype “${descr}” has no byte order`, label);
   const le = order !== '>';
 
@@ -88,7 +108,10 @@ export function readNpy(bytes: Uint8Array, label = 'the .npy file'): NdArray {
   const dataStart = start + hlen;
   const need = n * dt.size;
   if (bytes.length - dataStart < need)
-    throw new ArrayParseError(`the data is truncated: shape (${shape.join(', ')}) of ${descr} needs ${need.toLocaleString('en')} bytes, the file has ${(bytes.length - dataStart).toLocaleString('en')}`, label);
+    throw new ArrayParseError(
+      `the data is truncated: shape (${shape.join(', ')}) of ${descr} needs ${need.toLocaleString('en')} bytes, the file has ${(bytes.length - dataStart).toLocaleString('en')}`,
+      label,
+    );
 
   const out = dt.f64 ? new Float64Array(n) : new Float32Array(n);
   if (!fortran || shape.length === 1) {
@@ -123,7 +146,8 @@ function parseHeader(h: string, label: string): { descr: string; fortran: boolea
   const where = `${label} header`;
   const t = h.trim();
   if (!t.startsWith('{') || !t.endsWith('}')) throw new ArrayParseError('the header is not a dict literal', where);
-  if (/['"]descr['"]\s*:\s*\[/.test(t)) throw new ArrayParseError('a structured (record) array cannot be shown; save a numeric array', where);
+  if (/['"]descr['"]\s*:\s*\[/.test(t))
+    throw new ArrayParseError('a structured (record) array cannot be shown; save a numeric array', where);
   const d = /['"]descr['"]\s*:\s*['"]([^'"]{1,20})['"]/.exec(t);
   if (!d) throw new ArrayParseError('no dtype (“descr”) in the header', where);
   const fo = /['"]fortran_order['"]\s*:\s*(True|False)\b/.exec(t);
@@ -133,9 +157,11 @@ function parseHeader(h: string, label: string): { descr: string; fortran: boolea
   const parts = sh[1].split(',').map((s) => s.trim());
   if (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
   const shape = parts.map((p) => {
-    if (!/^\d{1,18}L?$/.test(p)) throw new ArrayParseError(`the shape (${sh[1].slice(0, 60)}) is not a tuple of sizes`, where);
+    if (!/^\d{1,18}L?$/.test(p))
+      throw new ArrayParseError(`the shape (${sh[1].slice(0, 60)}) is not a tuple of sizes`, where);
     return Number(p.replace('L', ''));
   });
-  if (shape.length === 0) throw new ArrayParseError('the array is a scalar (shape ()); save an array of 1 to 4 dimensions', where);
+  if (shape.length === 0)
+    throw new ArrayParseError('the array is a scalar (shape ()); save an array of 1 to 4 dimensions', where);
   return { descr: d[1], fortran: fo[1] === 'True', shape };
 }

@@ -12,7 +12,11 @@ const EOCD = 0x06054b50;
 
 /** Read every array of an .npz file, named after its entries (W.npy → "W"). */
 export function readNpz(bytes: Uint8Array, label = 'the .npz file'): NdArray[] {
-  if (bytes.length > ARRAY_LIMITS.maxFileBytes) throw new ArrayParseError(`${bytes.length.toLocaleString('en')} bytes is more than the limit of ${ARRAY_LIMITS.maxFileBytes.toLocaleString('en')}`, label);
+  if (bytes.length > ARRAY_LIMITS.maxFileBytes)
+    throw new ArrayParseError(
+      `${bytes.length.toLocaleString('en')} bytes is more than the limit of ${ARRAY_LIMITS.maxFileBytes.toLocaleString('en')}`,
+      label,
+    );
   if (bytes.length < 22) throw new ArrayParseError('not a zip (.npz) file: too short', label);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // The end-of-central-directory record is in the last 22 + 65535 bytes.
@@ -23,10 +27,19 @@ export function readNpz(bytes: Uint8Array, label = 'the .npz file'): NdArray[] {
   const entries = view.getUint16(e + 10, true);
   const cdSize = view.getUint32(e + 12, true);
   const cdOffset = view.getUint32(e + 16, true);
-  if (entries === 0xffff || cdOffset === 0xffffffff || cdSize === 0xffffffff) throw new ArrayParseError('ZIP64 archives are not read (an .npz of arrays within the size limit never needs it)', label);
+  if (entries === 0xffff || cdOffset === 0xffffffff || cdSize === 0xffffffff)
+    throw new ArrayParseError(
+      'ZIP64 archives are not read (an .npz of arrays within the size limit never needs it)',
+      label,
+    );
   if (entries === 0) throw new ArrayParseError('the .npz file holds no arrays', label);
-  if (entries > ARRAY_LIMITS.maxArrays) throw new ArrayParseError(`the .npz file holds ${entries} entries; at most ${ARRAY_LIMITS.maxArrays} are read`, label);
-  if (cdOffset + cdSize > e || cdSize < entries * 46) throw new ArrayParseError('the zip directory is corrupt (it points outside the file)', label);
+  if (entries > ARRAY_LIMITS.maxArrays)
+    throw new ArrayParseError(
+      `the .npz file holds ${entries} entries; at most ${ARRAY_LIMITS.maxArrays} are read`,
+      label,
+    );
+  if (cdOffset + cdSize > e || cdSize < entries * 46)
+    throw new ArrayParseError('the zip directory is corrupt (it points outside the file)', label);
 
   let declared = 0;
   let files: Record<string, Uint8Array>;
@@ -36,9 +49,17 @@ export function readNpz(bytes: Uint8Array, label = 'the .npz file'): NdArray[] {
         if (!f.name.endsWith('.npy')) return false;
         declared += f.originalSize;
         if (f.originalSize > ARRAY_LIMITS.maxFileBytes || declared > ARRAY_LIMITS.maxFileBytes)
-          throw new ArrayParseError(`entry “${f.name}” unpacks to ${f.originalSize.toLocaleString('en')} bytes; the limit for all entries is ${ARRAY_LIMITS.maxFileBytes.toLocaleString('en')}`, label);
-        if (f.compression !== 0 && f.compression !== 8) throw new ArrayParseError(`entry “${f.name}” uses zip compression method ${f.compression} (only stored and deflate are read)`, label);
-        if (f.size > bytes.length) throw new ArrayParseError(`entry “${f.name}” claims more bytes than the file has`, label);
+          throw new ArrayParseError(
+            `entry “${f.name}” unpacks to ${f.originalSize.toLocaleString('en')} bytes; the limit for all entries is ${ARRAY_LIMITS.maxFileBytes.toLocaleString('en')}`,
+            label,
+          );
+        if (f.compression !== 0 && f.compression !== 8)
+          throw new ArrayParseError(
+            `entry “${f.name}” uses zip compression method ${f.compression} (only stored and deflate are read)`,
+            label,
+          );
+        if (f.size > bytes.length)
+          throw new ArrayParseError(`entry “${f.name}” claims more bytes than the file has`, label);
         return true;
       },
     });
@@ -52,7 +73,11 @@ export function readNpz(bytes: Uint8Array, label = 'the .npz file'): NdArray[] {
     const name = entry.slice(0, -4);
     const a = readNpy(files[entry], `${label} entry “${entry}”`);
     total += a.data.length;
-    if (total > ARRAY_LIMITS.maxElements) throw new ArrayParseError(`the arrays hold more than ${ARRAY_LIMITS.maxElements.toLocaleString('en')} elements together`, label);
+    if (total > ARRAY_LIMITS.maxElements)
+      throw new ArrayParseError(
+        `the arrays hold more than ${ARRAY_LIMITS.maxElements.toLocaleString('en')} elements together`,
+        label,
+      );
     return { ...a, name };
   });
 }

@@ -20,16 +20,36 @@ import {
 import { Heatmap } from '../../ui/heatmap';
 import { el, clear, fmt, tokenRef } from '../../ui/dom';
 import { legend } from '../../ui/legend';
-import { arraysFitLink, arraysLinkChars, arraysMode, MODE_ROLES, NO_ARRAYS, ROLE_NAME, type ArraysMode, type ArraysState } from './state';
+import {
+  arraysFitLink,
+  arraysLinkChars,
+  arraysMode,
+  MODE_ROLES,
+  NO_ARRAYS,
+  ROLE_NAME,
+  type ArraysMode,
+  type ArraysState,
+} from './state';
 import type { AttentionResult } from '../protocol';
 import { MODEL_LIMITS } from '../state';
 
 type Mode = Exclude<ArraysMode, 'none'>;
-const MODE_LABEL: Record<Mode, string> = { weights: 'Weights W', qkv: 'Q, K, V (+ mask)', projections: 'X, W_q, W_k, W_v (lesson 2)' };
+const MODE_LABEL: Record<Mode, string> = {
+  weights: 'Weights W',
+  qkv: 'Q, K, V (+ mask)',
+  projections: 'X, W_q, W_k, W_v (lesson 2)',
+};
 /** Names a pasted or saved array may carry, per role (compared lower-case, without "_"). */
 const ALIASES: Record<ArrayRole, string[]> = {
-  weights: ['w', 'weights', 'attn', 'attention', 'p'], q: ['q'], k: ['k'], v: ['v'], mask: ['mask', 'm'],
-  x: ['x'], wq: ['wq'], wk: ['wk'], wv: ['wv'],
+  weights: ['w', 'weights', 'attn', 'attention', 'p'],
+  q: ['q'],
+  k: ['k'],
+  v: ['v'],
+  mask: ['mask', 'm'],
+  x: ['x'],
+  wq: ['wq'],
+  wk: ['wk'],
+  wv: ['wv'],
 };
 
 export interface ArraysPanel {
@@ -54,7 +74,9 @@ export function assignRoles(mode: Mode, list: NdArray[]): Partial<Record<ArrayRo
   // Named for another mode (Q.npy, K.npy, V.npy while "Weights W" is chosen): say which one.
   const other = (Object.keys(MODE_LABEL) as Mode[]).find((m) => m !== mode && namedFor(m, list));
   if (other && !namedFor(mode, list))
-    throw new ArrayParseError(`these are ${MODE_ROLES[other].map((r) => ROLE_NAME[r]).join(', ')} (by their names), but “${MODE_LABEL[mode]}” is chosen: choose “${MODE_LABEL[other]}” under “They are”, then drop or paste them again`);
+    throw new ArrayParseError(
+      `these are ${MODE_ROLES[other].map((r) => ROLE_NAME[r]).join(', ')} (by their names), but “${MODE_LABEL[mode]}” is chosen: choose “${MODE_LABEL[other]}” under “They are”, then drop or paste them again`,
+    );
   const roles: ArrayRole[] = mode === 'qkv' ? [...MODE_ROLES.qkv, 'mask'] : MODE_ROLES[mode];
   const out: Partial<Record<ArrayRole, NdArray>> = {};
   const rest: NdArray[] = [];
@@ -68,9 +90,14 @@ export function assignRoles(mode: Mode, list: NdArray[]): Partial<Record<ArrayRo
   const missing = MODE_ROLES[mode].filter((r) => !out[r]);
   if (missing.length > 0) {
     const names = MODE_ROLES[mode].map((r) => ROLE_NAME[r]).join(', ');
-    throw new ArrayParseError(`${missing.map((r) => ROLE_NAME[r]).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} missing: give ${names}${mode === 'qkv' ? ' (and a mask if you like)' : ''}, named (“${ROLE_NAME[MODE_ROLES[mode][0]]} = …”) or in that order`);
+    throw new ArrayParseError(
+      `${missing.map((r) => ROLE_NAME[r]).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} missing: give ${names}${mode === 'qkv' ? ' (and a mask if you like)' : ''}, named (“${ROLE_NAME[MODE_ROLES[mode][0]]} = …”) or in that order`,
+    );
   }
-  if (rest.length > 0) throw new ArrayParseError(`${list.length} arrays were read but ${mode === 'weights' ? 'one W is' : `${roles.length} at most are`} used: name them (“${ROLE_NAME[roles[0]]} = …”) so the page knows which is which`);
+  if (rest.length > 0)
+    throw new ArrayParseError(
+      `${list.length} arrays were read but ${mode === 'weights' ? 'one W is' : `${roles.length} at most are`} used: name them (“${ROLE_NAME[roles[0]]} = …”) so the page knows which is which`,
+    );
   return out;
 }
 
@@ -99,12 +126,24 @@ function summaryOf(info: NonNullable<AttentionResult['arrays']>, r: AttentionRes
   const shape = `${r.heads > 1 ? `${r.heads} × ` : ''}${r.t} × ${r.t}`;
   const nan = r.nanRowsPerHead.reduce((a, b) => a + b, 0);
   const nanText = nan > 0 ? `; ${nan} NaN row${nan > 1 ? 's' : ''}` : '';
-  if (info.mode !== 'weights') return `${info.mode === 'qkv' ? 'Q, K, V' : 'X, W_q, W_k, W_v'} → W ${shape}, computed by the core${nanText}${info.headline ? `; ${info.headline}` : ''}`;
+  if (info.mode !== 'weights')
+    return `${info.mode === 'qkv' ? 'Q, K, V' : 'X, W_q, W_k, W_v'} → W ${shape}, computed by the core${nanText}${info.headline ? `; ${info.headline}` : ''}`;
   const sum = info.findings[0]?.startsWith('Every row');
-  const rows = nan > 0 ? `${nan} row${nan > 1 ? 's hold' : ' holds'} NaN (yours), the others ${sum ? 'sum to 1' : 'do not all sum to 1'}` : sum ? 'rows sum to 1' : 'rows do not all sum to 1';
+  const rows =
+    nan > 0
+      ? `${nan} row${nan > 1 ? 's hold' : ' holds'} NaN (yours), the others ${sum ? 'sum to 1' : 'do not all sum to 1'}`
+      : sum
+        ? 'rows sum to 1'
+        : 'rows do not all sum to 1';
   const causal = info.findings.some((f) => f.startsWith('Causal shape')) ? ', causal' : '';
   const c = info.compare;
-  const cmp = c ? (c.matches ? `; matches the playground to ${c.tolerance.toPrecision(2)}` : c.maxAbs <= c.tolerance ? '; differs from the playground only in NaN' : `; differs from the playground by ${c.maxAbs.toPrecision(2)}`) : '';
+  const cmp = c
+    ? c.matches
+      ? `; matches the playground to ${c.tolerance.toPrecision(2)}`
+      : c.maxAbs <= c.tolerance
+        ? '; differs from the playground only in NaN'
+        : `; differs from the playground by ${c.maxAbs.toPrecision(2)}`
+    : '';
   return `W ${shape}: ${rows}${causal}${cmp}`;
 }
 
@@ -117,44 +156,143 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
     });
     return { m, input, label: el('label', { class: 'arrays-mode' }, input, ` ${MODE_LABEL[m]}`) };
   });
-  const modeSet = el('fieldset', { class: 'arrays-modes' }, el('legend', { text: 'They are' }), ...radios.map((r) => r.label));
+  const modeSet = el(
+    'fieldset',
+    { class: 'arrays-modes' },
+    el('legend', { text: 'They are' }),
+    ...radios.map((r) => r.label),
+  );
   const hint = el('p', { class: 'muted arrays-hint', id: 'arrays-hint' });
-  const paste = el('textarea', { rows: 5, spellcheck: 'false', 'data-testid': 'arrays-paste', 'aria-describedby': 'arrays-hint', placeholder: 'W = [[1.   0.  ]\n     [0.53 0.47]]' });
-  const heads = el('input', { type: 'number', min: 1, max: MODEL_LIMITS.maxHeads, step: 1, value: 1, 'data-testid': 'arrays-heads' });
+  const paste = el('textarea', {
+    rows: 5,
+    spellcheck: 'false',
+    'data-testid': 'arrays-paste',
+    'aria-describedby': 'arrays-hint',
+    placeholder: 'W = [[1.   0.  ]\n     [0.53 0.47]]',
+  });
+  const heads = el('input', {
+    type: 'number',
+    min: 1,
+    max: MODEL_LIMITS.maxHeads,
+    step: 1,
+    value: 1,
+    'data-testid': 'arrays-heads',
+  });
   const headsRow = el('label', { class: 'arrays-heads', hidden: true }, 'Heads (W_q’s columns split evenly) ', heads);
-  const show = el('button', { type: 'button', class: 'btn primary small', 'data-testid': 'arrays-show', text: 'Show my arrays' });
-  const file = el('input', { type: 'file', multiple: true, accept: '.npy,.npz,.json,.csv,.tsv,.txt', class: 'sr-only', id: 'arrays-file', 'data-testid': 'arrays-file' });
+  const show = el('button', {
+    type: 'button',
+    class: 'btn primary small',
+    'data-testid': 'arrays-show',
+    text: 'Show my arrays',
+  });
+  const file = el('input', {
+    type: 'file',
+    multiple: true,
+    accept: '.npy,.npz,.json,.csv,.tsv,.txt',
+    class: 'sr-only',
+    id: 'arrays-file',
+    'data-testid': 'arrays-file',
+  });
   // A real button: Enter and Space both open the picker, as on any button (a label with
   // role=button opened it on Space only).
-  const pick = el('button', { type: 'button', class: 'btn small', 'data-testid': 'arrays-pick', 'aria-controls': 'arrays-file', text: 'Choose files…' });
-  const remove = el('button', { type: 'button', class: 'btn small', 'data-testid': 'arrays-remove', text: 'Remove my arrays', hidden: true });
-  const drop = el('div', { class: 'arrays-drop', 'data-testid': 'arrays-drop' }, el('span', { text: 'or drop .npy, .npz, .json or .csv files here, or ' }), pick, file);
+  const pick = el('button', {
+    type: 'button',
+    class: 'btn small',
+    'data-testid': 'arrays-pick',
+    'aria-controls': 'arrays-file',
+    text: 'Choose files…',
+  });
+  const remove = el('button', {
+    type: 'button',
+    class: 'btn small',
+    'data-testid': 'arrays-remove',
+    text: 'Remove my arrays',
+    hidden: true,
+  });
+  const drop = el(
+    'div',
+    { class: 'arrays-drop', 'data-testid': 'arrays-drop' },
+    el('span', { text: 'or drop .npy, .npz, .json or .csv files here, or ' }),
+    pick,
+    file,
+  );
   const error = el('div', { class: 'arrays-error', role: 'alert', 'data-testid': 'arrays-error', hidden: true });
   const findings = el('ul', { class: 'arrays-findings', 'data-testid': 'arrays-findings', 'aria-live': 'polite' });
   const linkNote = el('p', { class: 'muted arrays-link', 'data-testid': 'arrays-link' });
-  const lesson2 = el('button', { type: 'button', class: 'btn small', 'data-testid': 'arrays-lesson2', text: 'Compare with lesson 2’s example (T = 6, causal, default_rng(0))' });
+  const lesson2 = el('button', {
+    type: 'button',
+    class: 'btn small',
+    'data-testid': 'arrays-lesson2',
+    text: 'Compare with lesson 2’s example (T = 6, causal, default_rng(0))',
+  });
   const compareText = el('p', { class: 'arrays-compare-text', 'data-testid': 'arrays-compare' });
-  const mk = (label: string) => new Heatmap({ label, maxSize: 200, minCell: 0.5, maxCell: 28, showLabels: true, interactive: true, describe: () => '' });
-  const hmMine = mk('Your W'), hmRef = mk('The playground’s W'), hmDiff = mk('Difference |yours − playground’s|');
+  const mk = (label: string) =>
+    new Heatmap({
+      label,
+      maxSize: 200,
+      minCell: 0.5,
+      maxCell: 28,
+      showLabels: true,
+      interactive: true,
+      describe: () => '',
+    });
+  const hmMine = mk('Your W'),
+    hmRef = mk('The playground’s W'),
+    hmDiff = mk('Difference |yours − playground’s|');
   const diffLegend = el('div', { class: 'legend-row' });
-  const fig = (hm: Heatmap, cap: string) => el('figure', { class: 'arrays-fig' }, hm.root, el('figcaption', { text: cap }));
-  const compareFigs = el('div', { class: 'arrays-figs', hidden: true }, fig(hmMine, 'Yours'), fig(hmRef, 'The playground’s'), fig(hmDiff, '|Δ|'));
-  const compareBox = el('section', { class: 'arrays-compare', 'aria-label': 'Compare with the playground', hidden: true }, el('h4', { text: 'Compare with the playground' }), compareText, lesson2, compareFigs, diffLegend);
-  const body = el('div', { class: 'arrays-body' },
-    el('p', { class: 'muted', text: 'Paste what NumPy printed (print(W), np.round, repr, .tolist(), several named arrays), or drop files. The page checks them and shows them here.' }),
-    modeSet, hint, el('label', { class: 'arrays-paste' }, el('span', { text: 'Paste' }), paste), headsRow,
-    el('div', { class: 'arrays-actions' }, show, remove), drop, error, findings, linkNote, compareBox);
+  const fig = (hm: Heatmap, cap: string) =>
+    el('figure', { class: 'arrays-fig' }, hm.root, el('figcaption', { text: cap }));
+  const compareFigs = el(
+    'div',
+    { class: 'arrays-figs', hidden: true },
+    fig(hmMine, 'Yours'),
+    fig(hmRef, 'The playground’s'),
+    fig(hmDiff, '|Δ|'),
+  );
+  const compareBox = el(
+    'section',
+    { class: 'arrays-compare', 'aria-label': 'Compare with the playground', hidden: true },
+    el('h4', { text: 'Compare with the playground' }),
+    compareText,
+    lesson2,
+    compareFigs,
+    diffLegend,
+  );
+  const body = el(
+    'div',
+    { class: 'arrays-body' },
+    el('p', {
+      class: 'muted',
+      text: 'Paste what NumPy printed (print(W), np.round, repr, .tolist(), several named arrays), or drop files. The page checks them and shows them here.',
+    }),
+    modeSet,
+    hint,
+    el('label', { class: 'arrays-paste' }, el('span', { text: 'Paste' }), paste),
+    headsRow,
+    el('div', { class: 'arrays-actions' }, show, remove),
+    drop,
+    error,
+    findings,
+    linkNote,
+    compareBox,
+  );
   const summaryNote = el('span', { class: 'arrays-summary muted', 'data-testid': 'arrays-summary' });
-  const details = el('details', { class: 'arrays-panel', 'data-testid': 'arrays-panel', 'data-section': 'arrays' }, el('summary', {}, 'Your arrays', summaryNote), body);
+  const details = el(
+    'details',
+    { class: 'arrays-panel', 'data-testid': 'arrays-panel', 'data-section': 'arrays' },
+    el('summary', {}, 'Your arrays', summaryNote),
+    body,
+  );
   const root = details;
 
   function setMode(m: Mode): void {
     mode = m;
-    hint.textContent = m === 'weights'
-      ? 'One matrix (T, T), or (heads, T, T). The page checks that rows sum to 1, the causal shape and NaN.'
-      : m === 'qkv'
-        ? 'Q (T, d_k), K (T, d_k), V (T, d_v), 2-D or 3-D with heads first, and an optional mask (T, T) or (T,) with 1 / True = may attend. The core applies the page’s mask, fill and scale too.'
-        : 'X (T, d_model), W_q and W_k (d_model, d_k), W_v (d_model, d_v), as lesson 2 writes them. The core computes Q = X W_q, … with the page’s mask, fill and scale.';
+    hint.textContent =
+      m === 'weights'
+        ? 'One matrix (T, T), or (heads, T, T). The page checks that rows sum to 1, the causal shape and NaN.'
+        : m === 'qkv'
+          ? 'Q (T, d_k), K (T, d_k), V (T, d_v), 2-D or 3-D with heads first, and an optional mask (T, T) or (T,) with 1 / True = may attend. The core applies the page’s mask, fill and scale too.'
+          : 'X (T, d_model), W_q and W_k (d_model, d_k), W_v (d_model, d_v), as lesson 2 writes them. The core computes Q = X W_q, … with the page’s mask, fill and scale.';
     headsRow.hidden = m !== 'projections';
   }
   setMode(mode);
@@ -171,10 +309,14 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
       const h = Math.max(1, Math.min(MODEL_LIMITS.maxHeads, Math.round(Number(heads.value) || 1)));
       if (mode === 'weights') {
         const c = checkWeights(roles.weights!, 'W');
-        if (c.tq !== c.tk) throw new ArrayParseError(`W is ${c.tq} × ${c.tk}: the page draws square weights (one query per key)`);
+        if (c.tq !== c.tk)
+          throw new ArrayParseError(`W is ${c.tq} × ${c.tk}: the page draws square weights (one query per key)`);
       } else if (mode === 'qkv') {
         const { dims } = checkAttentionInputs({ Q: roles.q!, K: roles.k!, V: roles.v!, mask: roles.mask ?? null });
-        if (dims.tq !== dims.tk) throw new ArrayParseError(`Q has ${dims.tq} rows but K has ${dims.tk}: the page draws square weights (T_q = T_k)`);
+        if (dims.tq !== dims.tk)
+          throw new ArrayParseError(
+            `Q has ${dims.tq} rows but K has ${dims.tk}: the page draws square weights (T_q = T_k)`,
+          );
       } else checkProjectionInputs({ X: roles.x!, W_q: roles.wq!, W_k: roles.wk!, W_v: roles.wv! }, h);
       const s = encodeRoles(roles);
       error.hidden = true;
@@ -242,7 +384,8 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
       return;
     }
     for (const f of info.findings) findings.append(el('li', { text: f }));
-    if (info.fromPositions) findings.append(el('li', { text: `Labelled by position: type ${r!.t} tokens in the Tokens box to name them.` }));
+    if (info.fromPositions)
+      findings.append(el('li', { text: `Labelled by position: type ${r!.t} tokens in the Tokens box to name them.` }));
     const chars = arraysLinkChars(a);
     linkNote.textContent = arraysFitLink(a)
       ? `In the share link (${chars.toLocaleString('en')} characters${a.step > 0 ? `; printed to ${a.step}` : ', exact'}).`
@@ -259,7 +402,10 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
     }
     const T = r!.t;
     const h = Math.min(head, r!.heads - 1);
-    const at = c.at.length === 3 ? `head ${c.at[0] + 1}, query ${tokenRef(r!.tokens, c.at[1])} → key ${tokenRef(r!.tokens, c.at[2])}` : `query ${tokenRef(r!.tokens, c.at[0])} → key ${tokenRef(r!.tokens, c.at[1])}`;
+    const at =
+      c.at.length === 3
+        ? `head ${c.at[0] + 1}, query ${tokenRef(r!.tokens, c.at[1])} → key ${tokenRef(r!.tokens, c.at[2])}`
+        : `query ${tokenRef(r!.tokens, c.at[0])} → key ${tokenRef(r!.tokens, c.at[1])}`;
     // The tolerance is half the printed step (the student's rounding) + COMPARE_SLACK (float32, the
     // page's core, against the student's float64): name the part that explains the difference.
     const half = info.printStep / 2;
@@ -272,7 +418,10 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
         : `: ${f32}${info.printStep > 0 ? `; the rounding you printed with is only ${halfText}` : ''}`
       : ` (${info.printStep > 0 ? `${halfText} for the rounding you printed with + ` : ''}${COMPARE_SLACK.toExponential(0)} for ${f32.split(':')[0]})`;
     const tol = c.tolerance.toPrecision(2);
-    const nans = c.nanMismatches > 0 ? `${c.nanMismatches} entr${c.nanMismatches > 1 ? 'ies are' : 'y is'} NaN in only one of the two` : '';
+    const nans =
+      c.nanMismatches > 0
+        ? `${c.nanMismatches} entr${c.nanMismatches > 1 ? 'ies are' : 'y is'} NaN in only one of the two`
+        : '';
     compareText.textContent = c.matches
       ? `Matches: max |Δ| = ${c.maxAbs.toPrecision(2)} at ${at}, within ${tol}${why}.`
       : close
@@ -285,7 +434,11 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
     const slice = (x: Float32Array) => x.subarray(h * T * T, (h + 1) * T * T);
     const absDiff = slice(c.diff).map(Math.abs);
     const hi = Math.max(c.maxAbs, c.tolerance);
-    for (const [hm, values, lo, top] of [[hmMine, slice(r!.weights), 0, 1], [hmRef, slice(c.reference), 0, 1], [hmDiff, absDiff, 0, hi]] as const) {
+    for (const [hm, values, lo, top] of [
+      [hmMine, slice(r!.weights), 0, 1],
+      [hmRef, slice(c.reference), 0, 1],
+      [hmDiff, absDiff, 0, hi],
+    ] as const) {
       hm.setMaxSize(size);
       hm.update({ rows: T, cols: T, values, lo, hi: top, rowLabels: r!.tokens, colLabels: r!.tokens });
     }

@@ -55,7 +55,9 @@ export function indexText(name: string, at: readonly number[]): string {
 /** Check weights W: (T_q, T_k) or (H, T_q, T_k). Throws on a wrong shape or ±inf entries. */
 export function checkWeights(a: NdArray, name = 'W'): WeightsCheck {
   if (a.shape.length !== 2 && a.shape.length !== 3)
-    throw new ArrayParseError(`${name} has shape ${shapeText(a.shape)}; weights are 2-D (T_q, T_k) or 3-D (heads, T_q, T_k)`);
+    throw new ArrayParseError(
+      `${name} has shape ${shapeText(a.shape)}; weights are 2-D (T_q, T_k) or 3-D (heads, T_q, T_k)`,
+    );
   const [heads, tq, tk] = a.shape.length === 2 ? [1, a.shape[0], a.shape[1]] : (a.shape as [number, number, number]);
   const d = a.data;
   const vt = valueTolerance(a);
@@ -83,7 +85,10 @@ export function checkWeights(a: NdArray, name = 'W'): WeightsCheck {
           nan = true;
           continue;
         }
-        if (!Number.isFinite(w)) throw new ArrayParseError(`${name}[${a.shape.length === 3 ? `${h}, ` : ''}${i}, ${j}] is ${w > 0 ? 'inf' : '-inf'}; weights are finite (NaN is allowed and shown as a NaN cell)`);
+        if (!Number.isFinite(w))
+          throw new ArrayParseError(
+            `${name}[${a.shape.length === 3 ? `${h}, ` : ''}${i}, ${j}] is ${w > 0 ? 'inf' : '-inf'}; weights are finite (NaN is allowed and shown as a NaN cell)`,
+          );
         if (w < -vt) negatives++;
         if (w !== 0) allZero = false;
         if (j > i + offset && Math.abs(w) > zero) causal = false;
@@ -110,17 +115,41 @@ export function checkWeights(a: NdArray, name = 'W'): WeightsCheck {
     const r = badRowList[0];
     findings.push(
       `${badRows} row${badRows > 1 ? 's do' : ' does'} not sum to 1 within ${fmt(tolerance)} (${rowName(name, heads, r.head, r.row)} sums to ${fmt(r.sum)})` +
-        (a.source === 'printed' ? ` — the tolerance allows for the rounding you printed with (${fmt(a.printStep)} per value)` : ''),
+        (a.source === 'printed'
+          ? ` — the tolerance allows for the rounding you printed with (${fmt(a.printStep)} per value)`
+          : ''),
     );
   }
-  if (negatives > 0) findings.push(`${negatives} negative entr${negatives > 1 ? 'ies' : 'y'}: softmax weights are never negative`);
-  if (nanRows > 0) findings.push(`${nanRows} row${nanRows > 1 ? 's hold' : ' holds'} NaN, first at ${indexText(name, nanAt!)}, drawn as crossed cells: ${WEIGHTS_NAN_CAUSE}`);
-  if (zeroRows > 0) findings.push(`${zeroRows} row${zeroRows > 1 ? 's are' : ' is'} all zeros (what the zero fill gives a fully masked row)`);
-  return { heads, tq, tk, tolerance, nanRows, nanAt, zeroRows, badRows, badRowList, maxRowError, negatives, causal, findings };
+  if (negatives > 0)
+    findings.push(`${negatives} negative entr${negatives > 1 ? 'ies' : 'y'}: softmax weights are never negative`);
+  if (nanRows > 0)
+    findings.push(
+      `${nanRows} row${nanRows > 1 ? 's hold' : ' holds'} NaN, first at ${indexText(name, nanAt!)}, drawn as crossed cells: ${WEIGHTS_NAN_CAUSE}`,
+    );
+  if (zeroRows > 0)
+    findings.push(
+      `${zeroRows} row${zeroRows > 1 ? 's are' : ' is'} all zeros (what the zero fill gives a fully masked row)`,
+    );
+  return {
+    heads,
+    tq,
+    tk,
+    tolerance,
+    nanRows,
+    nanAt,
+    zeroRows,
+    badRows,
+    badRowList,
+    maxRowError,
+    negatives,
+    causal,
+    findings,
+  };
 }
 
 /** Why a given W holds NaN: not the page (it masks and fills nothing in a W it is given). */
-export const WEIGHTS_NAN_CAUSE = 'the page shows your W as given (it masks and fills nothing in it), so the NaN came from the code that computed W, e.g. a row whose every key was masked with −∞, or a NaN in Q or K';
+export const WEIGHTS_NAN_CAUSE =
+  'the page shows your W as given (it masks and fills nothing in it), so the NaN came from the code that computed W, e.g. a row whose every key was masked with −∞, or a NaN in Q or K';
 
 function fmt(x: number): string {
   return Math.abs(x) >= 1e-3 || x === 0 ? String(Number(x.toPrecision(3))) : x.toExponential(1);
@@ -130,7 +159,9 @@ function fmt(x: number): string {
 function dims3(a: NdArray, name: string, what: string): [number, number, number] {
   if (a.shape.length === 2) return [1, a.shape[0], a.shape[1]];
   if (a.shape.length === 3) return a.shape as [number, number, number];
-  throw new ArrayParseError(`${name} has shape ${shapeText(a.shape)}; it must be 2-D ${what} or 3-D (heads, ${what.slice(1)}`);
+  throw new ArrayParseError(
+    `${name} has shape ${shapeText(a.shape)}; it must be 2-D ${what} or 3-D (heads, ${what.slice(1)}`,
+  );
 }
 
 /** How many entries are NaN or ±inf, and the first one's index. */
@@ -152,13 +183,20 @@ function nonFinite(a: NdArray): { n: number; at: number[] } {
 
 /** What a NaN in each input reaches (the core confines it to these; docs/numerics.md). */
 const REACHES: Record<string, string> = {
-  Q: 'that query’s row of weights', K: 'every row that may attend to that key', V: 'the output rows that attend to that value (the weights stay finite)',
-  X: 'every row of weights (through K)', W_q: 'every row of weights', W_k: 'every row of weights', W_v: 'the output rows (the weights stay finite)',
+  Q: 'that query’s row of weights',
+  K: 'every row that may attend to that key',
+  V: 'the output rows that attend to that value (the weights stay finite)',
+  X: 'every row of weights (through K)',
+  W_q: 'every row of weights',
+  W_k: 'every row of weights',
+  W_v: 'the output rows (the weights stay finite)',
 };
 
 function nonFiniteWarning(name: string, a: NdArray): string | null {
   const { n, at } = nonFinite(a);
-  return n === 0 ? null : `${name} holds ${n} NaN or infinite value${n > 1 ? 's' : ''}, first at ${indexText(name, at)} (counting from 0): it makes ${REACHES[name]} NaN`;
+  return n === 0
+    ? null
+    : `${name} holds ${n} NaN or infinite value${n > 1 ? 's' : ''}, first at ${indexText(name, at)} (counting from 0): it makes ${REACHES[name]} NaN`;
 }
 
 export interface AttentionDims {
@@ -176,18 +214,34 @@ export interface AttentionDims {
  *  may be fewer, dividing Q's: grouped-query attention); mask (T_q, T_k) or (T_k,) of 0/1 with
  *  1 = allowed (lesson 1's convention and the core's). NaN / ±inf in Q, K, V are allowed (the core
  *  keeps them to their own rows and counts them) and reported in `warnings`. */
-export function checkAttentionInputs(x: { Q: NdArray; K: NdArray; V: NdArray; mask?: NdArray | null }): { dims: AttentionDims; warnings: string[] } {
+export function checkAttentionInputs(x: { Q: NdArray; K: NdArray; V: NdArray; mask?: NdArray | null }): {
+  dims: AttentionDims;
+  warnings: string[];
+} {
   const [hq, tq, dk] = dims3(x.Q, 'Q', '(T_q, d_k)');
   const [hk, tk, dkk] = dims3(x.K, 'K', '(T_k, d_k)');
   const [hv, tv, dv] = dims3(x.V, 'V', '(T_k, d_v)');
-  if (x.K.shape.length !== x.Q.shape.length) throw new ArrayParseError(`K is ${x.K.shape.length}-D but Q is ${x.Q.shape.length}-D (both 2-D, or both 3-D with heads first)`);
-  if (x.V.shape.length !== x.Q.shape.length) throw new ArrayParseError(`V is ${x.V.shape.length}-D but Q is ${x.Q.shape.length}-D (both 2-D, or both 3-D with heads first)`);
+  if (x.K.shape.length !== x.Q.shape.length)
+    throw new ArrayParseError(
+      `K is ${x.K.shape.length}-D but Q is ${x.Q.shape.length}-D (both 2-D, or both 3-D with heads first)`,
+    );
+  if (x.V.shape.length !== x.Q.shape.length)
+    throw new ArrayParseError(
+      `V is ${x.V.shape.length}-D but Q is ${x.Q.shape.length}-D (both 2-D, or both 3-D with heads first)`,
+    );
   if (dkk !== dk) throw new ArrayParseError(`K has ${dkk} columns but Q has ${dk} (d_k must match: scores are Q Kᵀ)`);
   if (tv !== tk) throw new ArrayParseError(`V has ${tv} rows but K has ${tk} (T_k must match: one value per key)`);
   if (hv !== hk) throw new ArrayParseError(`V has ${hv} heads but K has ${hk} (K and V come in pairs)`);
-  if (hq % hk !== 0) throw new ArrayParseError(`Q has ${hq} heads, which ${hk} K/V heads do not divide (grouped-query attention shares each K/V head among an equal number of query heads)`);
+  if (hq % hk !== 0)
+    throw new ArrayParseError(
+      `Q has ${hq} heads, which ${hk} K/V heads do not divide (grouped-query attention shares each K/V head among an equal number of query heads)`,
+    );
   const warnings: string[] = [];
-  for (const [n, a] of [['Q', x.Q], ['K', x.K], ['V', x.V]] as const) {
+  for (const [n, a] of [
+    ['Q', x.Q],
+    ['K', x.K],
+    ['V', x.V],
+  ] as const) {
     const w = nonFiniteWarning(n, a);
     if (w) warnings.push(w);
   }
@@ -195,21 +249,31 @@ export function checkAttentionInputs(x: { Q: NdArray; K: NdArray; V: NdArray; ma
   const m = x.mask;
   if (m) {
     if (m.shape.length === 1) {
-      if (m.shape[0] !== tk) throw new ArrayParseError(`mask has ${m.shape[0]} entries but K has ${tk} rows (a 1-D mask marks the keys: length T_k)`);
+      if (m.shape[0] !== tk)
+        throw new ArrayParseError(
+          `mask has ${m.shape[0]} entries but K has ${tk} rows (a 1-D mask marks the keys: length T_k)`,
+        );
       mask = 'padding';
     } else if (m.shape.length === 2) {
       if (m.shape[0] !== tq) throw new ArrayParseError(`mask has ${m.shape[0]} rows but Q has ${tq} (T_q must match)`);
-      if (m.shape[1] !== tk) throw new ArrayParseError(`mask has ${m.shape[1]} columns but K has ${tk} rows (T_k must match)`);
+      if (m.shape[1] !== tk)
+        throw new ArrayParseError(`mask has ${m.shape[1]} columns but K has ${tk} rows (T_k must match)`);
       mask = 'custom';
     } else throw new ArrayParseError(`mask has shape ${shapeText(m.shape)}; it must be (T_q, T_k) or (T_k,)`);
     let allowed = 0;
     for (let k = 0; k < m.data.length; k++) {
       const v = m.data[k];
-      if (v !== 0 && v !== 1) throw new ArrayParseError(`mask holds ${String(v)} at position ${k}; a mask holds 0/1 or False/True (1 = may attend)`);
+      if (v !== 0 && v !== 1)
+        throw new ArrayParseError(
+          `mask holds ${String(v)} at position ${k}; a mask holds 0/1 or False/True (1 = may attend)`,
+        );
       allowed += v;
     }
     const inverted = mask === 'custom' && tq === tk ? maskLooksInverted(m.data, tq) : null;
-    if (inverted) warnings.push(`the mask looks inverted: it ${inverted}, like lesson 2’s np.triu(…, k=1), where True = forbidden. Here 1 / True = may attend (lesson 1’s convention): pass ~mask (or np.tril(np.ones((T, T), bool)) for a causal mask)`);
+    if (inverted)
+      warnings.push(
+        `the mask looks inverted: it ${inverted}, like lesson 2’s np.triu(…, k=1), where True = forbidden. Here 1 / True = may attend (lesson 1’s convention): pass ~mask (or np.tril(np.ones((T, T), bool)) for a causal mask)`,
+      );
     if (allowed === 0) warnings.push('the mask allows nothing: every row may attend to no key');
     else if (mask === 'custom') {
       const empty = emptyRows(m.data, tq, tk);
@@ -223,7 +287,9 @@ export function checkAttentionInputs(x: { Q: NdArray; K: NdArray; V: NdArray; ma
  *  np.triu(…, k=1)), or null: it allows only later keys, or forbids every query its own position. */
 export function maskLooksInverted(m: ArrayLike<number>, t: number): string | null {
   if (t < 2) return null;
-  let any = false, past = false, diag = false;
+  let any = false,
+    past = false,
+    diag = false;
   for (let i = 0; i < t; i++)
     for (let j = 0; j < t; j++)
       if (m[i * t + j] !== 0) {
@@ -263,20 +329,48 @@ export interface ProjectionDims {
 
 /** Lesson 2's inputs: X (T, d_model), W_q (d_model, d_k), W_k (d_model, d_k), W_v (d_model, d_v).
  *  With heads > 1 (lesson 1's multi-head form) W_q / W_k / W_v's columns split evenly into heads. */
-export function checkProjectionInputs(x: { X: NdArray; W_q: NdArray; W_k: NdArray; W_v: NdArray }, heads = 1): { dims: ProjectionDims; warnings: string[] } {
-  for (const [n, a, what] of [['X', x.X, '(T, d_model)'], ['W_q', x.W_q, '(d_model, d_k)'], ['W_k', x.W_k, '(d_model, d_k)'], ['W_v', x.W_v, '(d_model, d_v)']] as const)
+export function checkProjectionInputs(
+  x: { X: NdArray; W_q: NdArray; W_k: NdArray; W_v: NdArray },
+  heads = 1,
+): { dims: ProjectionDims; warnings: string[] } {
+  for (const [n, a, what] of [
+    ['X', x.X, '(T, d_model)'],
+    ['W_q', x.W_q, '(d_model, d_k)'],
+    ['W_k', x.W_k, '(d_model, d_k)'],
+    ['W_v', x.W_v, '(d_model, d_v)'],
+  ] as const)
     if (a.shape.length !== 2) throw new ArrayParseError(`${n} has shape ${shapeText(a.shape)}; it must be 2-D ${what}`);
-  if (!Number.isInteger(heads) || heads < 1) throw new ArrayParseError(`heads must be a whole number ≥ 1 (got ${heads})`);
+  if (!Number.isInteger(heads) || heads < 1)
+    throw new ArrayParseError(`heads must be a whole number ≥ 1 (got ${heads})`);
   const [t, dModel] = x.X.shape;
-  for (const [n, a] of [['W_q', x.W_q], ['W_k', x.W_k], ['W_v', x.W_v]] as const)
-    if (a.shape[0] !== dModel) throw new ArrayParseError(`${n} has ${a.shape[0]} rows but X has ${dModel} columns (d_model must match: ${n === 'W_q' ? 'Q' : n === 'W_k' ? 'K' : 'V'} = X @ ${n})`);
+  for (const [n, a] of [
+    ['W_q', x.W_q],
+    ['W_k', x.W_k],
+    ['W_v', x.W_v],
+  ] as const)
+    if (a.shape[0] !== dModel)
+      throw new ArrayParseError(
+        `${n} has ${a.shape[0]} rows but X has ${dModel} columns (d_model must match: ${n === 'W_q' ? 'Q' : n === 'W_k' ? 'K' : 'V'} = X @ ${n})`,
+      );
   const dkAll = x.W_q.shape[1];
-  if (x.W_k.shape[1] !== dkAll) throw new ArrayParseError(`W_k has ${x.W_k.shape[1]} columns but W_q has ${dkAll} (d_k must match: scores are Q Kᵀ)`);
+  if (x.W_k.shape[1] !== dkAll)
+    throw new ArrayParseError(
+      `W_k has ${x.W_k.shape[1]} columns but W_q has ${dkAll} (d_k must match: scores are Q Kᵀ)`,
+    );
   const dvAll = x.W_v.shape[1];
-  if (dkAll % heads !== 0) throw new ArrayParseError(`W_q has ${dkAll} columns, which do not split into ${heads} heads (d_k × heads must equal the columns)`);
-  if (dvAll % heads !== 0) throw new ArrayParseError(`W_v has ${dvAll} columns, which do not split into ${heads} heads`);
+  if (dkAll % heads !== 0)
+    throw new ArrayParseError(
+      `W_q has ${dkAll} columns, which do not split into ${heads} heads (d_k × heads must equal the columns)`,
+    );
+  if (dvAll % heads !== 0)
+    throw new ArrayParseError(`W_v has ${dvAll} columns, which do not split into ${heads} heads`);
   const warnings: string[] = [];
-  for (const [n, a] of [['X', x.X], ['W_q', x.W_q], ['W_k', x.W_k], ['W_v', x.W_v]] as const) {
+  for (const [n, a] of [
+    ['X', x.X],
+    ['W_q', x.W_q],
+    ['W_k', x.W_k],
+    ['W_v', x.W_v],
+  ] as const) {
     const w = nonFiniteWarning(n, a);
     if (w) warnings.push(w);
   }
@@ -303,9 +397,15 @@ export const COMPARE_SLACK = 1e-5;
 
 /** Compare the student's array with the page's (same shape). `tolerance` defaults to half the
  *  printed step + COMPARE_SLACK, e.g. 0.00501 for np.round(W, 2). */
-export function compareArrays(mine: NdArray, reference: { shape: readonly number[]; data: ArrayLike<number> }, tolerance = mine.printStep / 2 + COMPARE_SLACK): Comparison {
+export function compareArrays(
+  mine: NdArray,
+  reference: { shape: readonly number[]; data: ArrayLike<number> },
+  tolerance = mine.printStep / 2 + COMPARE_SLACK,
+): Comparison {
   if (mine.shape.length !== reference.shape.length || mine.shape.some((d, i) => d !== reference.shape[i]))
-    throw new ArrayParseError(`your array has shape ${shapeText(mine.shape)} but the playground's has ${shapeText(reference.shape)}`);
+    throw new ArrayParseError(
+      `your array has shape ${shapeText(mine.shape)} but the playground's has ${shapeText(reference.shape)}`,
+    );
   const n = mine.data.length;
   const diff = new Float64Array(n);
   let maxAbs = 0;

@@ -6,7 +6,13 @@
 //
 // Which arrays are given decides the mode: W alone (weights to show and check), Q, K, V (+ mask)
 // or X, W_q, W_k, W_v (the core computes attention with the page's mask, fill and scale options).
-import { ARRAY_LINK_KEYS, ARRAY_LINK_MAX_CHARS, ARRAY_MESSAGE_MAX_CHARS, decodeArrayLink, type ArrayRole } from './index';
+import {
+  ARRAY_LINK_KEYS,
+  ARRAY_LINK_MAX_CHARS,
+  ARRAY_MESSAGE_MAX_CHARS,
+  decodeArrayLink,
+  type ArrayRole,
+} from './index';
 import { brief, real, type Kind } from '../../state/fields';
 import type { SubState } from '../../state/table';
 
@@ -27,7 +33,17 @@ export const MODE_ROLES: Record<Exclude<ArraysMode, 'none'>, ArrayRole[]> = {
   projections: ['x', 'wq', 'wk', 'wv'],
 };
 /** The names the page and the notebook use for each role. */
-export const ROLE_NAME: Record<ArrayRole, string> = { weights: 'W', q: 'Q', k: 'K', v: 'V', mask: 'mask', x: 'X', wq: 'W_q', wk: 'W_k', wv: 'W_v' };
+export const ROLE_NAME: Record<ArrayRole, string> = {
+  weights: 'W',
+  q: 'Q',
+  k: 'K',
+  v: 'V',
+  mask: 'mask',
+  x: 'X',
+  wq: 'W_q',
+  wk: 'W_k',
+  wv: 'W_v',
+};
 
 /** One array's link value. A link's value is checked when the link is read (a bad one is dropped
  *  with a notice naming its key); values set by the page (a paste, a file, a postMessage) were
@@ -41,7 +57,9 @@ function arrayKind(role: ArrayRole): Kind<string, ArraysSlice> {
         decodeArrayLink(raw, key, ARRAY_LINK_MAX_CHARS);
         return raw;
       } catch (e) {
-        notices.push(`your arrays: ${ROLE_NAME[role]} could not be read (${brief((e as Error).message)}…); it was left out`);
+        notices.push(
+          `your arrays: ${ROLE_NAME[role]} could not be read (${brief((e as Error).message)}…); it was left out`,
+        );
         return undefined;
       }
     },
@@ -57,19 +75,30 @@ function arrayKind(role: ArrayRole): Kind<string, ArraysSlice> {
 }
 
 const fields = Object.fromEntries(
-  ROLES.map((r) => [r, { key: ARRAY_LINK_KEYS[r], label: `your ${ROLE_NAME[r]}`, kind: arrayKind(r), default: '', compute: true }]),
+  ROLES.map((r) => [
+    r,
+    { key: ARRAY_LINK_KEYS[r], label: `your ${ROLE_NAME[r]}`, kind: arrayKind(r), default: '', compute: true },
+  ]),
 ) as unknown as SubState<ArraysState, ArraysSlice>['fields'];
 
 export const ARRAYS: SubState<ArraysState, ArraysSlice> = {
-  fields: { ...fields, step: { key: 'up', label: 'your arrays’ printed rounding', kind: real(0, 1), default: 0, compute: true } },
+  fields: {
+    ...fields,
+    step: { key: 'up', label: 'your arrays’ printed rounding', kind: real(0, 1), default: 0, compute: true },
+  },
   fix(s, notices) {
     const a = s.arrays;
     const mode = arraysMode(a);
     // Arrays that belong to no complete group are dropped (a link with Q and K but no V).
-    const keep = new Set<ArrayRole>(mode === 'none' ? [] : mode === 'qkv' ? [...MODE_ROLES.qkv, 'mask'] : MODE_ROLES[mode]);
+    const keep = new Set<ArrayRole>(
+      mode === 'none' ? [] : mode === 'qkv' ? [...MODE_ROLES.qkv, 'mask'] : MODE_ROLES[mode],
+    );
     const dropped = ROLES.filter((r) => a[r] !== '' && !keep.has(r));
     if (dropped.length > 0) {
-      const need = mode === 'none' ? ': W alone, or Q, K and V, or X, W_q, W_k and W_v' : ` (the ${mode === 'weights' ? 'weights W' : mode === 'qkv' ? 'Q, K, V' : 'X, W_q, W_k, W_v'} are shown)`;
+      const need =
+        mode === 'none'
+          ? ': W alone, or Q, K and V, or X, W_q, W_k and W_v'
+          : ` (the ${mode === 'weights' ? 'weights W' : mode === 'qkv' ? 'Q, K, V' : 'X, W_q, W_k, W_v'} are shown)`;
       notices.push(`your arrays: ${dropped.map((r) => ROLE_NAME[r]).join(', ')} left out${need}`);
       for (const r of dropped) a[r] = '';
     }
@@ -80,7 +109,8 @@ export const ARRAYS: SubState<ArraysState, ArraysSlice> = {
 /** Which arrays are given: W wins, then Q/K/V, then X/W_q/W_k/W_v (each group complete). */
 export function arraysMode(a: ArraysState | undefined): ArraysMode {
   if (!a) return 'none';
-  for (const mode of ['weights', 'qkv', 'projections'] as const) if (MODE_ROLES[mode].every((r) => a[r] !== '')) return mode;
+  for (const mode of ['weights', 'qkv', 'projections'] as const)
+    if (MODE_ROLES[mode].every((r) => a[r] !== '')) return mode;
   return 'none';
 }
 
@@ -94,7 +124,10 @@ export function arraysFitLink(a: ArraysState): boolean {
   return arraysLinkChars(a) <= ARRAY_LINK_MAX_CHARS;
 }
 
-export const NO_ARRAYS: ArraysState = { ...(Object.fromEntries(ROLES.map((r) => [r, ''])) as { [R in ArrayRole]: string }), step: 0 };
+export const NO_ARRAYS: ArraysState = {
+  ...(Object.fromEntries(ROLES.map((r) => [r, ''])) as { [R in ArrayRole]: string }),
+  step: 0,
+};
 
 /** The arrays as a share link carries them: all of them when they fit, else none (docs/arrays.md;
  *  the notebook sends larger ones by postMessage). */

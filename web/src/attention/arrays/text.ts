@@ -18,9 +18,24 @@ import { Lexer, numberWord, StepTracker, type Tok, type TokKind } from './lexer'
 export const SUMMARISED_FIX =
   'NumPy summarised this print (it replaces the middle with “...” above 1000 elements). Print it in full: `import sys; np.set_printoptions(threshold=sys.maxsize)`, or `with np.printoptions(threshold=W.size): print(W)`';
 
-const SCALAR_WRAPPER = /^(?:np|numpy)\.(?:float(?:16|32|64)|int(?:8|16|32|64)|uint(?:8|16|32|64)|bool_?|True_|False_|half|single|double)$/;
+const SCALAR_WRAPPER =
+  /^(?:np|numpy)\.(?:float(?:16|32|64)|int(?:8|16|32|64)|uint(?:8|16|32|64)|bool_?|True_|False_|half|single|double)$/;
 const WRAPPERS = new Set(['array', 'np.array', 'numpy.array', 'asarray', 'np.asarray', 'tensor', 'torch.tensor']);
-const FLOAT32 = new Set(['float32', 'np.float32', 'numpy.float32', 'torch.float32', 'float16', 'np.float16', 'torch.float16', 'half', 'single', 'f4', '<f4', 'f2', '<f2']);
+const FLOAT32 = new Set([
+  'float32',
+  'np.float32',
+  'numpy.float32',
+  'torch.float32',
+  'float16',
+  'np.float16',
+  'torch.float16',
+  'half',
+  'single',
+  'f4',
+  '<f4',
+  'f2',
+  '<f2',
+]);
 
 function describe(t: Tok): string {
   if (t.kind === 'eof') return 'the end of the text';
@@ -59,9 +74,13 @@ class Parser {
     const out: NdArray[] = [];
     let total = 0;
     const push = (a: NdArray) => {
-      if (out.length >= ARRAY_LIMITS.maxArrays) throw new ArrayParseError(`more than ${ARRAY_LIMITS.maxArrays} arrays in one text`);
+      if (out.length >= ARRAY_LIMITS.maxArrays)
+        throw new ArrayParseError(`more than ${ARRAY_LIMITS.maxArrays} arrays in one text`);
       total += a.data.length;
-      if (total > ARRAY_LIMITS.maxElements) throw new ArrayParseError(`the arrays hold more than ${ARRAY_LIMITS.maxElements.toLocaleString('en')} elements together`);
+      if (total > ARRAY_LIMITS.maxElements)
+        throw new ArrayParseError(
+          `the arrays hold more than ${ARRAY_LIMITS.maxElements.toLocaleString('en')} elements together`,
+        );
       out.push(a);
     };
     for (;;) {
@@ -85,7 +104,8 @@ class Parser {
       }
       push(this.value(name));
     }
-    if (out.length === 0) throw new ArrayParseError('no numbers found (paste what NumPy printed, e.g. [[0.5 0.5] [1. 0.]])');
+    if (out.length === 0)
+      throw new ArrayParseError('no numbers found (paste what NumPy printed, e.g. [[0.5 0.5] [1. 0.]])');
     return out;
   }
 
@@ -94,7 +114,8 @@ class Parser {
       const t = this.lx.next();
       if (t.kind === '}') return;
       if (t.kind === ',') continue;
-      if (t.kind !== 'str' && t.kind !== 'word') this.fail(t, `expected a quoted name such as "W", found ${describe(t)}`);
+      if (t.kind !== 'str' && t.kind !== 'word')
+        this.fail(t, `expected a quoted name such as "W", found ${describe(t)}`);
       this.expect(':', '“:” after the name');
       push(this.value(t.text));
       const after = this.lx.peek();
@@ -126,12 +147,14 @@ class Parser {
         if (key.kind !== 'word') this.fail(key, `expected a keyword such as dtype=, found ${describe(key)}`);
         this.expect('=', `“=” after ${key.text}`);
         const val = this.lx.next();
-        if (val.kind !== 'word' && val.kind !== 'str' && val.kind !== 'num') this.fail(val, `expected a value for ${key.text}=, found ${describe(val)}`);
+        if (val.kind !== 'word' && val.kind !== 'str' && val.kind !== 'num')
+          this.fail(val, `expected a value for ${key.text}=, found ${describe(val)}`);
         if (key.text === 'dtype' && FLOAT32.has(val.text)) f32 = true;
       }
     }
     const n = checkedSize(shape, name ?? 'the array');
-    if (n !== this.values.length) throw new ArrayParseError(`internal: ${this.values.length} values for shape ${shape.join('×')}`);
+    if (n !== this.values.length)
+      throw new ArrayParseError(`internal: ${this.values.length} values for shape ${shape.join('×')}`);
     const data = f32 ? Float32Array.from(this.values) : Float64Array.from(this.values);
     const out: NdArray = { shape, data, source: 'printed', printStep: this.steps.step() };
     if (name !== undefined) out.name = name;
@@ -174,8 +197,10 @@ class Parser {
             this.expect(')', `“)” after the number in ${t.text}(`);
           }
           if (ndim === 0) ndim = depth;
-          else if (depth !== ndim) this.fail(t, `expected “[” (a row), found the number ${describe(t)}: the nesting is uneven`);
-          if (this.values.length >= ARRAY_LIMITS.maxElements) this.fail(t, `more than ${ARRAY_LIMITS.maxElements.toLocaleString('en')} numbers`);
+          else if (depth !== ndim)
+            this.fail(t, `expected “[” (a row), found the number ${describe(t)}: the nesting is uneven`);
+          if (this.values.length >= ARRAY_LIMITS.maxElements)
+            this.fail(t, `more than ${ARRAY_LIMITS.maxElements.toLocaleString('en')} numbers`);
           this.values.push(num.value);
           this.steps.add(num.num!);
           counts[depth - 1]++;
@@ -184,7 +209,8 @@ class Parser {
           break;
         }
         case ',': {
-          if (!afterElement) this.fail(t, counts[depth - 1] === 0 ? 'expected a number or “[”, found “,”' : 'two commas in a row');
+          if (!afterElement)
+            this.fail(t, counts[depth - 1] === 0 ? 'expected a number or “[”, found “,”' : 'two commas in a row');
           afterElement = false;
           lastComma = t;
           break;
@@ -198,7 +224,10 @@ class Parser {
           else if (dims[level] !== n) {
             const what = depth === ndim ? 'values' : depth === ndim - 1 ? 'rows' : 'blocks';
             const whose = depth === 1 ? 'the array' : ordinal(path, ndim - depth);
-            this.fail(t, `${whose} has ${n} ${what}, but the ones before it have ${dims[level]} (every ${depth === ndim ? 'row' : 'block'} needs the same length)`);
+            this.fail(
+              t,
+              `${whose} has ${n} ${what}, but the ones before it have ${dims[level]} (every ${depth === ndim ? 'row' : 'block'} needs the same length)`,
+            );
           }
           depth--;
           if (depth === 0) {
@@ -246,8 +275,15 @@ export function parseGrid(text: string, name?: string): NdArray {
     const row: number[] = [];
     let bad = -1;
     for (let k = 0; k < fields.length; k++) {
-      if (fields[k].length > ARRAY_LIMITS.maxNumberLength + 2) throw new ArrayParseError(`field ${k + 1} is longer than ${ARRAY_LIMITS.maxNumberLength} characters`, `line ${lineNo}`);
-      const f = fields[k].length >= 2 && fields[k].startsWith('"') && fields[k].endsWith('"') ? fields[k].slice(1, -1) : fields[k];
+      if (fields[k].length > ARRAY_LIMITS.maxNumberLength + 2)
+        throw new ArrayParseError(
+          `field ${k + 1} is longer than ${ARRAY_LIMITS.maxNumberLength} characters`,
+          `line ${lineNo}`,
+        );
+      const f =
+        fields[k].length >= 2 && fields[k].startsWith('"') && fields[k].endsWith('"')
+          ? fields[k].slice(1, -1)
+          : fields[k];
       if (/^\.{3,}$|^…$/.test(f)) throw new ArrayParseError(SUMMARISED_FIX, `line ${lineNo}`);
       const n = f === '' ? null : numberWord(f);
       if (n === null) {
@@ -263,19 +299,33 @@ export function parseGrid(text: string, name?: string): NdArray {
         continue;
       }
       const f = fields[bad];
-      throw new ArrayParseError(f === '' ? `field ${bad + 1} is empty (expected a number)` : `field ${bad + 1} “${f.slice(0, 40)}” is not a number`, `line ${lineNo}`);
+      throw new ArrayParseError(
+        f === ''
+          ? `field ${bad + 1} is empty (expected a number)`
+          : `field ${bad + 1} “${f.slice(0, 40)}” is not a number`,
+        `line ${lineNo}`,
+      );
     }
     if (width < 0) width = row.length;
-    else if (row.length !== width) throw new ArrayParseError(`this row has ${row.length} values, but the rows before it have ${width} (every row needs the same length)`, `line ${lineNo}`);
+    else if (row.length !== width)
+      throw new ArrayParseError(
+        `this row has ${row.length} values, but the rows before it have ${width} (every row needs the same length)`,
+        `line ${lineNo}`,
+      );
     total += row.length;
-    if (total > ARRAY_LIMITS.maxElements) throw new ArrayParseError(`more than ${ARRAY_LIMITS.maxElements.toLocaleString('en')} numbers`, `line ${lineNo}`);
+    if (total > ARRAY_LIMITS.maxElements)
+      throw new ArrayParseError(`more than ${ARRAY_LIMITS.maxElements.toLocaleString('en')} numbers`, `line ${lineNo}`);
     blocks[blocks.length - 1].push(row);
   }
   if (blocks[blocks.length - 1].length === 0) blocks.pop();
-  if (blocks.length === 0) throw new ArrayParseError('no numbers found (paste what NumPy printed, e.g. [[0.5 0.5] [1. 0.]])');
+  if (blocks.length === 0)
+    throw new ArrayParseError('no numbers found (paste what NumPy printed, e.g. [[0.5 0.5] [1. 0.]])');
   const rows = blocks[0].length;
   blocks.forEach((b, i) => {
-    if (b.length !== rows) throw new ArrayParseError(`block ${i + 1} has ${b.length} rows, but block 1 has ${rows} (every block needs the same number of rows)`);
+    if (b.length !== rows)
+      throw new ArrayParseError(
+        `block ${i + 1} has ${b.length} rows, but block 1 has ${rows} (every block needs the same number of rows)`,
+      );
   });
   const shape = blocks.length > 1 ? [blocks.length, rows, width] : rows === 1 ? [width] : [rows, width];
   checkedSize(shape, name ?? 'the array');
@@ -290,7 +340,9 @@ export function parseGrid(text: string, name?: string): NdArray {
 function checkLength(text: string): void {
   if (typeof text !== 'string') throw new ArrayParseError('expected text');
   if (text.length > ARRAY_LIMITS.maxTextLength)
-    throw new ArrayParseError(`the text is ${text.length.toLocaleString('en')} characters long; the limit is ${ARRAY_LIMITS.maxTextLength.toLocaleString('en')} (save it with np.save and drop the .npy file instead)`);
+    throw new ArrayParseError(
+      `the text is ${text.length.toLocaleString('en')} characters long; the limit is ${ARRAY_LIMITS.maxTextLength.toLocaleString('en')} (save it with np.save and drop the .npy file instead)`,
+    );
 }
 
 /** Every array in pasted text (or a .json / .txt file). Throws ArrayParseError. */
@@ -304,7 +356,10 @@ export function parseArrayText(text: string): NdArray[] {
 /** Exactly one array (the common case for the W box). */
 export function parseOneArray(text: string): NdArray {
   const all = parseArrayText(text);
-  if (all.length !== 1) throw new ArrayParseError(`found ${all.length} arrays (${all.map((a, i) => a.name ?? `#${i + 1}`).join(', ')}); paste one`);
+  if (all.length !== 1)
+    throw new ArrayParseError(
+      `found ${all.length} arrays (${all.map((a, i) => a.name ?? `#${i + 1}`).join(', ')}); paste one`,
+    );
   return all[0];
 }
 

@@ -48,15 +48,27 @@ export class ArrayParseError extends Error {
 
 /** product(shape), refusing shapes that are not lists of non-negative safe integers, have too
  *  many dimensions, or whose product exceeds maxElements (checked step by step: never overflows). */
-export function checkedSize(shape: readonly number[], what = 'the array', maxElements: number = ARRAY_LIMITS.maxElements): number {
-  if (shape.length === 0) throw new ArrayParseError(`${what} is a scalar (shape ()); an array of 1 to ${ARRAY_LIMITS.maxNdim} dimensions is needed`);
-  if (shape.length > ARRAY_LIMITS.maxNdim) throw new ArrayParseError(`${what} has ${shape.length} dimensions; at most ${ARRAY_LIMITS.maxNdim} are read`);
+export function checkedSize(
+  shape: readonly number[],
+  what = 'the array',
+  maxElements: number = ARRAY_LIMITS.maxElements,
+): number {
+  if (shape.length === 0)
+    throw new ArrayParseError(
+      `${what} is a scalar (shape ()); an array of 1 to ${ARRAY_LIMITS.maxNdim} dimensions is needed`,
+    );
+  if (shape.length > ARRAY_LIMITS.maxNdim)
+    throw new ArrayParseError(`${what} has ${shape.length} dimensions; at most ${ARRAY_LIMITS.maxNdim} are read`);
   let n = 1;
   for (const d of shape) {
-    if (!Number.isSafeInteger(d) || d < 0) throw new ArrayParseError(`${what} has an invalid dimension ${String(d)} in its shape`);
+    if (!Number.isSafeInteger(d) || d < 0)
+      throw new ArrayParseError(`${what} has an invalid dimension ${String(d)} in its shape`);
     if (d === 0) throw new ArrayParseError(`${what} is empty (shape ${shapeText(shape)})`);
     n *= d;
-    if (n > maxElements) throw new ArrayParseError(`${what} has shape ${shapeText(shape)}: more than the limit of ${maxElements.toLocaleString('en')} elements`);
+    if (n > maxElements)
+      throw new ArrayParseError(
+        `${what} has shape ${shapeText(shape)}: more than the limit of ${maxElements.toLocaleString('en')} elements`,
+      );
   }
   return n;
 }
