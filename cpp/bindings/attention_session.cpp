@@ -34,22 +34,25 @@ using attn_bind::view;
 // The slots of the fast path's io block (doubles), in order: one list, from which both the
 // C++ names below (Io::heads, ...) and the map api.js reads (ioSlots(), name -> index) come.
 // Enums travel as their position in the core's name lists (attn/names.hpp).
-#define ATTN_IO_SLOTS(X)                                                                           \
-  /* in: options, normalised by api.js */                                                          \
-  X(heads)                                                                                         \
-  X(kvHeads)                                                                                       \
-  X(tq) X(tk) X(dk) X(dv) X(causal) X(window) X(scale) /* NaN: 1/sqrt(dk) */                       \
-      X(maskFill) X(kernel) X(returnScores) X(memoryCap) X(dropout) X(dropoutSeed) X(qLen) X(kLen) \
-          X(vLen) X(padLen) /* -1: none */ X(                                                      \
-              maskLen) /* -1: none */ /* in: the variant (attn/variants.hpp) */                    \
-      X(qkNorm) X(position) X(ropeBase) X(normalizer) X(sigmoidBias) /* NaN: -ln tk */             \
-      X(maxShift) X(maskMode)                                                                      \
-          X(precision) /* out of prepareAttention: where api.js copies the inputs */               \
-      X(q) X(k) X(v) X(pad)                                                                        \
-          X(mask) /* out of runAttention: the results (address, length) and diagnostics */         \
-      X(output) X(outputLen) X(entropy) X(rowsLen) /* entropy, lse and rowSums */ X(lse)           \
-          X(rowSums) X(weights) X(weightsLen) X(scores) X(scoresLen) X(fullyMasked) X(nanRows)     \
-              X(infScoreRows) X(effScale) X(perHead) X(perHeadLen) X(kernelMs)
+// The list is laid out by hand (clang-format 14 reflows an X-macro list into nonsense).
+// clang-format off
+#define ATTN_IO_SLOTS(X)                                                                 \
+  /* in: options, normalised by api.js */                                                \
+  X(heads) X(kvHeads) X(tq) X(tk) X(dk) X(dv) X(causal) X(window)                        \
+  X(scale) /* NaN: 1/sqrt(dk) */                                                         \
+  X(maskFill) X(kernel) X(returnScores) X(memoryCap) X(dropout) X(dropoutSeed)           \
+  X(qLen) X(kLen) X(vLen) X(padLen) /* -1: none */ X(maskLen) /* -1: none */             \
+  /* in: the variant (attn/variants.hpp) */                                              \
+  X(qkNorm) X(position) X(ropeBase) X(normalizer) X(sigmoidBias) /* NaN: -ln tk */       \
+  X(maxShift) X(maskMode) X(precision)                                                   \
+  /* out of prepareAttention: where api.js copies the inputs */                          \
+  X(q) X(k) X(v) X(pad) X(mask)                                                          \
+  /* out of runAttention: the results (address, length) and diagnostics */               \
+  X(output) X(outputLen) X(entropy) X(rowsLen) /* entropy, lse and rowSums */            \
+  X(lse) X(rowSums) X(weights) X(weightsLen) X(scores) X(scoresLen)                      \
+  X(fullyMasked) X(nanRows) X(infScoreRows) X(effScale) X(perHead) X(perHeadLen)         \
+  X(kernelMs)
+// clang-format on
 
 struct Io {
 #define ATTN_IO_ENUM(name) name,

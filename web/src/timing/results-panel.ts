@@ -11,6 +11,7 @@ import {
   sweepTs,
   type TimingKernel,
 } from '../measure/model';
+import type { TimingPoint } from './protocol';
 import type { TimingSession } from './session';
 import type { TimingSlice } from './state';
 
@@ -117,15 +118,7 @@ export class ResultsPanel {
       marker: MARKER[k],
       labelDy: k === 'naive' ? -8 : 18,
       fit: f[k] ?? null,
-      points: s
-        .pointsOf(k)
-        .map((p) => ({
-          t: p.t,
-          median: p.stats.median,
-          min: p.stats.min,
-          max: p.stats.max,
-          title: `${k}, T = ${p.t}: median ${formatMs(p.stats.median)} (min ${formatMs(p.stats.min)}, max ${formatMs(p.stats.max)}, ${p.stats.n} samples)`,
-        })),
+      points: s.pointsOf(k).map((p) => chartPoint(k, p)),
     }));
     // Reference: ×4 per doubling through the first fitted point of the first kernel with a fit;
     // without a fit yet, through the last point of the first kernel.
@@ -229,6 +222,13 @@ export class ResultsPanel {
 }
 
 /** "1.2 – 3.4 ms" (one unit when both ends share it), else "980 ms – 1.02 s". */
+/** One measured size as the log–log chart draws it, with its tooltip. */
+function chartPoint(k: TimingKernel, p: TimingPoint) {
+  const { median, min, max, n } = p.stats;
+  const title = `${k}, T = ${p.t}: median ${formatMs(median)} (min ${formatMs(min)}, max ${formatMs(max)}, ${n} samples)`;
+  return { t: p.t, median, min, max, title };
+}
+
 function rangeText(a: number, b: number): string {
   const x = formatMs(a),
     y = formatMs(b);
