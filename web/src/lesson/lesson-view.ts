@@ -1,38 +1,29 @@
 // The Lesson view: the computation as code lines, each with its control; the standard computation
 // beside the changed one with their difference and badges; the experiment cards. The runs are in
 // run.ts and experiments.ts (no DOM); this file only draws them. The core runs on the page's
-// thread (the lesson's states are small).
+// thread (the lesson's states are small). The lines' controls are in line-controls.ts, the cards'
+// panel in card-panel.ts, the badge rows in picture-parts.ts.
 import { Heatmap, rowLabelWidth } from '../ui/heatmap';
 import { el, clear, fmt, tokenRef } from '../ui/dom';
 import { legend } from '../ui/legend';
-import type { LabContext, View, ViewFactory } from '../ui/view';
+import type { View, ViewFactory } from '../ui/view';
 import { loadCore, type AttnCore } from '../wasm/load-core';
 import { preferenceFromSearch } from '../wasm/core-build';
 import { pageFits } from '../ui/fit';
-import { NORMALIZERS, POSITIONS, PRECISIONS, STANDARD, isStandard } from '../shared/variant';
-import { SRAM_KIB, type LessonState } from './state';
-import { codeLines, type CodeLine, type Control, type LineId, type Picture } from './code-lines';
-import { compare, type Arr, type Badges, type Comparison, type RunModel } from './run';
-import { CARD_TITLES, CARD_VARIANT, runCard, scaleWords, type CardResult } from './experiments';
-import { EXPERIMENT_IDS, type ExperimentId } from './experiment-ids';
+import { STANDARD, isStandard } from '../shared/variant';
+import type { LessonState } from './state';
+import { codeLines, type CodeLine, type LineId, type Picture } from './code-lines';
+import { compare, type Arr, type Comparison, type RunModel } from './run';
+import { CARD_TITLES, runCard, scaleWords, type CardResult } from './experiments';
 import { STEPS } from './path-steps';
+import type { LessonContext } from './lesson-context';
+import { changedLine, lineControl } from './line-controls';
+import { renderCards } from './card-panel';
+import { badgeRow, maxFinite } from './picture-parts';
 import './lesson.css';
 
-export interface LessonSlice {
-  model: RunModel;
-  lesson: LessonState;
-  page: { head: number };
-}
-export type LessonPatch = {
-  lesson?: Partial<LessonState>;
-  model?: { scale?: RunModel['scale'] };
-  page?: { head?: number };
-};
-export interface LessonContext extends LabContext<LessonSlice, LessonPatch> {
-  /** Open the guided path at its first step (the page turns a step into its whole state). */
-  startPath(): void;
-  hashOf(patch: { page?: { view: 'lesson' }; lesson?: Partial<LessonState> }): string;
-}
+export type { LessonContext, LessonPatch, LessonSlice } from './lesson-context';
+export { cardPatch } from './card-panel';
 
 const toF32 = (a: Arr): Float32Array => (a instanceof Float32Array ? a : Float32Array.from(a));
 
@@ -185,7 +176,7 @@ class LessonView implements View<LessonContext> {
           (e: Error) => (this.status.textContent = `The core did not load: ${e.message}`),
         );
       }
-      this.renderCards(ctx, null);
+      renderCards(this.cardList, this.cardBox, ctx, null);
       return;
     }
     const l = ctx.state.lesson,
@@ -230,7 +221,7 @@ class LessonView implements View<LessonContext> {
         };
       }
     }
-    this.renderCards(ctx, card);
+    renderCards(this.cardList, this.cardBox, ctx, card);
     this.arrange(ctx);
     // What a test waits for: this state's pictures and card are drawn.
     this.root.dataset.drawn = key;
@@ -297,7 +288,7 @@ class LessonView implements View<LessonContext> {
       el('span', { class: 'line-no', 'aria-hidden': 'true', text: String(n) }),
       code,
     );
-    const control = this.control(line, n, ctx);
+    const control = lineControl(line, n, ctx);
     if (control) li.append(control);
     const hl = (on: boolean) => {
       for (const f of Object.values(this.figs))
@@ -308,48 +299,6 @@ class LessonView implements View<LessonContext> {
     li.addEventListener('focusin', () => hl(true));
     li.addEventListener('focusout', () => hl(false));
     return li;
-  }
-
-  private control(line: CodeLine, n: number, ctx: LessonContext): HTMLElement | null {
-    const l = ctx.state.lesson;
-    const aria = `line ${n}, ${line.label}`;
-    const select = (values: readonly string[], value: string, set: (v: string) => void) => {
-      const s = el('select', { 'aria-label': aria, 'aria-describedby': `lesson-line-${line.id}` });
-      for (const v of values) s.append(el('option', { value: v, text: v }));
-      s.value = value;
-      s.addEventListener('change', () => set(s.value));
-      return s;
-    };
-    const check = (value: boolean, text: string, set: (v: boolean) => void) => {
-      const c = el('input', { type: 'checkbox', 'aria-label': aria, 'aria-describedby': `lesson-line-${line.id}` });
-      c.checked = value;
-      c.addEventListener('change', () => set(c.checked));
-      return el('label', { class: 'line-check' }, c, el('span', { text }));
-    };
-    const up = (p: Partial<LessonState>) => ctx.update({ lesson: p });
-    const c: Control = line.control;
-    switch (c) {
-      case 'precision':
-        return select(PRECISIONS, l.precision, (v) => up({ precision: v as LessonState['precision'] }));
-      case 'qkNorm':
-        return check(l.qkNorm, 'qk-norm', (v) => up({ qkNorm: v }));
-      case 'position':
-        return select(POSITIONS, l.position, (v) => up({ position: v as LessonState['position'] }));
-      case 'maskMode':
-        return select(['before', 'after'], l.maskMode, (v) => up({ maskMode: v as LessonState['maskMode'] }));
-      case 'maxShift':
-        return check(l.maxShift, 'max shift', (v) => up({ maxShift: v }));
-      case 'normalizer':
-        return select(NORMALIZERS, l.normalizer, (v) => up({ normalizer: v as LessonState['normalizer'] }));
-      case 'scale': {
-        const m = ctx.state.model.scale;
-        return select(['sqrt', 'none', '10'], typeof m === 'number' ? (m === 10 ? '10' : 'sqrt') : m, (v) =>
-          ctx.update({ model: { scale: v === '10' ? 10 : (v as 'sqrt' | 'none') } }),
-        );
-      }
-      default:
-        return null;
-    }
   }
 
   /**
@@ -425,173 +374,6 @@ class LessonView implements View<LessonContext> {
     this.badgeBox.dataset.maxAbsDiff = String(c.maxAbsDiff);
     this.badgeBox.dataset.head = String(c.head);
   }
-
-  private renderCards(ctx: LessonContext, card: CardResult | null): void {
-    const open = ctx.state.lesson.exp;
-    clear(this.cardList);
-    for (const id of EXPERIMENT_IDS) {
-      const a = el('a', {
-        href: ctx.hashOf(cardPatch(id)),
-        class: id === open ? 'card-chip open' : 'card-chip',
-        'data-card': id,
-        text: CARD_TITLES[id],
-      });
-      if (id === open) a.setAttribute('aria-current', 'true');
-      this.cardList.append(el('li', {}, a));
-    }
-    clear(this.cardBox);
-    this.cardBox.hidden = open === 'none';
-    if (open === 'none') return;
-    this.cardBox.append(el('h4', { text: CARD_TITLES[open] }));
-    // The plain sentence first, then the card's own control.
-    if (card?.lead) this.cardBox.append(el('p', { class: 'card-lead', text: card.lead }));
-    if (open === 'shift') this.cardBox.append(this.logitSlider(ctx));
-    if (open === 'flash') this.cardBox.append(this.sramSelect(ctx));
-    if (!card) {
-      this.cardBox.append(el('p', { class: 'muted', text: 'Running…' }));
-      return;
-    }
-    this.cardBox.dataset.card = card.id;
-    this.cardBox.dataset.figures = JSON.stringify(card.figures);
-    // In fit mode (a slide) parts drop until the page fits, highest
-    // data-fit-drop first: the table, the line, the later paragraphs from the end, what it
-    // measured; the plain sentence and the first paragraph stay.
-    if (card.line)
-      this.cardBox.append(
-        el(
-          'p',
-          { class: 'card-line', 'data-fit-drop': 95 },
-          el('span', { text: 'Line: ' }),
-          el('code', { text: card.line }),
-        ),
-      );
-    if (card.measured)
-      this.cardBox.append(
-        el(
-          'p',
-          { class: 'card-measured', 'data-fit-drop': 40 },
-          el('strong', { text: 'Measured on: ' }),
-          el('span', { text: card.measured }),
-        ),
-      );
-    card.text.forEach((t, i) =>
-      this.cardBox.append(el('p', { class: 'card-text', 'data-fit-drop': i === 0 ? undefined : 50 + i, text: t })),
-    );
-    if (card.table) {
-      const table = cardTable(card.table, card.id);
-      table.dataset.fitDrop = '100';
-      this.cardBox.append(table);
-    }
-  }
-
-  /** The FlashAttention card's on-chip memory M (link key lsram); the card recomputes with it. */
-  private sramSelect(ctx: LessonContext): HTMLElement {
-    const s = el('select', { 'aria-label': 'on-chip memory M', 'data-testid': 'flash-sram' });
-    for (const kib of SRAM_KIB)
-      s.append(el('option', { value: String(kib), text: `${kib} KiB${SRAM_NOTE[kib] ? ` (${SRAM_NOTE[kib]})` : ''}` }));
-    s.value = String(ctx.state.lesson.sram);
-    s.addEventListener('change', () => ctx.update({ lesson: { sram: Number(s.value) } }));
-    return el(
-      'div',
-      { class: 'logit-row' },
-      el('label', {}, el('span', { text: 'On-chip memory M (fast SRAM per block) ' }), s),
-    );
-  }
-
-  private logitSlider(ctx: LessonContext): HTMLElement {
-    const l = ctx.state.lesson;
-    const r = el('input', {
-      type: 'range',
-      min: '1',
-      max: '800',
-      step: '0.5',
-      value: String(l.logit),
-      'aria-label': 'largest logit',
-    });
-    r.addEventListener('change', () => ctx.update({ lesson: { logit: Number(r.value) } }));
-    const p = el('select', { 'aria-label': 'precision (line 1: it changes the pictures too)' });
-    for (const v of PRECISIONS) p.append(el('option', { value: v, text: v }));
-    p.value = l.precision;
-    p.addEventListener('change', () => ctx.update({ lesson: { precision: p.value as LessonState['precision'] } }));
-    return el(
-      'div',
-      { class: 'logit-row' },
-      el('label', {}, el('span', { text: `largest logit ${fmt(l.logit)} ` }), r),
-      el('label', {}, el('span', { text: 'precision (line 1’s select) ' }), p),
-    );
-  }
-}
-
-const SRAM_NOTE: Record<number, string> = {
-  48: 'a GPU block’s default',
-  64: 'default',
-  96: 'V100’s most per SM',
-  164: 'A100’s most per SM',
-  228: 'H100’s most per SM',
-};
-
-function cardTable(t: NonNullable<CardResult['table']>, cardId: string): HTMLElement {
-  // The caption sits above the scrolling box (a phone scrolls the table sideways, not its caption).
-  const id = `card-table-${cardId}`;
-  const table = el(
-    'table',
-    { class: 'card-table', 'data-testid': 'card-table', 'aria-labelledby': id },
-    el('thead', {}, el('tr', {}, ...t.head.map((h) => el('th', { scope: 'col', text: h })))),
-  );
-  const body = el('tbody');
-  for (const r of t.rows) {
-    const tr = el('tr', { 'data-row': JSON.stringify(r.data) });
-    r.cells.forEach((c, i) => tr.append(el(i === 0 ? 'th' : 'td', i === 0 ? { scope: 'row', text: c } : { text: c })));
-    body.append(tr);
-  }
-  table.append(body);
-  return el(
-    'div',
-    {},
-    el('p', { class: 'card-table-caption', id, text: t.caption }),
-    el('div', { class: 'table-scroll' }, table),
-  );
-}
-
-function maxFinite(a: Arr, abs = false): number {
-  let m = 0;
-  for (const x of a) if (Number.isFinite(x)) m = Math.max(m, abs ? Math.abs(x) : x);
-  return m;
-}
-
-function badgeRow(who: string, b: Badges): HTMLElement {
-  const badge = (ok: boolean, text: string, key: string, value: number | string) =>
-    el('span', { class: ok ? 'badge ok' : 'badge warn', 'data-badge': key, 'data-value': String(value), text });
-  return el(
-    'p',
-    { class: 'badge-row' },
-    el('strong', { text: `${who}: ` }),
-    badge(b.maxRowSumError < 1e-5, `rows sum to 1: max |Σ−1| ${fmt(b.maxRowSumError)}`, 'rowsum', b.maxRowSumError),
-    badge(
-      b.rangeViolation <= 1e-6,
-      `inside the values' range: max violation ${fmt(Math.max(0, b.rangeViolation))}`,
-      'range',
-      b.rangeViolation,
-    ),
-    badge(b.nanRows === 0, `NaN rows ${b.nanRows}`, 'nan', b.nanRows),
-    badge(true, `cost ${b.cost}`, 'cost', b.cost),
-  );
-}
-
-/** Which line a variant change touched (for the highlight). */
-function changedLine(a: LessonState, b: LessonState): LineId | null {
-  if (a.precision !== b.precision) return 'dtype';
-  if (a.qkNorm !== b.qkNorm) return 'qknorm';
-  if (a.position !== b.position) return b.position === 'alibi' || a.position === 'alibi' ? 'alibi' : 'rope';
-  if (a.maskMode !== b.maskMode) return 'mask';
-  if (a.maxShift !== b.maxShift) return 'shift';
-  if (a.normalizer !== b.normalizer || a.sigmoidBias !== b.sigmoidBias) return 'norm';
-  return null;
-}
-
-/** A card's link: the Lesson view with the card open (and a variant card's variant set). */
-export function cardPatch(id: ExperimentId): { page: { view: 'lesson' }; lesson: Partial<LessonState> } {
-  return { page: { view: 'lesson' }, lesson: { exp: id, ...(CARD_VARIANT[id] ?? {}) } as Partial<LessonState> };
 }
 
 export const lessonView: ViewFactory<LessonContext, 'lesson', false> = {
