@@ -7,7 +7,7 @@ import { defaultState, normalizeState, withPatch, type Patch, type State } from 
 import { coreMaskOptions, coreOptions, coreScale } from '../../web/src/shared/core-options';
 import { computeAttention } from '../../web/src/attention/compute';
 import { arraysCall } from '../../web/src/attention/arrays/compute';
-import { compare } from '../../web/src/lesson/run';
+import { compare, exampleFor, runModel } from '../../web/src/lesson/run';
 import { STANDARD } from '../../web/src/shared/variant';
 import { encodeArrayLink } from '../../web/src/attention/arrays';
 import type { AttnCore } from '../../web/src/wasm/attn-core';
@@ -66,8 +66,13 @@ describe('state → core options (shared/core-options.ts)', () => {
       const T = TOKENS.length;
       const views = recordingCore(T);
       expect(() => computeAttention(views.core, s)).toThrow('recorded');
+      // The Lesson's changed side runs the state's options; its standard side is always the
+      // lessons' standard computation (1/√d_k, −∞ fill) under the same mask.
       const lesson = recordingCore(T);
-      expect(() => compare(lesson.core, s.model, STANDARD, 0)).toThrow('recorded');
+      expect(() => runModel(lesson.core, exampleFor(lesson.core, s.model), s.model, {})).toThrow('recorded');
+      const standard = recordingCore(T);
+      expect(() => compare(standard.core, s.model, STANDARD, 0)).toThrow('recorded');
+      expect(pick(standard.calls[0])).toEqual({ ...c.want, scale: null, maskFill: 'neg_inf' });
       const q = encodeArrayLink({ shape: [T, 4], data: Float32Array.from({ length: T * 4 }, (_, i) => Math.sin(i)) });
       const arrays = arraysCall(recordingCore(T).core, { model: s.model, arrays: { ...s.arrays, q, k: q, v: q } });
       expect(pick(views.calls[0])).toEqual(c.want);
