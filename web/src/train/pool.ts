@@ -7,22 +7,14 @@
 //
 // Plain logic, no DOM and no Worker API: a port is anything that posts messages and delivers
 // replies (a browser Worker, a Node worker_threads Worker, or a fake in tests). Runtime imports
-// none, so Node tests can load this file as transpiled JavaScript.
-import type { AttnShardResult, AttnStepBatch, AttnTrainer, AttnTrainLib } from '../wasm/attn-train';
+// only its siblings keep-awake.ts and shard-server.ts (the shard Worker's side), re-exported here;
+// tests/js/pool-module.mjs transpiles the three, so Node tests can load them as JavaScript.
+import type { AttnShardResult, AttnStepBatch, AttnTrainer } from '../wasm/attn-train';
+import { keepAwake } from './keep-awake';
+import type { ShardReply, ShardRequest } from './shard-server';
 
-/** Coordinator -> shard Worker. */
-export type ShardRequest =
-  | { kind: 'init'; config: Record<string, unknown> }
-  | { kind: 'ablate'; layer: number; head: number; on: boolean }
-  /** compute these shards of `batch` at `params` (the coordinator's weights before this step) */
-  | { kind: 'job'; id: number; params: Float32Array; batch: AttnStepBatch; shards: number[]; spare?: Float32Array[] };
-
-/** Shard Worker -> coordinator. */
-export type ShardReply =
-  | { kind: 'ready' }
-  /** `params`: the job's weights buffer, handed back for the next job */
-  | { kind: 'result'; id: number; results: AttnShardResult[]; params?: Float32Array }
-  | { kind: 'error'; id: number | null; message: string; field: string | null };
+export { COORDINATOR_AWAKE_MS, HELPER_AWAKE_MS, coordinatorAwakeMs, keepAwake } from './keep-awake';
+export { ShardServer, serveShards, type ShardReply, type ShardRequest } from './shard-server';
 
 export interface ShardPort {
   post(m: ShardRequest, transfer?: Transferable[]): void;
@@ -64,159 +56,6 @@ export function assignShards(live: number[], k: number, mine: number | null = nu
     at += n;
   }
   return groups;
-}
-
-/**
- * Keeps this thread's event loop turning, without sleeping, until `done` settles or `maxMs` have
- * passed; resolves with the number of turns. A thread that sleeps between a step's messages is
- * woken late, on a VM's idle vCPU later still: a job reached a sleeping helper 0.12 ms after it
- * was posted and 0.04 ms when the helper was kept awake, and a reply reached a sleeping
- * coordinator 0.17 ms after it was sent against 0.04 ms (docs/performance.md). The standard
- * remedy (OpenMP runtimes spin before they block): turn the loop a little longer. The turns are
- * setImmediate under Node and a MessageChannel ping-pong in browsers, not timers (browsers clamp
- * nested timeouts to 4 ms), so a message that arrives meanwhile is handled at once.
- */
-export function keepAwake(done: Promise<unknown>, maxMs: number): Promise<number> {
-  return new Promise<number>((resolve) => {
-    const end = performance.now() + maxMs;
-    let live = maxMs > 0;
-    let turns = 0;
-    done.then(
-      () => {
-        live = false;
-      },
-      () => {
-        live = false;
-      },
-    );
-    // Node: setImmediate (a MessageChannel there is drained up to a thousand messages at a time
-    // and measured no better than sleeping); browsers have no setImmediate.
-    const immediate = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate;
-    let next: () => void;
-    let close = (): void => {};
-    if (immediate) {
-      next = () => void immediate(turn);
-    } else {
-      const ch = new MessageChannel();
-      ch.port1.onmessage = () => turn();
-      next = () => ch.port2.postMessage(0);
-      close = () => {
-        ch.port1.close();
-        ch.port2.close();
-      };
-    }
-    function turn(): void {
-      if (live && performance.now() < end) {
-        turns++;
-        next();
-      } else {
-        close();
-        resolve(turns);
-      }
-    }
-    next();
-  });
-}
-
-/** How long a shard Worker stays awake after a reply for the next job (one step's gap is ~0.3 ms). */
-export const HELPER_AWAKE_MS = 5;
-
-/** How long the coordinator stays awake at most while its helpers compute their shards. */
-export const COORDINATOR_AWAKE_MS = 50;
-
-/**
- * How long the coordinator stays awake waiting for its helpers (0: it sleeps): only where every
- * thread that works meanwhile has a core, so the turns take no time from the others.
- * `otherThreads`: threads besides the pool's that must keep running (the page's main thread).
- */
-export function coordinatorAwakeMs(cores: number | undefined, workers: number, otherThreads: number): number {
-  return workers > 1 && Number.isInteger(cores) && (cores as number) >= workers + otherThreads
-    ? COORDINATOR_AWAKE_MS
-    : 0;
-}
-
-/**
- * A shard Worker's message handler around `server`: requests one at a time in arrival order (an
- * ablation must land before the next job), each reply posted with its transfers; after a job's
- * reply the thread stays awake up to `awakeMs` for the next request (keepAwake).
- */
-export function serveShards(
-  server: ShardServer,
-  post: (reply: ShardReply, transfer: Transferable[]) => void,
-  awakeMs = HELPER_AWAKE_MS,
-): (m: ShardRequest) => void {
-  let queue: Promise<void> = Promise.resolve();
-  let arrived: (() => void) | null = null;
-  return (m) => {
-    arrived?.();
-    arrived = null;
-    queue = queue.then(async () => {
-      const out = await server.handle(m);
-      if (!out) return;
-      post(out.reply, out.transfer);
-      if (awakeMs > 0 && out.reply.kind === 'result')
-        void keepAwake(
-          new Promise<void>((r) => {
-            arrived = r;
-          }),
-          awakeMs,
-        );
-    });
-  };
-}
-
-/**
- * The shard Worker's side: one trainer replica. `handle` answers one request with the reply to
- * post and the buffers to transfer (the gradients, never copied twice).
- */
-export class ShardServer {
-  private tr: AttnTrainer | null = null;
-
-  constructor(private load: () => Promise<AttnTrainLib>) {}
-
-  async handle(m: ShardRequest): Promise<{ reply: ShardReply; transfer: Transferable[] } | null> {
-    try {
-      switch (m.kind) {
-        case 'init': {
-          const lib = await this.load();
-          this.tr?.delete();
-          const tr = lib.createTrainer(m.config);
-          this.tr = tr;
-          // Warm-up on a batch of the replica's own stream (never used for training): the engine
-          // compiles the hot functions optimised before the first real job, not during it.
-          const b = tr.nextBatch();
-          for (let i = 0; i < 2; i++) for (const s of tr.shards(b)) tr.shardGradient(b, s);
-          return { reply: { kind: 'ready' }, transfer: [] };
-        }
-        case 'ablate':
-          this.tr?.setAblation(m.layer, m.head, m.on);
-          return null;
-        case 'job': {
-          const tr = this.tr;
-          if (!tr) throw new Error('shard Worker: no trainer (init first)');
-          tr.setParams(m.params);
-          // Results go into the spare arrays the coordinator sent (fresh ones if none).
-          const spare = m.spare ?? [];
-          const results = m.shards.map((s, i) => tr.shardGradient(m.batch, s, spare[i] ?? null));
-          const transfer = results.map((r) => r.grads.buffer as ArrayBuffer);
-          transfer.push(m.params.buffer as ArrayBuffer);
-          return { reply: { kind: 'result', id: m.id, results, params: m.params }, transfer };
-        }
-      }
-    } catch (e) {
-      const err = e as { message?: string; field?: string };
-      return {
-        reply: {
-          kind: 'error',
-          id: m.kind === 'job' ? m.id : null,
-          message: err?.message ?? String(e),
-          field: err?.field ?? null,
-        },
-        transfer: [],
-      };
-    }
-    return null;
-  }
 }
 
 interface Waiting {

@@ -2,101 +2,34 @@
 // same data seed), what they reported (history, the latest snapshot, the probe), the run state
 // (play/pause, the stop step, divergence, refusal) and the one status sentence that describes it.
 // The view draws what this holds; the clients are injected, so a unit test drives a session with
-// fake clients and no Worker (tests/web/train-session.test.ts).
+// fake clients and no Worker (tests/web/train-session.test.ts). What it holds and the status
+// sentence's methods are its base class (train/session-record.ts); here, the run and its messages.
 import {
   EVAL_EVERY,
   SNAP_EVERY,
   parseProbe,
   type RunState,
-  type Snapshot,
   type TrainClientLike,
   type TrainMessage,
   type TrainRequest,
 } from './protocol';
 import { COMPARE_LABEL, archChanged, compareSettings, flopsPerStep, trainerConfig, type TrainState } from './config';
+import { SessionRecord, type SessionOptions } from './session-record';
 import { History, PHASE_TEXT, PLATEAU_GAIN, PLATEAU_WINDOW, crossing, phaseOf, plateaued, type Phase } from './history';
 import { startCompareRun, type CompareRun } from './compare-run';
 import { readyText, runningText, stoppedText } from './status-text';
-import { Throughput } from './throughput';
 import { num } from './numbers';
 
 export type { CompareRun };
+export type { Notice, SessionHooks, SessionOptions } from './session-record';
 
 export { EVAL_EVERY, SNAP_EVERY, type RunState, type TrainClientLike };
 
-type WeightsMessage = Extract<TrainMessage, { kind: 'weights' }>;
 /** Publish the model for the other tabs every this many steps while running. */
 const PUBLISH_EVERY = 300;
 
-/** What the session tells its owner; every hook is optional. */
-export interface SessionHooks {
-  /** something to redraw (coalesced by the owner) */
-  changed?(): void;
-  /** a new probe or a new trainer: the per-head maps must be rebuilt */
-  probeChanged?(): void;
-  /** the status sentence or the notice changed */
-  statusChanged?(): void;
-  runChanged?(r: RunState): void;
-  announce?(text: string): void;
-  /** the trained weights, for the other tabs */
-  publish?(m: WeightsMessage): void;
-  /** a new history object (Reset, a new trainer) */
-  restarted?(): void;
-}
-
-export interface Notice {
-  text: string;
-  offerReset: boolean;
-}
-
-export interface SessionOptions {
-  newClient: (onMessage: (m: TrainMessage) => void) => TrainClientLike;
-  /** the settings now (the page's state); null before the first render */
-  settings: () => TrainState | null;
-  hooks?: SessionHooks;
-  /** ms clock (performance.now in the page) */
-  now?: () => number;
-}
-
-export class TrainSession {
+export class TrainSession extends SessionRecord {
   readonly client: TrainClientLike;
-  /** the settings the current trainer was built from */
-  built: TrainState | null = null;
-  history = new History();
-  snap: Snapshot | null = null;
-  probe: Int32Array = new Int32Array(0);
-  probeMask: Uint8Array = new Uint8Array(0);
-  run: RunState = 'loading';
-  step = 0;
-  evalLoss = NaN;
-  evalAcc = NaN;
-  /** the trainer's config as the module reports it (layers, heads, vocab, …) */
-  config: Record<string, unknown> = {};
-  ablated = new Set<string>();
-  /** steps/s, GFLOP/s and where the wall time went (train/throughput.ts) */
-  private readonly speed = new Throughput();
-  /** Workers computing the shards of each step (the trainer's own included) */
-  workers = 1;
-  ms90: number | null = null;
-  phaseAt: { crossed50: number | null; crossed90: number | null; ms90: number | null } = {
-    crossed50: null,
-    crossed90: null,
-    ms90: null,
-  };
-  cmp: CompareRun | null = null;
-  /** the status sentence (always describes the run now) and the notice (refusal, divergence) */
-  statusText = '';
-  /** the last phase change ("Step 180: Accuracy crossed 0.9: induction heads have formed."), shown
-   *  on the page as well as announced; '' before the first */
-  phaseText = '';
-  notice: Notice | null = null;
-  /** play as soon as the trainer is ready (a link with play=1, or a restart while running) */
-  wantPlay = false;
-  /** paused because the page or the embed went out of view; resumes when back */
-  autoPaused = false;
-  /** whether the view is on screen (an embed pauses when scrolled away) */
-  visible = true;
-
   private phase: Phase | null = null;
   /** Play (not Step 1 / Step 10) is running: the only run a plateau ends */
   private playing = false;
@@ -108,38 +41,16 @@ export class TrainSession {
   private playMsTotal = 0;
   private lastPublished = 0;
   private resetNote = '';
-  private readonly hooks: SessionHooks;
   private readonly now: () => number;
   private readonly newClient: SessionOptions['newClient'];
   private readonly settings: () => TrainState | null;
 
   constructor(o: SessionOptions) {
-    this.hooks = o.hooks ?? {};
+    super(o.hooks ?? {});
     this.now = o.now ?? (() => Date.now());
     this.newClient = o.newClient;
     this.settings = o.settings;
     this.client = o.newClient((m) => this.onMessage(m));
-  }
-
-  get stepsPerSec(): number {
-    return this.speed.stepsPerSec;
-  }
-  get gflops(): number {
-    return this.speed.gflops;
-  }
-  /** ms totals of this trainer's run (the bench reads them: where the wall time goes) */
-  get split(): Throughput['split'] {
-    return this.speed.split;
-  }
-
-  dims(): { L: number; H: number; T: number } {
-    const c = this.config as { layers?: number; heads?: number };
-    return { L: c.layers ?? 0, H: c.heads ?? 0, T: this.probe.length };
-  }
-
-  /** True when Play/Step may start the trainer. */
-  get canRun(): boolean {
-    return this.run === 'idle' || this.run === 'stopped' || this.run === 'diverged';
   }
 
   // ---------- following the page's settings ----------
@@ -487,23 +398,5 @@ export class TrainSession {
       this.autoPaused = false;
       if (this.run === 'stopped' || this.run === 'idle') this.play();
     }
-  }
-
-  // ---------- status ----------
-
-  setStatus(text: string): void {
-    this.statusText = text;
-    this.hooks.statusChanged?.();
-  }
-
-  private showNotice(text: string, offerReset: boolean): void {
-    this.notice = { text, offerReset };
-    this.hooks.statusChanged?.();
-  }
-
-  private hideNotice(): void {
-    if (!this.notice) return;
-    this.notice = null;
-    this.hooks.statusChanged?.();
   }
 }
