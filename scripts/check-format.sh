@@ -11,7 +11,8 @@ if [ "${1:-}" = "--fix" ]; then
   exit 0
 fi
 rc=0
-bad=$(for f in $cxx; do clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || echo "$f"; done)
+# one clang-format process for every file (a process per file took most of this check's time)
+bad=$(clang-format --dry-run -Werror $cxx 2>&1 | grep -o '^[^:]*\.[ch]pp' | sort -u)
 if [ -n "$bad" ]; then
   echo "not as clang-format writes them (bash scripts/check-format.sh --fix):"
   echo "$bad"
