@@ -1,33 +1,17 @@
 #include "attn/mask.hpp"
 
-#include <cstring>
+#include "attn/names.hpp"
 
 namespace attn {
 
+// The names come from the one table (attn/names.hpp), in enum order.
 bool parse_mask_fill(const char* name, MaskFill* out) {
-  if (!name) return false;
-  if (std::strcmp(name, "neg_inf") == 0) {
-    *out = MaskFill::kNegInf;
-  } else if (std::strcmp(name, "finite") == 0) {
-    *out = MaskFill::kFinite;
-  } else if (std::strcmp(name, "zero") == 0) {
-    *out = MaskFill::kZero;
-  } else {
-    return false;
-  }
-  return true;
+  return parse_name(mask_fill_names(), name, out);
 }
 
 const char* mask_fill_name(MaskFill fill) {
-  switch (fill) {
-    case MaskFill::kNegInf:
-      return "neg_inf";
-    case MaskFill::kFinite:
-      return "finite";
-    case MaskFill::kZero:
-      return "zero";
-  }
-  return "?";
+  const std::size_t i = static_cast<std::size_t>(fill);
+  return i < mask_fill_names().size ? mask_fill_names()[i] : "?";
 }
 
 }  // namespace attn

@@ -289,7 +289,7 @@ Status validate_backward(const AttentionOptions& opts, std::size_t q_len, std::s
                          std::size_t elem_size) {
   const Shape& s = opts.shape;
   if (kernel != Kernel::kNaive && kernel != Kernel::kTiled) {
-    return Status::Invalid("kernel", "kernel must be 'naive' or 'tiled'");
+    return Status::Invalid("kernel", kernel_names().must_be());
   }
   const bool naive = kernel == Kernel::kNaive;
   // Options the forward has but training does not: the lesson's demonstrations.

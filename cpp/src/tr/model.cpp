@@ -8,6 +8,7 @@
 #include "attn/bytes_text.hpp"
 #include "attn/checked.hpp"
 #include "attn/gemm.hpp"
+#include "attn/names.hpp"
 #include "attn/rng.hpp"
 #include "attn/row_ops.hpp"
 #include "attn/tiled.hpp"
@@ -153,12 +154,11 @@ Status validate_model(const ModelConfig& c, std::size_t batch) {
   }
   if (c.sigmoid_bias &&
       !(std::isfinite(*c.sigmoid_bias) && std::isfinite(static_cast<float>(*c.sigmoid_bias)))) {
-    return Status::Invalid("sigmoidBias", "sigmoidBias must be null (-ln t) or a finite number");
+    return Status::Invalid("sigmoidBias",
+                           "sigmoidBias must be null (-ln seqLen) or a finite number");
   }
-  if (static_cast<int>(c.normalizer) < 0 || static_cast<int>(c.normalizer) > 4) {
-    return Status::Invalid("normalizer",
-                           "normalizer must be 'softmax', 'softmax1', 'sigmoid', "
-                           "'relu' or 'linear'");
+  if (static_cast<std::size_t>(c.normalizer) >= normalizer_names().size) {
+    return Status::Invalid("normalizer", normalizer_names().must_be());
   }
   const std::size_t need = estimate_training_bytes(c, batch);
   if (need > c.memory_cap) {
