@@ -308,7 +308,10 @@ test('Q.npy, K.npy, V.npy dropped as weights point to the Q, K, V mode; Choose f
   for (const key of ['Enter', 'Space']) {
     await page.getByTestId('arrays-show').focus();
     for (let k = 0; k < 6 && (await page.evaluate(() => document.activeElement?.textContent)) !== 'Choose files…'; k++) await page.keyboard.press('Tab');
-    const chooser = page.waitForEvent('filechooser', { timeout: 3000 }).then(() => true, () => false);
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Choose files…', `Tab reaches Choose files… before ${key}`);
+    // 10 s: on a busy machine (the test command runs two browser files at once) the chooser's
+    // event came later than 3 s once.
+    const chooser = page.waitForEvent('filechooser', { timeout: 10000 }).then(() => true, () => false);
     await page.keyboard.press(key);
     assert.equal(await chooser, true, `${key} opens the file picker`);
   }
