@@ -25,6 +25,10 @@ async function open(hash, viewport = { width: 1366, height: 900 }) {
 async function drawn(page) {
   await page.waitForFunction(() => !!document.querySelector('.view-lesson')?.getAttribute('data-drawn'), null, { timeout: 20000 });
 }
+/** The open card is `id` (not the previous card, whose figures stay while the new one computes). */
+async function cardShown(page, id) {
+  await page.waitForFunction((want) => document.querySelector('.lesson-card')?.getAttribute('data-card') === want, id, { timeout: 20000 });
+}
 async function figures(page) {
   return JSON.parse(await page.locator('.lesson-card').getAttribute('data-figures'));
 }
@@ -94,6 +98,7 @@ test('cards: zero after, shuffle, cannot amplify, heads as a loop, √d_k and th
     await page.locator(`a[data-card="${id}"]`).click();
     await waitReady(page);
     await drawn(page);
+    await cardShown(page, id);
     f = await figures(page);
     check(f);
     // Every card opens with one plain sentence, then says what it measured.
@@ -111,6 +116,7 @@ test('variant cards: each names the line it replaces and runs', async () => {
     await page.locator(`a[data-card="${id}"]`).click();
     await waitReady(page);
     await drawn(page);
+    await cardShown(page, id);
     const text = await page.locator('.lesson-card').innerText();
     assert.match(text, /(Replaces|Adds) the line/);
     const f = await figures(page);
