@@ -1,7 +1,7 @@
 // Turns a State into calls on the wasm core (docs/js-api.md). Runs inside the Worker.
 import type { ModelSlice } from './state';
 import { isStandard, variantOptions, type VariantSlice } from '../shared/variant';
-import { coreMaskOptions, coreOptions } from '../shared/core-options';
+import { coreExample, coreMaskOptions, coreOptions } from '../shared/core-options';
 import type { AttentionResult, CheckResult } from './protocol';
 
 import type { AttnCore } from '../wasm/attn-core';
@@ -28,21 +28,7 @@ export function checkWork(heads: number, t: number, dk: number): number {
 /** The state's example: tokens, X and the weights (lesson 1's model, or seeded random weights). */
 export function exampleOf(core: AttnCore, s: State) {
   const m = s.model;
-  return m.source === 'induction'
-    ? core.example('induction', { tokens: m.tokens, sharpness: m.sharpness })
-    : core.example('random', {
-        seed: m.seed,
-        t: m.tokens.length,
-        dModel: m.dModel,
-        heads: m.heads,
-        kvHeads: m.kvHeads,
-        dk: m.dK,
-        dv: m.dK,
-        causal: m.causal,
-        tokens: m.tokens,
-        init: m.init,
-        generator: m.generator,
-      });
+  return coreExample(core, m);
 }
 
 /** What the example depends on: the fields exampleOf reads (not the mask, scale or fill). */

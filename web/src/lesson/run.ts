@@ -4,7 +4,7 @@
 // file only slices, subtracts and takes maxima of what the core returned.
 import type { AttnCore, CoreExample, CoreVariantOptions } from '../wasm/attn-core';
 import { variantOptions, type VariantState } from '../shared/variant';
-import { coreMaskOptions, coreOptions, coreScale } from '../shared/core-options';
+import { coreExample, coreMaskOptions, coreOptions, coreScale } from '../shared/core-options';
 
 /** The model fields a run reads (structurally the attention feature's ModelState). */
 export interface RunModel {
@@ -28,21 +28,7 @@ export interface RunModel {
 export type Arr = Float32Array | Float64Array;
 
 export function exampleFor(core: AttnCore, m: RunModel): CoreExample {
-  return m.source === 'induction'
-    ? core.example('induction', { tokens: m.tokens, sharpness: m.sharpness })
-    : core.example('random', {
-        seed: m.seed,
-        t: m.tokens.length,
-        dModel: m.dModel,
-        heads: m.heads,
-        kvHeads: m.kvHeads,
-        dk: m.dK,
-        dv: m.dK,
-        causal: m.causal,
-        tokens: m.tokens,
-        init: m.init,
-        generator: m.generator,
-      });
+  return coreExample(core, m);
 }
 
 /** The scale the core is given (shared/core-options.ts, as the attention views give it). */

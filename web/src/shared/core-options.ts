@@ -2,6 +2,8 @@
 // (the attention views' compute, the student's arrays, the Lesson view's runs): the same settings
 // give the same options object. The mask rule itself lives in the core (core.allowedMask /
 // core.keyRanges, docs/js-api.md); the page draws what the core returns. Pure: no DOM.
+import type { AttnCore, CoreExample } from '../wasm/attn-core';
+
 /** The settings read here (structurally the attention feature's ModelState). */
 export interface CoreSettings {
   causal: boolean;
@@ -46,4 +48,38 @@ export function coreMaskOptions(m: Pick<CoreSettings, 'causal' | 'window' | 'pad
 /** Mask, scale and fill: what every attention call of the page spreads into its options. */
 export function coreOptions(m: CoreSettings, t: number): CoreOptions {
   return { ...coreMaskOptions(m, t), scale: coreScale(m.scale), maskFill: m.fill };
+}
+
+/** The example settings read here (structurally the attention feature's ModelState). */
+export interface ExampleSettings {
+  source: 'induction' | 'random';
+  tokens: string[];
+  sharpness: number;
+  seed: number;
+  init: 'normal' | 'scaled';
+  generator: 'splitmix' | 'numpy';
+  heads: number;
+  kvHeads: number;
+  dModel: number;
+  dK: number;
+  causal: boolean;
+}
+
+/** The model's example from the core: lesson 1's hand-built heads, or seeded random weights. */
+export function coreExample(core: AttnCore, m: ExampleSettings): CoreExample {
+  return m.source === 'induction'
+    ? core.example('induction', { tokens: m.tokens, sharpness: m.sharpness })
+    : core.example('random', {
+        seed: m.seed,
+        t: m.tokens.length,
+        dModel: m.dModel,
+        heads: m.heads,
+        kvHeads: m.kvHeads,
+        dk: m.dK,
+        dv: m.dK,
+        causal: m.causal,
+        tokens: m.tokens,
+        init: m.init,
+        generator: m.generator,
+      });
 }

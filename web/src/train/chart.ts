@@ -1,5 +1,6 @@
 // Small canvas line charts for the Train tab (loss curve, head scores over steps). Canvas, not
 // SVG: they redraw up to ten times a second while training. Drawn at device resolution.
+import { pow10 } from './numbers';
 
 export interface Series {
   x: ArrayLike<number>;
@@ -45,24 +46,11 @@ export interface ChartSpec {
   xLog?: boolean;
 }
 
-const SUP: Record<string, string> = {
-  '-': '⁻',
-  '0': '⁰',
-  '1': '¹',
-  '2': '²',
-  '3': '³',
-  '4': '⁴',
-  '5': '⁵',
-  '6': '⁶',
-  '7': '⁷',
-  '8': '⁸',
-  '9': '⁹',
-};
 /** A tick label short enough for the margin: 0.5, 12, 1.5k, 10⁶. */
 function tickText(v: number, log: boolean): string {
   if (log) {
     const e = Math.round(Math.log10(v));
-    return e === 0 ? '1' : e === 1 ? '10' : '10' + String(e).replace(/[-0-9]/g, (c) => SUP[c]);
+    return e === 0 ? '1' : e === 1 ? '10' : pow10(e);
   }
   const a = Math.abs(v);
   if (a >= 1e4) return `${+(v / 1000).toPrecision(3)}k`;
