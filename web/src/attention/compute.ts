@@ -1,7 +1,7 @@
 // Turns a State into calls on the wasm core (docs/js-api.md). Runs inside the Worker.
 import type { ModelSlice } from './state';
 import { isStandard, variantOptions, type VariantSlice } from '../shared/variant';
-import { coreExample, coreMaskOptions, coreOptions } from '../shared/core-options';
+import { coreExample, coreMaskOptions, coreOptions, runExample } from '../shared/core-options';
 import type { AttentionResult, CheckResult } from './protocol';
 
 import type { AttnCore } from '../wasm/attn-core';
@@ -136,18 +136,7 @@ export class Computer {
     }
     this.cache = null;
     const ex = exampleOf(core, s);
-    const r = core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
-      t: ex.t,
-      dModel: ex.dModel,
-      heads: ex.heads,
-      kvHeads: ex.kvHeads,
-      dk: ex.dk,
-      dv: ex.dv,
-      ...coreOptions(m, ex.t),
-      returnScores: true,
-      kernel: 'naive',
-      ...variant,
-    });
+    const r = runExample(core, ex, m, variant);
     const proj: Projected = { ex, q: f32(r.q), k: f32(r.k), v: f32(r.v), dk: r.dk, dv: r.dv, kvHeads: r.kvHeads };
     if (variant.precision === 'float32') this.cache = { key, proj };
     return {

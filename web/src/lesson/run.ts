@@ -4,26 +4,19 @@
 // file only slices, subtracts and takes maxima of what the core returned.
 import type { AttnCore, CoreExample, CoreVariantOptions } from '../wasm/attn-core';
 import { variantOptions, type VariantState } from '../shared/variant';
-import { coreExample, coreMaskOptions, coreOptions, coreScale } from '../shared/core-options';
+import {
+  coreExample,
+  coreMaskOptions,
+  coreOptions,
+  coreScale,
+  runExample,
+  type CoreSettings,
+  type ExampleSettings,
+} from '../shared/core-options';
 
 /** The model fields a run reads (structurally the attention feature's ModelState). */
-export interface RunModel {
-  source: 'induction' | 'random';
-  tokens: string[];
-  sharpness: number;
-  seed: number;
-  init: 'normal' | 'scaled';
-  generator: 'splitmix' | 'numpy';
-  heads: number;
-  kvHeads: number;
-  dModel: number;
-  dK: number;
-  causal: boolean;
-  window: number;
-  padding: number[];
-  fill: 'neg_inf' | 'finite' | 'zero';
-  scale: 'sqrt' | 'none' | number;
-}
+/** The model settings a Lesson run reads: the example's and the core options'. */
+export type RunModel = ExampleSettings & CoreSettings;
 
 export type Arr = Float32Array | Float64Array;
 
@@ -83,18 +76,7 @@ function slice(a: Arr, h: number, size: number): Arr {
 
 /** multiHeadAttention on the example with the given variant, returning scores. */
 export function runModel(core: AttnCore, ex: CoreExample, m: RunModel, variant: CoreVariantOptions) {
-  return core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
-    t: ex.t,
-    dModel: ex.dModel,
-    heads: ex.heads,
-    kvHeads: ex.kvHeads,
-    dk: ex.dk,
-    dv: ex.dv,
-    ...coreOptions(m, ex.t),
-    returnScores: true,
-    kernel: 'naive',
-    ...variant,
-  });
+  return runExample(core, ex, m, variant);
 }
 
 function headView(

@@ -2,7 +2,7 @@
 // (the attention views' compute, the student's arrays, the Lesson view's runs): the same settings
 // give the same options object. The mask rule itself lives in the core (core.allowedMask /
 // core.keyRanges, docs/js-api.md); the page draws what the core returns. Pure: no DOM.
-import type { AttnCore, CoreExample } from '../wasm/attn-core';
+import type { AttnCore, CoreExample, CoreVariantOptions } from '../wasm/attn-core';
 
 /** The settings read here (structurally the attention feature's ModelState). */
 export interface CoreSettings {
@@ -82,4 +82,21 @@ export function coreExample(core: AttnCore, m: ExampleSettings): CoreExample {
         init: m.init,
         generator: m.generator,
       });
+}
+
+/** The example's multi-head attention under the state's options and a variant, scores kept (the
+ *  attention views' and the Lesson's naive run). */
+export function runExample(core: AttnCore, ex: CoreExample, m: CoreSettings, variant: CoreVariantOptions) {
+  return core.multiHeadAttention(ex.x, ex.wq, ex.wk, ex.wv, ex.wo, {
+    t: ex.t,
+    dModel: ex.dModel,
+    heads: ex.heads,
+    kvHeads: ex.kvHeads,
+    dk: ex.dk,
+    dv: ex.dv,
+    ...coreOptions(m, ex.t),
+    returnScores: true,
+    kernel: 'naive',
+    ...variant,
+  });
 }
