@@ -67,9 +67,19 @@ export async function serve(dir = DIST, pages = {}) {
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
+/**
+ * The browser the tests drive: Debian's chromium-headless-shell by default, Chromium's own headless
+ * build (the one Playwright runs for headless tests; the same version and engine as the chromium
+ * package), which takes about half the CPU per page of the full browser started headless (a new
+ * page 1.1 core-seconds instead of 2.7 here, docs/testing.md). AP_CHROMIUM=/usr/bin/chromium runs
+ * the same tests in the full browser.
+ */
+export const CHROMIUM =
+  process.env.AP_CHROMIUM || (existsSync('/usr/bin/chromium-headless-shell') ? '/usr/bin/chromium-headless-shell' : '/usr/bin/chromium');
+
 export async function launch() {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
   });
@@ -92,7 +102,7 @@ export function watch(page) {
 
 /** Wait until the page has drawn the latest computation. */
 export async function waitReady(page, timeout = 15000) {
-  await page.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout });
+  await page.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout, polling: 50 });
 }
 
 /** Click the JSON export and parse the downloaded file. */
