@@ -14,7 +14,9 @@
 #include "attn/check.hpp"
 #include "attn/examples.hpp"
 #include "attn/multihead.hpp"
+#include "attn/names.hpp"
 #include "attn/numpy_example.hpp"
+#include "attn/softmax_steps.hpp"
 #include "attn/tiled.hpp"
 #include "attn/traffic.hpp"
 #include "embind_common.hpp"
@@ -210,11 +212,55 @@ class CoreSession {
     return r;
   }
 
+  // One head's softmax step by step (attn::softmax_steps): what the Lesson view prints under its
+  // lines. o, normalised by api.js: rows, cols, maskFill, maxShift, normalizer ('softmax' |
+  // 'softmax1'), precision ('float32' | 'float64'), memoryCap.
+  val softmaxSteps(val scores, val allowed, val o) {
+    attn::SoftmaxStepsOptions so;
+    so.rows = size_field(o, "rows");
+    so.cols = size_field(o, "cols");
+    so.memory_cap = size_field(o, "memoryCap");
+    so.max_shift = o["maxShift"].as<bool>();
+    so.softmax1 = o["normalizer"].as<std::string>() == "softmax1";
+    const std::string fill = o["maskFill"].as<std::string>();
+    if (!attn::parse_mask_fill(fill.c_str(), &so.fill))
+      return error(attn::Status::Invalid("maskFill", attn::mask_fill_names().must_be()));
+    // The inputs are checked against the cap before they are copied into the heap.
+    if (8.0 * scores["length"].as<double>() + allowed["length"].as<double>() >
+        static_cast<double>(so.memory_cap))
+      return error(attn::Status::Exhausted("memory", "the scores alone exceed the memory cap"));
+    const auto a = emscripten::convertJSArrayToNumberVector<std::uint8_t>(allowed);
+    if (o["precision"].as<std::string>() == "float64") {
+      const auto s = emscripten::convertJSArrayToNumberVector<double>(scores);
+      const attn::Status st =
+          attn::softmax_steps(s.data(), s.size(), a.data(), a.size(), so, &steps64_);
+      return st.ok() ? steps_result(steps64_) : error(st);
+    }
+    const auto s = emscripten::convertJSArrayToNumberVector<float>(scores);
+    const attn::Status st =
+        attn::softmax_steps(s.data(), s.size(), a.data(), a.size(), so, &steps32_);
+    return st.ok() ? steps_result(steps32_) : error(st);
+  }
+
  private:
-  attn_bind::Inputs in_;               // check's inputs
-  attn::Example ex_;                   // example's result
-  std::vector<std::uint8_t> allowed_;  // allowedMask's result
-  std::vector<std::uint32_t> ranges_;  // keyRanges' result
+  template <class T>
+  static val steps_result(const attn::SoftmaxSteps<T>& s) {
+    val r = val::object();
+    r.set("ok", true);
+    r.set("masked", view(s.masked.data(), s.masked.size()));
+    r.set("shifted", view(s.shifted.data(), s.shifted.size()));
+    r.set("exps", view(s.exps.data(), s.exps.size()));
+    r.set("sums", view(s.sums.data(), s.sums.size()));
+    r.set("weights", view(s.weights.data(), s.weights.size()));
+    return r;
+  }
+
+  attn::SoftmaxSteps<float> steps32_;   // softmaxSteps' result (float32)
+  attn::SoftmaxSteps<double> steps64_;  // softmaxSteps' result (float64)
+  attn_bind::Inputs in_;                // check's inputs
+  attn::Example ex_;                    // example's result
+  std::vector<std::uint8_t> allowed_;   // allowedMask's result
+  std::vector<std::uint32_t> ranges_;   // keyRanges' result
 };
 
 // o: normalised by api.js (integers >= 1, kernel 'naive' | 'tiled', sramBytes 0 when unused,
@@ -268,6 +314,7 @@ EMSCRIPTEN_BINDINGS(attn_introspect) {
       .function("tiledScratchBytes", &CoreSession::tiledScratchBytes)
       .function("estimateBytes", &CoreSession::estimateBytes)
       .function("estimateMultiHeadBytes", &CoreSession::estimateMultiHeadBytes)
-      .function("check", &CoreSession::check);
+      .function("check", &CoreSession::check)
+      .function("softmaxSteps", &CoreSession::softmaxSteps);
   emscripten::function("trafficModel", &trafficModel);
 }

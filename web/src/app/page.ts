@@ -22,7 +22,9 @@ import { createPathBar, stepFields } from '../lesson/path-bar';
 import { createLinkWriter } from './link-writer';
 import { createReadiness, type Status } from './readiness';
 import { createResultController, VIEW_FACTORIES, type ResultParts, type Timing } from './features';
-import { linkArrays } from '../attention/arrays/state';
+import { arraysMode, linkArrays } from '../attention/arrays/state';
+import { lessonInputs } from '../attention/arrays/compute';
+import type { LessonContext } from '../lesson/lesson-context';
 import type { LabContext, View } from '../ui/view';
 import { el, clear } from '../ui/dom';
 import { parseEmbed, startResizeMessages, type Section } from '../embed/embed';
@@ -39,6 +41,8 @@ interface PageLabContext extends LabContext<State, Patch> {
   hashOf(patch: Patch): string;
   /** Open the guided path (the Lesson feature's steps) at step 1. */
   startPath(): void;
+  /** The student's arrays as the Lesson view runs them. */
+  student: LessonContext['student'];
 }
 /** What a view drawn from a result gets: the page's context and its controller's parts. */
 type PageResultContext = PageLabContext & ResultParts;
@@ -278,6 +282,18 @@ export function start(): void {
       update: (p) => setState(p, 'control'),
       hashOf,
       startPath: () => goStep(1),
+      student: studentArrays(s),
+    };
+  }
+
+  /** "Your arrays", when it holds a complete set, for the Lesson view (which runs its lines on them). */
+  function studentArrays(s: State): LessonContext['student'] {
+    const mode = arraysMode(s.arrays);
+    if (mode === 'none') return null;
+    return {
+      key: JSON.stringify([s.arrays, s.model]),
+      what: mode === 'weights' ? 'your W' : mode === 'qkv' ? 'your Q, K, V' : 'your X, W_q, W_k, W_v',
+      inputs: (core) => lessonInputs(core, s),
     };
   }
 

@@ -13,13 +13,15 @@ import { pageFits } from '../ui/fit';
 import { STANDARD, isStandard } from '../shared/variant';
 import type { LessonState } from './state';
 import { codeLines, type CodeLine, type LineId, type Picture } from './code-lines';
-import { compare, type Arr, type Comparison, type RunModel } from './run';
+import { compare, type Arr, type Comparison, type RunModel, type StudentInputs } from './run';
 import { CARD_TITLES, runCard, scaleWords, type CardResult } from './experiments';
 import { STEPS } from './path-steps';
 import type { LessonContext } from './lesson-context';
 import { changedLine, lineControl } from './line-controls';
 import { renderCards } from './card-panel';
 import { badgeRow, maxFinite } from './picture-parts';
+import { linePrints, printNote, type LinePrints } from './line-prints';
+import { printDisclosure } from './print-panel';
 import './lesson.css';
 
 export type { LessonContext, LessonPatch, LessonSlice } from './lesson-context';
@@ -46,6 +48,10 @@ class LessonView implements View<LessonContext> {
   private loading = false;
   private lines = el('ol', { class: 'code-lines', 'aria-label': 'The computation, one line per step' });
   private status = el('p', { class: 'muted', 'aria-live': 'polite', text: 'Loading the core…' });
+  /** What the lines' printed arrays are (precision, head, run). */
+  private printNote = el('p', { class: 'muted print-note', 'data-testid': 'print-note' });
+  /** The lines whose printed arrays the reader opened (kept across redraws). */
+  private openPrints = new Set<LineId>();
   private maps: Record<MapKey, Heatmap>;
   private figs: Record<string, HTMLElement> = {};
   /** Each picture's own legend (its own scale: weights 0…1, differences, scores and outputs ±m). */
@@ -54,6 +60,8 @@ class LessonView implements View<LessonContext> {
   private headPick = el('select', { 'aria-label': 'head drawn', 'data-testid': 'lesson-head' });
   private headNote = el('span', { class: 'muted' });
   private headRow = el('p', { class: 'lesson-head-row' });
+  /** What the pictures run on when "Your arrays" holds some (hidden otherwise). */
+  private sourceNote = el('p', { class: 'lesson-source', 'data-testid': 'lesson-source', hidden: true });
   private lead = el('p', {
     class: 'muted lesson-lead',
     text: 'The attention computation line by line. Each line carries its control; change one and the “Standard vs changed” pictures recompute with it, beside the standard computation (same head, same tokens).',
@@ -123,11 +131,13 @@ class LessonView implements View<LessonContext> {
         el('h3', { class: 'panel-title', text: 'The computation' }),
         this.lines,
         this.status,
+        this.printNote,
       ),
       el(
         'section',
         { class: 'lesson-pics' },
         this.picsTitle,
+        this.sourceNote,
         this.headRow,
         this.badgeBox,
         el(
@@ -191,22 +201,27 @@ class LessonView implements View<LessonContext> {
     this.prevVariant = { ...l };
     this.prevScale = m.scale;
     this.fitWidth(ctx.width);
-    const key = JSON.stringify([m, ctx.state.page.head, l, ctx.height ?? null]);
+    const key = JSON.stringify([m, ctx.state.page.head, l, ctx.height ?? null, ctx.student?.key ?? null]);
     if (key === this.lastKey) return;
     this.lastKey = key;
     delete this.root.dataset.drawn;
-    this.renderLines(ctx);
+    const student = this.studentInputs(ctx);
+    let prints: LinePrints | null = null;
     try {
-      const c = compare(this.core, m, l, ctx.state.page.head);
+      const c = compare(this.core, m, l, ctx.state.page.head, student);
+      prints = linePrints(this.core, c, l, m.fill);
+      this.printNote.textContent = printNote(prints, c);
       this.draw(c, ctx);
       const standard = isStandard(l) && m.scale === 'sqrt' && m.fill === 'neg_inf';
       this.status.textContent = standard
         ? 'Standard computation: change a line to compare.'
-        : `Changed lines highlighted; max |Δw| = ${fmt(c.maxAbsDiff)}.`;
+        : `Changed lines highlighted; max |Δw| = ${c.maxAbsDiff > 0 && c.maxAbsDiff < 5e-4 ? c.maxAbsDiff.toExponential(1).replace('e-', 'e−') : fmt(c.maxAbsDiff)}.`;
     } catch (e) {
       const err = e as Error & { field?: string };
       this.status.textContent = `The core refused these settings${err.field ? ` (field ${err.field})` : ''}: ${err.message}`;
+      this.printNote.textContent = '';
     }
+    this.renderLines(ctx, prints);
     let card: CardResult | null = null;
     if (l.exp !== 'none') {
       try {
@@ -225,6 +240,28 @@ class LessonView implements View<LessonContext> {
     this.arrange(ctx);
     // What a test waits for: this state's pictures and card are drawn.
     this.root.dataset.drawn = key;
+  }
+
+  /** The student's Q, K, V when "Your arrays" holds some the lines can run on; the note above the
+   *  pictures says which (or why the page's example is drawn instead). */
+  private studentInputs(ctx: LessonContext): StudentInputs | null {
+    const s = ctx.student;
+    this.sourceNote.hidden = s === null;
+    this.cardsTitle.textContent = 'Experiments';
+    if (!s || !this.core) return null;
+    let inputs: StudentInputs | null = null;
+    try {
+      inputs = s.inputs(this.core);
+      this.sourceNote.textContent = inputs
+        ? `On ${inputs.source} from “Your arrays” (Heads view): every line runs on them${'x' in inputs ? ' (the core projects Q, K, V in line 1’s precision)' : ''}. Remove them there to return to the page’s example.`
+        : `${s.what.replace(/^y/, 'Y')} (from “Your arrays”) has no Q, K and V to run the lines on; the pictures run on the page’s example. Give Q, K, V or X, W_q, W_k, W_v instead.`;
+    } catch (e) {
+      this.sourceNote.textContent = `Your arrays could not be run (${(e as Error).message}); the pictures run on the page’s example. Fix them in “Your arrays” (Heads view).`;
+    }
+    this.sourceNote.dataset.source = inputs ? 'student' : 'example';
+    // The cards run their own experiments on the page's example; say so beside the student's pictures.
+    if (inputs) this.cardsTitle.textContent = 'Experiments (on the page’s example, not your arrays)';
+    return inputs;
   }
 
   /**
@@ -263,16 +300,21 @@ class LessonView implements View<LessonContext> {
     this.shownStep = stepCard ? l.step : 0;
   }
 
-  private renderLines(ctx: LessonContext): void {
+  private renderLines(ctx: LessonContext, prints: LinePrints | null): void {
     const m = ctx.state.model,
       l = ctx.state.lesson;
     const cur = { variant: l, scale: m.scale, fill: m.fill };
     const lines = codeLines(cur, STANDARD_LINES);
     clear(this.lines);
-    lines.forEach((line, n) => this.lines.append(this.lineItem(line, n + 1, ctx)));
+    lines.forEach((line, n) => this.lines.append(this.lineItem(line, n + 1, ctx, prints?.byLine[line.id] ?? null)));
   }
 
-  private lineItem(line: CodeLine, n: number, ctx: LessonContext): HTMLElement {
+  private lineItem(
+    line: CodeLine,
+    n: number,
+    ctx: LessonContext,
+    prints: readonly { expr: string; text: string }[] | null,
+  ): HTMLElement {
     const cls = [
       'code-line',
       line.changed ? 'changed' : '',
@@ -290,6 +332,12 @@ class LessonView implements View<LessonContext> {
     );
     const control = lineControl(line, n, ctx);
     if (control) li.append(control);
+    if (prints)
+      li.append(
+        printDisclosure(n, prints, this.openPrints.has(line.id), (open) =>
+          open ? this.openPrints.add(line.id) : this.openPrints.delete(line.id),
+        ),
+      );
     const hl = (on: boolean) => {
       for (const f of Object.values(this.figs))
         f.classList.toggle('hl', on && line.picture !== null && f.dataset.picture === line.picture);
@@ -362,7 +410,7 @@ class LessonView implements View<LessonContext> {
     show('outChg', c.changed.output, c.dv, -om, om, 'output', false, dims);
     // Which head is drawn, and the picker (the page's `head` row: the Heads view's zoomed head).
     const m = ctx.state.model;
-    this.picsTitle.textContent = `Standard vs changed: head ${c.head + 1} of ${c.heads}`;
+    this.picsTitle.textContent = `Standard vs changed: head ${c.head + 1} of ${c.heads}${c.student ? ', on your arrays' : ''}`;
     if (this.headPick.options.length !== c.heads) {
       clear(this.headPick);
       for (let h = 0; h < c.heads; h++) this.headPick.append(el('option', { value: String(h), text: String(h + 1) }));

@@ -2,7 +2,7 @@
 // variant) on the same example, head and tokens, and the measurements the badges show. Every
 // attention number comes from the core (core.multiHeadAttention with the variant options); this
 // file only slices, subtracts and takes maxima of what the core returned.
-import type { AttnCore, CoreExample, CoreVariantOptions } from '../wasm/attn-core';
+import type { AttnCore, CoreAttentionOptions, CoreExample, CoreVariantOptions } from '../wasm/attn-core';
 import { variantOptions, type VariantState } from '../shared/variant';
 import {
   coreExample,
@@ -14,7 +14,6 @@ import {
   type ExampleSettings,
 } from '../shared/core-options';
 
-/** The model fields a run reads (structurally the attention feature's ModelState). */
 /** The model settings a Lesson run reads: the example's and the core options'. */
 export type RunModel = ExampleSettings & CoreSettings;
 
@@ -54,7 +53,27 @@ export interface Badges {
   cost: 'T' | 'T²';
 }
 
+/**
+ * The student's own arrays, for the pictures: Q, K, V as given, or X, W_q, W_k, W_v for the core
+ * to project (in the run's precision, as the page's own example is). The page's shell builds
+ * these from "Your arrays"; the Lesson never reads the arrays panel itself.
+ * q (H, T, d_k), k (H_kv, T, d_k), v (H_kv, T, d_v); x (T, d_model), w_* (d_model, H·d).
+ */
+export type StudentInputs = {
+  /** What the pictures run on, in words ("your Q, K, V"). */
+  source: string;
+  /** One label per position: the page's tokens when there is one per row, else 0, 1, 2, … */
+  tokens: string[];
+  /** The call's shapes and the page's mask, fill and scale (the student's own mask ANDed in). */
+  opts: CoreAttentionOptions;
+} & (
+  | { q: Float32Array; k: Float32Array; v: Float32Array }
+  | { x: Float32Array; wq: Float32Array; wk: Float32Array; wv: Float32Array; dModel: number }
+);
+
 export interface Comparison {
+  /** null: the page's example; else what the student's arrays are, in words. */
+  student: string | null;
   tokens: string[];
   t: number;
   heads: number;
@@ -139,8 +158,107 @@ export function maxAbsDelta(a: ArrayLike<number>, b: ArrayLike<number>): number 
  *  (with the default variant: softmax, max shift, mask before, float32). */
 export const standardModel = (m: RunModel): RunModel => ({ ...m, scale: 'sqrt', fill: 'neg_inf' });
 
-/** The standard computation and the state's variant, same example, head and tokens. */
-export function compare(core: AttnCore, m: RunModel, variant: VariantState, head: number): Comparison {
+/** The two head views with their difference and badges. */
+function comparison(
+  student: string | null,
+  tokens: readonly string[],
+  heads: number,
+  head: number,
+  dv: number,
+  allowed: Uint8Array,
+  standard: HeadView,
+  changed: HeadView,
+  normalizer: string | undefined,
+): Comparison {
+  const T = tokens.length;
+  const diff = new Float32Array(T * T);
+  let maxAbsDiff = 0;
+  for (let i = 0; i < T * T; i++) {
+    diff[i] = changed.weights[i] - standard.weights[i];
+    if (Math.abs(diff[i]) > maxAbsDiff) maxAbsDiff = Math.abs(diff[i]);
+  }
+  return {
+    student,
+    tokens: [...tokens],
+    t: T,
+    heads,
+    head,
+    dv,
+    allowed,
+    standard,
+    changed,
+    diff,
+    maxAbsDiff,
+    badges: {
+      standard: badges(standard, allowed, T, dv, 'softmax'),
+      changed: badges(changed, allowed, T, dv, normalizer ?? 'softmax'),
+    },
+  };
+}
+
+/** The standard computation and the state's variant on the student's Q, K, V (same head). */
+function compareStudent(core: AttnCore, s: StudentInputs, variant: VariantState, head: number): Comparison {
+  const o = s.opts,
+    T = o.tq,
+    dv = o.dv,
+    kv = o.kvHeads ?? o.heads;
+  const run = (extra: CoreVariantOptions & { scale?: number | null; maskFill?: CoreAttentionOptions['maskFill'] }) => {
+    if ('q' in s) {
+      const r = core.attention(s.q, s.k, s.v, { ...o, returnScores: true, kernel: 'naive', ...extra });
+      return { ...r, headOutputs: r.output, v: s.v };
+    }
+    const wo = new Float32Array(o.heads * dv * s.dModel); // no W_o in lesson 2: the heads are drawn
+    return core.multiHeadAttention(s.x, s.wq, s.wk, s.wv, wo, {
+      t: T,
+      dModel: s.dModel,
+      heads: o.heads,
+      kvHeads: kv,
+      dk: o.dk,
+      dv,
+      causal: o.causal,
+      window: o.window,
+      keyPadding: o.keyPadding,
+      scale: o.scale,
+      maskFill: o.maskFill,
+      returnScores: true,
+      kernel: 'naive',
+      ...extra,
+    });
+  };
+  // The standard line: scale 1/√d_k and a −∞ fill whatever the controls say (standardModel).
+  const std = run({ scale: null, maskFill: 'neg_inf' });
+  const opts = variantOptions(variant);
+  const chg = run(opts);
+  const h = Math.min(Math.max(0, head), o.heads - 1);
+  const view = (r: typeof std): HeadView => ({
+    weights: slice(r.weights!, h, T * T),
+    scores: r.scores ? slice(r.scores, h, T * T) : null,
+    output: slice(r.headOutputs, h, T * dv),
+    values: slice(r.v, Math.floor(h / (o.heads / kv)), T * dv),
+    rowSums: slice(r.rowSums!, h, T),
+  });
+  const standard = view(std),
+    changed = view(chg);
+  const allowed = core.allowedMask({
+    t: T,
+    causal: o.causal,
+    window: o.window,
+    keyPadding: o.keyPadding,
+    mask: o.mask,
+  });
+  return comparison(s.source, s.tokens, o.heads, h, dv, allowed, standard, changed, opts.normalizer);
+}
+
+/** The standard computation and the state's variant, same example (the page's, or the student's
+ *  own Q, K, V when `student` is given), head and tokens. */
+export function compare(
+  core: AttnCore,
+  m: RunModel,
+  variant: VariantState,
+  head: number,
+  student: StudentInputs | null = null,
+): Comparison {
+  if (student) return compareStudent(core, student, variant, head);
   const ex = exampleFor(core, m);
   const T = ex.t;
   const std = runModel(core, ex, standardModel(m), {});
@@ -152,26 +270,5 @@ export function compare(core: AttnCore, m: RunModel, variant: VariantState, head
   const standard = headView(std, h, T, ex.heads, kv, dv);
   const changed = headView(chg, h, T, ex.heads, kv, dv);
   const allowed = core.allowedMask({ t: T, ...maskOptions(m, T) });
-  const diff = new Float32Array(T * T);
-  let maxAbsDiff = 0;
-  for (let i = 0; i < T * T; i++) {
-    diff[i] = changed.weights[i] - standard.weights[i];
-    if (Math.abs(diff[i]) > maxAbsDiff) maxAbsDiff = Math.abs(diff[i]);
-  }
-  return {
-    tokens: [...ex.tokens],
-    t: T,
-    heads: ex.heads,
-    head: h,
-    dv,
-    allowed,
-    standard,
-    changed,
-    diff,
-    maxAbsDiff,
-    badges: {
-      standard: badges(standard, allowed, T, dv, 'softmax'),
-      changed: badges(changed, allowed, T, dv, opts.normalizer),
-    },
-  };
+  return comparison(null, ex.tokens, ex.heads, h, dv, allowed, standard, changed, opts.normalizer);
 }

@@ -20,7 +20,8 @@ export function legend(
     ctx.putImageData(img, 0, 0);
   }
   const ticks = el('div', { class: 'legend-ticks', 'aria-hidden': 'true' });
-  for (const t of tickLabels(lo, hi)) ticks.append(el('span', { text: t }));
+  const { labels, times } = tickScale(lo, hi);
+  for (const t of labels) ticks.append(el('span', { text: t }));
   const swatch = (rgb: number[], label: string, cls: string) =>
     el('span', { class: 'legend-swatch' }, swatchBox(rgb, cls), el('span', { text: label }));
   return el(
@@ -30,7 +31,7 @@ export function legend(
       role: 'img',
       'aria-label': `Colour scale viridis from ${fmt(lo, 2)} (dark purple) to ${fmt(hi, 2)} (yellow)${opts.masked !== false ? '; masked cells are hatched grey' : ''}${opts.nan !== false ? '; NaN cells are crimson with a cross' : ''}.`,
     },
-    el('span', { class: 'legend-title', text: opts.title ?? 'weight' }),
+    el('span', { class: 'legend-title', text: (opts.title ?? 'weight') + (times ? ` (${times})` : '') }),
     el('span', { class: 'legend-scale' }, bar, ticks),
     opts.masked !== false ? swatch(MASKED_RGB, 'masked (forbidden)', 'sw-masked') : null,
     opts.nan !== false ? swatch(NAN_RGB, 'NaN', 'sw-nan') : null,
@@ -38,17 +39,27 @@ export function legend(
 }
 
 /** The n + 1 tick labels from lo to hi, with as many decimals as it takes (2 to 4) for them to
- *  differ, else in scientific form: a |Δ| scale up to 0.01 reads 0.000 0.003 … 0.010, not
- *  0.00 0.00 0.00 0.00 0.01. */
-export function tickLabels(lo: number, hi: number, n = 4): string[] {
+ *  differ: a |Δ| scale up to 0.01 reads 0.000 0.003 … 0.010, not 0.00 0.00 0.00 0.00 0.01. Smaller
+ *  ranges get one power of ten for the whole scale (`times`, e.g. "×1e−7", said beside the title),
+ *  so five short labels fit a 180-px legend: −1.0 −0.5 0.0 0.5 1.0. */
+export function tickScale(lo: number, hi: number, n = 4): { labels: string[]; times: string | null } {
   const vals = Array.from({ length: n + 1 }, (_, k) => lo + ((hi - lo) * k) / n);
-  if (hi - lo >= 10) return vals.map((v) => fmt(v, 0));
+  if (hi - lo >= 10) return { labels: vals.map((v) => fmt(v, 0)), times: null };
   for (let d = 2; d <= 4; d++) {
     const t = vals.map((v) => fmt(v, d));
-    if (!(hi > lo) || new Set(t).size === t.length) return t;
+    if (!(hi > lo) || new Set(t).size === t.length) return { labels: t, times: null };
   }
-  return vals.map((v) => (v === 0 ? '0' : v.toExponential(1).replace('-', '−')));
+  const e = Math.floor(Math.log10(Math.max(Math.abs(lo), Math.abs(hi))));
+  const scaled = vals.map((v) => v / 10 ** e);
+  for (let d = 1; d <= 3; d++) {
+    const t = scaled.map((v) => fmt(v, d));
+    if (new Set(t).size === t.length || d === 3) return { labels: t, times: `×1e${e < 0 ? '−' : ''}${Math.abs(e)}` };
+  }
+  return { labels: [], times: null }; // not reached
 }
+
+/** tickScale's labels alone. */
+export const tickLabels = (lo: number, hi: number, n = 4): string[] => tickScale(lo, hi, n).labels;
 
 function swatchBox(rgb: number[], cls: string): HTMLElement {
   const b = el('span', { class: `sw ${cls}`, 'aria-hidden': 'true' });

@@ -315,6 +315,21 @@ export interface AttnCore {
   readonly names: CoreNames;
   /** (T_q, T_k) 1 = query i may attend to key j: the mask every kernel applies (any head). */
   allowedMask(opts: CoreMaskOptions): Uint8Array;
+  /** One head's softmax step by step, as lesson 1 writes it (the kernels fuse these steps and
+   *  keep none): scores and allowed (rows, cols); every array in the given precision. */
+  softmaxSteps(
+    scores: CoreArray,
+    allowed: Uint8Array,
+    opts: {
+      rows: number;
+      cols: number;
+      maskFill?: MaskFill;
+      maxShift?: boolean;
+      normalizer?: 'softmax' | 'softmax1';
+      precision?: 'float32' | 'float64';
+      memoryCap?: number;
+    },
+  ): CoreSoftmaxSteps;
   /** (2·T_q) per query row the key range [lo, hi) that causal + window allow. */
   keyRanges(opts: { t?: number; tq?: number; tk?: number; causal?: boolean; window?: number }): Uint32Array;
   /** Bytes of the tiled kernel's scratch; independent of T. */
@@ -337,6 +352,20 @@ export interface AttnCore {
   ): number;
   /** float32 (SIMD) vs float64 scalar, and tiled vs naive, on the same inputs (~10 naive calls). */
   check(q: Float32Array, k: Float32Array, v: Float32Array, opts: CoreAttentionOptions): CoreCheck;
+}
+
+/** softmaxSteps' result: (rows, cols) arrays and the (rows) sums, in the call's precision. */
+export interface CoreSoftmaxSteps {
+  /** where(allowed, S, fill) */
+  masked: CoreArray;
+  /** masked − the row maximum (softmax1: max(it, 0); 0 without the max shift) */
+  shifted: CoreArray;
+  /** exp(shifted) */
+  exps: CoreArray;
+  /** Σ_j exps (softmax1: + exp(−m)) */
+  sums: CoreArray;
+  /** exps / sums */
+  weights: CoreArray;
 }
 
 export interface CoreLimits {

@@ -78,7 +78,12 @@ export interface ArraysCall {
 export function arraysCall(
   core: AttnCore,
   s: ArraysComputeState,
-): ArraysCall & { mha?: ReturnType<AttnCore['multiHeadAttention']>; dModel: number } {
+): ArraysCall & {
+  mha?: ReturnType<AttnCore['multiHeadAttention']>;
+  /** The projections mode's inputs (float32), for a caller that runs them in another precision. */
+  projections?: { x: Float32Array; wq: Float32Array; wk: Float32Array; wv: Float32Array; dModel: number };
+  dModel: number;
+} {
   const mode = arraysMode(s.arrays);
   const common = { returnScores: true, kernel: 'naive' as const };
   if (mode === 'qkv') {
@@ -147,7 +152,8 @@ export function arraysCall(
       mask: null,
       ...common,
     };
-    return { q: mha.q, k: mha.k, v: mha.v, opts, warnings, mha, dModel: dims.heads * dims.dv };
+    const projections = { x: f32(X), wq: f32(Wq), wk: f32(Wk), wv: f32(Wv), dModel: dims.dModel };
+    return { q: mha.q, k: mha.k, v: mha.v, opts, warnings, mha, projections, dModel: dims.heads * dims.dv };
   }
   throw refuse('no complete set of arrays: give W, or Q, K and V, or X, W_q, W_k and W_v', null);
 }
@@ -411,3 +417,21 @@ function nanRowsPerHead(w: Float32Array, H: number, t: number): number[] {
     }
   return out;
 }
+
+/** The student's arrays as the Lesson view runs them (its pictures and lines): Q, K, V, or X, W_q,
+ *  W_k, W_v for the core to project in the run's own precision. null for a W alone (it has no Q,
+ *  K, V) or no arrays. Throws the same refusals as the attention views. */
+export function lessonInputs(core: AttnCore, s: ArraysComputeState): StudentArrays | null {
+  const mode = arraysMode(s.arrays);
+  if (mode !== 'qkv' && mode !== 'projections') return null;
+  const c = arraysCall(core, s);
+  const tokens = labels(s, c.opts.tq).tokens;
+  if (c.projections) return { source: 'your X, W_q, W_k, W_v', tokens, opts: c.opts, ...c.projections };
+  return { source: 'your Q, K, V', tokens, opts: c.opts, q: c.q, k: c.k, v: c.v };
+}
+
+/** lessonInputs' result (structurally the Lesson's StudentInputs). */
+export type StudentArrays = { source: string; tokens: string[]; opts: ArraysCall['opts'] } & (
+  | { q: Float32Array; k: Float32Array; v: Float32Array }
+  | { x: Float32Array; wq: Float32Array; wk: Float32Array; wv: Float32Array; dModel: number }
+);
