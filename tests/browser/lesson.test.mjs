@@ -6,12 +6,16 @@
 // mode), and 375 px without sideways scroll.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
 import { watch, waitReady, servedBrowser, exportJson, ROOT, SHOTS } from './helpers.mjs';
 
 const env = servedBrowser();
 const oracle = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/lesson.json'), 'utf8'));
+// NumPy's print() of lesson 1's lines on lesson 2's arrays (tests/oracle/gen_numpy_print.py).
+const prints = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/numpy_print.json'), 'utf8')).lesson2;
 
 async function open(hash, viewport = { width: 1366, height: 900 }) {
   const context = await env.browser.newContext({ viewport, acceptDownloads: true });
@@ -366,5 +370,68 @@ test('Export JSON: each head’s q, k, v; the weights recomputed from them as a 
   assert.equal(n.heads[0].weights[0][0], null);
   assert.equal(n.heads[0].q.length, 4);
   assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('on the student’s own X, W_q, W_k, W_v (a float64 .npz), every line runs on them and prints what NumPy prints', async () => {
+  const npz = join(mkdtempSync(join(tmpdir(), 'ap-lesson-')), 'lesson2_inputs.npz');
+  const make = `import sys; sys.path.insert(0, sys.argv[2]); import numpy as np; from student_arrays import lesson2
+a = lesson2(); np.savez(sys.argv[1], X=a["X"], W_q=a["W_q"], W_k=a["W_k"], W_v=a["W_v"])`;
+  execFileSync('/usr/bin/python3', ['-c', make, npz, join(ROOT, 'tests/oracle')]);
+  const { page, context, errors } = await open('#v=1&tokens=t0+t1+t2+t3+t4+t5&causal=1&prec=float64');
+  await page.getByTestId('arrays-panel').locator('summary').click();
+  await page.locator('input[name="arrays-mode"][value="projections"]').check();
+  await page.getByTestId('arrays-heads').fill('1');
+  await page.getByTestId('arrays-file').setInputFiles(npz);
+  await page.waitForFunction(() => window.__attentionPlayground.weights()?.arrays === 'projections');
+  await page.getByRole('tab', { name: 'Lesson' }).click();
+  await drawn(page);
+  assert.match(await page.getByTestId('lesson-source').innerText(), /^On your X, W_q, W_k, W_v from “Your arrays” \(Heads view\): every line runs on them/);
+  assert.match(await page.locator('.lesson-pics .panel-title').innerText(), /head 1 of 1, on your arrays$/);
+  assert.equal(await page.locator('.lesson-pics [data-legend="std"]').count(), 1);
+  // Every print, line by line, character for character: float64 inputs in float64.
+  for (const d of await page.locator('details.line-print').all()) await d.locator('summary').click();
+  const got = await page.locator('.code-line').evaluateAll((lis) =>
+    lis.flatMap((li) => [...li.querySelectorAll('pre.np-print')].map((p) => ({ line: li.dataset.line, expr: p.dataset.expr, text: p.textContent }))),
+  );
+  assert.deepEqual(got, prints);
+  const note = await page.getByTestId('print-note').innerText();
+  assert.match(note, /head 1, the changed computation \(the lines as set\), float64\./);
+  assert.doesNotMatch(note, /came as float32/);
+  // The prints stay open across a redraw (a control change re-renders the lines).
+  await page.getByLabel('line 1, precision of every step').selectOption('float32');
+  await drawn(page);
+  assert.equal(await page.locator('details.line-print[open]').count(), await page.locator('details.line-print').count());
+  assert.match(await page.getByTestId('print-note').innerText(), /float32\. A NumPy notebook computes in float64 unless told otherwise: set line 1 to float64/);
+  await shot(page, 'student-arrays-prints');
+  // Copy: the clipboard gets the printed text (or, where the clipboard is refused, it is selected).
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.url });
+  const wBlock = page.locator('.code-line[data-line="norm"] pre.np-print[data-expr="W"]');
+  const want = await wBlock.textContent();
+  await page.locator('.code-line[data-line="norm"] button[aria-label="copy print(W) of line 9"]').click();
+  await page.waitForFunction(() => [...document.querySelectorAll('.np-print-head button')].some((b) => b.textContent !== 'Copy'));
+  const copied = await page.evaluate(async () => {
+    try {
+      return await navigator.clipboard.readText();
+    } catch {
+      return String(window.getSelection());
+    }
+  });
+  assert.equal(copied, want);
+  // Back to the page's example: the note above the pictures goes, the title says nothing of arrays.
+  await page.getByRole('tab', { name: 'Heads' }).click();
+  await page.getByTestId('arrays-remove').click();
+  await page.getByRole('tab', { name: 'Lesson' }).click();
+  await drawn(page);
+  assert.equal(await page.getByTestId('lesson-source').isHidden(), true);
+  assert.doesNotMatch(await page.locator('.lesson-pics .panel-title').innerText(), /your arrays/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('with only a W in “Your arrays”, the Lesson says its lines need Q, K, V and draws the page’s example', async () => {
+  const { page, context } = await open('#v=1&view=lesson&uw=1.f4.2x2.b.AAAAPwAAAD8AAAA_AAAAPw');
+  assert.match(await page.getByTestId('lesson-source').innerText(), /^Your W \(from “Your arrays”\) has no Q, K and V to run the lines on; the pictures run on the page’s example/);
+  assert.doesNotMatch(await page.locator('.lesson-pics .panel-title').innerText(), /your arrays/);
   await context.close();
 });

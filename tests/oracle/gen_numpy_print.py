@@ -7,7 +7,11 @@
 Feeds tests/web/numpy-print.test.ts (web/src/shared/numpy-print.ts must write the same text).
 Default print options throughout. Format: { numpy: version, cases: [ { name, dtype: "float32" |
 "float64", shape: [rows, cols] | [n], values: [...] (row-major; exact float64 reprs, non-finite
-numbers as "NaN", "Infinity", "-Infinity"), text: str(a) } ] }.
+numbers as "NaN", "Infinity", "-Infinity"), text: str(a) } ], lesson2: [ { line, expr, text } ] }.
+
+`lesson2` is what the Lesson view must print under its lines for lesson 2's X, W_q, W_k, W_v
+(student_arrays.lesson2(), the .npz the browser test loads, float64) with line 1 at float64 and a
+causal mask: lesson 1's lines in NumPy, one print per step (tests/browser/lesson.test.mjs).
 """
 
 import argparse
@@ -92,8 +96,32 @@ def cases():
     return out
 
 
+def lesson2_prints():
+    sys.path.insert(0, HERE)
+    from student_arrays import lesson2  # noqa: E402
+
+    a = lesson2()
+    Q, K, V = a["X"] @ a["W_q"], a["X"] @ a["W_k"], a["X"] @ a["W_v"]
+    S = (Q @ K.T) / np.sqrt(Q.shape[1])
+    out = [{"line": "scores", "expr": "S", "text": str(S)}]
+    allowed = np.tril(np.ones(S.shape, dtype=bool))
+    S = np.where(allowed, S, -np.inf)
+    out.append({"line": "mask", "expr": "S", "text": str(S)})
+    S = S - S.max(-1, keepdims=True)
+    out.append({"line": "shift", "expr": "S", "text": str(S)})
+    E = np.exp(S)
+    out.append({"line": "norm", "expr": "exp(S)", "text": str(E)})
+    sums = E.sum(-1, keepdims=True)
+    out.append({"line": "norm", "expr": "exp(S).sum(-1, keepdims=True)", "text": str(sums)})
+    W = E / sums
+    out.append({"line": "norm", "expr": "W", "text": str(W)})
+    out.append({"line": "norm", "expr": "W.sum(-1)", "text": str(W.sum(-1))})
+    out.append({"line": "out", "expr": "O", "text": str(W @ V)})
+    return out
+
+
 def build():
-    return {"numpy": np.__version__, "cases": cases()}
+    return {"numpy": np.__version__, "cases": cases(), "lesson2": lesson2_prints()}
 
 
 def main():

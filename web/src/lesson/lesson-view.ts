@@ -13,7 +13,7 @@ import { pageFits } from '../ui/fit';
 import { STANDARD, isStandard } from '../shared/variant';
 import type { LessonState } from './state';
 import { codeLines, type CodeLine, type LineId, type Picture } from './code-lines';
-import { compare, type Arr, type Comparison, type RunModel, type StudentInputs } from './run';
+import { compare, studentFloat64, type Arr, type Comparison, type RunModel, type StudentInputs } from './run';
 import { CARD_TITLES, runCard, scaleWords, type CardResult } from './experiments';
 import { STEPS } from './path-steps';
 import type { LessonContext } from './lesson-context';
@@ -210,7 +210,7 @@ class LessonView implements View<LessonContext> {
     try {
       const c = compare(this.core, m, l, ctx.state.page.head, student);
       prints = linePrints(this.core, c, l, m.fill);
-      this.printNote.textContent = printNote(prints, c);
+      this.printNote.textContent = printNote(prints, c, student ? studentFloat64(student) : null);
       this.draw(c, ctx);
       const standard = isStandard(l) && m.scale === 'sqrt' && m.fill === 'neg_inf';
       this.status.textContent = standard

@@ -69,8 +69,9 @@ export function linePrints(
   return { byLine, none: null, dtype };
 }
 
-/** The sentence under the lines: what the prints are, and why a notebook's digits may differ. */
-export function printNote(p: LinePrints, c: Comparison): string {
+/** The sentence under the lines: what the prints are, and why a notebook's digits may differ.
+ *  `student64`: whether the student's arrays came as float64 (null: the page's own example). */
+export function printNote(p: LinePrints, c: Comparison, student64: boolean | null): string {
   if (p.none) return p.none;
   const what = `Under each line, “print …” shows its arrays as NumPy prints them: head ${c.head + 1}, the changed computation (the lines as set), ${p.dtype}.`;
   const why: string[] = [];
@@ -78,9 +79,9 @@ export function printNote(p: LinePrints, c: Comparison): string {
     why.push(
       'A NumPy notebook computes in float64 unless told otherwise: set line 1 to float64 to compare digit for digit.',
     );
-  if (c.student)
+  else if (student64 === false)
     why.push(
-      'Your arrays reached the page as float32 numbers (as links carry them), so a notebook holding them in float64 differs from about the 8th digit: compare with a.astype(np.float32).astype(np.float64).',
+      'Your arrays came as float32 numbers (the notebook helper’s links carry float32; a float64 .npy or .npz file keeps float64), so a notebook holding them in float64 differs from about the 8th digit: compare with a.astype(np.float32).astype(np.float64).',
     );
   if (c.t > 8) why.push('NumPy adds rows longer than 8 pairwise, so a sum may differ in its last digit.');
   return [what, ...why].join(' ');

@@ -55,7 +55,8 @@ export interface Badges {
 
 /**
  * The student's own arrays, for the pictures: Q, K, V as given, or X, W_q, W_k, W_v for the core
- * to project (in the run's precision, as the page's own example is). The page's shell builds
+ * to project (in the run's precision, as the page's own example is); Float64Arrays from a float64
+ * file, used as they are by a float64 run (a float32 run rounds them to float32 first). The page's shell builds
  * these from "Your arrays"; the Lesson never reads the arrays panel itself.
  * q (H, T, d_k), k (H_kv, T, d_k), v (H_kv, T, d_v); x (T, d_model), w_* (d_model, H·d).
  */
@@ -66,10 +67,14 @@ export type StudentInputs = {
   tokens: string[];
   /** The call's shapes and the page's mask, fill and scale (the student's own mask ANDed in). */
   opts: CoreAttentionOptions;
-} & (
-  | { q: Float32Array; k: Float32Array; v: Float32Array }
-  | { x: Float32Array; wq: Float32Array; wk: Float32Array; wv: Float32Array; dModel: number }
-);
+} & ({ q: Arr; k: Arr; v: Arr } | { x: Arr; wq: Arr; wk: Arr; wv: Arr; dModel: number });
+
+/** Whether every array of the student's came as float64 (a float64 .npy / .npz): then a float64
+ *  run computes on the very numbers their notebook holds. */
+export function studentFloat64(s: StudentInputs): boolean {
+  const all = 'q' in s ? [s.q, s.k, s.v] : [s.x, s.wq, s.wk, s.wv];
+  return all.every((a) => a instanceof Float64Array);
+}
 
 export interface Comparison {
   /** null: the page's example; else what the student's arrays are, in words. */
@@ -203,12 +208,15 @@ function compareStudent(core: AttnCore, s: StudentInputs, variant: VariantState,
     dv = o.dv,
     kv = o.kvHeads ?? o.heads;
   const run = (extra: CoreVariantOptions & { scale?: number | null; maskFill?: CoreAttentionOptions['maskFill'] }) => {
+    // A float64 run takes Float64Arrays as they are; float32 and float16 runs take float32 numbers.
+    const a = (x: Arr): Float32Array =>
+      (extra.precision === 'float64' || x instanceof Float32Array ? x : Float32Array.from(x)) as Float32Array;
     if ('q' in s) {
-      const r = core.attention(s.q, s.k, s.v, { ...o, returnScores: true, kernel: 'naive', ...extra });
+      const r = core.attention(a(s.q), a(s.k), a(s.v), { ...o, returnScores: true, kernel: 'naive', ...extra });
       return { ...r, headOutputs: r.output, v: s.v };
     }
     const wo = new Float32Array(o.heads * dv * s.dModel); // no W_o in lesson 2: the heads are drawn
-    return core.multiHeadAttention(s.x, s.wq, s.wk, s.wv, wo, {
+    return core.multiHeadAttention(a(s.x), a(s.wq), a(s.wk), a(s.wv), wo, {
       t: T,
       dModel: s.dModel,
       heads: o.heads,

@@ -57,6 +57,7 @@ function checked<T>(f: () => T, role: ArrayRole | null): T {
   }
 }
 
+type Arr = Float32Array | Float64Array;
 const f32 = (a: NdArray): Float32Array => (a.data instanceof Float32Array ? a.data : Float32Array.from(a.data));
 
 /** The labels: the page's tokens when there is one per position, else the positions. */
@@ -80,8 +81,11 @@ export function arraysCall(
   s: ArraysComputeState,
 ): ArraysCall & {
   mha?: ReturnType<AttnCore['multiHeadAttention']>;
-  /** The projections mode's inputs (float32), for a caller that runs them in another precision. */
-  projections?: { x: Float32Array; wq: Float32Array; wk: Float32Array; wv: Float32Array; dModel: number };
+  /** The projections mode's inputs as they arrived (float64 from a float64 file), for a caller that
+   *  runs them in another precision. */
+  projections?: { x: Arr; wq: Arr; wk: Arr; wv: Arr; dModel: number };
+  /** The qkv mode's Q, K, V as they arrived. */
+  given?: { q: Arr; k: Arr; v: Arr };
   dModel: number;
 } {
   const mode = arraysMode(s.arrays);
@@ -118,7 +122,15 @@ export function arraysCall(
       mask,
       ...common,
     };
-    return { q: f32(Q), k: f32(K), v: f32(V), opts, warnings, dModel: dims.heads * dims.dv };
+    return {
+      q: f32(Q),
+      k: f32(K),
+      v: f32(V),
+      given: { q: Q.data, k: K.data, v: V.data },
+      opts,
+      warnings,
+      dModel: dims.heads * dims.dv,
+    };
   }
   if (mode === 'projections') {
     const X = decode(s, 'x'),
@@ -152,7 +164,7 @@ export function arraysCall(
       mask: null,
       ...common,
     };
-    const projections = { x: f32(X), wq: f32(Wq), wk: f32(Wk), wv: f32(Wv), dModel: dims.dModel };
+    const projections = { x: X.data, wq: Wq.data, wk: Wk.data, wv: Wv.data, dModel: dims.dModel };
     return { q: mha.q, k: mha.k, v: mha.v, opts, warnings, mha, projections, dModel: dims.heads * dims.dv };
   }
   throw refuse('no complete set of arrays: give W, or Q, K and V, or X, W_q, W_k and W_v', null);
@@ -427,11 +439,11 @@ export function lessonInputs(core: AttnCore, s: ArraysComputeState): StudentArra
   const c = arraysCall(core, s);
   const tokens = labels(s, c.opts.tq).tokens;
   if (c.projections) return { source: 'your X, W_q, W_k, W_v', tokens, opts: c.opts, ...c.projections };
-  return { source: 'your Q, K, V', tokens, opts: c.opts, q: c.q, k: c.k, v: c.v };
+  return { source: 'your Q, K, V', tokens, opts: c.opts, ...c.given! };
 }
 
-/** lessonInputs' result (structurally the Lesson's StudentInputs). */
+/** lessonInputs' result (structurally the Lesson's StudentInputs): the arrays as they arrived,
+ *  Float64Arrays from a float64 file, Float32Arrays from a link or a float32 file. */
 export type StudentArrays = { source: string; tokens: string[]; opts: ArraysCall['opts'] } & (
-  | { q: Float32Array; k: Float32Array; v: Float32Array }
-  | { x: Float32Array; wq: Float32Array; wk: Float32Array; wv: Float32Array; dModel: number }
+  { q: Arr; k: Arr; v: Arr } | { x: Arr; wq: Arr; wk: Arr; wv: Arr; dModel: number }
 );
