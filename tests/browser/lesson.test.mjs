@@ -304,6 +304,7 @@ test('guided path: a step’s card and its control are in view (1280, ?embed=1 a
     const { page, context, errors } = await open(`${url}#v=1&view=lesson&lstep=6`, viewport);
     await page.getByRole('button', { name: 'next step' }).click(); // step 7: the max shift
     await waitReady(page);
+    await page.getByRole('button', { name: 'NaN', exact: true }).click(); // its question first
     await drawn(page);
     await page.waitForFunction(() => document.querySelector('.lesson-card')?.dataset.card === 'shift', null, { timeout: 10000 });
     await page.waitForTimeout(100);
@@ -331,6 +332,7 @@ test('guided path: a step’s card and its control are in view (1280, ?embed=1 a
   // A 960 × 540 slide in fit mode: nothing scrolls, and the step's card with its control shows.
   for (const [step, control] of [[7, '.lesson-card input[type="range"]'], [11, '[data-testid="flash-sram"]'], [9, '.lesson-card .card-lead']]) {
     const { page, context, errors } = await open(`?embed=1&fit=1#v=1&view=lesson&lstep=${step}&${step === 7 ? 'lexp=shift&llogit=100&shift=0' : step === 11 ? 'lexp=flash' : 'lexp=sqrtdk'}`, { width: 960, height: 540 });
+    if (step === 7) await page.getByRole('button', { name: 'NaN', exact: true }).click(); // its question first
     await page.waitForTimeout(200);
     const [sh, ih] = await page.evaluate(() => [document.documentElement.scrollHeight, innerHeight]);
     assert.ok(sh <= ih + 1, `fit step ${step}: scrollHeight ${sh} > ${ih}`);
@@ -433,5 +435,52 @@ test('with only a W in “Your arrays”, the Lesson says its lines need Q, K, V
   const { page, context } = await open('#v=1&view=lesson&uw=1.f4.2x2.b.AAAAPwAAAD8AAAA_AAAAPw');
   assert.match(await page.getByTestId('lesson-source').innerText(), /^Your W \(from “Your arrays”\) has no Q, K and V to run the lines on; the pictures run on the page’s example/);
   assert.doesNotMatch(await page.locator('.lesson-pics .panel-title').innerText(), /your arrays/);
+  await context.close();
+});
+
+test('guided path: a step with a question hides its view until the student predicts (keyboard), then says right or not and what to look at', async () => {
+  const { page, context, errors } = await open('#v=1&view=lesson');
+  await page.locator('.start-here').click();
+  await waitReady(page);
+  const stage = page.locator('.stage');
+  // Step 1 asks nothing: its view is there.
+  assert.equal(await page.getByTestId('path-predict').isHidden(), true);
+  assert.equal(await page.locator('.view-host').isVisible(), true);
+  await page.getByRole('button', { name: 'next step' }).click();
+  await waitReady(page);
+  // Step 2: the question, its choices; the view and the step's own sentences (the answer) wait.
+  assert.match(await page.getByTestId('path-predict').innerText(), /^Predict first: With the causal mask, how many keys may query 0/);
+  assert.match(await stage.getAttribute('class'), /\bpredicting\b/);
+  assert.equal(await page.locator('.view-host').isVisible(), false);
+  assert.equal(await page.locator('.path-text').isHidden(), true);
+  // By keyboard: focus the first choice and Enter (a wrong one).
+  await page.getByRole('button', { name: 'all of them', exact: true }).focus();
+  await page.keyboard.press('Enter');
+  const verdict = page.locator('.path-verdict');
+  assert.equal(await verdict.getAttribute('data-verdict'), 'wrong');
+  assert.match(await verdict.innerText(), /^Not quite: you said “all of them”; the view shows only itself\. Row 0 of the mask is one allowed cell/);
+  assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('path-verdict')), true);
+  assert.equal(await page.locator('.view-host').isVisible(), true);
+  assert.equal(await page.locator('.path-text').isVisible(), true);
+  assert.doesNotMatch(await stage.getAttribute('class'), /\bpredicting\b/);
+  // What the verdict points at is on the page: row 0 attends to itself alone, with weight 1.
+  const row0 = await page.evaluate(() => {
+    const w = window.__attentionPlayground.weights();
+    return w.weights.slice(0, w.t);
+  });
+  assert.deepEqual(row0, [1, ...Array(row0.length - 1).fill(0)]);
+  await page.keyboard.press('ArrowRight');
+  await waitReady(page);
+  // Step 3: "Just show me" reveals without a guess.
+  await page.getByRole('button', { name: 'Just show me' }).click();
+  assert.equal(await page.locator('.path-verdict').getAttribute('data-verdict'), 'shown');
+  assert.match(await page.locator('.path-verdict').innerText(), /^The answer: NaN\./);
+  await shot(page, 'path-predicted');
+  // Back to step 2: answered once, not asked again.
+  await page.keyboard.press('ArrowLeft');
+  await waitReady(page);
+  assert.equal(await page.locator('.path-choices').count(), 0);
+  assert.equal(await page.locator('.view-host').isVisible(), true);
+  assert.deepEqual(errors, []);
   await context.close();
 });

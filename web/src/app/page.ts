@@ -137,7 +137,7 @@ export function start(): void {
       n === 0 ? { lesson: { step: 0 } } : normalizeState(withLinkFields(defaultState(), stepFields(n))).state,
       'control',
     );
-  const pathBar = createPathBar(goStep);
+  const pathBar = createPathBar(goStep, () => renderView());
   const stage = el(
     'section',
     { class: 'stage', 'aria-label': 'Attention views' },

@@ -11,6 +11,17 @@ export interface PathStep {
   link: Record<string, unknown>;
   /** The code line a Lesson-view step talks about: highlighted while the step is shown. */
   line?: LineId;
+  /** Asked before the step's view is shown: the student predicts, then sees it (the view says why). */
+  predict?: Prediction;
+}
+
+export interface Prediction {
+  question: string;
+  choices: readonly string[];
+  /** Index of the choice the step's view shows. */
+  answer: number;
+  /** One sentence on what to look at in the view, shown with the verdict. */
+  look: string;
 }
 
 export const STEPS: readonly PathStep[] = [
@@ -23,11 +34,23 @@ export const STEPS: readonly PathStep[] = [
     title: 'Masks',
     text: 'The causal mask forbids every key after the query; the softmax then shares each row among the keys left.',
     link: { view: 'mask', causal: true },
+    predict: {
+      question: 'With the causal mask, how many keys may query 0, the first token, attend to?',
+      choices: ['all of them', 'only itself', 'none'],
+      answer: 1,
+      look: 'Row 0 of the mask is one allowed cell, on the diagonal; its weight is 1.',
+    },
   },
   {
     title: 'The fully masked row',
     text: 'Pad the first key: row 0 has no key left. With a −∞ fill the softmax computes exp(−∞ − (−∞)), which is NaN.',
     link: { view: 'heads', pad: [0] },
+    predict: {
+      question: 'Pad key 0: row 0 has no key left. With a −∞ fill, what does the softmax give row 0?',
+      choices: ['uniform weights', 'all zeros', 'NaN'],
+      answer: 2,
+      look: 'Row 0 is drawn crimson with a cross: NaN, and the banner under this bar names the cause.',
+    },
   },
   {
     title: 'The scale',
@@ -59,12 +82,24 @@ export const STEPS: readonly PathStep[] = [
     text: 'The max shift is off (line 8). On the toy the weights stay the same up to rounding: its scores are small. The card’s row has the slider’s value as its largest logit; past the format’s limit exp overflows and that row turns NaN.',
     link: { view: 'lesson', lexp: 'shift', llogit: 100, shift: false },
     line: 'shift',
+    predict: {
+      question: 'Max shift off, float32, a row whose largest logit is 100: what does that row become?',
+      choices: ['the same weights as with the shift', 'NaN', 'all zeros'],
+      answer: 1,
+      look: 'exp(100) ≈ 2.7 × 10⁴³ is past float32’s largest number, so it becomes inf, and inf / inf is NaN: the card’s row says so.',
+    },
   },
   {
     title: 'Detail 2: −∞ before, not zero after',
     text: 'Zeroing the masked weights after the softmax (line 7) leaves rows summing to less than one.',
     link: { view: 'lesson', lexp: 'after', mmode: 'after' },
     line: 'mask',
+    predict: {
+      question: 'Softmax over every key, then zero the masked weights: what do the rows sum to?',
+      choices: ['exactly 1', 'less than 1 where a key was masked', 'more than 1'],
+      answer: 1,
+      look: 'The changed side’s row-sum badge and the card show the rows that lost weight.',
+    },
   },
   {
     title: 'Detail 3: the √d_k',
