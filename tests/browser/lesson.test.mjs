@@ -262,11 +262,11 @@ test('each picture has its own legend and scale; line 5 changes the changed side
   await waitReady(page);
   await drawn(page);
   const before = await stdHash();
-  assert.match(await page.locator('.lesson-code .muted').innerText(), /Standard computation: change a line to compare/);
+  assert.match(await page.getByTestId('lesson-status').innerText(), /Standard computation: change a line to compare/);
   const scale = page.getByLabel(/, scores and scale$/);
   await scale.selectOption('none');
   await waitReady(page);
-  await page.waitForFunction(() => /Changed lines highlighted/.test(document.querySelector('.lesson-code .muted')?.textContent ?? ''), null, { timeout: 10000 });
+  await page.waitForFunction(() => /Changed lines highlighted/.test(document.querySelector('[data-testid="lesson-status"]')?.textContent ?? ''), null, { timeout: 10000 });
   await drawn(page);
   assert.match(page.url(), /scale=none/);
   assert.equal(await stdHash(), before, 'the Standard picture keeps 1/√d_k');
@@ -481,6 +481,39 @@ test('guided path: a step with a question hides its view until the student predi
   await waitReady(page);
   assert.equal(await page.locator('.path-choices').count(), 0);
   assert.equal(await page.locator('.view-host').isVisible(), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('Reproduce in NumPy: every card’s lines run with NumPy as they are and print the card’s figures', async () => {
+  const { page, context, errors } = await open('#v=1&view=lesson');
+  const chips = await page.locator('a.card-chip').evaluateAll((as) => as.map((a) => ({ id: a.dataset.card, href: a.getAttribute('href') })));
+  assert.equal(chips.length, 15);
+  const checked = [];
+  for (const { id, href } of chips) {
+    await page.goto(env.server.url + '/' + href);
+    await waitReady(page);
+    await drawn(page);
+    await cardShown(page, id);
+    const pre = page.getByTestId('card-numpy');
+    assert.equal(await pre.count(), 1, `${id}: the card offers its NumPy lines`);
+    const code = await pre.textContent();
+    const prints = JSON.parse(await pre.getAttribute('data-prints'));
+    const tolerance = JSON.parse(await pre.getAttribute('data-tolerance'));
+    const fig = await figures(page);
+    const out = execFileSync('/usr/bin/python3', ['-'], { input: code, encoding: 'utf8' }).trim().split('\n');
+    assert.equal(out.length, prints.length, `${id}: one printed line per figure\n${out.join('\n')}`);
+    prints.forEach((name, i) => {
+      const last = out[i].trim().split(/\s+/).at(-1);
+      const got = last === 'True' ? 1 : last === 'False' ? 0 : Number(last);
+      const want = fig[name];
+      assert.ok(Number.isFinite(want), `${id}: the card has a figure ${name}`);
+      const tol = tolerance[name] ?? Math.max(2e-5, 2e-4 * Math.abs(want));
+      assert.ok(Math.abs(got - want) <= tol, `${id}: ${name}: NumPy prints ${got}, the card ${want} (tolerance ${tol})`);
+    });
+    checked.push(`${id}: ${prints.length}`);
+  }
+  console.log(`# NumPy reproduced ${checked.join(', ')}`);
   assert.deepEqual(errors, []);
   await context.close();
 });

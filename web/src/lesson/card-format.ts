@@ -1,6 +1,7 @@
 // What every experiment card returns (CardResult) and the words and number format the cards share.
 import type { RunModel } from './run';
 import type { ExperimentId } from './experiment-ids';
+import type { NumpySnippet } from './numpy-snippets';
 
 export interface CardResult {
   id: ExperimentId;
@@ -18,6 +19,8 @@ export interface CardResult {
   /** A table of the run's numbers (the FlashAttention card's bytes per T); `data` holds each row's
    *  exact values for the tests. */
   table?: { caption: string; head: string[]; rows: { cells: string[]; data: Record<string, number> }[] };
+  /** "Reproduce in NumPy": lines that give the figures named in its `prints`. */
+  numpy?: NumpySnippet;
 }
 
 /** The scale as the code line shows it, in words. */

@@ -5,6 +5,7 @@ import { SRAM_KIB, type LessonState } from './state';
 import { CARD_TITLES, CARD_VARIANT, type CardResult } from './experiments';
 import { EXPERIMENT_IDS, type ExperimentId } from './experiment-ids';
 import type { LessonContext } from './lesson-context';
+import { copyButton } from './print-panel';
 
 /** The card chips (links that open a card) and the open card: its sentence, its control, its paragraphs
  *  and its table. */
@@ -64,6 +65,30 @@ export function renderCards(list: HTMLElement, box: HTMLElement, ctx: LessonCont
     table.dataset.fitDrop = '100';
     box.append(table);
   }
+  if (card.numpy) box.append(numpyBlock(card.numpy));
+}
+
+/** "Reproduce in NumPy": the card's lines, closed until asked for, with a Copy button. */
+function numpyBlock(n: NonNullable<CardResult['numpy']>): HTMLElement {
+  const pre = el('pre', {
+    class: 'np-code',
+    'data-testid': 'card-numpy',
+    'data-prints': JSON.stringify(n.prints),
+    'data-tolerance': JSON.stringify(n.tolerance ?? {}),
+    text: n.code,
+  });
+  return el(
+    'details',
+    { class: 'card-numpy', 'data-fit-drop': 99 },
+    el('summary', { text: 'Reproduce in NumPy' }),
+    el(
+      'p',
+      { class: 'muted np-code-note' },
+      'The lines below run as they are in a notebook (NumPy only) and print this card’s figures; the data the card ran on is written in as numbers. ',
+      copyButton(n.code, pre, 'copy the NumPy lines'),
+    ),
+    pre,
+  );
 }
 
 /** The FlashAttention card's on-chip memory M (link key lsram); the card recomputes with it. */

@@ -2,6 +2,7 @@
 import type { AttnCore, CoreAttentionOptions, Precision } from '../wasm/attn-core';
 import { exampleFor, maskOptions, maxAbsDelta, runModel, scaleOf, type Arr, type RunModel } from './run';
 import { clampHead, exampleWords, f, headWords, scaleWords, type CardResult } from './card-format';
+import { afterSnippet, amplifySnippet, loopSnippet, shiftSnippet, shuffleSnippet } from './card-snippets';
 
 /** A seeded permutation of 0…n−1 (Fisher–Yates on a 32-bit LCG: data, not maths). */
 export function permutation(n: number, seed: number): number[] {
@@ -56,6 +57,7 @@ export function shiftCard(core: AttnCore, logit: number, precision: Precision): 
   const on = rowIsNaN(core, logit, precision, true);
   return {
     id: 'shift',
+    numpy: shiftSnippet(logit, precision),
     title: 'Max shift off',
     line: 'S = S − S.max(−1)',
     lead: 'Subtracting each row’s largest score before taking exp changes no weight; it only keeps exp from overflowing.',
@@ -102,8 +104,18 @@ export function afterCard(core: AttnCore, m: RunModel, head = 0): CardResult {
   const sb = runModel(core, ex, mm, { normalizer: 'sigmoid' });
   const sa = runModel(core, ex, mm, { normalizer: 'sigmoid', maskMode: 'after' });
   const sigDelta = maxAbsDelta(rows(sb.weights!, T), rows(sa.weights!, T));
+  const kvh = Math.floor(h / (H / before.kvHeads));
+  const numpy = afterSnippet(
+    `Head ${h + 1} of ${H}, ${exampleWords(m, T)}, ${scaleWords(m.scale)}`,
+    rows(before.scores!, T),
+    before.v.subarray(kvh * T * before.dv, (kvh + 1) * T * before.dv),
+    core.allowedMask({ t: T, ...maskOptions(mm, T) }),
+    T,
+    before.dv,
+  );
   return {
     id: 'after',
+    numpy,
     title: '−∞ before vs zero after',
     line: 'S = where(allowed, S, fill)',
     lead: 'A mask should give the forbidden keys weight 0 while the allowed weights still sum to 1; zeroing them after the softmax does only the first half.',
@@ -140,8 +152,22 @@ export function shuffleCard(core: AttnCore, m: RunModel, seed = 7): CardResult {
   const rope = dk % 2 === 0 ? maxAbsDelta(run(r.k, r.v, { position: 'rope' }), run(pk, pv, { position: 'rope' })) : NaN;
   const alibi = maxAbsDelta(run(r.k, r.v, { position: 'alibi' }), run(pk, pv, { position: 'alibi' }));
   const causal = maxAbsDelta(run(r.k, r.v, { causal: true }), run(pk, pv, { causal: true }));
+  const numpy = shuffleSnippet(
+    `All ${H} heads, ${exampleWords(m, T)}`,
+    r.q,
+    r.k,
+    r.v,
+    H,
+    kvH,
+    T,
+    dk,
+    dv,
+    scaleOf(m),
+    perm,
+  );
   return {
     id: 'shuffle',
+    numpy,
     title: 'Shuffle the keys and values',
     line: 'O = W @ V',
     lead: 'Attention has no built-in sense of order: shuffle the keys together with their values and every output stays the same.',
@@ -194,8 +220,19 @@ export function amplifyCard(core: AttnCore, m: RunModel, head = 0): CardResult {
     sg = measure('sigmoid'),
     rl = measure('relu');
   const sums = (x: { minSum: number; maxSum: number }) => `${f(x.minSum)} to ${f(x.maxSum)}`;
+  const base = runModel(core, ex, m, {});
+  const kvh = Math.floor(h / (H / base.kvHeads));
+  const numpy = amplifySnippet(
+    `Head ${h + 1} of ${H}, ${exampleWords(m, T)}, ${scaleWords(m.scale)}`,
+    base.scores!.subarray(h * T * T, (h + 1) * T * T),
+    base.v.subarray(kvh * T * base.dv, (kvh + 1) * T * base.dv),
+    allowed,
+    T,
+    base.dv,
+  );
   return {
     id: 'amplify',
+    numpy,
     title: 'Cannot amplify',
     line: 'W = softmax(S)',
     lead: 'An attention output is a weighted average of value vectors, so it stays inside their range, as long as the weights are at least 0 and sum to 1.',
@@ -239,8 +276,22 @@ export function loopCard(core: AttnCore, m: RunModel): CardResult {
     looped.set(o, h * T * dv);
   }
   const d = maxAbsDelta(looped, r.headOutputs);
+  const numpy = loopSnippet(
+    `All ${H} heads, ${exampleWords(m, T)}, ${scaleWords(m.scale)}`,
+    r.q,
+    r.k,
+    r.v,
+    core.allowedMask({ t: T, ...maskOptions(m, T) }),
+    H,
+    r.kvHeads,
+    T,
+    dk,
+    dv,
+    scaleOf(m),
+  );
   return {
     id: 'loop',
+    numpy,
     title: 'Heads as a loop',
     line: 'Q, K, V = X @ W_q, X @ W_k, X @ W_v',
     lead: 'Multi-head attention is the one-head computation run once per head; packing the heads into one call is only for speed.',

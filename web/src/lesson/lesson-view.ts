@@ -47,7 +47,12 @@ class LessonView implements View<LessonContext> {
   private core: AttnCore | null = null;
   private loading = false;
   private lines = el('ol', { class: 'code-lines', 'aria-label': 'The computation, one line per step' });
-  private status = el('p', { class: 'muted', 'aria-live': 'polite', text: 'Loading the core…' });
+  private status = el('p', {
+    class: 'muted',
+    'aria-live': 'polite',
+    'data-testid': 'lesson-status',
+    text: 'Loading the core…',
+  });
   /** What the lines' printed arrays are (precision, head, run). */
   private printNote = el('p', { class: 'muted print-note', 'data-testid': 'print-note' });
   /** The lines whose printed arrays the reader opened (kept across redraws). */

@@ -21,6 +21,13 @@ async function copy(text: string, pre: HTMLElement, button: HTMLButtonElement): 
   window.setTimeout(() => (button.textContent = 'Copy'), 2500);
 }
 
+/** A Copy button for a block of text (the pre that shows it is selected where the clipboard is refused). */
+export function copyButton(text: string, pre: HTMLElement, label: string): HTMLButtonElement {
+  const button = el('button', { type: 'button', class: 'btn small', text: 'Copy', 'aria-label': label });
+  button.addEventListener('click', () => void copy(text, pre, button));
+  return button;
+}
+
 /** The disclosure for one line. `open`: whether it starts open; `onToggle` reports the reader's choice. */
 export function printDisclosure(
   lineNo: number,
@@ -38,13 +45,7 @@ export function printDisclosure(
   details.addEventListener('toggle', () => onToggle(details.open));
   for (const p of prints) {
     const pre = el('pre', { class: 'np-print', 'data-expr': p.expr, text: p.text });
-    const button = el('button', {
-      type: 'button',
-      class: 'btn small',
-      text: 'Copy',
-      'aria-label': `copy print(${p.expr}) of line ${lineNo}`,
-    });
-    button.addEventListener('click', () => void copy(p.text, pre, button));
+    const button = copyButton(p.text, pre, `copy print(${p.expr}) of line ${lineNo}`);
     details.append(el('div', { class: 'np-print-head' }, el('code', { text: `>>> print(${p.expr})` }), button), pre);
   }
   return details;

@@ -2,6 +2,7 @@
 import type { AttnCore } from '../wasm/attn-core';
 import { exampleFor, runModel, type RunModel } from './run';
 import { f, type CardResult } from './card-format';
+import { costSnippet, flashSnippet, sqrtSnippet } from './card-snippets';
 
 // ---------- why √d_k ----------
 export const SQRT_DKS = [1, 4, 16, 64, 256, 1024];
@@ -72,6 +73,7 @@ export function sqrtCard(core: AttnCore, seed = 3): CardResult {
   figures.lesson2ScoreStd = scoreStd;
   return {
     id: 'sqrtdk',
+    numpy: sqrtSnippet(T),
     title: 'Why √d_k, measured',
     line: 'S = (Q @ K.T) * scale',
     lead: 'A dot product of two random vectors spreads more the longer the vectors are; dividing by √d_k keeps the scores’ spread near 1 at any width.',
@@ -109,6 +111,7 @@ export function costCard(): CardResult {
   const ops = (x: number) => `${(x / 1e9).toFixed(x < 1e9 ? 3 : 2)} G`;
   return {
     id: 'cost',
+    numpy: costSnippet(COST_TS, COST_D, COST_DK),
     title: 'Does each doubling quadruple the time?',
     line: 'S = (Q @ K.T) … O = W @ V',
     lead: 'Lesson 2 times its function for T = 256 to 2048 and says each doubling roughly quadruples the time; only the T × T part of the work grows that fast.',
@@ -191,6 +194,7 @@ export function flashCard(core: AttnCore, sramKiB = 64): CardResult {
   const ratio = (a: number, b: number) => (b ? `×${f(a / b, 2)}` : '');
   return {
     id: 'flash',
+    numpy: flashSnippet(sramKiB, d),
     title: 'What FlashAttention makes linear',
     line: 'S = (Q @ K.T) * scale … O = W @ V (tiled: S and W stay on chip)',
     lead: 'FlashAttention computes the same result in tiles, so the T × T matrices never go to slow memory: the memory it needs grows in proportion to T, but the bytes it moves still grow with T².',

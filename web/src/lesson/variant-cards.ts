@@ -1,7 +1,85 @@
 // One card per attention variant (softmax1, sigmoid, relu, linear, RoPE, ALiBi, QK-norm) against the standard.
 import type { AttnCore } from '../wasm/attn-core';
-import { exampleFor, maxAbsDelta, runModel, standardModel, type Arr, type RunModel } from './run';
+import { exampleFor, maskOptions, maxAbsDelta, runModel, scaleOf, standardModel, type Arr, type RunModel } from './run';
 import { clampHead, exampleWords, f, headWords, scaleWords, type CardResult } from './card-format';
+import { PY_ENTROPY, PY_SOFTMAX, pyHead, pyScale, type NumpySnippet } from './numpy-snippets';
+
+/** Each variant's lines in NumPy, giving W from Q, K, the mask and the scale (docs/js-api.md). */
+const PY_VARIANT: Record<VariantCardId, (h: number, heads: number) => string> = {
+  softmax1: () => `S = np.where(allowed, Q @ K.T * scale, -np.inf)
+m = np.maximum(S.max(-1, keepdims=True), 0)      # m' = max(0, the row's maximum)
+e = np.exp(S - m)
+W = e / (np.exp(-m) + e.sum(-1, keepdims=True))  # a virtual key of score 0 and value 0`,
+  sigmoid: () => `W = np.where(allowed, 1 / (1 + np.exp(-(Q @ K.T * scale - np.log(T)))), 0)   # sigma(s - ln T)`,
+  relu: () => `W = np.where(allowed, np.maximum(Q @ K.T * scale, 0) / T, 0)`,
+  linear: () => `def phi(x):                                       # elu + 1: positive features
+    return np.where(x > 0, x + 1, np.exp(np.minimum(x, 0)))
+A = np.where(allowed, phi(Q) @ phi(K).T, 0)     # no scale
+W = A / (A.sum(-1, keepdims=True) + 1e-6)`,
+  rope: () => `def rope(X, base=10000.0):                        # turn each pair (2p, 2p+1) by pos * base^(-2p/d)
+    T, d = X.shape
+    angle = np.arange(T)[:, None] * base ** (-np.arange(0, d, 2) / d)
+    c, s = np.cos(angle), np.sin(angle)
+    out = X.copy()
+    out[:, 0::2] = X[:, 0::2] * c - X[:, 1::2] * s
+    out[:, 1::2] = X[:, 0::2] * s + X[:, 1::2] * c
+    return out
+W = softmax(rope(Q) @ rope(K).T * scale, fill)`,
+  alibi: (h, heads) => `H, h = ${heads}, ${h}                                  # this head among the query heads
+n = 2 ** int(np.log2(H))                           # Press et al.'s slopes
+slopes = [2 ** (-8 * (i + 1) / n) for i in range(n)]
+slopes += [2 ** (-8 * (i + 1) / (2 * n)) for i in range(0, 2 * (H - n), 2)]
+distance = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :])
+W = softmax(Q @ K.T * scale - slopes[h] * distance, fill)`,
+  qknorm: () => `def unit(X):                                      # every row to length 1
+    return X / np.maximum(np.linalg.norm(X, axis=-1, keepdims=True), 1e-12)
+W = softmax(unit(Q) @ unit(K).T * scale, fill)`,
+};
+
+function variantSnippet(
+  id: VariantCardId,
+  words: string,
+  r: ReturnType<typeof runModel>,
+  h: number,
+  T: number,
+  heads: number,
+  allowed: Uint8Array,
+  m: RunModel,
+  distribution: boolean,
+): NumpySnippet {
+  const kvh = Math.floor(h / (heads / r.kvHeads));
+  const q = r.q.subarray(h * T * r.dk, (h + 1) * T * r.dk),
+    k = r.k.subarray(kvh * T * r.dk, (kvh + 1) * T * r.dk);
+  const prints = ['maxDeltaWeights', 'rowSumMin', 'rowSumMax', 'entropyStandard'];
+  const lines = [
+    'import numpy as np',
+    '',
+    pyHead(words, q, k, null, allowed, T, r.dk, r.dv),
+    `${pyScale(scaleOf(m))}                    # the scale drawn`,
+    `fill = ${m.fill === 'finite' ? '-1e9' : '-np.inf'}                      # the fill drawn`,
+    PY_SOFTMAX,
+    PY_ENTROPY,
+    '',
+    'W_std = softmax(Q @ K.T / np.sqrt(d_k))          # the standard computation',
+    PY_VARIANT[id](h, heads),
+    '',
+    'print("max |dw| against the standard:", np.nanmax(np.abs(W - W_std)))',
+    'print("smallest row sum:", np.nanmin(W.sum(-1)))',
+    'print("largest row sum:", np.nanmax(W.sum(-1)))',
+    'print("mean row entropy, standard (nats):", np.nanmean(entropy(W_std)))',
+  ];
+  if (distribution) {
+    lines.push('print("mean row entropy, changed (nats):", np.nanmean(entropy(W)))');
+    prints.push('entropyChanged');
+  }
+  if (id === 'qknorm') {
+    lines.push(
+      'print("mean row entropy at scale 10 (nats):", np.nanmean(entropy(softmax(unit(Q) @ unit(K).T * 10, fill))))',
+    );
+    prints.push('entropyScale10');
+  }
+  return { code: lines.join('\n') + '\n', prints };
+}
 
 // ---------- one card per variant ----------
 export const VARIANT_CARDS = {
@@ -133,9 +211,22 @@ export function variantCard(core: AttnCore, m: RunModel, id: VariantCardId, head
     figures.entropyScale10 = meanOf(part(ten.entropy, 1));
     text.push(`With scale 10 instead of the scale drawn the mean entropy is ${f(figures.entropyScale10)} nats.`);
   }
+  const allowed = core.allowedMask({ t: T, ...maskOptions(m, T) });
+  const numpy = variantSnippet(
+    id,
+    `Head ${h + 1} of ${H}, ${exampleWords(m, T)}`,
+    std,
+    h,
+    T,
+    H,
+    allowed,
+    m,
+    distribution,
+  );
   return {
     id,
     title: c.title,
+    numpy,
     line: c.line,
     lead: c.lead,
     measured: `${headWords(h, H)}, ${exampleWords(m, T)}, ${mask}, ${scaleWords(m.scale)}; only this variant, against the standard computation (softmax, scale 1/√d_k, −∞ before).`,
