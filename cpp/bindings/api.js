@@ -408,6 +408,24 @@ function attnNamesOnce() {
     return { masked: copy(r.masked), shifted: copy(r.shifted), exps: copy(r.exps), sums: copy(r.sums), weights: copy(r.weights) };
   };
 
+  // One score taken apart (docs/js-api.md): the query and key rows as the score uses them, their
+  // products, the scale, ALiBi's bias, the row's scores and the best other allowed score.
+  Module['scoreBreakdown'] = function (q, k, opts) {
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var o = withVariant(commonOpts(opts), opts);
+    var sh = shapeOpts(opts);
+    o.heads = sh.heads, o.kvHeads = sh.kvHeads, o.tq = sh.tq, o.tk = sh.tk, o.dk = sh.dk, o.dv = sh.dv;
+    o.head = intField(opts, 'head', 0, 0);
+    o.query = intField(opts, 'query', undefined, 0);
+    o.key = intField(opts, 'key', undefined, 0);
+    var r = unwrap(coreSession().scoreBreakdown(floatIn(q, 'q', o.precision), floatIn(k, 'k', o.precision), o));
+    return {
+      qRaw: copy(r.qRaw), kRaw: copy(r.kRaw), q: copy(r.q), k: copy(r.k), products: copy(r.products),
+      dot: r.dot, scale: r.scale, bias: r.bias, score: r.score, allowed: r.allowed,
+      rowScores: copy(r.rowScores), rowAllowed: copy(r.rowAllowed), nextBest: r.nextBest,
+    };
+  };
+
   Module['keyRanges'] = function (opts) {
     if (!isObject(opts)) fail('opts', 'opts must be an object');
     var t = opts.t === undefined || opts.t === null ? undefined : intField(opts, 't', undefined, 1);

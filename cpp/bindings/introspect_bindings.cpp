@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/breakdown.hpp"
 #include "attn/check.hpp"
 #include "attn/examples.hpp"
 #include "attn/multihead.hpp"
@@ -242,7 +243,60 @@ class CoreSession {
     return st.ok() ? steps_result(steps32_) : error(st);
   }
 
+  // One score taken apart (attn::score_breakdown): the page's "why is this weight large" panel.
+  // o, normalised by api.js: the shape, mask, scale and variant as for attention, and head,
+  // query, key. Under precision 'float64' q and k are read as doubles.
+  val scoreBreakdown(val q, val k, val o) {
+    attn::AttentionOptions opts;
+    opts.shape = {size_field(o, "heads"), size_field(o, "kvHeads"), size_field(o, "tq"),
+                  size_field(o, "tk"),    size_field(o, "dk"),      size_field(o, "dv")};
+    attn::Status st =
+        attn_bind::read_common(o, &opts.mask, &opts.scale, &opts.fill, &opts.memory_cap);
+    if (st.ok()) st = attn_bind::read_variant(o, &opts.variant);
+    if (!st.ok()) return error(st);
+    attn_bind::declare_masks(o, &opts.mask);
+    const bool f64 = opts.variant.precision == attn::Precision::kFloat64;
+    // Checked before anything is copied into the heap (v is not read: its length passes).
+    st = attn::validate(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
+                        opts.shape.kv_heads * opts.shape.tk * opts.shape.dv, true,
+                        f64 ? sizeof(double) : sizeof(float));
+    if (!st.ok()) return error(st);
+    in_.copy_masks(o, &opts.mask);
+    const attn::BreakdownCell cell{size_field(o, "head"), size_field(o, "query"),
+                                   size_field(o, "key")};
+    if (f64) {
+      const auto qv = emscripten::convertJSArrayToNumberVector<double>(q);
+      const auto kv = emscripten::convertJSArrayToNumberVector<double>(k);
+      st = attn::score_breakdown(qv.data(), qv.size(), kv.data(), kv.size(), opts, cell, &b64_);
+      return st.ok() ? breakdown_result(b64_) : error(st);
+    }
+    const auto qv = emscripten::convertJSArrayToNumberVector<float>(q);
+    const auto kv = emscripten::convertJSArrayToNumberVector<float>(k);
+    st = attn::score_breakdown(qv.data(), qv.size(), kv.data(), kv.size(), opts, cell, &b32_);
+    return st.ok() ? breakdown_result(b32_) : error(st);
+  }
+
  private:
+  template <class T>
+  static val breakdown_result(const attn::Breakdown<T>& b) {
+    val r = val::object();
+    r.set("ok", true);
+    r.set("qRaw", view(b.q_raw.data(), b.q_raw.size()));
+    r.set("kRaw", view(b.k_raw.data(), b.k_raw.size()));
+    r.set("q", view(b.q.data(), b.q.size()));
+    r.set("k", view(b.k.data(), b.k.size()));
+    r.set("products", view(b.products.data(), b.products.size()));
+    r.set("dot", b.dot);
+    r.set("scale", b.scale);
+    r.set("bias", b.bias);
+    r.set("score", b.score);
+    r.set("allowed", b.allowed);
+    r.set("rowScores", view(b.row_scores.data(), b.row_scores.size()));
+    r.set("rowAllowed", view(b.row_allowed.data(), b.row_allowed.size()));
+    r.set("nextBest", b.next_best);
+    return r;
+  }
+
   template <class T>
   static val steps_result(const attn::SoftmaxSteps<T>& s) {
     val r = val::object();
@@ -255,6 +309,8 @@ class CoreSession {
     return r;
   }
 
+  attn::Breakdown<float> b32_;          // scoreBreakdown's result (float32)
+  attn::Breakdown<double> b64_;         // scoreBreakdown's result (float64)
   attn::SoftmaxSteps<float> steps32_;   // softmaxSteps' result (float32)
   attn::SoftmaxSteps<double> steps64_;  // softmaxSteps' result (float64)
   attn_bind::Inputs in_;                // check's inputs
@@ -315,6 +371,7 @@ EMSCRIPTEN_BINDINGS(attn_introspect) {
       .function("estimateBytes", &CoreSession::estimateBytes)
       .function("estimateMultiHeadBytes", &CoreSession::estimateMultiHeadBytes)
       .function("check", &CoreSession::check)
-      .function("softmaxSteps", &CoreSession::softmaxSteps);
+      .function("softmaxSteps", &CoreSession::softmaxSteps)
+      .function("scoreBreakdown", &CoreSession::scoreBreakdown);
   emscripten::function("trafficModel", &trafficModel);
 }

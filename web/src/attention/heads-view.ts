@@ -6,6 +6,7 @@ import { legend } from '../ui/legend';
 import type { View, ViewFactory } from '../ui/view';
 import type { AttentionContext } from './context';
 import { headSlice, describeWeight, kvHeadOf } from './util';
+import { BreakdownPanel } from './breakdown-panel';
 
 class HeadsView implements View<AttentionContext> {
   readonly id = 'heads';
@@ -20,6 +21,8 @@ class HeadsView implements View<AttentionContext> {
   private tableBox = el('details', { class: 'sr-table' });
   private tableBody = el('div');
   private ctx: AttentionContext | null = null;
+  /** "Why this weight?" for the selected cell of the zoomed head. */
+  private breakdown = new BreakdownPanel();
   private gridPanel: HTMLElement;
 
   constructor() {
@@ -35,6 +38,8 @@ class HeadsView implements View<AttentionContext> {
       onCell: (text) => {
         this.readout.textContent = text;
       },
+      onSelect: (i, j) =>
+        this.ctx && this.breakdown.select(Math.min(this.ctx.state.page.head, this.ctx.result.heads - 1), i, j),
     });
     this.tableBox.append(
       el('summary', { text: 'Weights as a table (for screen readers and exact values)' }),
@@ -61,6 +66,7 @@ class HeadsView implements View<AttentionContext> {
         this.grid,
         this.tableBox,
       )),
+      this.breakdown.root,
     );
   }
 
@@ -71,6 +77,7 @@ class HeadsView implements View<AttentionContext> {
   }
 
   render(ctx: AttentionContext): void {
+    this.breakdown.render(ctx);
     this.ctx = ctx;
     const { result: r, state: s } = ctx;
     const T = r.t;

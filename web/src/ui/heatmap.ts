@@ -30,6 +30,10 @@ export interface HeatmapOptions {
   /** Sentence for a cell, e.g. "query 'cat' (8) → key 'cat' (1): 0.471". */
   describe?: (i: number, j: number, v: number, forbidden: boolean) => string;
   onCell?: (text: string, i: number, j: number, fromKeyboard: boolean) => void;
+  /** false: row labels without their row numbers (rows that are not positions, e.g. q, k). */
+  rowNumbers?: boolean;
+  /** A cell chosen by a click or by the arrow keys (not by hovering). */
+  onSelect?: (i: number, j: number) => void;
   onActivate?: () => void;
 }
 
@@ -101,6 +105,7 @@ export class Heatmap {
         const c = this.cellAt(e);
         if (c) this.focusCell = c;
         this.report(false);
+        if (c) this.opts.onSelect?.(c[0], c[1]);
         this.drawOverlay();
       });
     } else if (opts.onActivate) {
@@ -239,6 +244,7 @@ export class Heatmap {
       if (gapRows > 0) span.style.marginBottom = `${gapRows * cell}px`;
       if (lab !== undefined) {
         if (same(lab, i)) span.append(el('span', { class: 'pos', text: lab }));
+        else if (this.opts.rowNumbers === false) span.append(el('span', { class: 'tok', text: lab }));
         else span.append(el('span', { class: 'tok', text: lab }), el('span', { class: 'pos', text: String(i) }));
       }
       this.rowAxis.append(span);
@@ -401,6 +407,7 @@ export class Heatmap {
     e.preventDefault();
     this.focusCell = [Math.max(0, Math.min(d.rows - 1, i)), Math.max(0, Math.min(d.cols - 1, j))];
     this.report(true);
+    this.opts.onSelect?.(this.focusCell[0], this.focusCell[1]);
     this.drawOverlay();
   }
 }

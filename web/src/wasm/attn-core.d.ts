@@ -330,6 +330,14 @@ export interface AttnCore {
       memoryCap?: number;
     },
   ): CoreSoftmaxSteps;
+  /** One score taken apart (docs/js-api.md): the rows of query `query` of head `head` and of key
+   *  `key` as the score uses them (after qk-norm, RoPE; linear: φ), their products, the scale,
+   *  ALiBi's bias and the score; the query's scores for every key and the best other allowed one. */
+  scoreBreakdown(
+    q: CoreArray,
+    k: CoreArray,
+    opts: CoreAttentionOptions & { head?: number; query: number; key: number },
+  ): CoreScoreBreakdown;
   /** (2·T_q) per query row the key range [lo, hi) that causal + window allow. */
   keyRanges(opts: { t?: number; tq?: number; tk?: number; causal?: boolean; window?: number }): Uint32Array;
   /** Bytes of the tiled kernel's scratch; independent of T. */
@@ -352,6 +360,31 @@ export interface AttnCore {
   ): number;
   /** float32 (SIMD) vs float64 scalar, and tiled vs naive, on the same inputs (~10 naive calls). */
   check(q: Float32Array, k: Float32Array, v: Float32Array, opts: CoreAttentionOptions): CoreCheck;
+}
+
+/** scoreBreakdown's result: (d_k) rows in the call's precision, numbers in double. */
+export interface CoreScoreBreakdown {
+  qRaw: CoreArray;
+  kRaw: CoreArray;
+  q: CoreArray;
+  k: CoreArray;
+  /** q ⊙ k */
+  products: CoreArray;
+  /** Σ products */
+  dot: number;
+  /** The call's scale (1 under linear). */
+  scale: number;
+  /** ALiBi's −m_h·|i′ − j| (0 without ALiBi). */
+  bias: number;
+  /** scale · dot + bias: what the mask and the normalizer receive. */
+  score: number;
+  allowed: boolean;
+  /** (T_k) the query's score for every key, formed alike. */
+  rowScores: Float64Array;
+  /** (T_k) 1 = allowed. */
+  rowAllowed: Uint8Array;
+  /** The largest allowed score of the row other than the key's (−Infinity when none). */
+  nextBest: number;
 }
 
 /** softmaxSteps' result: (rows, cols) arrays and the (rows) sums, in the call's precision. */

@@ -1,0 +1,273 @@
+// "Why this weight?": the zoomed head's selected cell (click it, or move to it with the arrow keys)
+// taken apart by the core (core.scoreBreakdown): the query's and the key's vectors as the score
+// uses them, their elementwise products, the sum, the scale, ALiBi's bias and the score, and how it
+// stands against the best other key of the row. The core runs on the page's thread (one row's
+// work); the Q and K it reads are the example's (or the student's) under the state's variant.
+// Panels draw; every number is the core's.
+import { el, clear, fmt, tokenRef } from '../ui/dom';
+import { Heatmap } from '../ui/heatmap';
+import { loadCore, type AttnCore } from '../wasm/load-core';
+import { preferenceFromSearch } from '../wasm/core-build';
+import type { CoreScoreBreakdown } from '../wasm/attn-core';
+import { coreExample, coreOptions, runExample } from '../shared/core-options';
+import { variantOptions, type VariantState } from '../shared/variant';
+import { lessonInputs } from './arrays/compute';
+import { arraysMode, type ArraysState } from './arrays/state';
+import type { AttentionContext } from './context';
+
+/** The state the panel reads besides the model (the page's state has both). */
+interface Extra {
+  lesson?: VariantState;
+  arrays?: ArraysState;
+}
+
+interface Rows {
+  q: Float32Array;
+  k: Float32Array;
+  heads: number;
+  kvHeads: number;
+  t: number;
+  dk: number;
+  dv: number;
+  opts: Record<string, unknown>;
+}
+
+export class BreakdownPanel {
+  readonly root: HTMLElement;
+  private core: AttnCore | null = null;
+  private loading = false;
+  private strips = new Heatmap({
+    label: 'q, k and their products, one column per dimension',
+    maxSize: 420,
+    minCell: 6,
+    maxCell: 28,
+    showLabels: true,
+    interactive: false,
+    rowNumbers: false,
+    axisTitles: ['dimension →', ''],
+  });
+  private title = el('h4', { class: 'bd-title', text: 'Why this weight?' });
+  private lines = el('div', { class: 'bd-lines', 'aria-live': 'polite' });
+  private cache: { key: string; rows: Rows | string } | null = null;
+  private cell: { head: number; query: number; key: number } | null = null;
+  private ctx: AttentionContext | null = null;
+
+  constructor() {
+    this.root = el(
+      'section',
+      { class: 'breakdown', 'data-testid': 'breakdown', hidden: true },
+      this.title,
+      this.lines,
+      this.strips.root,
+    );
+  }
+
+  /** The context of the latest drawing (a redraw re-explains the selected cell). */
+  render(ctx: AttentionContext): void {
+    this.ctx = ctx;
+    if (this.cell) this.explain();
+  }
+
+  /** A cell was selected (click, or the arrow keys). */
+  select(head: number, query: number, key: number): void {
+    this.cell = { head, query, key };
+    this.explain();
+  }
+
+  private explain(): void {
+    const ctx = this.ctx,
+      cell = this.cell;
+    if (!ctx || !cell) return;
+    this.root.hidden = false;
+    if (!this.core) {
+      this.lines.textContent = 'Loading the core…';
+      if (!this.loading) {
+        this.loading = true;
+        loadCore(preferenceFromSearch(location.search)).then(
+          (c) => {
+            this.core = c;
+            this.explain();
+          },
+          (e: Error) => (this.lines.textContent = `The core did not load: ${e.message}`),
+        );
+      }
+      return;
+    }
+    const rows = this.rows(this.core, ctx);
+    clear(this.lines);
+    if (typeof rows === 'string') {
+      this.strips.root.hidden = true;
+      this.lines.append(el('p', { class: 'muted', text: rows }));
+      return;
+    }
+    let b: CoreScoreBreakdown;
+    try {
+      b = this.core.scoreBreakdown(rows.q, rows.k, {
+        ...(rows.opts as object),
+        heads: rows.heads,
+        kvHeads: rows.kvHeads,
+        tq: rows.t,
+        tk: rows.t,
+        dk: rows.dk,
+        dv: rows.dv,
+        head: cell.head,
+        query: cell.query,
+        key: cell.key,
+      } as Parameters<AttnCore['scoreBreakdown']>[2]);
+    } catch (e) {
+      this.lines.append(
+        el('p', { class: 'muted', text: `The core could not take this score apart: ${(e as Error).message}` }),
+      );
+      return;
+    }
+    this.draw(ctx, rows, b);
+  }
+
+  /** Q and K of the drawn computation, or why there are none to take apart. */
+  private rows(core: AttnCore, ctx: AttentionContext): Rows | string {
+    const s = ctx.state as AttentionContext['state'] & Extra;
+    const key = JSON.stringify([s.model, s.lesson ?? null, s.arrays ?? null, ctx.result.source ?? null]);
+    if (this.cache?.key === key) return this.cache.rows;
+    const rows = this.computeRows(core, ctx, s);
+    this.cache = { key, rows };
+    return rows;
+  }
+
+  private computeRows(core: AttnCore, ctx: AttentionContext, s: AttentionContext['state'] & Extra): Rows | string {
+    if (ctx.result.source)
+      return `${ctx.result.source}: its scores are not taken apart here yet; the page’s example and your Q, K, V are.`;
+    const variant = variantOptions(s.lesson);
+    const precision = variant.precision === 'float16' ? 'float32' : variant.precision;
+    const v = { ...variant, precision };
+    const mode = s.arrays ? arraysMode(s.arrays) : 'none';
+    if (mode === 'weights') return 'Your W has no queries and keys to take apart: give Q, K, V or X, W_q, W_k, W_v.';
+    try {
+      if (mode === 'qkv' || mode === 'projections') {
+        const a = lessonInputs(core, { model: s.model, arrays: s.arrays! })!;
+        const o = a.opts;
+        if ('q' in a) {
+          const f = (x: Float32Array | Float64Array) => (x instanceof Float32Array ? x : Float32Array.from(x));
+          return {
+            q: f(a.q),
+            k: f(a.k),
+            heads: o.heads,
+            kvHeads: o.kvHeads ?? o.heads,
+            t: o.tq,
+            dk: o.dk,
+            dv: o.dv,
+            opts: { ...o, ...v, precision: 'float32' },
+          };
+        }
+        const f = (x: Float32Array | Float64Array) => (x instanceof Float32Array ? x : Float32Array.from(x));
+        const r = core.multiHeadAttention(
+          f(a.x),
+          f(a.wq),
+          f(a.wk),
+          f(a.wv),
+          new Float32Array(o.heads * o.dv * a.dModel),
+          {
+            t: o.tq,
+            dModel: a.dModel,
+            heads: o.heads,
+            dk: o.dk,
+            dv: o.dv,
+            ...coreOptions(s.model, o.tq),
+          },
+        );
+        return {
+          q: r.q,
+          k: r.k,
+          heads: o.heads,
+          kvHeads: o.heads,
+          t: o.tq,
+          dk: o.dk,
+          dv: o.dv,
+          opts: { ...coreOptions(s.model, o.tq), ...v, precision: 'float32' },
+        };
+      }
+      const ex = coreExample(core, s.model);
+      const r = runExample(core, ex, s.model, {});
+      return {
+        q: r.q,
+        k: r.k,
+        heads: ex.heads,
+        kvHeads: r.kvHeads,
+        t: ex.t,
+        dk: r.dk,
+        dv: r.dv,
+        opts: { ...coreOptions(s.model, ex.t), ...v, precision: 'float32' },
+      };
+    } catch (e) {
+      return `The queries and keys could not be computed: ${(e as Error).message}`;
+    }
+  }
+
+  private draw(ctx: AttentionContext, rows: Rows, b: CoreScoreBreakdown): void {
+    const cell = this.cell!;
+    const T = rows.t,
+      tokens = ctx.result.tokens;
+    const w = ctx.result.weights[(cell.head * T + cell.query) * T + cell.key];
+    this.title.textContent = `Why this weight? Head ${cell.head + 1}, query ${tokenRef(tokens, cell.query)} → key ${tokenRef(tokens, cell.key)}`;
+    this.root.dataset.cell = `${cell.head},${cell.query},${cell.key}`;
+    this.root.dataset.score = String(b.score);
+    const d = rows.dk;
+    const linear = ctx.state && (ctx.state as Extra).lesson?.normalizer === 'linear';
+    const transformed = (ctx.state as Extra).lesson;
+    const changed = transformed && (transformed.qkNorm || transformed.position === 'rope' || linear);
+    const p = (text: string, cls = '') => this.lines.append(el('p', { class: cls, text }));
+    p(`Weight ${fmt(w)}.`);
+    const bias = b.bias !== 0 ? ` ${b.bias < 0 ? '−' : '+'} ${fmt(Math.abs(b.bias))} (ALiBi’s distance penalty)` : '';
+    p(
+      linear
+        ? `Score: φ(q)·φ(k) = ${fmt(b.dot)} (linear attention has no scale; φ = elu + 1).`
+        : `Score: ${fmt(b.scale)} (the scale) × ${fmt(b.dot)} (the sum of q ⊙ k)${bias} = ${fmt(b.score)}.`,
+    );
+    // The dimensions that contribute most, by the size of their product.
+    const order = Array.from({ length: d }, (_, c) => c).sort(
+      (x, y) => Math.abs(b.products[y]) - Math.abs(b.products[x]),
+    );
+    const big = Math.abs(b.products[order[0]]);
+    const top = order
+      .slice(0, Math.min(3, d))
+      .filter((c) => Math.abs(b.products[c]) > 1e-3 * big)
+      .map((c) => `dim ${c} (${b.products[c] < 0 ? '−' : '+'}${fmt(Math.abs(b.products[c]))})`);
+    p(
+      big === 0
+        ? `Every product is 0: q and k share no direction.`
+        : `Largest products: ${top.join(', ')}${top.length < d ? ` (of ${d} dimensions${top.length === 1 ? ': the match is this one dimension' : ''})` : ''}.`,
+    );
+    if (!b.allowed) p('The mask forbids this key: its weight is 0 whatever the score.', 'bd-why');
+    else if (Number.isFinite(b.nextBest) && Math.abs(b.score - b.nextBest) <= 1e-6 * Math.max(1, Math.abs(b.score)))
+      p(
+        `This score ties with the best other allowed score of the row (${fmt(b.nextBest)}): they share the weight.`,
+        'bd-why',
+      );
+    else if (Number.isFinite(b.nextBest))
+      p(
+        `This score is ${fmt(Math.abs(b.score - b.nextBest))} ${b.score >= b.nextBest ? 'above' : 'below'} the best other allowed score of the row (${fmt(b.nextBest)}).`,
+        'bd-why',
+      );
+    else p('This is the only key the query may attend to.', 'bd-why');
+    if (changed) p('q and k are shown as the score uses them (after qk-norm, RoPE or φ).', 'muted');
+    // q, k and q ⊙ k as three strips over the dimensions, on one symmetric scale.
+    const vals = new Float32Array(3 * d);
+    vals.set(b.q, 0);
+    vals.set(b.k, d);
+    vals.set(b.products, 2 * d);
+    let m = 1e-6;
+    for (const x of vals) if (Number.isFinite(x)) m = Math.max(m, Math.abs(x));
+    this.strips.root.hidden = false;
+    // The strips fit the view's width beside their row labels (a phone's 375 px included).
+    this.strips.setMaxSize(Math.max(48, Math.min(420, ctx.width - 90)));
+    this.strips.update({
+      rows: 3,
+      cols: d,
+      values: vals,
+      forbidden: null,
+      lo: -m,
+      hi: m,
+      rowLabels: ['q', 'k', 'q ⊙ k'],
+      colLabels: Array.from({ length: d }, (_, c) => String(c)),
+    });
+  }
+}
