@@ -80,6 +80,17 @@ double max_abs_diff(const A* a, const B* b, std::size_t n) {
   return m;
 }
 
+// As max_abs_diff, each difference relative to max(1, |b|).
+template <class A, class B>
+double max_rel_diff(const A* a, const B* b, std::size_t n) {
+  double m = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = static_cast<double>(a[i]), y = static_cast<double>(b[i]);
+    m = std::max(m, max_abs_diff(&x, &y, 1) / std::max(1.0, std::abs(y)));
+  }
+  return m;
+}
+
 // Options and owned mask buffers for one attention fixture case.
 struct Case {
   std::string name, family;

@@ -9,7 +9,9 @@
 
 namespace {
 
-double rel(double a, double b) { return std::abs(a - b) / std::max(1.0, std::abs(b)); }
+double rel(double a, double b) {
+  return std::abs(a - b) / std::max(1.0, std::abs(b));
+}
 
 template <class T>
 void check_case(const nlohmann::json& c, double tol) {
@@ -20,7 +22,7 @@ void check_case(const nlohmann::json& c, double tol) {
   o.mask.causal = c.at("causal").get<bool>();
   o.mask.window = c.at("window").get<std::size_t>();
   const auto pad = c.at("keyPadding").is_null() ? std::vector<std::uint8_t>{}
-                                                  : fixtures::bytes(c.at("keyPadding"));
+                                                : fixtures::bytes(c.at("keyPadding"));
   if (!pad.empty()) o.mask.key_padding = attn::Bytes(pad.data(), pad.size());
   if (!c.at("scale").is_null()) o.scale = c.at("scale").get<double>();
   const auto& v = c.at("variant");
@@ -30,7 +32,8 @@ void check_case(const nlohmann::json& c, double tol) {
       attn::parse_normalizer(v.at("normalizer").get<std::string>().c_str(), &o.variant.normalizer));
   const auto q = fixtures::inputs<T>(c.at("q")), k = fixtures::inputs<T>(c.at("k"));
   for (const auto& w : c.at("cells")) {
-    const attn::BreakdownCell cell{w.at("head").get<std::size_t>(), w.at("query").get<std::size_t>(),
+    const attn::BreakdownCell cell{w.at("head").get<std::size_t>(),
+                                   w.at("query").get<std::size_t>(),
                                    w.at("key").get<std::size_t>()};
     INFO("cell " << cell.head << "," << cell.query << "," << cell.key);
     attn::Breakdown<T> b;

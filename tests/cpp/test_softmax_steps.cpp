@@ -7,24 +7,9 @@
 
 namespace {
 
-// Largest |a − b| / max(1, |b|); NaN where NaN, equal infinities (as fixtures::max_abs_diff).
 template <class T>
 double max_rel_diff(const std::vector<T>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return INFINITY;
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double x = static_cast<double>(a[i]), y = b[i];
-    if (std::isnan(x) || std::isnan(y)) {
-      if (std::isnan(x) != std::isnan(y)) return INFINITY;
-      continue;
-    }
-    if (std::isinf(x) || std::isinf(y)) {
-      if (x != y) return INFINITY;
-      continue;
-    }
-    m = std::max(m, std::abs(x - y) / std::max(1.0, std::abs(y)));
-  }
-  return m;
+  return a.size() == b.size() ? fixtures::max_rel_diff(a.data(), b.data(), a.size()) : INFINITY;
 }
 
 template <class T>

@@ -162,3 +162,22 @@ export class DeltaTable {
     return rows.map((r) => r.map((c, i) => c.padEnd(w[i])).join('  ')).join('\n');
   }
 }
+
+// Largest |a - b| / max(1, |b|); NaN must meet NaN and infinities their equal (else Infinity).
+export function maxRelDiff(got, want) {
+  if (got.length !== want.length) return Infinity;
+  let m = 0;
+  for (let i = 0; i < want.length; i++) {
+    const x = got[i], y = want[i];
+    if (Number.isNaN(x) || Number.isNaN(y)) {
+      if (Number.isNaN(x) !== Number.isNaN(y)) return Infinity;
+      continue;
+    }
+    if (!Number.isFinite(x) || !Number.isFinite(y)) {
+      if (x !== y) return Infinity;
+      continue;
+    }
+    m = Math.max(m, Math.abs(x - y) / Math.max(1, Math.abs(y)));
+  }
+  return m;
+}

@@ -3,27 +3,9 @@
 // tests/oracle/gen_softmax_steps.py), in each case's own precision.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadCore, loadFixture, nums, u8, expectFieldError } from './helpers.mjs';
+import { loadCore, loadFixture, nums, u8, expectFieldError, maxRelDiff as maxRel } from './helpers.mjs';
 
 const cases = loadFixture('softmax_steps.json').cases;
-
-function maxRel(got, want) {
-  let m = 0;
-  for (let i = 0; i < want.length; i++) {
-    const x = got[i],
-      y = want[i];
-    if (Number.isNaN(x) || Number.isNaN(y)) {
-      if (Number.isNaN(x) !== Number.isNaN(y)) return Infinity;
-      continue;
-    }
-    if (!Number.isFinite(x) || !Number.isFinite(y)) {
-      if (x !== y) return Infinity;
-      continue;
-    }
-    m = Math.max(m, Math.abs(x - y) / Math.max(1, Math.abs(y)));
-  }
-  return got.length === want.length ? m : Infinity;
-}
 
 test('softmaxSteps: every step of every case equals the NumPy lines, in float32 and float64', async () => {
   const core = await loadCore();

@@ -10,7 +10,6 @@ query, key, q, k, products, dot, scale, bias, score, allowed, rowScores, nextBes
 float64 from the float32 inputs; nextBest null when no other key is allowed.
 """
 
-import argparse
 import json
 import math
 import os
@@ -105,22 +104,8 @@ def cases():
     return out
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--check", action="store_true")
-    args = p.parse_args()
-    text = json.dumps({"cases": cases()}, indent=1) + "\n"
-    if args.check:
-        with open(OUT, encoding="utf-8") as f:
-            if f.read() != text:
-                print(f"{OUT} is stale: run /usr/bin/python3 {os.path.relpath(__file__)}", file=sys.stderr)
-                return 1
-        return 0
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {OUT}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, HERE)
+    from fixture_file import main  # noqa: E402
+
+    sys.exit(main(OUT, lambda: json.dumps({"cases": cases()}, indent=1) + "\n", __file__))

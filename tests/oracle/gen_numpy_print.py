@@ -14,7 +14,6 @@ numbers as "NaN", "Infinity", "-Infinity"), text: str(a) } ], lesson2: [ { line,
 causal mask: lesson 1's lines in NumPy, one print per step (tests/browser/lesson.test.mjs).
 """
 
-import argparse
 import json
 import math
 import os
@@ -124,22 +123,8 @@ def build():
     return {"numpy": np.__version__, "cases": cases(), "lesson2": lesson2_prints()}
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--check", action="store_true")
-    args = p.parse_args()
-    text = json.dumps(build(), indent=1, ensure_ascii=False) + "\n"
-    if args.check:
-        with open(OUT, encoding="utf-8") as f:
-            if f.read() != text:
-                print(f"{OUT} is stale: run /usr/bin/python3 {os.path.relpath(__file__)}", file=sys.stderr)
-                return 1
-        return 0
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {OUT}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, HERE)
+    from fixture_file import main  # noqa: E402
+
+    sys.exit(main(OUT, lambda: json.dumps(build(), indent=1, ensure_ascii=False) + "\n", __file__))

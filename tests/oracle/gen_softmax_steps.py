@@ -11,7 +11,6 @@ numbers as exact float64 reprs, non-finite ones as "nan", "inf", "-inf". Each st
 computed in the case's dtype, one NumPy line per step.
 """
 
-import argparse
 import json
 import math
 import os
@@ -95,22 +94,8 @@ def cases():
     return out
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--check", action="store_true")
-    args = p.parse_args()
-    text = json.dumps({"cases": cases()}, indent=1) + "\n"
-    if args.check:
-        with open(OUT, encoding="utf-8") as f:
-            if f.read() != text:
-                print(f"{OUT} is stale: run /usr/bin/python3 {os.path.relpath(__file__)}", file=sys.stderr)
-                return 1
-        return 0
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {OUT}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, HERE)
+    from fixture_file import main  # noqa: E402
+
+    sys.exit(main(OUT, lambda: json.dumps({"cases": cases()}, indent=1) + "\n", __file__))

@@ -5,6 +5,49 @@ import { PY_SOFTMAX, pyArray, pyHead, pyMask, pyScale, pyValue, type NumpySnippe
 
 const code = (lines: string[]): string => lines.join('\n') + '\n';
 
+/** Every head's Q, K and V as (heads, T, d) literals, with where they came from. */
+function headsArrays(
+  words: string,
+  q: ArrayLike<number>,
+  k: ArrayLike<number>,
+  v: ArrayLike<number>,
+  heads: number,
+  kvHeads: number,
+  t: number,
+  dk: number,
+  dv: number,
+): string[] {
+  return [
+    'import numpy as np',
+    '',
+    `# ${words}: every head's queries, keys and values as the core computed them (float32).`,
+    `${pyArray('Q', q, heads * t, dk)}.reshape(${heads}, ${t}, ${dk})`,
+    `${pyArray('K', k, kvHeads * t, dk)}.reshape(${kvHeads}, ${t}, ${dk})`,
+    `${pyArray('V', v, kvHeads * t, dv)}.reshape(${kvHeads}, ${t}, ${dv})`,
+  ];
+}
+
+/** The opening of a snippet on one head's scores: the import, S, V and the mask as literals. */
+function scoresHead(
+  words: string,
+  mask: string,
+  s: ArrayLike<number>,
+  v: ArrayLike<number>,
+  allowed: ArrayLike<number>,
+  t: number,
+  dv: number,
+): string[] {
+  return [
+    'import numpy as np',
+    '',
+    `# ${words}: its scores S = Q @ K.T * scale and values V as the core computed them (float32),`,
+    `# and ${mask} (True = may attend).`,
+    pyArray('S', s, t, t),
+    pyArray('V', v, t, dv),
+    pyMask('allowed', allowed, t, t),
+  ];
+}
+
 export function shiftSnippet(logit: number, precision: Precision): NumpySnippet {
   return {
     code: code([
@@ -39,13 +82,7 @@ export function afterSnippet(
 ): NumpySnippet {
   return {
     code: code([
-      'import numpy as np',
-      '',
-      `# ${words}: its scores S = Q @ K.T * scale and values V as the core computed them (float32),`,
-      '# and the causal mask (True = may attend).',
-      pyArray('S', s, t, t),
-      pyArray('V', v, t, dv),
-      pyMask('allowed', allowed, t, t),
+      ...scoresHead(words, 'the causal mask', s, v, allowed, t, dv),
       PY_SOFTMAX,
       '',
       'W_before = softmax(S)                            # -inf before the softmax',
@@ -75,12 +112,7 @@ export function shuffleSnippet(
 ): NumpySnippet {
   return {
     code: code([
-      'import numpy as np',
-      '',
-      `# ${words}: every head's queries, keys and values as the core computed them (float32).`,
-      `${pyArray('Q', q, heads * t, dk)}.reshape(${heads}, ${t}, ${dk})`,
-      `${pyArray('K', k, kvHeads * t, dk)}.reshape(${kvHeads}, ${t}, ${dk})`,
-      `${pyArray('V', v, kvHeads * t, dv)}.reshape(${kvHeads}, ${t}, ${dv})`,
+      ...headsArrays(words, q, k, v, heads, kvHeads, t, dk, dv),
       `T, d_k = ${t}, ${dk}`,
       pyScale(scale),
       `perm = np.array([${perm.join(', ')}])            # the card's shuffle of the keys`,
@@ -112,13 +144,7 @@ export function amplifySnippet(
 ): NumpySnippet {
   return {
     code: code([
-      'import numpy as np',
-      '',
-      `# ${words}: its scores S = Q @ K.T * scale and values V as the core computed them (float32),`,
-      '# and the mask (True = may attend).',
-      pyArray('S', s, t, t),
-      pyArray('V', v, t, dv),
-      pyMask('allowed', allowed, t, t),
+      ...scoresHead(words, 'the mask', s, v, allowed, t, dv),
       'T = S.shape[1]',
       PY_SOFTMAX,
       '',
@@ -173,12 +199,7 @@ export function loopSnippet(
 ): NumpySnippet {
   return {
     code: code([
-      'import numpy as np',
-      '',
-      `# ${words}: every head's queries, keys and values as the core computed them (float32).`,
-      `${pyArray('Q', q, heads * t, dk)}.reshape(${heads}, ${t}, ${dk})`,
-      `${pyArray('K', k, kvHeads * t, dk)}.reshape(${kvHeads}, ${t}, ${dk})`,
-      `${pyArray('V', v, kvHeads * t, dv)}.reshape(${kvHeads}, ${t}, ${dv})`,
+      ...headsArrays(words, q, k, v, heads, kvHeads, t, dk, dv),
       pyMask('allowed', allowed, t, t),
       `d_k = ${dk}`,
       pyScale(scale),

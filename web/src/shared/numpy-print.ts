@@ -16,20 +16,20 @@ const EDGE_ITEMS = 3;
 
 const same = (x: number, y: number, dtype: PrintDtype) => (dtype === 'float32' ? Math.fround(y) === x : y === x);
 
-/** x rounded to p digits after the point, ties to even on the exact binary value (Dragon4's
- *  cutoff); toFixed rounds exact ties away from zero, so an exact tie is settled here. */
-function fixed(x: number, p: number): string {
-  const s = x.toFixed(p);
-  // An exact tie has a finite binary expansion ending in 5 at digit p + 1: test it exactly.
-  const longer = x.toFixed(Math.min(100, p + 30));
-  const rest = longer.slice(longer.indexOf('.') + 1 + p);
-  if (/^50*$/.test(rest)) {
-    const down = longer.slice(0, longer.indexOf('.') + 1 + p).replace(/\.$/, '');
-    const lastDigit = Number(down[down.length - 1]);
-    if (lastDigit % 2 === 0) return down;
-  }
-  return s;
+/** `s`, a number written with p digits after the point by toFixed / toExponential (which round an
+ *  exact tie away from zero), with the tie settled to even as Dragon4's cutoff does: `longer` is
+ *  the same number written with 30 more digits, exact for a float's finite binary expansion. */
+function tieToEven(s: string, longer: string, p: number): string {
+  const [m, e] = longer.split('e');
+  const point = m.indexOf('.');
+  if (point < 0 || !/^50*$/.test(m.slice(point + 1 + p))) return s;
+  const down = m.slice(0, point + 1 + p).replace(/\.$/, '');
+  if (Number(down[down.length - 1]) % 2 !== 0) return s;
+  return e === undefined ? down : `${down}e${e}`;
 }
+
+/** x rounded to p digits after the point, ties to even. */
+const fixed = (x: number, p: number): string => tieToEven(x.toFixed(p), x.toFixed(Math.min(100, p + 30)), p);
 
 /** The positional digits of a finite x: shortest that reads back, at most PRECISION after the point,
  *  trailing zeros dropped, the point kept ("1." for one). */
@@ -48,18 +48,8 @@ function positional(x: number, dtype: PrintDtype): string {
   return s;
 }
 
-/** x in scientific form with p digits after the point, ties to even (as fixed()). */
-function expo(x: number, p: number): string {
-  const s = x.toExponential(p);
-  const longer = x.toExponential(Math.min(100, p + 30));
-  const [m] = longer.split('e');
-  const rest = m.slice(m.indexOf('.') + 1 + p);
-  if (m.includes('.') && /^50*$/.test(rest)) {
-    const down = m.slice(0, m.indexOf('.') + 1 + p).replace(/\.$/, '');
-    if (Number(down[down.length - 1]) % 2 === 0) return down + 'e' + longer.split('e')[1];
-  }
-  return s;
-}
+/** x in scientific form with p digits after the point, ties to even. */
+const expo = (x: number, p: number): string => tieToEven(x.toExponential(p), x.toExponential(Math.min(100, p + 30)), p);
 
 /** The scientific digits of a finite x: mantissa (shortest that reads back, at most PRECISION after
  *  the point) and the exponent. */
