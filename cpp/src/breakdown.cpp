@@ -12,8 +12,7 @@ namespace attn {
 
 template <class T>
 Status score_breakdown(const T* q, std::size_t q_len, const T* k, std::size_t k_len,
-                       const AttentionOptions& opts, const BreakdownCell& cell,
-                       Breakdown<T>* out) {
+                       const AttentionOptions& opts, const BreakdownCell& cell, Breakdown<T>* out) {
   const Shape& s = opts.shape;
   // 1. The call's own checks (v is not read: its expected length is passed through).
   const std::size_t v_len = s.kv_heads * s.tk * s.dv;
@@ -28,14 +27,13 @@ Status score_breakdown(const T* q, std::size_t q_len, const T* k, std::size_t k_
   const Variant& v = opts.variant;
   const std::size_t d = s.dk, kvh = cell.head / (s.heads / s.kv_heads);
   // The query's position on the key axis, i' = i + (T_k − T_q): the masks' alignment.
-  const double qpos = static_cast<double>(cell.query) + static_cast<double>(s.tk) -
-                      static_cast<double>(s.tq);
+  const double qpos =
+      static_cast<double>(cell.query) + static_cast<double>(s.tk) - static_cast<double>(s.tq);
   const std::vector<double> theta =
       v.position == Position::kRope ? vgrad::rope_thetas(d, v.rope_base) : std::vector<double>{};
   const bool linear = v.normalizer == Normalizer::kLinear;
   out->scale = linear ? 1.0 : effective_scale(opts);
-  const double slope =
-      v.position == Position::kAlibi ? alibi_slopes(s.heads)[cell.head] : 0.0;
+  const double slope = v.position == Position::kAlibi ? alibi_slopes(s.heads)[cell.head] : 0.0;
 
   // 2. The query row as the score uses it.
   const T* qr = q + (cell.head * s.tq + cell.query) * d;

@@ -27,16 +27,16 @@ struct BreakdownCell {
 
 template <class T>
 struct Breakdown {
-  std::vector<T> q_raw, k_raw;  // (d_k) the rows as given (k: the K/V head of the query head)
-  std::vector<T> q, k;          // (d_k) as the score uses them
-  std::vector<T> products;      // (d_k) q ⊙ k
-  double dot = 0;               // Σ products, summed in double
-  double scale = 1;             // the call's scale (1 under linear, which has none)
-  double bias = 0;              // ALiBi's −m_h·|i' − j|, else 0
-  double score = 0;             // scale · dot + bias
-  bool allowed = true;          // what the mask says of (query, key)
-  std::vector<double> row_scores;         // (T_k) this query's score for every key, formed alike
-  std::vector<std::uint8_t> row_allowed;  // (T_k)
+  std::vector<T> q_raw, k_raw;     // (d_k) the rows as given (k: the K/V head of the query head)
+  std::vector<T> q, k;             // (d_k) as the score uses them
+  std::vector<T> products;         // (d_k) q ⊙ k
+  double dot = 0;                  // Σ products, summed in double
+  double scale = 1;                // the call's scale (1 under linear, which has none)
+  double bias = 0;                 // ALiBi's −m_h·|i' − j|, else 0
+  double score = 0;                // scale · dot + bias
+  bool allowed = true;             // what the mask says of (query, key)
+  std::vector<double> row_scores;  // (T_k) this query's score for every key, formed alike
+  std::vector<std::uint8_t> row_allowed;                        // (T_k)
   double next_best = -std::numeric_limits<double>::infinity();  // best allowed score but key's
 };
 
@@ -45,7 +45,6 @@ struct Breakdown {
 // query or key out of range.
 template <class T>
 Status score_breakdown(const T* q, std::size_t q_len, const T* k, std::size_t k_len,
-                       const AttentionOptions& opts, const BreakdownCell& cell,
-                       Breakdown<T>* out);
+                       const AttentionOptions& opts, const BreakdownCell& cell, Breakdown<T>* out);
 
 }  // namespace attn
