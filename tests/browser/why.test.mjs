@@ -49,6 +49,24 @@ test('a selected cell is taken apart: score = scale × Σ q⊙k of the exported 
   for (const k of ['ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowRight']) await page.keyboard.press(k);
   await cellShown(page, '0,2,3'); // key 3 after query 2: the causal mask forbids it
   assert.match(await panel(page).innerText(), /The mask forbids this key: its weight is 0 whatever the score\./);
+  // Change it: q[0] of query 5 set to 1.5 (the model untouched); the score and the weight the core
+  // gives are those recomputed here from the exported q and k with that one element changed.
+  await clickCell(page, 5, 2, T);
+  await cellShown(page, '0,5,2');
+  await page.getByTestId('what-if-which').selectOption('q');
+  await page.getByTestId('what-if-dim').selectOption('0');
+  await page.getByTestId('what-if-value').fill('1.5');
+  await page.waitForFunction(() => JSON.parse(document.querySelector('[data-testid="what-if-out"]')?.dataset.after ?? '{}').value === Math.fround(1.5));
+  const after = JSON.parse(await page.getByTestId('what-if-out').getAttribute('data-after'));
+  const q5 = [...j.heads[0].q[5]];
+  q5[0] = 1.5;
+  const s = j.heads[0].k.slice(0, 6).map((kr) => kr.reduce((a, x, c) => a + x * q5[c], 0) / 2); // causal: keys 0…5
+  const e = s.map((x) => Math.exp(x - Math.max(...s)));
+  assert.ok(Math.abs(after.score - s[2]) < 1e-5, `what-if score ${after.score} vs ${s[2]}`);
+  assert.ok(Math.abs(after.weight - e[2] / e.reduce((a, b) => a + b, 0)) < 1e-5, `what-if weight ${after.weight}`);
+  assert.match(await page.getByTestId('what-if-out').innerText(), /^q\[0\]: -?−?[0-9.]+ → 1\.500\. Score .* → .*; weight .* → .*\. The model itself is unchanged\.$/);
+  // The drawn weights did not change.
+  assert.deepEqual((await exportJson(page)).heads[0].weights, j.heads[0].weights);
   await page.screenshot({ path: join(SHOTS, 'why-random.png'), fullPage: true });
   assert.deepEqual(errors, []);
   await context.close();

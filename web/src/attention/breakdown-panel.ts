@@ -14,6 +14,7 @@ import { variantOptions, type VariantState } from '../shared/variant';
 import { lessonInputs } from './arrays/compute';
 import { arraysMode, type ArraysState } from './arrays/state';
 import type { AttentionContext } from './context';
+import { elementOf, whatIf, type Change } from './what-if';
 
 /** The state the panel reads besides the model (the page's state has both). */
 interface Extra {
@@ -21,9 +22,10 @@ interface Extra {
   arrays?: ArraysState;
 }
 
-interface Rows {
+export interface Rows {
   q: Float32Array;
   k: Float32Array;
+  v: Float32Array;
   heads: number;
   kvHeads: number;
   t: number;
@@ -48,6 +50,9 @@ export class BreakdownPanel {
   });
   private title = el('h4', { class: 'bd-title', text: 'Why this weight?' });
   private lines = el('div', { class: 'bd-lines', 'aria-live': 'polite' });
+  /** "Change it": one element of q or k, and what the core then computes for the row. */
+  private whatIfBox = el('div', { class: 'bd-whatif', 'data-testid': 'what-if' });
+  private change: Change | null = null;
   private cache: { key: string; rows: Rows | string } | null = null;
   private cell: { head: number; query: number; key: number } | null = null;
   private ctx: AttentionContext | null = null;
@@ -59,6 +64,7 @@ export class BreakdownPanel {
       this.title,
       this.lines,
       this.strips.root,
+      this.whatIfBox,
     );
   }
 
@@ -71,6 +77,7 @@ export class BreakdownPanel {
   /** A cell was selected (click, or the arrow keys). */
   select(head: number, query: number, key: number): void {
     this.cell = { head, query, key };
+    this.change = null;
     this.explain();
   }
 
@@ -97,6 +104,7 @@ export class BreakdownPanel {
     clear(this.lines);
     if (typeof rows === 'string') {
       this.strips.root.hidden = true;
+      this.whatIfBox.hidden = true;
       this.lines.append(el('p', { class: 'muted', text: rows }));
       return;
     }
@@ -150,6 +158,7 @@ export class BreakdownPanel {
           return {
             q: f(a.q),
             k: f(a.k),
+            v: f(a.v),
             heads: o.heads,
             kvHeads: o.kvHeads ?? o.heads,
             t: o.tq,
@@ -177,6 +186,7 @@ export class BreakdownPanel {
         return {
           q: r.q,
           k: r.k,
+          v: r.v,
           heads: o.heads,
           kvHeads: o.heads,
           t: o.tq,
@@ -190,6 +200,7 @@ export class BreakdownPanel {
       return {
         q: r.q,
         k: r.k,
+        v: r.v,
         heads: ex.heads,
         kvHeads: r.kvHeads,
         t: ex.t,
@@ -269,5 +280,67 @@ export class BreakdownPanel {
       rowLabels: ['q', 'k', 'q ⊙ k'],
       colLabels: Array.from({ length: d }, (_, c) => String(c)),
     });
+    this.drawWhatIf(rows, b, order[0]);
+  }
+
+  /** The "Change it" row: which vector, which dimension, its value; the core's answer below. */
+  private drawWhatIf(rows: Rows, b: CoreScoreBreakdown, topDim: number): void {
+    const cell = this.cell!;
+    clear(this.whatIfBox);
+    this.whatIfBox.hidden = false;
+    const c = this.change ?? { which: 'q' as const, dim: topDim, value: elementOf(rows, cell, 'q', topDim) };
+    let range = 1;
+    for (const x of [...b.qRaw, ...b.kRaw]) range = Math.max(range, 2 * Math.abs(x));
+    const which = el('select', { 'aria-label': 'change the query or the key', 'data-testid': 'what-if-which' });
+    for (const [v, t] of [
+      ['q', 'q (the query)'],
+      ['k', 'k (the key)'],
+    ])
+      which.append(el('option', { value: v, text: t }));
+    which.value = c.which;
+    const dim = el('select', { 'aria-label': 'dimension', 'data-testid': 'what-if-dim' });
+    for (let i = 0; i < rows.dk; i++) dim.append(el('option', { value: String(i), text: `dim ${i}` }));
+    dim.value = String(c.dim);
+    const slider = el('input', {
+      type: 'range',
+      min: String(-range),
+      max: String(range),
+      step: 'any',
+      value: String(c.value),
+      'aria-label': 'the element’s value',
+      'data-testid': 'what-if-value',
+    });
+    const reset = el('button', { type: 'button', class: 'btn small', text: 'Reset' });
+    const out = el('p', { class: 'bd-whatif-out', 'aria-live': 'polite', 'data-testid': 'what-if-out' });
+    const run = () => {
+      const ch: Change = { which: which.value as 'q' | 'k', dim: Number(dim.value), value: Number(slider.value) };
+      this.change = ch;
+      try {
+        const r = whatIf(this.core!, rows, cell, ch);
+        const vec = (x: Float32Array) =>
+          `[${Array.from(x.slice(0, 4), (y) => fmt(y)).join(', ')}${x.length > 4 ? ', …' : ''}]`;
+        out.textContent =
+          `${ch.which}[${ch.dim}]: ${fmt(r.before.value)} → ${fmt(r.after.value)}. ` +
+          `Score ${fmt(r.before.score)} → ${fmt(r.after.score)}; weight ${fmt(r.before.weight)} → ${fmt(r.after.weight)}; ` +
+          `the query's output ${vec(r.before.output)} → ${vec(r.after.output)}. The model itself is unchanged.`;
+        out.dataset.after = JSON.stringify({ score: r.after.score, weight: r.after.weight, value: r.after.value });
+      } catch (e) {
+        out.textContent = `The core refused this change: ${(e as Error).message}`;
+      }
+    };
+    // A new vector or dimension starts from its own value.
+    const restart = () => {
+      slider.value = String(elementOf(rows, cell, which.value as 'q' | 'k', Number(dim.value)));
+      run();
+    };
+    which.addEventListener('change', restart);
+    dim.addEventListener('change', restart);
+    slider.addEventListener('input', run);
+    reset.addEventListener('click', restart);
+    this.whatIfBox.append(
+      el('p', { class: 'bd-whatif-head' }, el('strong', { text: 'Change it: ' }), which, dim, slider, reset),
+      out,
+    );
+    run();
   }
 }
