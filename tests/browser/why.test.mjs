@@ -35,6 +35,7 @@ test('a selected cell is taken apart: score = scale × Σ q⊙k of the exported 
   const T = j.tokens.length;
   await clickCell(page, 5, 2, T);
   await cellShown(page, '0,5,2');
+  await page.waitForFunction(() => /[#&]cell=0,5,2(&|$)/.test(location.hash));
   const want = j.heads[0].k[2].reduce((a, x, c) => a + x * j.heads[0].q[5][c], 0) / Math.sqrt(j.shape.dk);
   const score = Number(await panel(page).getAttribute('data-score'));
   assert.ok(Math.abs(score - want) < 1e-5, `score ${score} vs q·k/√d_k ${want}`);
@@ -87,13 +88,15 @@ test('lesson 1’s head 1 at row 8: the match is one dimension; a variant’s q 
   // qk-norm: the q and k the score uses have length 1.
   await page.goto(env.server.url + '/#v=1&view=heads&qkn=1&scale=10');
   await waitReady(page);
+  await page.waitForFunction(() => !/cell=/.test(location.hash)); // the new link's state (no cell yet)
   await clickCell(page, 8, 1, T);
   await cellShown(page, '0,8,1');
   assert.match(await panel(page).innerText(), /q and k are shown as the score uses them \(after qk-norm, RoPE or φ\)/);
   // A W alone has no q and k.
   await page.goto(env.server.url + '/#v=1&view=heads&uw=1.f4.2x2.b.AAAAPwAAAD8AAAA_AAAAPw');
-  await waitReady(page);
-  await clickCell(page, 1, 0, 2);
+  await page.waitForFunction(() => document.querySelector('.zoom-panel canvas.hm-data')?.width === 2); // the 2 × 2 W drawn
+  await page.locator('.zoom-panel .hm-frame').focus();
+  await page.keyboard.press('ArrowLeft'); // a cell of the 2 × 2 W, by keyboard
   await page.waitForFunction(() => !document.querySelector('[data-testid="breakdown"]')?.hidden);
   assert.match(await panel(page).innerText(), /Your W has no queries and keys to take apart/);
   assert.deepEqual(errors, []);
@@ -104,4 +107,22 @@ test('lesson 1’s head 1 at row 8: the match is one dimension; a variant’s q 
   assert.ok(await phone.page.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1), 'no sideways scroll at 375 px');
   await phone.page.screenshot({ path: join(SHOTS, 'why-375.png'), fullPage: true });
   await phone.context.close();
+});
+
+test('the selected cell is in the link (cell=head,query,key): a link opens with its cell taken apart; a bad one gives a notice; another head hides it', async () => {
+  const { page, context, errors } = await open('#v=1&view=heads&cell=0,8,1');
+  await cellShown(page, '0,8,1');
+  assert.match(await panel(page).innerText(), /query 'cat' \(8\) → key 'cat' \(1\)/);
+  // Zooming the other head: the cell belongs to head 1, so the panel goes.
+  await page.locator('.thumb').nth(1).click();
+  await waitReady(page);
+  await page.waitForFunction(() => document.querySelector('[data-testid="breakdown"]')?.hidden === true);
+  await context.close();
+  for (const [bad, said] of [['0,8', /cell: “0,8” is not head,query,key/], ['5,1,1', /cell: 5,1,1 is outside heads 0…1/]]) {
+    const b = await open(`#v=1&view=heads&cell=${bad}`);
+    assert.match(await b.page.getByTestId('notices').innerText(), said);
+    assert.equal(await panel(b.page).isHidden(), true);
+    await b.context.close();
+  }
+  assert.deepEqual(errors, []);
 });

@@ -50,7 +50,7 @@ import {
   type Table,
 } from '../state/table';
 import { createCodec } from '../state/codec';
-import { MODEL_LIMITS, headKind, type ModelSlice } from '../attention/state';
+import { MODEL_LIMITS, cellKind, headKind, type ModelSlice } from '../attention/state';
 import { TIMING_LIMITS } from '../timing/state';
 import { FEATURES, VIEWS, type Feature, type ViewId } from './features';
 
@@ -62,6 +62,8 @@ export interface PageState {
   view: ViewId;
   /** The selected (zoomed) head, 0-based. */
   head: number;
+  /** The cell "Why this weight?" takes apart: [head, query, key], or [] for none. */
+  cell: number[];
 }
 
 /** The whole state: one sub-state per feature (app/features.ts), and the page's. */
@@ -87,6 +89,7 @@ export const PAGE: SubState<PageState, ModelSlice> = {
       compute: false,
     },
     head: { key: 'head', label: 'selected head', kind: headKind, default: 0, compute: false },
+    cell: { key: 'cell', label: 'selected cell', kind: cellKind, default: [], compute: false },
   },
 };
 

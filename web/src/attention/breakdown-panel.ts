@@ -68,16 +68,21 @@ export class BreakdownPanel {
     );
   }
 
-  /** The context of the latest drawing (a redraw re-explains the selected cell). */
+  /** The state's cell (the link's `cell`) on the zoomed head is explained; none, or a cell of
+   *  another head than the one zoomed, hides the panel. A redraw re-explains it. */
   render(ctx: AttentionContext): void {
     this.ctx = ctx;
-    if (this.cell) this.explain();
-  }
-
-  /** A cell was selected (click, or the arrow keys). */
-  select(head: number, query: number, key: number): void {
-    this.cell = { head, query, key };
-    this.change = null;
+    const c = ctx.state.page.cell ?? [];
+    const head = Math.min(ctx.state.page.head, ctx.result.heads - 1);
+    if (c.length !== 3 || c[0] !== head || c[1] >= ctx.result.t || c[2] >= ctx.result.t) {
+      this.cell = null;
+      this.root.hidden = true;
+      return;
+    }
+    if (!this.cell || this.cell.head !== c[0] || this.cell.query !== c[1] || this.cell.key !== c[2]) {
+      this.cell = { head: c[0], query: c[1], key: c[2] };
+      this.change = null;
+    }
     this.explain();
   }
 
@@ -103,6 +108,7 @@ export class BreakdownPanel {
     const rows = this.rows(this.core, ctx);
     clear(this.lines);
     if (typeof rows === 'string') {
+      this.title.textContent = 'Why this weight?';
       this.strips.root.hidden = true;
       this.whatIfBox.hidden = true;
       this.lines.append(el('p', { class: 'muted', text: rows }));

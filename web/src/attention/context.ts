@@ -10,7 +10,8 @@ import type { ComputeClient } from './worker-client';
 /** The part of the page's state the attention views read. */
 export interface AttentionSlice {
   model: ModelState;
-  page: { head: number };
+  /** head: the zoomed head; cell: the cell "Why this weight?" takes apart ([head, query, key] or []). */
+  page: { head: number; cell?: number[] };
 }
 
 /** What the controller adds to the page's context when it draws one of these views. */
@@ -22,7 +23,9 @@ export interface ResultParts {
 }
 
 export interface AttentionContext
-  extends LabContext<AttentionSlice, { model?: Partial<ModelState>; page?: { head?: number } }>, ResultParts {
+  extends
+    LabContext<AttentionSlice, { model?: Partial<ModelState>; page?: { head?: number; cell?: number[] } }>,
+    ResultParts {
   /** The page's compute client (the Scale view asks it for its study). */
   client: Pick<ComputeClient, 'study'>;
 }

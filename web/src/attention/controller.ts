@@ -29,7 +29,9 @@ import { arraysMode, type ArraysSlice, type ArraysState } from './arrays/state';
 import { ARRAY_LINK_KEYS, ARRAYS_BY_MESSAGE_PARAM } from './arrays/index';
 
 /** The part of the page's state the controller reads. */
-export type ControllerSlice = ModelSlice & ArraysSlice & VariantSlice & { page: { view: string; head: number } };
+export type ControllerSlice = ModelSlice &
+  ArraysSlice &
+  VariantSlice & { page: { view: string; head: number; cell?: number[] } };
 
 /** The changes the controller and its panels ask the page for. */
 export interface ControllerPatch {
@@ -184,10 +186,16 @@ export function createAttentionController<S extends ControllerSlice, L>(
       nanBanner.update(r, shown.state);
       return;
     }
-    // Head and view come from the live state; everything else from the state that was computed.
+    // Head, view and the selected cell come from the live state; everything else from the state
+    // that was computed.
     const s: S = {
       ...shown.state,
-      page: { ...shown.state.page, head: Math.min(state.page.head, r.heads - 1), view: state.page.view },
+      page: {
+        ...shown.state.page,
+        head: Math.min(state.page.head, r.heads - 1),
+        view: state.page.view,
+        cell: state.page.cell,
+      },
     };
     // The mask as the core applies it (core.allowedMask, computed in the Worker).
     const forbidden = new Uint8Array(r.allowed.length);

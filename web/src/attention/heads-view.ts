@@ -38,8 +38,9 @@ class HeadsView implements View<AttentionContext> {
       onCell: (text) => {
         this.readout.textContent = text;
       },
+      // The selected cell goes into the state (the link's `cell`); the panel follows the state.
       onSelect: (i, j) =>
-        this.ctx && this.breakdown.select(Math.min(this.ctx.state.page.head, this.ctx.result.heads - 1), i, j),
+        this.ctx?.update({ page: { cell: [Math.min(this.ctx.state.page.head, this.ctx.result.heads - 1), i, j] } }),
     });
     this.tableBox.append(
       el('summary', { text: 'Weights as a table (for screen readers and exact values)' }),

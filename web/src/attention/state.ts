@@ -285,3 +285,35 @@ export const headKind: Kind<number, ModelSlice> = {
     return head;
   },
 };
+
+/** The cell "Why this weight?" takes apart: [head, query, key], 0-based (link `cell=0,8,1`), or []
+ *  for none. Checked against the model's heads and the page's largest T; a cell outside them is
+ *  dropped with a notice (one past this state's T is the core's to refuse, and the panel says so). */
+export const cellKind: Kind<number[], ModelSlice> = {
+  same: (a, b) => a.length === b.length && a.every((x, i) => x === b[i]),
+  format: (v, key) => [key, v.join(',')],
+  parse(raw, key, notices) {
+    const v = decodeComponent(raw, false);
+    const parts = v === null ? [] : v.split(',').map((p) => (/^\d{1,6}$/.test(p.trim()) ? Number(p) : NaN));
+    if (parts.length !== 3 || parts.some((p) => !Number.isInteger(p))) {
+      notices.push(
+        `cell: “${brief(v ?? raw)}” is not head,query,key (three whole numbers from 0); no cell is selected`,
+      );
+      return undefined;
+    }
+    return parts;
+  },
+  normalize(v, c) {
+    if (!Array.isArray(v) || v.length === 0) return [];
+    const H = effectiveHeads(c.state);
+    const [h, i, j] = v as number[];
+    const ok = (x: unknown, n: number) => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x < n;
+    if (v.length !== 3 || !ok(h, H) || !ok(i, MODEL_LIMITS.maxT) || !ok(j, MODEL_LIMITS.maxT)) {
+      c.notices.push(
+        `cell: ${brief(v.join(','))} is outside heads 0…${H - 1} and positions 0…${MODEL_LIMITS.maxT - 1}; no cell is selected`,
+      );
+      return [];
+    }
+    return [h, i, j];
+  },
+};
