@@ -14,7 +14,7 @@ import { variantOptions, type VariantState } from '../shared/variant';
 import { lessonInputs } from './arrays/compute';
 import { arraysMode, type ArraysState } from './arrays/state';
 import type { AttentionContext } from './context';
-import { elementOf, whatIf, type Change } from './what-if';
+import { elementOf, whatIf, type Change, type WhatIfRows } from './what-if';
 
 /** The state the panel reads besides the model (the page's state has both). */
 interface Extra {
@@ -22,17 +22,8 @@ interface Extra {
   arrays?: ArraysState;
 }
 
-export interface Rows {
-  q: Float32Array;
-  k: Float32Array;
-  v: Float32Array;
-  heads: number;
-  kvHeads: number;
-  t: number;
-  dk: number;
-  dv: number;
-  opts: Record<string, unknown>;
-}
+/** One head's Q, K, V with their shapes and the call's options (what-if.ts reads the same). */
+type Rows = WhatIfRows;
 
 export class BreakdownPanel {
   readonly root: HTMLElement;
