@@ -113,6 +113,14 @@ test('the selected cell is in the link (cell=head,query,key): a link opens with 
   const { page, context, errors } = await open('#v=1&view=heads&cell=0,8,1');
   await cellShown(page, '0,8,1');
   assert.match(await panel(page).innerText(), /query 'cat' \(8\) → key 'cat' \(1\)/);
+  // The JSON export carries the cell taken apart: its score is q·k × scale of the exported rows.
+  const j = await exportJson(page);
+  const b = j.breakdown;
+  assert.deepEqual([b.head, b.query, b.key], [0, 8, 1]);
+  const dot = j.heads[0].q[8].reduce((a, x, c) => a + x * j.heads[0].k[1][c], 0);
+  assert.ok(Math.abs(b.score - dot * b.scale) < 1e-5 && Math.abs(b.scale - 1 / Math.sqrt(12)) < 1e-12, `score ${b.score}`);
+  assert.equal(b.products.filter((x) => x !== 0).length, 1); // lesson 1's match: one dimension
+  assert.equal(b.weight, j.heads[0].weights[8][1]);
   // Zooming the other head: the cell belongs to head 1, so the panel goes.
   await page.locator('.thumb').nth(1).click();
   await waitReady(page);

@@ -107,6 +107,7 @@ export function createAttentionController<S extends ControllerSlice, L>(
   const nanBanner = createNanBanner();
   const exportBar = createExportBar<S>({
     shown: () => shown,
+    cell: () => deps.state().page.cell ?? [],
     heatmaps: () => deps.heatmaps(),
     core: () => loadPageCore(),
     linkFields: deps.linkFields,

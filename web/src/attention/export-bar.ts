@@ -2,7 +2,9 @@
 import { el, clear } from '../ui/dom';
 import type { Heatmap } from '../ui/heatmap';
 import { projections } from './compute';
-import { exportJson, exportWeightsCsv, exportOutputCsv, type Projections } from './export';
+import { exportJson, exportWeightsCsv, exportOutputCsv, type Breakdown, type Projections } from './export';
+import { coreOptions } from '../shared/core-options';
+import { variantOptions } from '../shared/variant';
 import type { AttentionResult } from './protocol';
 import type { ModelSlice } from './state';
 import type { VariantSlice } from '../shared/variant';
@@ -17,8 +19,47 @@ export interface ExportBar {
 }
 
 /** `S`: the page's state (the JSON export records its link fields). */
+/** The selected cell taken apart by the core, as the "Why this weight?" panel shows it. */
+function breakdownOf(
+  core: AttnCore,
+  r: AttentionResult,
+  s: ModelSlice & VariantSlice,
+  p: Projections,
+  [head, query, key]: number[],
+): Breakdown {
+  const variant = variantOptions(s.lesson);
+  const b = core.scoreBreakdown(p.q, p.k, {
+    heads: r.heads,
+    kvHeads: p.kvHeads,
+    tq: r.t,
+    tk: r.t,
+    dk: p.dk,
+    dv: p.dv,
+    ...coreOptions(s.model, r.t),
+    ...variant,
+    precision: 'float32',
+    head,
+    query,
+    key,
+  });
+  return {
+    head,
+    query,
+    key,
+    q: Array.from(b.q),
+    k: Array.from(b.k),
+    products: Array.from(b.products),
+    scale: b.scale,
+    bias: b.bias,
+    score: b.score,
+    weight: r.weights[(head * r.t + query) * r.t + key],
+  };
+}
+
 export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
   shown(): { state: S; result: AttentionResult } | null;
+  /** The live state's selected cell ([head, query, key] or []): the JSON export takes it apart. */
+  cell(): number[];
   heatmaps(): { name: string; heatmap: Heatmap }[];
   /** The page-thread core: the JSON export projects each head's q, k, v with it. */
   core(): Promise<AttnCore>;
@@ -72,7 +113,16 @@ export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
         /* the export goes without q, k, v */
       }
     }
-    download('attention.json', exportJson(o.result, deps.linkFields(o.state), proj), 'application/json');
+    let breakdown: Breakdown | null = null;
+    const c = deps.cell();
+    if (proj && c.length === 3 && c[0] < o.result.heads && c[1] < o.result.t && c[2] < o.result.t) {
+      try {
+        breakdown = breakdownOf(await deps.core(), o.result, o.state, proj, c);
+      } catch {
+        /* the export goes without the breakdown */
+      }
+    }
+    download('attention.json', exportJson(o.result, deps.linkFields(o.state), proj, breakdown), 'application/json');
   }
 
   return {

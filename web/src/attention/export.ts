@@ -25,12 +25,29 @@ export interface Projections {
   kvHeads: number;
 }
 
+/** The selected cell taken apart (core.scoreBreakdown): q and k as the score uses them (after
+ *  qk-norm and RoPE), their products, scale, ALiBi's bias, the score and the drawn weight. */
+export interface Breakdown {
+  head: number;
+  query: number;
+  key: number;
+  q: number[];
+  k: number[];
+  products: number[];
+  scale: number;
+  bias: number;
+  score: number;
+  weight: number;
+}
+
 /** `fields`: the page's state keyed by link keys (the shape of v1 links). `proj`: each head's q, k
- *  and v (X·W, before qk-norm and RoPE) join its weights, so the heatmap can be recomputed. */
+ *  and v (X·W, before qk-norm and RoPE) join its weights, so the heatmap can be recomputed.
+ *  `breakdown`: the selected cell (the link's `cell`) taken apart. */
 export function exportJson(
   r: AttentionResult,
   fields: Record<string, unknown>,
   proj: Projections | null = null,
+  breakdown: Breakdown | null = null,
 ): string {
   const T = r.t;
   const heads = Array.from({ length: r.heads }, (_, h) => {
@@ -54,6 +71,7 @@ export function exportJson(
     merged: rows(r.merged, T, r.heads * r.dv),
     shape: { t: T, heads: r.heads, kvHeads: r.kvHeads, dModel: r.dModel, dk: r.dk, dv: r.dv },
     scale: r.scale,
+    ...(breakdown ? { breakdown } : {}),
     // The state by its link keys (flat, as in a #v=1 link), so the export's format does not
     // depend on how the code groups the fields.
     state: fields,
