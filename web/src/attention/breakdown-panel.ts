@@ -9,14 +9,17 @@ import { Heatmap } from '../ui/heatmap';
 import { loadCore, type AttnCore } from '../wasm/load-core';
 import { preferenceFromSearch } from '../wasm/core-build';
 import type { CoreScoreBreakdown } from '../wasm/attn-core';
-import { coreExample, coreOptions, runExample } from '../shared/core-options';
+import { coreOptions } from '../shared/core-options';
 import { variantOptions, type VariantState } from '../shared/variant';
 import { lessonInputs } from './arrays/compute';
 import { arraysMode, type ArraysState } from './arrays/state';
 import type { AttentionContext } from './context';
+import { projections } from './compute';
 import { elementOf, whatIf, type Change, type WhatIfRows } from './what-if';
 
 /** The state the panel reads besides the model (the page's state has both). */
+const f = (x: Float32Array | Float64Array): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x));
+
 interface Extra {
   lesson?: VariantState;
   arrays?: ArraysState;
@@ -151,7 +154,6 @@ export class BreakdownPanel {
         const a = lessonInputs(core, { model: s.model, arrays: s.arrays! })!;
         const o = a.opts;
         if ('q' in a) {
-          const f = (x: Float32Array | Float64Array) => (x instanceof Float32Array ? x : Float32Array.from(x));
           return {
             q: f(a.q),
             k: f(a.k),
@@ -164,7 +166,6 @@ export class BreakdownPanel {
             opts: { ...o, ...v, precision: 'float32' },
           };
         }
-        const f = (x: Float32Array | Float64Array) => (x instanceof Float32Array ? x : Float32Array.from(x));
         const r = core.multiHeadAttention(
           f(a.x),
           f(a.wq),
@@ -192,19 +193,10 @@ export class BreakdownPanel {
           opts: { ...coreOptions(s.model, o.tq), ...v, precision: 'float32' },
         };
       }
-      const ex = coreExample(core, s.model);
-      const r = runExample(core, ex, s.model, {});
-      return {
-        q: r.q,
-        k: r.k,
-        v: r.v,
-        heads: ex.heads,
-        kvHeads: r.kvHeads,
-        t: ex.t,
-        dk: r.dk,
-        dv: r.dv,
-        opts: { ...coreOptions(s.model, ex.t), ...v, precision: 'float32' },
-      };
+      // The example's projections, as the JSON export takes them (compute.ts).
+      const p = projections(core, s);
+      const t = ctx.result.t;
+      return { ...p, heads: ctx.result.heads, t, opts: { ...coreOptions(s.model, t), ...v, precision: 'float32' } };
     } catch (e) {
       return `The queries and keys could not be computed: ${(e as Error).message}`;
     }
