@@ -10,6 +10,7 @@
 // named below.
 import { MODEL } from '../attention/state';
 import { ARRAYS } from '../attention/arrays/state';
+import { EXERCISE } from '../attention/exercise/state';
 import { createAttentionController } from '../attention/controller';
 import { headsView } from '../attention/heads-view';
 import { maskView } from '../attention/mask-view';
@@ -33,6 +34,8 @@ export const FEATURES = [
   // The student's own arrays (shown by the attention views; no tab of their own). Last: its keys
   // are new, so every earlier link reads as before.
   { key: 'arrays', state: ARRAYS, views: [] },
+  // The exercise a link opens (shown by the attention views' controller; no tab of its own).
+  { key: 'exercise', state: EXERCISE, views: [] },
 ] as const;
 
 export type Feature = (typeof FEATURES)[number];

@@ -111,6 +111,7 @@ export function start(): void {
     redraw: () => renderView(),
     computeKey,
     linkFields,
+    link: () => linkOf(state),
     host: viewHost,
     status,
     heatmaps: () => currentView().view.heatmaps(),

@@ -10,6 +10,7 @@
 //   state.decode  the Decode tab (rows in decode/state.ts)
 //   state.lesson  the Lesson view and the attention variant (rows in lesson/state.ts)
 //   state.arrays  the student's own arrays (rows in attention/arrays/state.ts)
+//   state.exercise the exercise a link opens (rows in attention/exercise/state.ts)
 //
 // HOW A NEW TAB ADDS ITS SUB-STATE (e.g. a tab `probe`):
 //   1. Create web/src/probe/state.ts with
@@ -45,6 +46,7 @@ import {
   createTable,
   type Patch as TablePatch,
   type StateDraft as TableDraft,
+  type Field,
   type SubOf,
   type SubState,
   type Table,
@@ -53,6 +55,7 @@ import { createCodec } from '../state/codec';
 import { MODEL_LIMITS, cellKind, headKind, type ModelSlice } from '../attention/state';
 import { TIMING_LIMITS } from '../timing/state';
 import { FEATURES, VIEWS, type Feature, type ViewId } from './features';
+import { START_KEYS, exerciseStart } from '../attention/exercise/catalogue';
 
 export type { ViewId } from './features';
 export { VIEWS } from './features';
@@ -101,7 +104,32 @@ const FEATURE_TABLE = Object.fromEntries(FEATURES.map((f) => [f.key, f.state])) 
  *  reads the model), then the labs in list order. The compiler checks that each feature's rows
  *  read only what the composed state has (its slice). */
 const { model, ...labs } = FEATURE_TABLE;
-export const TABLE: Table<State> = { model, page: PAGE, ...labs };
+export const TABLE: Table<State> = withExerciseStarts({ model, page: PAGE, ...labs });
+
+/** An exercise's start (attention/exercise/catalogue.ts) replaces the defaults of the fields it
+ *  sets: those rows get a link default that reads the link's `ex`. So `#v=1&ex=fix-nan` opens the
+ *  exercise as it starts, and a student's link writes exactly what they changed from that start. */
+function withExerciseStarts(t: Table<State>): Table<State> {
+  const out: Record<string, unknown> = {};
+  for (const [g, sub] of Object.entries(t) as [string, SubState<Record<string, unknown>, State>][]) {
+    const fields: Record<string, Field<unknown, State>> = {};
+    for (const [name, f] of Object.entries(sub.fields) as [string, Field<unknown, State>][]) {
+      const base = f.linkDefault;
+      fields[name] = !START_KEYS.includes(f.key)
+        ? f
+        : {
+            ...f,
+            linkDefault: (s) => {
+              const start = exerciseStart((s as Partial<State>).exercise?.id);
+              const v = start && f.key in start ? start[f.key] : base ? base(s) : f.default;
+              return Array.isArray(v) ? [...v] : v;
+            },
+          };
+    }
+    out[g] = { ...sub, fields };
+  }
+  return out as Table<State>;
+}
 
 export const STATE = createTable<State>(TABLE);
 export const {

@@ -27,16 +27,20 @@ import { createArraysPanel } from './arrays/panel';
 import { receiveArrays } from './arrays/receive';
 import { arraysMode, type ArraysSlice, type ArraysState } from './arrays/state';
 import { ARRAY_LINK_KEYS, ARRAYS_BY_MESSAGE_PARAM } from './arrays/index';
+import { createExercisePanel } from './exercise/panel';
+import type { ExerciseSlice, ExerciseState } from './exercise/state';
 
 /** The part of the page's state the controller reads. */
 export type ControllerSlice = ModelSlice &
   ArraysSlice &
+  ExerciseSlice &
   VariantSlice & { page: { view: string; head: number; cell?: number[] } };
 
 /** The changes the controller and its panels ask the page for. */
 export interface ControllerPatch {
   model?: Partial<ModelState>;
   arrays?: ArraysState;
+  exercise?: ExerciseState;
   page?: { view?: 'train'; head?: number };
 }
 
@@ -69,6 +73,8 @@ export interface ControllerDeps<S extends ControllerSlice, L> {
   computeKey(s: S): string;
   /** The state keyed by link keys (the JSON export records them). */
   linkFields(s: S): Record<string, unknown>;
+  /** The share link's hash of the current state (an exercise's report carries it). */
+  link(): string;
   /** The element the current view is drawn in. */
   host: HTMLElement;
   /** The header's status line: the last computation's timing. */
@@ -119,6 +125,18 @@ export function createAttentionController<S extends ControllerSlice, L>(
     lesson2: () => deps.lesson2(),
     autoOpen: deps.embed.autoOpen,
   });
+  // The exercise a link opens: checked on the result for the state on screen.
+  const exercisePanel = createExercisePanel({
+    state: () => deps.state(),
+    current: () =>
+      shown && !getTrainedAttention() && deps.computeKey(shown.state) === deps.computeKey(deps.state())
+        ? shown.result
+        : null,
+    core: () => loadPageCore(),
+    linkFields: () => deps.linkFields(deps.state()),
+    link: () => deps.link(),
+    leave: () => deps.update({ exercise: { id: '' } }),
+  });
   // "Open in Heads view" from the Train tab (trained-banner.ts).
   const trainedBanner = createTrainedBanner({
     layer: (l) => {
@@ -145,6 +163,7 @@ export function createAttentionController<S extends ControllerSlice, L>(
     // The Check recomputes; weights the student gave have nothing to recompute.
     checkPanel.root.hidden = !view || !shown || shown.result.arrays?.mode === 'weights';
     arraysPanel.root.hidden = !view || deps.embed.arraysHidden;
+    exercisePanel.update();
     if (!view) return;
     const ta = getTrainedAttention();
     if (!ta) trainedBanner.hide();
@@ -266,6 +285,7 @@ export function createAttentionController<S extends ControllerSlice, L>(
         checkPanel.show(o.result.check, o.state, o.result);
       }
       if (o.latest) deps.drawn();
+      exercisePanel.resultChanged();
       if (o.latest) {
         const end = performance.now();
         const totalMs = end - o.requestedAt;
@@ -328,7 +348,7 @@ export function createAttentionController<S extends ControllerSlice, L>(
     panels: {
       aside: controls.root,
       head: exportBar.root,
-      above: [errorBanner, nanBanner.root, trainedBanner.root],
+      above: [exercisePanel.root, errorBanner, nanBanner.root, trainedBanner.root],
       below: [arraysPanel.root, checkPanel.root],
     },
     client,

@@ -1,0 +1,249 @@
+// The exercises a teacher can link (docs/exercises.md): each has a fixed id (the link's `ex`), a
+// task, hints, the state it starts from and what its check asks of the core's result. The check
+// itself is check.ts; the panel is panel.ts. A teacher's own "predict" exercise has no entry here:
+// its id names the head and the row (`predict-h2-q8`) and its state is the rest of the link.
+// Pure: no DOM, no globals.
+//
+// Starts are link fields (as the guided path's steps are): the values a link without those keys
+// means when it names the exercise (app/state.ts lays them over the fields' defaults), so a
+// gallery link is short (`#v=1&ex=fix-nan`) and a student's link keeps what they changed.
+
+/** The mask an exercise asks for, over the tokens the student has. */
+export interface MaskTarget {
+  causal: boolean;
+  window: number;
+  /** 'pad-tokens': every token spelled "pad" is padding; else none. */
+  padding: 'none' | 'pad-tokens';
+}
+
+interface Common {
+  id: string;
+  title: string;
+  /** What the student is asked to do (one or two sentences). */
+  task: string;
+  hints: string[];
+  /** Link fields the exercise starts from (over the defaults). */
+  start: Record<string, unknown>;
+}
+export interface MaskExercise extends Common {
+  kind: 'mask';
+  target: MaskTarget;
+}
+export interface FixExercise extends Common {
+  kind: 'fix';
+  /** Link fields the fix must leave as they start (the check says which changed). */
+  keep: string[];
+  /** Why the start is broken, said once it is fixed. */
+  why: string;
+}
+export interface PredictExercise extends Common {
+  kind: 'predict';
+  /** 0-based head and query (the page counts heads from 1). */
+  head: number;
+  query: number;
+}
+export type Exercise = MaskExercise | FixExercise | PredictExercise;
+export type ExerciseKind = Exercise['kind'];
+
+/** A prediction is passed when its total variation distance to the core's row is at most this. */
+export const PREDICT_PASS_TV = 0.25;
+
+const LESSON1 = { src: 'induction', tokens: 'the cat sat on the mat because the cat was tired'.split(' ') };
+const LESSON2 = {
+  src: 'random',
+  gen: 'numpy',
+  tokens: ['t0', 't1', 't2', 't3', 't4', 't5'],
+  seed: 0,
+  heads: 1,
+  kv: 1,
+  dm: 8,
+  dk: 4,
+  causal: true,
+};
+const MASK_HINTS = [
+  'The mask controls are in the side column: “Causal”, “Window” and the token chips (press one to mark it as padding).',
+  'The Mask effect view draws the allowed cells; the check compares them with the target cell by cell.',
+];
+
+const mask = (
+  id: string,
+  title: string,
+  task: string,
+  target: MaskTarget,
+  start: Record<string, unknown>,
+  hint?: string,
+): MaskExercise => ({
+  kind: 'mask',
+  id,
+  title,
+  task,
+  hints: hint ? [hint, ...MASK_HINTS] : MASK_HINTS,
+  start: { ...LESSON1, causal: false, view: 'mask', ...start },
+  target,
+});
+
+export const EXERCISES: readonly Exercise[] = [
+  mask(
+    'mask-causal',
+    'Make it causal',
+    'Every query attends to every key. Make each query see only itself and the keys before it, as a language model must.',
+    { causal: true, window: 0, padding: 'none' },
+    {},
+  ),
+  mask(
+    'mask-window3',
+    'A sliding window of 3',
+    'Make the mask causal, with each query seeing itself and the 2 keys before it (and nothing further back).',
+    { causal: true, window: 3, padding: 'none' },
+    {},
+    'The window counts the query itself: width 3 is itself and two keys back.',
+  ),
+  mask(
+    'mask-diagonal',
+    'Only itself',
+    'Make each query attend to itself alone. What does every row of weights become?',
+    { causal: true, window: 1, padding: 'none' },
+    {},
+  ),
+  mask(
+    'mask-pad-end',
+    'Padding at the end',
+    'The batch padded this sentence with two “pad” tokens. Make the mask causal and keep every query from attending to the padding.',
+    { causal: true, window: 0, padding: 'pad-tokens' },
+    { tokens: 'the cat sat on the mat pad pad'.split(' ') },
+  ),
+  mask(
+    'mask-window2-pad',
+    'A window and padding',
+    'Causal, a window of 2 (itself and the key before it), and the two “pad” keys masked.',
+    { causal: true, window: 2, padding: 'pad-tokens' },
+    { tokens: 'the cat sat on the mat pad pad'.split(' ') },
+    'Look at the rows of the “pad” queries: which keys are left to them?',
+  ),
+  {
+    kind: 'fix',
+    id: 'fix-nan',
+    title: 'Fix the NaN row',
+    task: 'The first token is padding, so the causal mask leaves query 0 no key at all and its row comes out NaN. Keep the mask as it is and make every row a real distribution (no NaN, sums to 1).',
+    hints: [
+      'The mask stays; what is written into the forbidden scores decides what a fully masked row becomes.',
+      'Look at the “Fill for forbidden scores” choices in the side column.',
+    ],
+    start: {
+      ...LESSON1,
+      tokens: ['pad', ...LESSON1.tokens.slice(1)],
+      causal: true,
+      pad: [0],
+      fill: 'neg_inf',
+      view: 'heads',
+    },
+    keep: ['causal', 'win', 'pad', 'tokens'],
+    why: 'With −∞ in every score of a row, softmax computes 0 / 0 = NaN. A finite fill (−1e9) gives a uniform row instead: it sums to 1, but that query now spreads its weight over keys it may not see, padding and future included — a model ignores that row’s output.',
+  },
+  {
+    kind: 'fix',
+    id: 'fix-overflow',
+    title: 'Fix the float16 overflow',
+    task: 'In float16 with the scale removed, exp(score) overflows (float16 stops at 65,504, so any score above about 11.1) and the rows come out NaN. Keep float16 and the scale; make the rows sum to 1 again.',
+    hints: [
+      'Lesson 1 subtracts something from every score before exp. Is it on here?',
+      'The Lesson view’s softmax line has the option; it applies to the Heads view too.',
+    ],
+    start: { ...LESSON1, causal: true, scale: 'none', prec: 'float16', shift: false, view: 'heads' },
+    keep: ['prec', 'scale', 'sharp', 'tokens', 'src'],
+    why: 'exp(s − max) ≤ 1 for every score, so nothing overflows; the weights are unchanged because the shift cancels between the numerator and the sum.',
+  },
+  {
+    kind: 'fix',
+    id: 'fix-rows',
+    title: 'Rows that do not sum to 1',
+    task: 'Here the mask zeroes the forbidden weights after the softmax, so the kept weights no longer sum to 1. Keep the causal mask; make every row sum to 1.',
+    hints: [
+      'Where the mask is applied matters: before the softmax (on the scores) or after it (on the weights).',
+      'The Lesson view’s mask line has the choice; it applies to the Heads view too.',
+    ],
+    start: { ...LESSON1, causal: true, mmode: 'after', view: 'heads' },
+    keep: ['causal', 'win', 'pad', 'tokens'],
+    why: 'Masking the scores with −∞ before the softmax renormalises over the allowed keys; zeroing weights after it removes probability mass that nothing puts back.',
+  },
+  {
+    kind: 'predict',
+    id: 'predict-previous',
+    title: 'Predict: the previous-token head',
+    task: 'Head 2 of lesson 1’s model, row 8 (the second “cat”). Where does its weight go? Drag the bars, then check.',
+    hints: ['Head 2 is built to look one position back.'],
+    start: { ...LESSON1, causal: true, view: 'heads', head: 1 },
+    head: 1,
+    query: 8,
+  },
+  {
+    kind: 'predict',
+    id: 'predict-same-token',
+    title: 'Predict: the same-token head',
+    task: 'Head 1 of lesson 1’s model, row 8 (the second “cat”). Spread 1 over the keys it can see as you think head 1 does.',
+    hints: ['Head 1 matches a token with the same word; how many “cat”s can row 8 see?'],
+    start: { ...LESSON1, causal: true, view: 'heads', head: 0 },
+    head: 0,
+    query: 8,
+  },
+  {
+    kind: 'predict',
+    id: 'predict-random',
+    title: 'Predict: random weights',
+    task: 'Lesson 2’s random head, row 5. With random weights and the √d_k scale, is the row sharp or spread out? Drag the bars.',
+    hints: ['Random queries and keys give scores of spread about 1 after the scale: no key stands far above the rest.'],
+    start: { ...LESSON2, view: 'heads' },
+    head: 0,
+    query: 5,
+  },
+  {
+    kind: 'predict',
+    id: 'predict-no-scale',
+    title: 'Predict: without the √d_k',
+    task: 'The same random head with the scale deleted (scale 1, lesson 2’s experiment), row 5. Sharper or flatter than with it?',
+    hints: ['Without the scale the scores are twice as spread (√4 = 2): the softmax sharpens.'],
+    start: { ...LESSON2, scale: 'none', view: 'heads' },
+    head: 0,
+    query: 5,
+  },
+];
+
+const BY_ID = new Map(EXERCISES.map((e) => [e.id, e]));
+const TEACHER_PREDICT = /^predict-h([1-9]\d?)-q(\d{1,3})$/;
+
+/** A teacher's predict exercise from its id (head counted from 1, query from 0), or null. */
+export function teacherPredict(id: string): { head: number; query: number } | null {
+  const m = TEACHER_PREDICT.exec(id);
+  return m ? { head: Number(m[1]) - 1, query: Number(m[2]) } : null;
+}
+
+/** The id of a teacher's predict exercise on head `head` (0-based) and row `query`. */
+export function teacherPredictId(head: number, query: number): string {
+  return `predict-h${head + 1}-q${query}`;
+}
+
+/** The exercise an id names: a gallery entry, or a teacher's predict (built here), or null. */
+export function exerciseOf(id: string): Exercise | null {
+  const e = BY_ID.get(id);
+  if (e) return e;
+  const p = teacherPredict(id);
+  if (!p) return null;
+  return {
+    kind: 'predict',
+    id,
+    title: `Predict head ${p.head + 1}, row ${p.query}`,
+    task: `Where does head ${p.head + 1}’s weight go for query ${p.query}? Drag the bars (they are shared out to sum to 1), then check.`,
+    hints: ['Look at the tokens, the mask and what the head was built or trained to do.'],
+    start: {},
+    head: p.head,
+    query: p.query,
+  };
+}
+
+/** The link fields an exercise starts from (none for a teacher's predict or an unknown id). */
+export function exerciseStart(id: unknown): Record<string, unknown> | null {
+  return typeof id === 'string' ? (BY_ID.get(id)?.start ?? null) : null;
+}
+
+/** Every link key some exercise starts from (app/state.ts gives those rows a link default). */
+export const START_KEYS: readonly string[] = [...new Set(EXERCISES.flatMap((e) => Object.keys(e.start)))];
