@@ -8,6 +8,8 @@
 //                                             as attention_playground.encode_array() writes them
 //   tokens   list of strings (one per key)   options  object of link keys, e.g. { causal: 1, fill: 'finite' }
 //   view     'heads' | 'mask' | 'scale' | 'output'     height  pixels (default 640)
+//   exercise an exercise id (docs/exercises.md); each check the student makes is written back to
+//            the `exercise_result` trait ({ id, passed, score, attempts, state }) and saved
 //   url      the playground's address (default: the folder this module is served from; needed when
 //            the host imports the module from its text, as anywidget does with an inline _esm)
 // Arrays that fit go in the frame's link; larger ones are sent by postMessage after the frame's
@@ -17,6 +19,7 @@ const KEYS = { weights: 'uw', q: 'uq', k: 'uk', v: 'uv', mask: 'um', x: 'ux', wq
 const LINK_MAX = 96 * 1024;
 const READY = 'attention-playground:arrays-ready';
 const ARRAYS = 'attention-playground:arrays';
+const EXERCISE = 'attention-playground:exercise';
 let ids = 0;
 
 /** The playground's address: the `url` trait, else the folder this module was served from. Null
@@ -41,6 +44,8 @@ export function frameSource(model, id) {
     for (const [k, v] of Object.entries(options)) if (v !== null && v !== undefined) hash.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
   const view = model.get('view');
   if (typeof view === 'string' && view !== '') hash.push('view=' + encodeURIComponent(view));
+  const exercise = model.get('exercise');
+  if (typeof exercise === 'string' && exercise !== '') hash.push('ex=' + encodeURIComponent(exercise));
   const arrays = {};
   let chars = 0;
   for (const [trait, key] of Object.entries(KEYS)) {
@@ -93,13 +98,19 @@ function render({ model, el }) {
   const onMessage = (e) => {
     if (e.source !== frame.contentWindow) return;
     const d = e.data;
+    if (d && d.type === EXERCISE && d.version === 1 && typeof d.id === 'string' && typeof d.passed === 'boolean') {
+      const { id: ex, passed, score, attempts, state } = d;
+      model.set('exercise_result', { id: ex, passed, score, attempts, state });
+      model.save_changes();
+      return;
+    }
     if (message && d && d.type === READY && d.version === 1 && d.id === id) {
       const origin = new URL(frame.src).origin;
       frame.contentWindow.postMessage(message, origin === 'null' || !/^https?:/.test(origin) ? '*' : origin);
     }
   };
   window.addEventListener('message', onMessage);
-  const traits = ['weights', 'q', 'k', 'v', 'mask', 'x', 'wq', 'wk', 'wv', 'tokens', 'options', 'view', 'height', 'url'];
+  const traits = ['weights', 'q', 'k', 'v', 'mask', 'x', 'wq', 'wk', 'wv', 'tokens', 'options', 'view', 'exercise', 'height', 'url'];
   for (const t of traits) model.on(`change:${t}`, draw);
   draw();
   return () => {

@@ -8,6 +8,9 @@
 // data-maxheight="700" caps the height. A message is used only when it comes from one of these
 // frames (its window, checked) and from the origin of the frame's address; a frame sandboxed
 // without allow-same-origin posts from the origin "null", accepted for that frame only.
+// An exercise's check (docs/exercises.md) from such a frame is dispatched on the frame as an
+// `attention-playground:exercise` event: frame.addEventListener('attention-playground:exercise',
+// function (e) { e.detail.passed … }).
 (function () {
   'use strict';
   if (window.__attentionPlaygroundListener) return;
@@ -30,6 +33,12 @@
   }
   window.addEventListener('message', function (e) {
     var d = e.data;
+    if (d && d.type === 'attention-playground:exercise' && d.version === 1) {
+      var x = frameFor(e.source);
+      if (x && (e.origin === originOf(x) || (e.origin === 'null' && opaque(x))))
+        x.dispatchEvent(new CustomEvent(d.type, { detail: d }));
+      return;
+    }
     if (!d || d.type !== 'attention-playground:resize' || d.version !== 1) return;
     if (typeof d.height !== 'number' || !isFinite(d.height)) return;
     var f = frameFor(e.source);

@@ -2,7 +2,8 @@
 // A small custom element for course sites: it creates a sandboxed iframe of the playground in
 // embed mode next to this script, and sizes it from the page's resize messages (origin and source
 // checked). Attributes: preset (a gallery id), hash (a full share-link hash, wins over preset),
-// view, show, hide; and its size:
+// exercise (an exercise id, docs/exercises.md: each check is dispatched on the element as an
+// `attention-playground:exercise` event), view, show, hide; and its size:
 //   height="480"     a fixed height, honoured (the frame never resizes itself)
 //   maxheight="700"  auto-height, but never taller (a taller view scrolls inside the frame)
 //   autosize="off"   no auto-height (the frame stays at height, default 640)
@@ -15,6 +16,7 @@ import { findPreset, presetState } from './presets';
 import { encodeState, decodeHash } from './state';
 import type { State } from './state';
 import { RESIZE_MESSAGE, MESSAGE_VERSION, parseHeight, switchOff } from '../embed/embed';
+import { EXERCISE_MESSAGE, isExerciseMessage } from '../shared/exercise-message';
 
 const PAGE = new URL(/* @vite-ignore */ './index.html', import.meta.url);
 
@@ -29,12 +31,16 @@ function hostSheet(): CSSStyleSheet {
 
 class AttentionPlayground extends HTMLElement {
   static get observedAttributes() {
-    return ['preset', 'hash', 'view', 'show', 'hide', 'height', 'maxheight', 'autosize', 'fit'];
+    return ['preset', 'hash', 'exercise', 'view', 'show', 'hide', 'height', 'maxheight', 'autosize', 'fit'];
   }
   private frame: HTMLIFrameElement | null = null;
   private onMessage = (e: MessageEvent) => {
     if (!this.frame || e.origin !== PAGE.origin || e.source !== this.frame.contentWindow) return;
     const d = e.data as { type?: unknown; version?: unknown; height?: unknown };
+    if (isExerciseMessage(d)) {
+      this.dispatchEvent(new CustomEvent(EXERCISE_MESSAGE, { detail: d, bubbles: true, composed: true }));
+      return;
+    }
     if (
       d &&
       d.type === RESIZE_MESSAGE &&
@@ -76,6 +82,9 @@ class AttentionPlayground extends HTMLElement {
     let state = preset ? presetState(preset) : decodeHash('').state;
     const hash = this.getAttribute('hash');
     if (hash) state = decodeHash(hash).state;
+    const exercise = this.getAttribute('exercise');
+    // Over the preset's settings, the exercise's start sets the rest (app/state.ts).
+    if (exercise && !hash) state = decodeHash(`${encodeState(state)}&ex=${encodeURIComponent(exercise)}`).state;
     const view = this.getAttribute('view');
     if (view)
       state = decodeHash(encodeState({ ...state, page: { ...state.page, view: view as State['page']['view'] } })).state;

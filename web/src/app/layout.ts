@@ -1,6 +1,8 @@
-// The page's fixed parts: the header with the share buttons, the preset gallery and the footer.
+// The page's fixed parts: the header with the share buttons, the preset gallery, the exercises and
+// the footer.
 import { el } from '../ui/dom';
 import { PRESETS, presetHash } from './presets';
+import { EXERCISES, type ExerciseKind } from '../attention/exercise/catalogue';
 
 export function pageHeader(copyLink: HTMLElement, copyEmbed: HTMLElement, status: HTMLElement): HTMLElement {
   return el(
@@ -74,6 +76,46 @@ export function presetGallery(): HTMLElement {
             el('span', { class: 'card-blurb', text: p.blurb }),
             el('span', { class: 'card-figure', text: p.figure }),
           ),
+        ),
+      ),
+    ),
+  );
+}
+
+const KIND: Record<ExerciseKind, string> = { mask: 'Make the mask', fix: 'Fix it', predict: 'Predict, then check' };
+
+/** The exercises: each card is a link (a#data-exercise) and an Embed… button (the page opens the
+ *  embed dialog with the exercise's link). */
+export function exerciseGallery(): HTMLElement {
+  return el(
+    'section',
+    { class: 'gallery exercises', 'data-section': 'presets', 'aria-labelledby': 'exercises-title' },
+    el('h2', { id: 'exercises-title', text: 'Exercises' }),
+    el('p', {
+      class: 'muted',
+      text: 'Each is a link a teacher can share or embed: the page checks the student’s answer on the core’s result and reports each check to the page that embeds it (docs/exercises.md).',
+    }),
+    el(
+      'ul',
+      { class: 'cards' },
+      ...EXERCISES.map((e) =>
+        el(
+          'li',
+          { class: 'card' },
+          el(
+            'a',
+            { href: `#v=1&ex=${e.id}`, 'data-exercise': e.id, class: 'card-link' },
+            el('span', { class: 'card-lesson', text: `${KIND[e.kind]} · ${e.id}` }),
+            el('strong', { class: 'card-title', text: e.title }),
+            el('span', { class: 'card-blurb', text: e.task }),
+          ),
+          el('button', {
+            type: 'button',
+            class: 'btn small card-embed',
+            'data-embed-exercise': e.id,
+            'aria-label': `Embed the exercise “${e.title}”`,
+            text: 'Embed…',
+          }),
         ),
       ),
     ),

@@ -27,9 +27,11 @@ import { lessonInputs } from '../attention/arrays/compute';
 import type { LessonContext } from '../lesson/lesson-context';
 import type { LabContext, View } from '../ui/view';
 import { el, clear } from '../ui/dom';
-import { parseEmbed, startResizeMessages, type Section } from '../embed/embed';
+import { exerciseFromQuery, parseEmbed, showExerciseControls, startResizeMessages, type Section } from '../embed/embed';
 import { openEmbedDialog } from '../embed/dialog';
-import { pageHeader, presetGallery, pageFooter } from './layout';
+import { teacherPredictId } from '../attention/exercise/catalogue';
+import { effectiveHeads } from '../attention/state';
+import { exerciseGallery, pageHeader, presetGallery, pageFooter } from './layout';
 import { getTrainedAttention } from '../shared/trained-model';
 import { PRESETS } from './presets';
 
@@ -64,8 +66,9 @@ declare global {
 export function start(): void {
   document.getElementById('boot-fallback')?.remove(); // the file:// message (index.html)
   const cfg = parseEmbed(location.search);
-  const initial = decodeHash(location.hash);
+  const initial = decodeHash(exerciseFromQuery(location.search, location.hash));
   let state: State = initial.state;
+  if (cfg.embed && state.exercise.id) showExerciseControls(cfg, location.search);
   const html = document.documentElement;
   html.dataset.status = 'loading';
   if (cfg.embed) html.classList.add('embed');
@@ -150,6 +153,7 @@ export function start(): void {
   );
 
   const gallery = presetGallery();
+  const exercises = exerciseGallery();
   const footer = pageFooter();
 
   // A preset card is a share link: following it changes the state (hashchange); then bring the view
@@ -175,7 +179,7 @@ export function start(): void {
       );
     }
   }
-  for (const a of gallery.querySelectorAll<HTMLAnchorElement>('a[data-preset]')) {
+  for (const a of [...gallery.querySelectorAll<HTMLAnchorElement>('a[data-preset]'), ...exercises.querySelectorAll<HTMLAnchorElement>('a[data-exercise]')]) {
     a.addEventListener('click', (e) => {
       if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return; // new tab/window
       if (a.href === location.href)
@@ -184,7 +188,11 @@ export function start(): void {
     });
   }
 
-  app.append(header, notices, el('main', { class: 'layout' }, aside, stage), gallery, footer, live, embedPanel);
+  app.append(header, notices, el('main', { class: 'layout' }, aside, stage), gallery, exercises, footer, live, embedPanel);
+  for (const b of exercises.querySelectorAll<HTMLButtonElement>('button[data-embed-exercise]'))
+    b.addEventListener('click', () =>
+      openEmbedDialog(embedPanel, `#v=1&ex=${b.dataset.embedExercise}`, (text, what) => void copyText(text, what)),
+    );
   applySections(cfg.hidden);
 
   function applySections(hidden: Set<Section>): void {
@@ -363,9 +371,19 @@ export function start(): void {
   }
 
   copyLink.addEventListener('click', () => void copyText(shareUrl(), 'Link'));
-  copyEmbed.addEventListener('click', () =>
-    openEmbedDialog(embedPanel, linkOf(state), (text, what) => void copyText(text, what)),
-  );
+  copyEmbed.addEventListener('click', () => {
+    // "Make an exercise": the attention views' state as a predict exercise on a row.
+    const heads = effectiveHeads(state);
+    const maker = VIEW_FACTORIES.find((f) => f.id === state.page.view)?.needsResult
+      ? {
+          heads,
+          tokens: state.model.tokens,
+          head: state.page.head,
+          hash: (h: number, q: number) => linkOf({ ...state, exercise: { id: teacherPredictId(h, q) } }),
+        }
+      : null;
+    openEmbedDialog(embedPanel, linkOf(state), (text, what) => void copyText(text, what), maker);
+  });
 
   // The skip link moves focus to the views; it must never reach the hash (the URL codec would read
   // "#main-stage" as a setting and reset the state).

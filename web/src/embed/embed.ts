@@ -1,5 +1,7 @@
 // Embedding: the `?embed=1` mode (which sections show), the height messages to the host page,
 // and the copy-paste iframe snippet with a resize listener that checks origin and source.
+import { EXERCISE_MESSAGE } from '../shared/exercise-message';
+
 export const RESIZE_MESSAGE = 'attention-playground:resize';
 export const MESSAGE_VERSION = 1;
 
@@ -84,6 +86,22 @@ export function parseEmbed(search: string): EmbedConfig {
   return { embed, hidden, frameId, fit, autosize, maxHeight: parseHeight(q.get('maxheight')) };
 }
 
+/** An embedded exercise needs its controls: they show unless `hide=` names them. Pure. */
+export function showExerciseControls(cfg: EmbedConfig, search: string): void {
+  const hide = list(new URLSearchParams(search).get('hide'));
+  for (const s of ['controls', ...CONTROL_GROUPS] as Section[]) if (!hide.includes(s)) cfg.hidden.delete(s);
+  if (!hide.includes('presets')) cfg.hidden.add('presets');
+}
+
+/** `?ex=<id>` (an exercise named in the query, as in `?embed=1&ex=mask-window3`) goes into the
+ *  hash's settings unless the hash names one itself. Pure. */
+export function exerciseFromQuery(search: string, hash: string): string {
+  const ex = new URLSearchParams(search).get('ex');
+  if (!ex || /(^#?|&)ex=/.test(hash)) return hash;
+  const h = hash.replace(/^#/, '');
+  return `#${h === '' ? 'v=1' : h}&ex=${encodeURIComponent(ex)}`;
+}
+
 /** Post the document height to the parent whenever it changes (never more than maxHeight: a
  *  taller page scrolls inside its frame). */
 export function startResizeMessages(frameId: string | null, maxHeight: number | null = null): void {
@@ -121,6 +139,8 @@ addEventListener('message', function (e) {
   if (d && d.type === '${RESIZE_MESSAGE}' && d.version === ${MESSAGE_VERSION} && typeof d.height === 'number') {
     f.style.height = Math.min(Math.max(d.height, 100), 10000) + 'px';
   }
+  // An exercise's check, as an event on the frame: f.addEventListener('${EXERCISE_MESSAGE}', …)
+  if (d && d.type === '${EXERCISE_MESSAGE}') f.dispatchEvent(new CustomEvent(d.type, { detail: d }));
 });
 </script>`;
 }

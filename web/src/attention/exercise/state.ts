@@ -3,7 +3,7 @@
 // Pure: no DOM, no globals.
 import { brief, decodeComponent, type Kind } from '../../state/fields';
 import type { SubState } from '../../state/table';
-import { INDUCTION_HEADS, type ModelSlice } from '../state';
+import { effectiveHeads, type ModelSlice } from '../state';
 import { exerciseOf } from './catalogue';
 
 export interface ExerciseState {
@@ -40,7 +40,7 @@ export const EXERCISE: SubState<ExerciseState, ExerciseSlice & ModelSlice> = {
     const e = exerciseOf(s.exercise.id);
     if (e?.kind !== 'predict') return;
     // A teacher's predict names a head and a row: both must exist in the model the link opens.
-    const heads = s.model.source === 'induction' ? INDUCTION_HEADS : s.model.heads;
+    const heads = effectiveHeads(s);
     const t = s.model.tokens.length;
     if (e.head >= heads || e.query >= t) {
       notices.push(
