@@ -29,7 +29,7 @@ import type { LabContext, View } from '../ui/view';
 import { el, clear } from '../ui/dom';
 import { exerciseFromQuery, parseEmbed, showExerciseControls, startResizeMessages, type Section } from '../embed/embed';
 import { openEmbedDialog } from '../embed/dialog';
-import { teacherPredictId } from '../attention/exercise/catalogue';
+import { exerciseOf, teacherPredictId } from '../attention/exercise/catalogue';
 import { effectiveHeads } from '../attention/state';
 import { exerciseGallery, pageHeader, presetGallery, pageFooter } from './layout';
 import { getTrainedAttention } from '../shared/trained-model';
@@ -68,7 +68,9 @@ export function start(): void {
   const cfg = parseEmbed(location.search);
   const initial = decodeHash(exerciseFromQuery(location.search, location.hash));
   let state: State = initial.state;
-  if (cfg.embed && state.exercise.id) showExerciseControls(cfg, location.search);
+  // An embedded mask or fix exercise is solved with the controls (a predict needs none of them).
+  const kind = exerciseOf(state.exercise.id)?.kind;
+  if (cfg.embed && (kind === 'mask' || kind === 'fix')) showExerciseControls(cfg, location.search);
   const html = document.documentElement;
   html.dataset.status = 'loading';
   if (cfg.embed) html.classList.add('embed');
