@@ -73,3 +73,34 @@ test('the widget module draws the model’s W, redraws on a change, sends a larg
   assert.deepEqual(w.errors, []);
   await ctx.close();
 });
+
+test('the exercise trait opens an exercise in the frame; each check comes back as the exercise_result trait', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await ctx.newPage();
+  const w = watch(page);
+  await page.goto(host.url + '/host.html');
+  await page.waitForFunction(() => window.rendered === true);
+  await page.evaluate(() => {
+    window.saved = 0;
+    window.model.save_changes = () => window.saved++;
+    window.model.set('weights', '');
+    window.model.set('options', {});
+    window.model.set('tokens', []);
+    window.model.set('exercise', 'mask-causal');
+  });
+  await page.waitForFunction(() => /#v=1&ex=mask-causal$/.test(document.querySelector('#out iframe').src));
+  const frame = await (await page.$('#out iframe')).contentFrame();
+  await frame.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout: 20000 });
+  await frame.getByTestId('exercise-check').click();
+  await page.waitForFunction(() => window.model.get('exercise_result')?.attempts === 1);
+  assert.deepEqual(await page.evaluate(() => window.model.get('exercise_result')), { id: 'mask-causal', passed: false, score: 0.545, attempts: 1, state: '#v=1&ex=mask-causal' });
+  await frame.getByTestId('causal').check();
+  await frame.waitForFunction(() => document.documentElement.dataset.status === 'ready');
+  await frame.getByTestId('exercise-check').click();
+  await page.waitForFunction(() => window.model.get('exercise_result')?.attempts === 2);
+  const r = await page.evaluate(() => window.model.get('exercise_result'));
+  assert.deepEqual([r.passed, r.score, r.state], [true, 1, '#v=1&causal=1&ex=mask-causal']);
+  assert.equal(await page.evaluate(() => window.saved), 2);
+  assert.deepEqual(w.errors, []);
+  await ctx.close();
+});

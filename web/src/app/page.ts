@@ -181,7 +181,10 @@ export function start(): void {
       );
     }
   }
-  for (const a of [...gallery.querySelectorAll<HTMLAnchorElement>('a[data-preset]'), ...exercises.querySelectorAll<HTMLAnchorElement>('a[data-exercise]')]) {
+  for (const a of [
+    ...gallery.querySelectorAll<HTMLAnchorElement>('a[data-preset]'),
+    ...exercises.querySelectorAll<HTMLAnchorElement>('a[data-exercise]'),
+  ]) {
     a.addEventListener('click', (e) => {
       if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return; // new tab/window
       if (a.href === location.href)
@@ -190,7 +193,16 @@ export function start(): void {
     });
   }
 
-  app.append(header, notices, el('main', { class: 'layout' }, aside, stage), gallery, exercises, footer, live, embedPanel);
+  app.append(
+    header,
+    notices,
+    el('main', { class: 'layout' }, aside, stage),
+    gallery,
+    exercises,
+    footer,
+    live,
+    embedPanel,
+  );
   for (const b of exercises.querySelectorAll<HTMLButtonElement>('button[data-embed-exercise]'))
     b.addEventListener('click', () =>
       openEmbedDialog(embedPanel, `#v=1&ex=${b.dataset.embedExercise}`, (text, what) => void copyText(text, what)),

@@ -118,8 +118,24 @@ function makerFields(m: ExerciseMaker, changed: (hash: string | null) => void): 
     'fieldset',
     { class: 'embed-exercise' },
     el('legend', { text: 'Make an exercise' }),
-    el('label', { class: 'check', for: on.id }, on, el('span', { text: ' Predict a row: hide the weights until the student checks a prediction' })),
-    el('div', {}, el('label', { for: head.id, text: 'Head ' }), head, ' ', el('label', { for: row.id, text: 'Row ' }), row),
-    el('p', { class: 'muted', text: 'The link stores this view and the row, never the answer: the page computes the weights when the student checks.' }),
+    el(
+      'label',
+      { class: 'check', for: on.id },
+      on,
+      el('span', { text: ' Predict a row: hide the weights until the student checks a prediction' }),
+    ),
+    el(
+      'div',
+      {},
+      el('label', { for: head.id, text: 'Head ' }),
+      head,
+      ' ',
+      el('label', { for: row.id, text: 'Row ' }),
+      row,
+    ),
+    el('p', {
+      class: 'muted',
+      text: 'The link stores this view and the row, never the answer: the page computes the weights when the student checks.',
+    }),
   );
 }
