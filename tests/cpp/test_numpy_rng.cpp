@@ -11,14 +11,14 @@
 
 namespace {
 
-std::uint64_t bits(double x) {
+std::uint64_t u64_bits(double x) {
   std::uint64_t u;
   std::memcpy(&u, &x, sizeof u);
   return u;
 }
 
 // repr() of a double parses back to the same double (strtod rounds correctly).
-double exact(const fixtures::json& j) {
+double json_exact(const fixtures::json& j) {
   return std::strtod(j.get<std::string>().c_str(), nullptr);
 }
 
@@ -79,10 +79,10 @@ TEST_CASE("numpy_rng - random() doubles are NumPy's bit for bit (10 000 per seed
     const std::size_t n = fx.at("count").get<std::size_t>();
     for (std::size_t i = 0; i < n; ++i) {
       const double u = g.random();
-      if (i < first.size()) REQUIRE(bits(u) == bits(exact(first[i])));
+      if (i < first.size()) REQUIRE(u64_bits(u) == u64_bits(json_exact(first[i])));
       REQUIRE(u >= 0.0);
       REQUIRE(u < 1.0);
-      d.add(bits(u));
+      d.add(u64_bits(u));
     }
     CHECK(d.hex() == fx.at("digest").get<std::string>());
   }
@@ -103,14 +103,14 @@ TEST_CASE("numpy_rng - standard_normal is NumPy's ziggurat bit for bit (100 000 
     const std::size_t n = fx.at("count").get<std::size_t>();
     for (std::size_t i = 0; i < n; ++i) {
       const double z = g.standard_normal();
-      if (i < first.size()) REQUIRE(bits(z) == bits(exact(first[i])));
+      if (i < first.size()) REQUIRE(u64_bits(z) == u64_bits(json_exact(first[i])));
       if (next_cp < checkpoints.size() && checkpoints[next_cp][0].get<std::size_t>() == i) {
         INFO("draw " << i);
-        REQUIRE(bits(z) == bits(exact(checkpoints[next_cp][1])));
+        REQUIRE(u64_bits(z) == u64_bits(json_exact(checkpoints[next_cp][1])));
         ++next_cp;
       }
       if (std::abs(z) > 3.6541528853610088) ++tail;
-      d.add(bits(z));
+      d.add(u64_bits(z));
     }
     CHECK(next_cp == checkpoints.size());
     CHECK(tail == fx.at("tail").get<long>());
@@ -129,7 +129,7 @@ TEST_CASE("numpy_rng - random() and standard_normal() interleaved share one stre
     int i = 0;
     for (const auto& v : s.at("mixed")) {
       const double x = (i++ % 2 == 0) ? g.standard_normal() : g.random();
-      REQUIRE(bits(x) == bits(exact(v)));
+      REQUIRE(u64_bits(x) == u64_bits(json_exact(v)));
     }
   }
 }

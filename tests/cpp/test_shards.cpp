@@ -31,7 +31,7 @@ TrainerConfig config(std::size_t batch, double dropout, bool layer_norm) {
   return c;
 }
 
-std::unique_ptr<Trainer> make(const TrainerConfig& c) {
+std::unique_ptr<Trainer> make_trainer(const TrainerConfig& c) {
   std::unique_ptr<Trainer> t;
   const attn::Status st = Trainer::create(c, nullptr, &t);
   INFO(st.field << ": " << st.message);
@@ -70,7 +70,7 @@ TEST_CASE("shards - shard gradients summed equal the straight batch gradient",
           "[trainer][shards]") {
   for (std::size_t batch : {8, 6, 3}) {
     for (bool ln : {false, true}) {
-      auto t = make(config(batch, 0.0, ln));
+      auto t = make_trainer(config(batch, 0.0, ln));
       std::vector<std::int32_t> tok;
       std::vector<std::uint8_t> mask;
       REQUIRE(t->sample_batch(&tok, &mask).ok());
@@ -106,10 +106,10 @@ TEST_CASE("shards - train() on one thread equals a driver over the shard API, bi
   for (std::size_t batch : {8, 6, 3}) {
     for (double dropout : {0.0, 0.25}) {
       const TrainerConfig c = config(batch, dropout, true);
-      auto solo = make(c), coord = make(c);
+      auto solo = make_trainer(c), coord = make_trainer(c);
       // Two replicas stand for two Workers; shards go to them in a rotating assignment, so a
       // shard's result must not depend on which replica computed it.
-      auto w1 = make(c), w2 = make(c);
+      auto w1 = make_trainer(c), w2 = make_trainer(c);
       attn::tr::TrainReport r;
       REQUIRE(solo->train(12, &r).ok());
       REQUIRE(r.finite);
@@ -150,7 +150,7 @@ TEST_CASE("shards - train() on one thread equals a driver over the shard API, bi
 TEST_CASE("shards - trainOn takes the shard path: the same bits as train() on that batch",
           "[trainer][shards]") {
   const TrainerConfig c = config(8, 0.25, false);
-  auto a = make(c), b = make(c), d = make(c);  // d only draws the batches
+  auto a = make_trainer(c), b = make_trainer(c), d = make_trainer(c);  // d only draws the batches
   attn::tr::TrainReport r;
   for (int step = 0; step < 3; ++step) {
     StepBatch batch;
@@ -165,7 +165,7 @@ TEST_CASE("shards - trainOn takes the shard path: the same bits as train() on th
 }
 
 TEST_CASE("shards - the shard API names the field of a bad argument", "[trainer][shards][errors]") {
-  auto t = make(config(2, 0.0, false));
+  auto t = make_trainer(config(2, 0.0, false));
   StepBatch b;
   REQUIRE(t->next_batch(&b).ok());
   std::vector<float> g(t->params().size());
