@@ -89,7 +89,7 @@ const KIND: Record<ExerciseKind, string> = { mask: 'Make the mask', fix: 'Fix it
 export function exerciseGallery(): HTMLElement {
   return el(
     'section',
-    { class: 'gallery exercises', 'data-section': 'presets', 'aria-labelledby': 'exercises-title' },
+    { class: 'gallery exercises', 'data-section': 'exercises', 'aria-labelledby': 'exercises-title' },
     el('h2', { id: 'exercises-title', text: 'Exercises' }),
     el('p', {
       class: 'muted',

@@ -17,6 +17,7 @@ export const SECTIONS = [
   'mask',
   'scale',
   'presets',
+  'exercises',
   'legend',
   'arrays',
 ] as const;
@@ -69,7 +70,7 @@ export function parseEmbed(search: string): EmbedConfig {
   const hidden = new Set<Section>();
   if (embed) {
     // Compact by default: heatmaps, legend and tabs; controls only when asked for.
-    for (const s of ['title', 'share', 'export', 'presets', ...CONTROL_GROUPS] as Section[]) hidden.add(s);
+    for (const s of ['title', 'share', 'export', 'presets', 'exercises', ...CONTROL_GROUPS] as Section[]) hidden.add(s);
     for (const s of show) {
       hidden.delete(s);
       if (s === 'controls') CONTROL_GROUPS.forEach((g) => hidden.delete(g));
@@ -90,7 +91,6 @@ export function parseEmbed(search: string): EmbedConfig {
 export function showExerciseControls(cfg: EmbedConfig, search: string): void {
   const hide = list(new URLSearchParams(search).get('hide'));
   for (const s of ['controls', ...CONTROL_GROUPS] as Section[]) if (!hide.includes(s)) cfg.hidden.delete(s);
-  if (!hide.includes('presets')) cfg.hidden.add('presets');
 }
 
 /** `?ex=<id>` (an exercise named in the query, as in `?embed=1&ex=mask-window3`) goes into the
