@@ -83,6 +83,19 @@ const SOLVE = {
   },
 };
 
+/** "Which line?": the lines each variant changes, from the lessons (tests/web/exercise.test.ts
+ *  says why each). */
+const LINES = {
+  'line-rope': ['rope'],
+  'line-alibi': ['alibi'],
+  'line-qknorm': ['qknorm'],
+  'line-sigmoid': ['mask', 'shift', 'norm'],
+  'line-after': ['mask'],
+};
+async function mark(page, ids) {
+  for (const box of await page.getByTestId('exercise-line').all()) await box.setChecked(ids.includes(await box.getAttribute('value')));
+}
+
 /** Bars set to the drawn row (5 % steps) or, wrong, all on the key the head weighs least. */
 async function predict(page, right) {
   const { head, query } = await page.evaluate(() => {
@@ -115,6 +128,19 @@ test('every gallery exercise: not passed as it starts, passed once solved throug
       assert.equal(await page.locator('.stage').evaluate((s) => s.classList.contains('exercise-hiding')), false, `${id}: weights shown after the check`);
       continue;
     }
+    if (kind === 'line') {
+      await mark(page, ['out']);
+      assert.equal(await check(page), false, `${id}: the output line`);
+      await mark(page, LINES[id]);
+      assert.equal(await check(page), true, `${id}: ${LINES[id]}`);
+      // The two computations: the Lesson view with the variant on and its card open.
+      await page.getByTestId('exercise-show-both').click();
+      await page.waitForFunction(() => window.__attentionPlayground.state().page.view === 'lesson');
+      const st = await page.evaluate(() => window.__attentionPlayground.state().lesson);
+      assert.ok(st.exp !== 'none', `${id}: a card is open`);
+      await waitReady(page);
+      continue;
+    }
     assert.equal(await check(page), false, `${id} as it starts`);
     await SOLVE[id](page);
     await waitReady(page);
@@ -142,6 +168,39 @@ test('every gallery exercise: not passed as it starts, passed once solved throug
   await page.waitForFunction(() => window.__attentionPlayground.state().model.window === 3);
   await waitReady(page);
   assert.equal(await check(page), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('Make an exercise: the Embed dialog turns the view into a predict on a chosen head and row; the link holds no weights', async () => {
+  const { page, context, errors } = await open('#v=1&src=random&heads=2&kv=2&seed=3');
+  await page.getByTestId('copy-embed').click();
+  const snippet = () => page.getByTestId('embed-snippet').inputValue();
+  assert.doesNotMatch(await snippet(), /ex=/);
+  await page.getByTestId('embed-exercise').check();
+  await page.getByTestId('embed-exercise-head').selectOption('1');
+  await page.getByTestId('embed-exercise-row').selectOption('5');
+  const text = await snippet();
+  const hash = text.match(/#(v=1[^"]*)"/)[1].replace(/&amp;/g, '&');
+  assert.match(hash, /^v=1&src=random&seed=3&ex=predict-h2-q5$/, hash);
+  assert.doesNotMatch(text, /weights|uw=/);
+  await page.keyboard.press('Escape');
+  // The student opens it: head 2, row 5, one bar per key 0…5, the weights hidden until checked.
+  await page.evaluate((h) => (location.hash = h), `#${hash}`);
+  await page.waitForFunction(() => window.__attentionPlayground.state().exercise.id === 'predict-h2-q5');
+  await waitReady(page);
+  assert.match(await page.getByTestId('exercise-task').innerText(), /head 2’s weight go for query 5/);
+  // A screen reader hears the task once (a polite live region), and each verdict (role=status).
+  assert.match(await page.getByTestId('exercise-announce').textContent(), /^Exercise: Predict head 2, row 5\. Where does head 2’s weight go/);
+  assert.equal(await page.getByTestId('exercise-verdict').getAttribute('role'), 'status');
+  assert.equal(await page.getByTestId('exercise-bar').count(), 6);
+  assert.equal(await page.locator('.stage').evaluate((s) => s.classList.contains('exercise-hiding')), true);
+  // Leave the exercise: the state stays, the task goes, the weights show.
+  await page.getByTestId('exercise-leave').click();
+  assert.equal(await page.getByTestId('exercise').isHidden(), true);
+  assert.equal(await page.locator('.stage').evaluate((s) => s.classList.contains('exercise-hiding')), false);
+  await page.waitForFunction(() => !/ex=/.test(location.hash));
+  assert.match(await page.evaluate(() => location.hash), /^#v=1&src=random&seed=3/);
   assert.deepEqual(errors, []);
   await context.close();
 });

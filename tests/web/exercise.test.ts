@@ -4,17 +4,19 @@
 // and each check reads the result it is given (mask cell by cell, fix by NaN and row sums,
 // predict by total variation distance computed here by hand).
 import { describe, expect, it } from 'vitest';
-import { decodeHash, encodeState, linkFields, withPatch, normalizeState } from '../../web/src/app/state';
+import { decodeHash, encodeState, linkFields, withPatch, normalizeState, withLinkFields } from '../../web/src/app/state';
+import { lineQuiz } from '../../web/src/lesson/code-lines';
 import { EXERCISES, exerciseOf, exerciseStart, teacherPredictId } from '../../web/src/attention/exercise/catalogue';
 import {
   checkFix,
+  checkLines,
   checkMask,
   checkPredict,
   normalizedPrediction,
   targetMask,
   type CheckedResult,
 } from '../../web/src/attention/exercise/check';
-import type { FixExercise, MaskExercise, PredictExercise } from '../../web/src/attention/exercise/catalogue';
+import type { FixExercise, LineExercise, MaskExercise, PredictExercise } from '../../web/src/attention/exercise/catalogue';
 
 const byId = <T>(id: string) => exerciseOf(id) as T;
 
@@ -169,5 +171,38 @@ describe('checks', () => {
     expect(far.passed).toBe(false);
     expect(far.lines[2]).toBe('Your largest gap: key 0 “a”, where you put 1.00 and the head puts 0.10.');
     expect(checkPredict(e, r, [0, 0, 0])).toMatchObject({ passed: false, score: 0 });
+  });
+});
+
+describe('which line', () => {
+  // What each variant changes in the standard computation, written here from the lessons (not
+  // read from the page's code lines): RoPE, ALiBi and qk-norm each fill in their own line;
+  // sigmoid replaces the normalizer, needs no max shift and masks by a zero weight instead of −∞;
+  // masking after the normalizer empties the mask line before it.
+  const WANT: Record<string, string[]> = {
+    'line-rope': ['rope'],
+    'line-alibi': ['alibi'],
+    'line-qknorm': ['qknorm'],
+    'line-sigmoid': ['mask', 'shift', 'norm'],
+    'line-after': ['mask'],
+  };
+  it('each line exercise: its variant is valid link fields, and the lines it changes are the expected ones', () => {
+    const lines = EXERCISES.filter((e): e is LineExercise => e.kind === 'line');
+    expect(lines.map((e) => e.id).sort()).toEqual(Object.keys(WANT).sort());
+    for (const e of lines) {
+      const s = decodeHash(`#v=1&ex=${e.id}`).state;
+      const variant = normalizeState(withLinkFields(s, e.variant)).state.lesson;
+      const q = lineQuiz(s.model.scale, s.model.fill, variant);
+      expect(q.changed, e.id).toEqual(WANT[e.id]);
+      expect(q.lines.length).toBe(10);
+    }
+  });
+  it('checkLines: exactly the changed lines pass; extra and missing lines are counted', () => {
+    const lines = ['a', 'b', 'c', 'd'].map((id) => ({ id, code: `line ${id}` }));
+    expect(checkLines(lines, ['b', 'c'], ['c', 'b'])).toMatchObject({ passed: true, score: 1 });
+    const v = checkLines(lines, ['b', 'c'], ['a', 'b']);
+    expect(v).toMatchObject({ passed: false, score: 0.5 });
+    expect(v.lines).toEqual(['1 marked line stays as it is: line a', '1 line it changes is not marked.']);
+    expect(checkLines(lines, ['b'], [])).toMatchObject({ passed: false, lines: ['Mark at least one line.'] });
   });
 });

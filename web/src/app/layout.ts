@@ -2,7 +2,7 @@
 // the footer.
 import { el } from '../ui/dom';
 import { PRESETS, presetHash } from './presets';
-import { EXERCISES, type ExerciseKind } from '../attention/exercise/catalogue';
+import { EXERCISES, KIND_LABEL } from '../attention/exercise/catalogue';
 
 export function pageHeader(copyLink: HTMLElement, copyEmbed: HTMLElement, status: HTMLElement): HTMLElement {
   return el(
@@ -82,8 +82,6 @@ export function presetGallery(): HTMLElement {
   );
 }
 
-const KIND: Record<ExerciseKind, string> = { mask: 'Make the mask', fix: 'Fix it', predict: 'Predict, then check' };
-
 /** The exercises: each card is a link (a#data-exercise) and an Embed… button (the page opens the
  *  embed dialog with the exercise's link). */
 export function exerciseGallery(): HTMLElement {
@@ -105,7 +103,7 @@ export function exerciseGallery(): HTMLElement {
           el(
             'a',
             { href: `#v=1&ex=${e.id}`, 'data-exercise': e.id, class: 'card-link' },
-            el('span', { class: 'card-lesson', text: `${KIND[e.kind]} · ${e.id}` }),
+            el('span', { class: 'card-lesson', text: `${KIND_LABEL[e.kind]} · ${e.id}` }),
             el('strong', { class: 'card-title', text: e.title }),
             el('span', { class: 'card-blurb', text: e.task }),
           ),

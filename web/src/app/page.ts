@@ -19,6 +19,7 @@ import {
   type State,
 } from './state';
 import { createPathBar, stepFields } from '../lesson/path-bar';
+import { lineQuiz } from '../lesson/code-lines';
 import { createLinkWriter } from './link-writer';
 import { createReadiness, type Status } from './readiness';
 import { createResultController, VIEW_FACTORIES, type ResultParts, type Timing } from './features';
@@ -117,6 +118,11 @@ export function start(): void {
     computeKey,
     linkFields,
     link: () => linkOf(state),
+    lineQuiz: (variant) => {
+      const v = normalizeState(withLinkFields(state, variant)).state.lesson;
+      return lineQuiz(state.model.scale, state.model.fill, v);
+    },
+    applyLinkFields: (fields) => setState(normalizeState(withLinkFields(state, fields)).state, 'control'),
     host: viewHost,
     status,
     heatmaps: () => currentView().view.heatmaps(),

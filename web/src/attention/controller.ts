@@ -75,6 +75,10 @@ export interface ControllerDeps<S extends ControllerSlice, L> {
   linkFields(s: S): Record<string, unknown>;
   /** The share link's hash of the current state (an exercise's report carries it). */
   link(): string;
+  /** "Which line?" exercises: the Lesson feature's code lines (exercise/panel.ts says what). */
+  lineQuiz(variant: Record<string, unknown>): { lines: { id: string; code: string }[]; changed: string[] };
+  /** Lay link fields over the state (normalised with notices, written to the link). */
+  applyLinkFields(fields: Record<string, unknown>): void;
   /** The element the current view is drawn in. */
   host: HTMLElement;
   /** The header's status line: the last computation's timing. */
@@ -136,6 +140,8 @@ export function createAttentionController<S extends ControllerSlice, L>(
     linkFields: () => deps.linkFields(deps.state()),
     link: () => deps.link(),
     leave: () => deps.update({ exercise: { id: '' } }),
+    lineQuiz: (v) => deps.lineQuiz(v),
+    apply: (f) => deps.applyLinkFields(f),
   });
   // "Open in Heads view" from the Train tab (trained-banner.ts).
   const trainedBanner = createTrainedBanner({

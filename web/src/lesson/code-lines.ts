@@ -1,7 +1,7 @@
 // The computation as code lines, in NumPy-like notation written for this page: which lines a
 // state shows, their text, the control each carries and the picture each produces. Pure data
 // from the state (no DOM); the view draws it.
-import type { VariantState } from '../shared/variant';
+import { STANDARD, type VariantState } from '../shared/variant';
 
 export type LineId =
   'dtype' | 'proj' | 'qknorm' | 'rope' | 'scores' | 'alibi' | 'mask' | 'shift' | 'norm' | 'after' | 'out';
@@ -81,11 +81,11 @@ export function codeLines(c: LineContext, standard: LineContext): CodeLine[] {
     },
     {
       id: 'rope',
-      code: v.position === 'rope' ? 'Q, K = rope(Q, pos_q), rope(K, pos_k)' : `# position: ${v.position}`,
+      code: v.position === 'rope' ? 'Q, K = rope(Q, pos_q), rope(K, pos_k)' : '# no rotary positions (RoPE)',
       label: 'position encoding',
       control: 'position',
       picture: null,
-      inactive: v.position === 'none',
+      inactive: v.position !== 'rope',
       changed: false,
     },
     {
@@ -165,4 +165,21 @@ export function codeLines(c: LineContext, standard: LineContext): CodeLine[] {
   const std = standard === c ? null : new Map(codeLines(standard, standard).map((l) => [l.id, l.code]));
   for (const l of lines) l.changed = std !== null && std.get(l.id) !== l.code;
   return lines;
+}
+
+/** "Which line?" (the exercises): the standard computation's lines, and the ids of those that
+ *  `variant` changes (a line the variant adds, such as the mask after the normalizer, is not one
+ *  of the standard's and cannot be marked). */
+export function lineQuiz(
+  scale: LineContext['scale'],
+  fill: LineContext['fill'],
+  variant: VariantState,
+): { lines: { id: LineId; code: string }[]; changed: LineId[] } {
+  const standard: LineContext = { variant: STANDARD, scale, fill };
+  const lines = codeLines(standard, standard);
+  const ids = new Set(lines.map((l) => l.id));
+  const changed = codeLines({ variant, scale, fill }, standard)
+    .filter((l) => l.changed && ids.has(l.id))
+    .map((l) => l.id);
+  return { lines: lines.map(({ id, code }) => ({ id, code })), changed };
 }

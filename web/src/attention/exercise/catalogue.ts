@@ -42,8 +42,23 @@ export interface PredictExercise extends Common {
   head: number;
   query: number;
 }
-export type Exercise = MaskExercise | FixExercise | PredictExercise;
+export interface LineExercise extends Common {
+  kind: 'line';
+  /** The variant, as link fields (e.g. { posenc: 'rope' }): the lines it changes are the answer,
+   *  read from the Lesson view's own code lines (the page's lineQuiz). */
+  variant: Record<string, unknown>;
+  /** The Lesson view's experiment card that shows the two computations side by side. */
+  card: string;
+}
+export type Exercise = MaskExercise | FixExercise | PredictExercise | LineExercise;
 export type ExerciseKind = Exercise['kind'];
+/** Each kind's name on the page (the panel's heading and the gallery's cards). */
+export const KIND_LABEL: Record<ExerciseKind, string> = {
+  mask: 'Make the mask',
+  fix: 'Fix it',
+  predict: 'Predict, then check',
+  line: 'Which line?',
+};
 
 /** A prediction is passed when its total variation distance to the core's row is at most this. */
 export const PREDICT_PASS_TV = 0.25;
@@ -220,7 +235,55 @@ export const EXERCISES: readonly Exercise[] = [
     head: 0,
     query: 5,
   },
+  line(
+    'line-rope',
+    'RoPE',
+    { posenc: 'rope' },
+    'rope',
+    'RoPE rotates each query and key by an angle that grows with its position.',
+  ),
+  line(
+    'line-alibi',
+    'ALiBi',
+    { posenc: 'alibi' },
+    'alibi',
+    'ALiBi subtracts a penalty that grows with the distance between query and key.',
+  ),
+  line(
+    'line-qknorm',
+    'qk-norm',
+    { qkn: true },
+    'qknorm',
+    'qk-norm scales every query and key to length 1 before the dot product.',
+  ),
+  line(
+    'line-sigmoid',
+    'sigmoid attention',
+    { norm: 'sigmoid' },
+    'sigmoid',
+    'Sigmoid attention weighs each key on its own: nothing sums a row to 1. Is there anything left to overflow?',
+  ),
+  line(
+    'line-after',
+    'masking after the softmax',
+    { mmode: 'after' },
+    'after',
+    'Here the forbidden weights are set to zero after the normalizer, instead of masking the scores before it.',
+  ),
 ];
+
+function line(id: string, name: string, variant: Record<string, unknown>, card: string, hint: string): LineExercise {
+  return {
+    kind: 'line',
+    id,
+    title: name[0].toUpperCase() + name.slice(1),
+    task: `Mark every line of the standard computation that ${name} changes, then check. The check shows the two computations side by side.`,
+    hints: [hint, 'A variant may change more than one line; mark each one.'],
+    start: { ...LESSON1, causal: true, view: 'heads' },
+    variant,
+    card,
+  };
+}
 
 const BY_ID = new Map(EXERCISES.map((e) => [e.id, e]));
 const TEACHER_PREDICT = /^predict-h([1-9]\d?)-q(\d{1,3})$/;

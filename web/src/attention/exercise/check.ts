@@ -2,6 +2,12 @@
 // counts, the mask the core applied) and, for a mask exercise, the target mask the core builds
 // from the target's options. Never a comparison of text. Pure: no DOM, no globals.
 import type { Exercise, FixExercise, MaskExercise, MaskTarget, PredictExercise } from './catalogue';
+
+/** A code line the student may mark ("Which line?"): the Lesson view's id and text. */
+export interface LineChoice {
+  id: string;
+  code: string;
+}
 import { PREDICT_PASS_TV } from './catalogue';
 
 /** The part of the core's result a check reads (attention/protocol.ts's AttentionResult has it). */
@@ -135,6 +141,32 @@ export function checkPredict(e: PredictExercise, r: CheckedResult, bars: number[
       `Your largest gap: key ${cellName(r, gapKey)}, where you put ${p[gapKey].toFixed(2)} and the head puts ${row[gapKey].toFixed(2)}.`,
     );
   return { passed, score: 1 - tv, lines };
+}
+
+/** "Which line?": the marked lines against the lines the variant changes (the Lesson view's own
+ *  diff of its code lines). Score: the share of lines classified right. */
+export function checkLines(lines: LineChoice[], changed: string[], marked: string[]): Verdict {
+  const want = new Set(changed);
+  const got = new Set(marked);
+  const missed = lines.filter((l) => want.has(l.id) && !got.has(l.id));
+  const extra = lines.filter((l) => got.has(l.id) && !want.has(l.id));
+  const right = lines.length - missed.length - extra.length;
+  const passed = missed.length === 0 && extra.length === 0;
+  const lines_: string[] = [];
+  if (got.size === 0) lines_.push('Mark at least one line.');
+  else if (passed)
+    lines_.push(
+      `Right: it changes ${changed.length === 1 ? 'that line' : `those ${changed.length} lines`} and no other.`,
+    );
+  else {
+    if (extra.length)
+      lines_.push(
+        `${extra.length} marked line${extra.length > 1 ? 's stay' : ' stays'} as it is: ${extra.map((l) => l.code).join(' · ')}`,
+      );
+    if (missed.length)
+      lines_.push(`${missed.length} line${missed.length > 1 ? 's it changes are' : ' it changes is'} not marked.`);
+  }
+  return { passed, score: got.size && lines.length ? right / lines.length : 0, lines: lines_ };
 }
 
 export type { Exercise };

@@ -1,4 +1,5 @@
-// The exercise panel above the attention views: the task, hints, a predict exercise's bars, Check
+// The exercise panel above the attention views: the task, hints, a predict exercise's bars or a
+// which-line exercise's code lines, Check
 // (a button; Enter anywhere outside a text field or button), the verdict, and the report of each
 // check to the host page (report.ts). The check runs on the core's result for the state on screen
 // (check.ts); a check asked while a computation is under way waits for it.
@@ -8,14 +9,16 @@ import type { AttnCore } from '../../wasm/load-core';
 import { coreMaskOptions } from '../../shared/core-options';
 import type { VariantSlice } from '../../shared/variant';
 import type { ModelSlice } from '../state';
-import { exerciseOf, type Exercise, type PredictExercise } from './catalogue';
+import { KIND_LABEL, exerciseOf, type Exercise, type PredictExercise } from './catalogue';
 import {
   checkFix,
+  checkLines,
   checkMask,
   checkPredict,
   normalizedPrediction,
   targetMask,
   type CheckedResult,
+  type LineChoice,
   type Verdict,
 } from './check';
 import { reportExercise } from './report';
@@ -34,13 +37,12 @@ export interface ExercisePanelDeps {
   link(): string;
   /** Leave the exercise (the state stays as it is). */
   leave(): void;
+  /** "Which line?": the standard computation's code lines and the ids of those the variant (link
+   *  fields) changes — the Lesson view's own lines (the page asks its feature). */
+  lineQuiz(variant: Record<string, unknown>): { lines: LineChoice[]; changed: string[] };
+  /** Lay link fields over the state (the "two computations" a line exercise opens). */
+  apply(fields: Record<string, unknown>): void;
 }
-
-const KIND_LABEL: Record<Exercise['kind'], string> = {
-  mask: 'Make the mask',
-  fix: 'Fix it',
-  predict: 'Predict, then check',
-};
 
 export interface ExercisePanel {
   root: HTMLElement;
@@ -57,6 +59,14 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
   const hintList = el('ul');
   const hints = el('details', { class: 'exercise-hints' }, el('summary', { text: 'Hints' }), hintList);
   const bars = el('div', { class: 'exercise-bars', role: 'group', 'data-testid': 'exercise-bars' });
+  const lineList = el('fieldset', { class: 'exercise-lines', 'data-testid': 'exercise-lines' });
+  const showBoth = el('button', {
+    type: 'button',
+    class: 'btn',
+    'data-testid': 'exercise-show-both',
+    text: 'Show the two computations',
+    hidden: true,
+  });
   const check = el('button', { type: 'button', class: 'btn primary', 'data-testid': 'exercise-check', text: 'Check' });
   const leave = el('button', {
     type: 'button',
@@ -70,15 +80,19 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
     role: 'status',
     'aria-live': 'polite',
   });
+  // The task, read out once when an exercise opens (the verdict has its own live region).
+  const announce = el('p', { class: 'sr-only', 'aria-live': 'polite', 'data-testid': 'exercise-announce' });
   const root = el(
     'section',
     { class: 'exercise', 'data-testid': 'exercise', 'aria-labelledby': 'exercise-heading', hidden: true },
     el('h2', { class: 'exercise-head', id: 'exercise-heading' }, kind, title),
     task,
     bars,
-    el('div', { class: 'exercise-actions' }, check, leave),
+    lineList,
+    el('div', { class: 'exercise-actions' }, check, showBoth, leave),
     hints,
     verdict,
+    announce,
   );
 
   let shownId = '';
@@ -111,7 +125,11 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
         'data-testid': 'exercise-bar',
       });
       const share = el('output', { for: id, class: 'exercise-share', text: '0.00' });
-      input.addEventListener('input', () => shares(e, r));
+      // The result's arrays are reused by later computations: read the one on screen now.
+      input.addEventListener('input', () => {
+        const now = deps.current();
+        if (now) shares(e, now);
+      });
       barInputs.push(input);
       bars.append(
         el('div', { class: 'exercise-bar' }, el('label', { for: id, text: `${j} “${r.tokens[j]}”` }), input, share),
@@ -134,9 +152,33 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
     return p;
   }
 
+  function drawLines(e: Exercise & { kind: 'line' }): void {
+    clear(lineList);
+    lineList.append(el('legend', { text: 'The standard computation: mark each line the variant changes' }));
+    for (const l of deps.lineQuiz(e.variant).lines) {
+      const id = `exercise-line-${l.id}`;
+      const box = el('input', { type: 'checkbox', id, value: l.id, 'data-testid': 'exercise-line' });
+      lineList.append(
+        el('div', { class: 'exercise-line' }, box, el('label', { for: id }, el('code', { text: l.code }))),
+      );
+    }
+  }
+
   async function run(): Promise<void> {
     const e = exercise();
     if (!e) return;
+    if (e.kind === 'line') {
+      // Not a computation: the lines come from the Lesson view's code (no result to wait for).
+      const quiz = deps.lineQuiz(e.variant);
+      const marked = [...lineList.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value);
+      const v = checkLines(quiz.lines, quiz.changed, marked);
+      showBoth.hidden = false;
+      finish(e, v);
+      return;
+    }
+    // The core first (loaded once): the result's arrays are reused by later computations, so
+    // nothing is awaited between reading the result and checking it.
+    const core = e.kind === 'mask' ? await deps.core() : null;
     const r = deps.current();
     if (!r) {
       waiting = true;
@@ -145,8 +187,7 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
     }
     waiting = false;
     let v: Verdict;
-    if (e.kind === 'mask') {
-      const core = await deps.core();
+    if (e.kind === 'mask' && core) {
       const target = core.allowedMask({ t: r.t, ...coreMaskOptions(targetMask(e.target, r.tokens), r.t) });
       v = checkMask(e, r, target);
     } else if (e.kind === 'fix') {
@@ -154,10 +195,14 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
       const changed = e.keep.filter((k) => k in e.start && JSON.stringify(now[k]) !== JSON.stringify(e.start[k]));
       const tol = deps.state().lesson?.precision === 'float16' ? 5e-3 : 1e-3;
       v = checkFix(e, r, changed, tol);
-    } else {
+    } else if (e.kind === 'predict') {
       v = checkPredict(e, r, prediction(r.t));
       if (v.score > 0 || v.passed) revealed = true;
-    }
+    } else return;
+    finish(e, v);
+  }
+
+  function finish(e: Exercise, v: Verdict): void {
     const n = (attempts.get(e.id) ?? 0) + 1;
     attempts.set(e.id, n);
     showVerdict(v, null, n);
@@ -200,6 +245,15 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
   const syncHiding = () => root.parentElement?.classList.toggle('exercise-hiding', hidingNow());
 
   check.addEventListener('click', () => void run());
+  showBoth.addEventListener('click', () => {
+    const e = exercise();
+    // The Lesson view with the variant on: its changed lines highlighted, and the card that
+    // runs the two computations side by side.
+    if (e?.kind !== 'line') return;
+    deps.apply({ ...e.variant, lexp: e.card, view: 'lesson' });
+    // The view is drawn under this panel: bring it into sight.
+    requestAnimationFrame(() => root.parentElement?.querySelector('.view-host')?.scrollIntoView({ block: 'start' }));
+  });
   leave.addEventListener('click', () => deps.leave());
   // Enter checks, except where Enter already means something (a button, a link, a text field, a list).
   document.addEventListener('keydown', (ev) => {
@@ -232,9 +286,13 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
         clear(hintList);
         for (const h of e.hints) hintList.append(el('li', { text: h }));
         hints.open = false;
+        announce.textContent = `Exercise: ${e.title}. ${e.task}`;
         showVerdict(null, e.kind === 'predict' ? 'The weights are hidden until you check.' : null);
+        showBoth.hidden = true;
+        if (e.kind === 'line') drawLines(e);
       }
       bars.hidden = e.kind !== 'predict';
+      lineList.hidden = e.kind !== 'line';
       const r = deps.current();
       if (e.kind === 'predict' && r) drawBars(e, r);
       syncHiding();
