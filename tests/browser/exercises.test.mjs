@@ -273,6 +273,14 @@ test('the exercise panel fits 233 and 375 px and a 960 × 540 slide in fit mode'
     await page.screenshot({ path: join(SHOTS, `exercise-predict-${width}.png`), fullPage: true });
     await context.close();
   }
+  {
+    // ?embed=1&ex=… (the exercise in the query): shown with the controls a fix needs.
+    const { page, context } = await open('#v=1', { width: 800, height: 700 }, '?embed=1&ex=fix-nan');
+    assert.match(await page.getByTestId('exercise-task').innerText(), /The first token is padding/);
+    assert.equal(await page.locator('input[type=radio][value=finite]').isVisible(), true);
+    assert.equal(await page.locator('#exercises-title').isVisible(), false);
+    await context.close();
+  }
   const { page, context } = await open('#v=1&ex=mask-window3', { width: 960, height: 540 }, '?embed=1&fit=1');
   const f = await page.evaluate(frameFacts);
   assert.ok(f.scrollWidth <= f.clientWidth, 'fit: no sideways scroll');

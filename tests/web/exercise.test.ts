@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeHash, encodeState, linkFields, withPatch, normalizeState, withLinkFields } from '../../web/src/app/state';
 import { lineQuiz } from '../../web/src/lesson/code-lines';
+import { exerciseFromQuery, parseEmbed, showExerciseControls } from '../../web/src/embed/embed';
 import { EXERCISES, exerciseOf, exerciseStart, teacherPredictId } from '../../web/src/attention/exercise/catalogue';
 import {
   checkFix,
@@ -204,5 +205,26 @@ describe('which line', () => {
     expect(v).toMatchObject({ passed: false, score: 0.5 });
     expect(v.lines).toEqual(['1 marked line stays as it is: line a', '1 line it changes is not marked.']);
     expect(checkLines(lines, ['b'], [])).toMatchObject({ passed: false, lines: ['Mark at least one line.'] });
+  });
+});
+
+describe('embedding an exercise', () => {
+  it('?ex= in the query goes into the hash unless the hash names one', () => {
+    expect(exerciseFromQuery('?embed=1&ex=fix-nan', '')).toBe('#v=1&ex=fix-nan');
+    expect(exerciseFromQuery('?embed=1&ex=fix-nan', '#v=1&causal=0')).toBe('#v=1&causal=0&ex=fix-nan');
+    expect(exerciseFromQuery('?embed=1&ex=fix-nan', '#v=1&ex=mask-causal')).toBe('#v=1&ex=mask-causal');
+    expect(exerciseFromQuery('?embed=1', '#v=1')).toBe('#v=1');
+    expect(decodeHash(exerciseFromQuery('?ex=%3Cb%3E', '#v=1')).state.exercise.id).toBe('');
+  });
+  it('an embedded exercise shows the controls unless hide= names them; the galleries stay hidden', () => {
+    const cfg = parseEmbed('?embed=1');
+    showExerciseControls(cfg, '?embed=1');
+    for (const s of ['controls', 'tokens', 'model', 'mask', 'scale'] as const) expect(cfg.hidden.has(s)).toBe(false);
+    expect(cfg.hidden.has('presets')).toBe(true);
+    expect(cfg.hidden.has('exercises')).toBe(true);
+    const hidden = parseEmbed('?embed=1&hide=controls');
+    showExerciseControls(hidden, '?embed=1&hide=controls');
+    expect(hidden.hidden.has('controls')).toBe(true);
+    expect(hidden.hidden.has('mask')).toBe(true);
   });
 });

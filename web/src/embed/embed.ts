@@ -90,6 +90,7 @@ export function parseEmbed(search: string): EmbedConfig {
 /** An embedded exercise needs its controls: they show unless `hide=` names them. Pure. */
 export function showExerciseControls(cfg: EmbedConfig, search: string): void {
   const hide = list(new URLSearchParams(search).get('hide'));
+  if (hide.includes('controls')) return;
   for (const s of ['controls', ...CONTROL_GROUPS] as Section[]) if (!hide.includes(s)) cfg.hidden.delete(s);
 }
 
