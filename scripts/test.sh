@@ -99,7 +99,7 @@ spawn "variant oracle fixture is current" /usr/bin/python3 tests/oracle/gen_vari
 spawn "lesson page-figure oracle fixture is current" /usr/bin/python3 tests/oracle/gen_lesson_fixtures.py --check
 spawn "PyTorch model fixtures are current" /usr/bin/python3 tests/oracle/gen_model_fixtures.py --check
 spawn "PyTorch score-gradient fixture is current" /usr/bin/python3 tests/oracle/gen_score_grad_fixtures.py --check
-spawn "NumPy print, softmax-step and breakdown fixtures are current" bash -c "/usr/bin/python3 tests/oracle/gen_numpy_print.py --check && /usr/bin/python3 tests/oracle/gen_softmax_steps.py --check && /usr/bin/python3 tests/oracle/gen_breakdown_fixtures.py --check"
+spawn "NumPy print, softmax-step, breakdown and role fixtures are current" bash -c "/usr/bin/python3 tests/oracle/gen_numpy_print.py --check && /usr/bin/python3 tests/oracle/gen_softmax_steps.py --check && /usr/bin/python3 tests/oracle/gen_breakdown_fixtures.py --check && /usr/bin/python3 tests/oracle/gen_roles_fixtures.py --check"
 spawn "notebook helper, arrays, include graph (unittest)" /usr/bin/python3 -m unittest discover -s tests/python
 spawn "formatting (clang-format, Prettier)" bash scripts/check-format.sh
 collect
@@ -113,7 +113,7 @@ spawn "C++ tests, wasm under Node (ctest)" cmake --workflow --preset wasm
 collect
 
 # 3. The browser module's JS API, its soak, the page's types and unit tests, the production build.
-spawn "JS API of the wasm module (node --test)" node --test tests/js/
+spawn "JS API of the wasm module (node --test)" node --test --test-concurrency=2 tests/js/
 spawn "soak: 10 000 calls through the wasm module (node --test)" node --test tests/soak/
 spawn "TypeScript types (tsc --noEmit -p web)" npx --no-install tsc --noEmit -p web
 spawn "web unit tests (vitest)" npm run --silent test:web

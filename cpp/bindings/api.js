@@ -408,6 +408,18 @@ function attnNamesOnce() {
     return { masked: copy(r.masked), shifted: copy(r.shifted), exps: copy(r.exps), sums: copy(r.sums), weights: copy(r.weights) };
   };
 
+  // Each head's pattern scores on one sequence (docs/js-api.md): how much of each row goes where a
+  // previous-token, an induction or a duplicate-token head would put it.
+  Module['patternScores'] = function (tokens, weights, opts) {
+    if (opts === undefined) opts = {};
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    if (!(tokens instanceof Int32Array)) fail('tokens', 'tokens must be an Int32Array');
+    var r = unwrap(coreSession().patternScores(tokens, f32(weights, 'weights'), {
+      heads: intField(opts, 'heads', 1, 1), memoryCap: attnFields.memoryCap(opts, DEFAULT_CAP),
+    }));
+    return { previousToken: r.previousToken, induction: r.induction, duplicateToken: r.duplicateToken };
+  };
+
   // One score taken apart (docs/js-api.md): the query and key rows as the score uses them, their
   // products, the scale, ALiBi's bias, the row's scores and the best other allowed score.
   Module['scoreBreakdown'] = function (q, k, opts) {

@@ -17,6 +17,7 @@
 #include "attn/multihead.hpp"
 #include "attn/names.hpp"
 #include "attn/numpy_example.hpp"
+#include "attn/roles.hpp"
 #include "attn/softmax_steps.hpp"
 #include "attn/tiled.hpp"
 #include "attn/traffic.hpp"
@@ -276,6 +277,37 @@ class CoreSession {
     return st.ok() ? breakdown_result(b32_) : error(st);
   }
 
+  // Each head's pattern scores on one sequence (attn::pattern_scores, attn/roles.hpp): what the
+  // page's "build a head" exercises check. tokens (T) ids, weights (heads, T, T); o, normalised
+  // by api.js: heads, memoryCap.
+  val patternScores(val tokens, val weights, val o) {
+    const std::size_t heads = size_field(o, "heads");
+    const double t = tokens["length"].as<double>(), n = weights["length"].as<double>();
+    if (t < 1) return error(attn::Status::Invalid("tokens", "tokens must hold at least one token"));
+    // Checked before anything is copied into the heap.
+    if (n != static_cast<double>(heads) * t * t)
+      return error(attn::Status::Invalid(
+          "weights", "weights must hold heads × T × T values (T = the tokens' length)"));
+    if (4.0 * n + 4.0 * t > static_cast<double>(size_field(o, "memoryCap")))
+      return error(attn::Status::Exhausted("memory", "the weights exceed the memory cap"));
+    const auto tok = emscripten::convertJSArrayToNumberVector<std::int32_t>(tokens);
+    const auto w = emscripten::convertJSArrayToNumberVector<float>(weights);
+    std::vector<double> prev(heads), ind(heads), dup(heads);
+    attn::pattern_scores(tok.data(), 1, tok.size(), heads, w.data(), prev.data(), ind.data(),
+                         dup.data());
+    val r = val::object();
+    r.set("ok", true);
+    const auto list = [](const std::vector<double>& v) {
+      val a = val::array();
+      for (double x : v) a.call<void>("push", x);
+      return a;
+    };
+    r.set("previousToken", list(prev));
+    r.set("induction", list(ind));
+    r.set("duplicateToken", list(dup));
+    return r;
+  }
+
  private:
   template <class T>
   static val breakdown_result(const attn::Breakdown<T>& b) {
@@ -372,6 +404,7 @@ EMSCRIPTEN_BINDINGS(attn_introspect) {
       .function("estimateMultiHeadBytes", &CoreSession::estimateMultiHeadBytes)
       .function("check", &CoreSession::check)
       .function("softmaxSteps", &CoreSession::softmaxSteps)
-      .function("scoreBreakdown", &CoreSession::scoreBreakdown);
+      .function("scoreBreakdown", &CoreSession::scoreBreakdown)
+      .function("patternScores", &CoreSession::patternScores);
   emscripten::function("trafficModel", &trafficModel);
 }

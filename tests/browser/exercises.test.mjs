@@ -96,6 +96,22 @@ async function mark(page, ids) {
   for (const box of await page.getByTestId('exercise-line').all()) await box.setChecked(ids.includes(await box.getAttribute('value')));
 }
 
+/** Build a head: lesson 1's construction typed into the grid cells. */
+async function typeCell(page, key, value) {
+  const cell = page.locator(`input[data-cell="${key}"]`);
+  await cell.fill(String(value));
+  await cell.press('Tab');
+}
+const BUILD = {
+  'build-previous': async (page) => {
+    for (let p = 1; p < 11; p++) await typeCell(page, `p${p}.${p - 1}`, 14);
+  },
+  'build-same-token': async (page) => {
+    for (let w = 0; w < 8; w++) await typeCell(page, `w${w}.${w}`, 14);
+    for (let p = 0; p < 11; p++) await typeCell(page, `p${p}.${p}`, -14);
+  },
+};
+
 /** Bars set to the drawn row (5 % steps) or, wrong, all on the key the head weighs least. */
 async function predict(page, right) {
   const { head, query } = await page.evaluate(() => {
@@ -126,6 +142,16 @@ test('every gallery exercise: not passed as it starts, passed once solved throug
       await predict(page, true);
       assert.equal(await check(page), true, `${id}: the drawn row`);
       assert.equal(await page.locator('.stage').evaluate((s) => s.classList.contains('exercise-hiding')), false, `${id}: weights shown after the check`);
+      continue;
+    }
+    if (kind === 'build') {
+      assert.equal(await check(page), false, `${id}: an empty W_Q`);
+      await BUILD[id](page);
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid="exercise-build-score"]')?.dataset.score) > 0.8);
+      assert.equal(await check(page), true, `${id}: lesson 1's construction`);
+      assert.match(await page.getByTestId('exercise-verdict').innerText(), /score: (0\.9\d|1\.00) on the sentence, (0\.9\d|1\.00) on a hidden one/);
+      // The grid is in the link: a reload keeps the head.
+      assert.match(await page.evaluate(() => location.hash), /&exg=/);
       continue;
     }
     if (kind === 'line') {
@@ -168,6 +194,25 @@ test('every gallery exercise: not passed as it starts, passed once solved throug
   await page.waitForFunction(() => window.__attentionPlayground.state().model.window === 3);
   await waitReady(page);
   assert.equal(await check(page), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('Build a head by keyboard: arrows move between cells, typing edits, a bad value is marked and not used', async () => {
+  const { page, context, errors } = await open('#v=1&ex=build-previous');
+  await page.locator('input[data-cell="p10.10"]').focus(); // the grid's tab stop: its last cell
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.cell), 'p9.9');
+  for (const k of ['ArrowLeft', '1', '4']) await page.keyboard.press(k);
+  await page.keyboard.press('ArrowUp'); // moving commits the value
+  await page.waitForFunction(() => /exg=p9\.8\.14/.test(location.hash));
+  await page.keyboard.type('abc');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.locator('input[data-cell="p8.8"]').getAttribute('aria-invalid'), 'true');
+  assert.match(await page.evaluate(() => location.hash), /exg=p9\.8\.14(&|$)/);
+  // The score is the core's, redrawn after each edit.
+  assert.match(await page.getByTestId('exercise-build-score').innerText(), /^Its previous-token score on this sentence: 0\.\d\d/);
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -272,6 +317,11 @@ test('the exercise panel fits 233 and 375 px and a 960 × 540 slide in fit mode'
     assert.equal(await page.getByTestId('exercise-bar').count(), 9);
     await page.screenshot({ path: join(SHOTS, `exercise-predict-${width}.png`), fullPage: true });
     await context.close();
+    // A build exercise's grids scroll inside their own box.
+    const b = await open('#v=1&ex=build-same-token', { width, height: 800 }, '?embed=1');
+    const fb = await b.page.evaluate(frameFacts);
+    assert.ok(fb.scrollWidth <= fb.clientWidth, `${width}px build: no sideways scroll (${fb.scrollWidth} > ${fb.clientWidth})`);
+    await b.context.close();
   }
   {
     // ?embed=1&ex=… (the exercise in the query): shown with the controls a fix needs.

@@ -105,25 +105,3 @@ TEST_CASE("interp - each ablation loss is evaluate_batch's with that head zeroed
     }
   }
 }
-
-TEST_CASE("interp - hand-made patterns score 1 and 0", "[interp]") {
-  // One sequence [a b c a b c], one head. Previous-token weights: row i puts 1 on i-1.
-  const std::size_t t = 6;
-  const std::vector<std::int32_t> tok = {0, 1, 2, 0, 1, 2};
-  std::vector<double> prev(t * t, 0.0), ind(t * t, 0.0);
-  prev[0] = 1;
-  ind[0] = 1;
-  for (std::size_t i = 1; i < t; ++i) prev[i * t + i - 1] = 1;
-  // Induction weights: rows 3..5 attend to the key after the earlier occurrence (i - 2);
-  // rows 1, 2 attend to themselves.
-  for (std::size_t i = 1; i < t; ++i) ind[i * t + (i >= 3 ? i - 2 : i)] = 1;
-  double p[1], in[1], d[1];
-  attn::tr::pattern_scores(tok.data(), 1, t, 1, prev.data(), p, in, d);
-  CHECK(p[0] == 1.0);
-  CHECK(in[0] == 0.0);
-  CHECK(d[0] == 0.0);
-  attn::tr::pattern_scores(tok.data(), 1, t, 1, ind.data(), p, in, d);
-  CHECK(in[0] == 1.0);
-  CHECK(p[0] == 0.0);  // no row puts weight on i - 1
-  CHECK(d[0] == 0.0);
-}

@@ -399,7 +399,7 @@ export function start(): void {
           heads,
           tokens: state.model.tokens,
           head: state.page.head,
-          hash: (h: number, q: number) => linkOf({ ...state, exercise: { id: teacherPredictId(h, q) } }),
+          hash: (h: number, q: number) => linkOf({ ...state, exercise: { id: teacherPredictId(h, q), grid: '' } }),
         }
       : null;
     openEmbedDialog(embedPanel, linkOf(state), (text, what) => void copyText(text, what), maker);

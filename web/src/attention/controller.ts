@@ -40,7 +40,7 @@ export type ControllerSlice = ModelSlice &
 export interface ControllerPatch {
   model?: Partial<ModelState>;
   arrays?: ArraysState;
-  exercise?: ExerciseState;
+  exercise?: Partial<ExerciseState>;
   page?: { view?: 'train'; head?: number };
 }
 
@@ -142,6 +142,7 @@ export function createAttentionController<S extends ControllerSlice, L>(
     leave: () => deps.update({ exercise: { id: '' } }),
     lineQuiz: (v) => deps.lineQuiz(v),
     apply: (f) => deps.applyLinkFields(f),
+    setGrid: (grid) => deps.update({ exercise: { grid } }),
   });
   // "Open in Heads view" from the Train tab (trained-banner.ts).
   const trainedBanner = createTrainedBanner({

@@ -338,6 +338,14 @@ export interface AttnCore {
     k: CoreArray,
     opts: CoreAttentionOptions & { head?: number; query: number; key: number },
   ): CoreScoreBreakdown;
+  /** Each head's pattern scores on one sequence (attn/roles.hpp): how much of each row goes where a
+   *  previous-token, an induction or a duplicate-token head would put it. tokens (T) as ids,
+   *  weights (heads, T, T). */
+  patternScores(
+    tokens: Int32Array,
+    weights: Float32Array,
+    opts?: { heads?: number; memoryCap?: number },
+  ): { previousToken: number[]; induction: number[]; duplicateToken: number[] };
   /** (2·T_q) per query row the key range [lo, hi) that causal + window allow. */
   keyRanges(opts: { t?: number; tq?: number; tk?: number; causal?: boolean; window?: number }): Uint32Array;
   /** Bytes of the tiled kernel's scratch; independent of T. */

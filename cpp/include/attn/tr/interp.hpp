@@ -1,13 +1,7 @@
 // Interpretability measurements of a trained (or random) model on fixed batches.
 //
-// Pattern scores of head (l, h), from the causal attention weights A (rows i, keys j):
-//   previous-token:  pattern cells (i, i-1)
-//   duplicate-token: cells (i, j), j < i, token[j] == token[i]
-//   induction:       cells (i, j), 1 <= j <= i, token[j-1] == token[i] and j-1 < i (the key
-//                    right after an earlier occurrence of the current token)
-// For each sequence, score = sum A * pattern / sum A, both sums over the query rows holding
-// at least one pattern cell; sequences without such a row are skipped; the scores are
-// averaged over the remaining sequences (0 if none).
+// Pattern scores of head (l, h) (previous-token, induction, duplicate-token): the core's
+// attn::pattern_scores on the layer's causal weights; attn/roles.hpp defines them.
 //
 // K-composition of head h1 in layer l into head h2 in layer l+1 (Elhage et al. 2021), in
 // this code's row-vector convention (scores = x_i W_Q W_K^T x_j^T, output = x W_V W_O):
@@ -20,14 +14,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "attn/roles.hpp"
 #include "attn/tr/model.hpp"
 
 namespace attn::tr {
 
-// Per-head scores from weights (B*H, t, t) row-major; out vectors get H entries.
-template <class T>
-void pattern_scores(const std::int32_t* tokens, std::size_t batch, std::size_t t, std::size_t H,
-                    const T* weights, double* prev, double* induction, double* duplicate);
+// Per-head pattern scores from weights (B*H, t, t): the core's (attn/roles.hpp).
+using attn::pattern_scores;
 
 // (L-1)*H*H K-composition scores.
 template <class T>

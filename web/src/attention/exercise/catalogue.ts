@@ -50,7 +50,18 @@ export interface LineExercise extends Common {
   /** The Lesson view's experiment card that shows the two computations side by side. */
   card: string;
 }
-export type Exercise = MaskExercise | FixExercise | PredictExercise | LineExercise;
+export type GridName = 'word' | 'position';
+export interface BuildExercise extends Common {
+  kind: 'build';
+  /** The sentence the head is built on; the hidden second one uses the same words, as many. */
+  sentence: string[];
+  hidden: string[];
+  /** The grids the student edits (build.ts says what each means). */
+  grids: GridName[];
+  /** The core's role score that must reach BUILD_PASS on both sentences. */
+  role: 'previousToken' | 'duplicateToken';
+}
+export type Exercise = MaskExercise | FixExercise | PredictExercise | LineExercise | BuildExercise;
 export type ExerciseKind = Exercise['kind'];
 /** Each kind's name on the page (the panel's heading and the gallery's cards). */
 export const KIND_LABEL: Record<ExerciseKind, string> = {
@@ -58,7 +69,11 @@ export const KIND_LABEL: Record<ExerciseKind, string> = {
   fix: 'Fix it',
   predict: 'Predict, then check',
   line: 'Which line?',
+  build: 'Build a head',
 };
+
+/** A built head passes when its role score reaches this on the shown and on the hidden sentence. */
+export const BUILD_PASS = 0.8;
 
 /** A prediction is passed when its total variation distance to the core's row is at most this. */
 export const PREDICT_PASS_TV = 0.25;
@@ -270,6 +285,37 @@ export const EXERCISES: readonly Exercise[] = [
     'after',
     'Here the forbidden weights are set to zero after the normalizer, instead of masking the scores before it.',
   ),
+  {
+    kind: 'build',
+    id: 'build-previous',
+    title: 'A previous-token head',
+    task: 'Fill in W_Q so that every query attends to the token just before it. Each key is its own position (W_K is the identity); the number in row p, column j is what query position p adds to its score for key position j.',
+    hints: [
+      'Row p needs a large number in one column. Which one?',
+      'How large? The softmax of scores 14 and 0 puts e¹⁴ / (e¹⁴ + n) ≈ 1 on the 14.',
+      'The Heads view below shows lesson 1’s head 2, built this way.',
+    ],
+    start: { ...LESSON1, causal: true, view: 'heads', head: 1 },
+    sentence: LESSON1.tokens,
+    hidden: 'a dog ran to a tree and then the dog slept'.split(' '),
+    grids: ['position'],
+    role: 'previousToken',
+  },
+  {
+    kind: 'build',
+    id: 'build-same-token',
+    title: 'A same-token head that skips itself',
+    task: 'Build a head whose queries attend to the earlier copies of their own word, and not to themselves. W_Q has two parts: word → word and position → position; W_K is the identity.',
+    hints: [
+      'Lesson 1’s head 1 puts a large number on the diagonal of the word part; try it, and read its score.',
+      'That head also matches each token with itself: the position part can take that away again.',
+    ],
+    start: { ...LESSON1, causal: true, view: 'heads', head: 0 },
+    sentence: LESSON1.tokens,
+    hidden: 'the mat was on the cat because the mat sat tired'.split(' '),
+    grids: ['word', 'position'],
+    role: 'duplicateToken',
+  },
 ];
 
 function line(id: string, name: string, variant: Record<string, unknown>, card: string, hint: string): LineExercise {

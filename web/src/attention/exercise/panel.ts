@@ -22,6 +22,7 @@ import {
   type Verdict,
 } from './check';
 import { reportExercise } from './report';
+import { createBuildPanel } from './build-panel';
 import type { ExerciseSlice } from './state';
 
 export type ExercisePanelSlice = ExerciseSlice & ModelSlice & VariantSlice;
@@ -42,6 +43,8 @@ export interface ExercisePanelDeps {
   lineQuiz(variant: Record<string, unknown>): { lines: LineChoice[]; changed: string[] };
   /** Lay link fields over the state (the "two computations" a line exercise opens). */
   apply(fields: Record<string, unknown>): void;
+  /** A "build a head" exercise's grids changed (grid.ts's text; it goes into the link). */
+  setGrid(text: string): void;
 }
 
 export interface ExercisePanel {
@@ -59,6 +62,8 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
   const hintList = el('ul');
   const hints = el('details', { class: 'exercise-hints' }, el('summary', { text: 'Hints' }), hintList);
   const bars = el('div', { class: 'exercise-bars', role: 'group', 'data-testid': 'exercise-bars' });
+  let coreNow: AttnCore | null = null;
+  const build = createBuildPanel({ core: () => coreNow, setGrid: (t) => deps.setGrid(t) });
   const lineList = el('fieldset', { class: 'exercise-lines', 'data-testid': 'exercise-lines' });
   const showBoth = el('button', {
     type: 'button',
@@ -89,6 +94,7 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
     task,
     bars,
     lineList,
+    build.root,
     el('div', { class: 'exercise-actions' }, check, showBoth, leave),
     hints,
     verdict,
@@ -167,6 +173,12 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
   async function run(): Promise<void> {
     const e = exercise();
     if (!e) return;
+    if (e.kind === 'build') {
+      const v = build.check();
+      if (v) finish(e, v);
+      else showVerdict(null, 'Loading the WebAssembly core…');
+      return;
+    }
     if (e.kind === 'line') {
       // Not a computation: the lines come from the Lesson view's code (no result to wait for).
       const quiz = deps.lineQuiz(e.variant);
@@ -292,6 +304,17 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
         if (e.kind === 'line') drawLines(e);
       }
       bars.hidden = e.kind !== 'predict';
+      build.root.hidden = e.kind !== 'build';
+      if (e.kind === 'build') {
+        build.show(e, deps.state().exercise.grid);
+        // The head is run on the page's own core (loaded once): draw it when it arrives.
+        if (!coreNow)
+          void deps.core().then((c) => {
+            coreNow = c;
+            const now = exercise();
+            if (now?.kind === 'build') build.show(now, deps.state().exercise.grid);
+          });
+      }
       lineList.hidden = e.kind !== 'line';
       const r = deps.current();
       if (e.kind === 'predict' && r) drawBars(e, r);

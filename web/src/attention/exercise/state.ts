@@ -5,10 +5,14 @@ import { brief, decodeComponent, type Kind } from '../../state/fields';
 import type { SubState } from '../../state/table';
 import { effectiveHeads, type ModelSlice } from '../state';
 import { exerciseOf } from './catalogue';
+import { formatGrid, parseGrid } from './grid';
+import { vocabulary } from './build';
 
 export interface ExerciseState {
   /** The exercise shown, or '' for none. */
   id: string;
+  /** A "build a head" exercise's grids (grid.ts: the non-zero cells), or ''. */
+  grid: string;
 }
 export interface ExerciseSlice {
   exercise: ExerciseState;
@@ -32,12 +36,53 @@ const idKind: Kind<string, unknown> = {
   },
 };
 
+const gridKind: Kind<string, unknown> = {
+  same: (a, b) => a === b,
+  format: (v, key) => [key, encodeURIComponent(v)],
+  parse(raw, key, notices) {
+    const v = decodeComponent(raw, true);
+    if (v === null) notices.push(`setting “${key}” is not valid percent-encoding; it was ignored`);
+    return v ?? undefined;
+  },
+  normalize(v, c) {
+    if (typeof v !== 'string') return '';
+    const { grid, bad } = parseGrid(v);
+    if (bad.length)
+      c.notices.push(
+        `${c.label}: ${bad.length} cell${bad.length > 1 ? 's' : ''} unreadable (e.g. “${brief(bad[0])}”); left out`,
+      );
+    return formatGrid(grid);
+  },
+};
+
 export const EXERCISE: SubState<ExerciseState, ExerciseSlice & ModelSlice> = {
   fields: {
     id: { key: 'ex', label: 'exercise', kind: idKind, default: '', compute: false },
+    grid: { key: 'exg', label: 'your W_Q', kind: gridKind, default: '', compute: false },
   },
   fix(s, notices) {
     const e = exerciseOf(s.exercise.id);
+    if (e?.kind === 'build' && s.exercise.grid !== '') {
+      // Cells past the exercise's words or positions are left out.
+      const { grid } = parseGrid(s.exercise.grid);
+      const n = { w: e.grids.includes('word') ? vocabulary(e).length : 0, p: e.sentence.length };
+      let dropped = 0;
+      for (const k of [...grid.keys()]) {
+        const [r, c] = k.slice(1).split('.').map(Number);
+        const size = n[k[0] as 'w' | 'p'];
+        if (r >= size || c >= size) {
+          grid.delete(k);
+          dropped++;
+        }
+      }
+      if (dropped)
+        notices.push(
+          `your W_Q: ${dropped} cell${dropped > 1 ? 's are' : ' is'} outside this exercise's grid; left out`,
+        );
+      s.exercise.grid = formatGrid(grid);
+    } else if (e?.kind !== 'build' && s.exercise.grid !== '') {
+      s.exercise.grid = '';
+    }
     if (e?.kind !== 'predict') return;
     // A teacher's predict names a head and a row: both must exist in the model the link opens.
     const heads = effectiveHeads(s);
