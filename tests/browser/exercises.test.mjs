@@ -110,6 +110,11 @@ const BUILD = {
     for (let w = 0; w < 8; w++) await typeCell(page, `w${w}.${w}`, 14);
     for (let p = 0; p < 11; p++) await typeCell(page, `p${p}.${p}`, -14);
   },
+  // <s> + lesson 1's sentence: 12 positions, 9 words.
+  'build-induction': async (page) => {
+    for (let p = 1; p < 12; p++) await typeCell(page, `p${p}.${p - 1}`, 14);
+    for (let w = 0; w < 9; w++) await typeCell(page, `n${w}.${w}`, 14);
+  },
 };
 
 /** Bars set to the drawn row (5 % steps) or, wrong, all on the key the head weighs least. */

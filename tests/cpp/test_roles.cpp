@@ -2,7 +2,6 @@
 // exactly; the NumPy oracle's scores of trained heads are checked in test_interp.cpp (through the
 // trainer) and, for the page's module, in tests/js/roles.test.mjs.
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <vector>
 

@@ -20,6 +20,7 @@ beforeAll(async () => {
 
 const previous = exerciseOf('build-previous') as BuildExercise;
 const same = exerciseOf('build-same-token') as BuildExercise;
+const induction = exerciseOf('build-induction') as BuildExercise;
 
 /** Lesson 1's previous-token construction: position p looks for position p − 1 with 14. */
 function previousGrid(t: number): Grid {
@@ -96,5 +97,22 @@ describe('the head the core builds', () => {
     same.sentence.forEach((_, i) => skip.set(`p${i}.${i}`, -14));
     expect(buildHead(core, same, skip, same.sentence).duplicateToken).toBeGreaterThan(0.8);
     expect(buildHead(core, same, skip, same.hidden).duplicateToken).toBeGreaterThan(0.8);
+  });
+  it('induction: layer 1 a previous-token head, layer 2 matching its word with the copied previous word: ≥ 0.8 on both sentences; an empty layer 2 is not', () => {
+    const t = induction.sentence.length;
+    const vocab = vocabulary(induction);
+    const g = previousGrid(t);
+    const l1only = buildHead(core, induction, g, induction.sentence);
+    expect(l1only.layer1!).toBeGreaterThan(0.99);
+    expect(l1only.induction).toBeLessThan(0.5);
+    vocab.forEach((_, k) => g.set(`n${k}.${k}`, 14));
+    for (const s of [induction.sentence, induction.hidden]) {
+      const h = buildHead(core, induction, g, s);
+      expect(h.induction).toBeGreaterThan(0.8);
+      // Row 9 ("cat", earlier at 2 after <s>) puts its weight on key 3, the token after the first "cat".
+      if (s === induction.sentence) expect(h.weights[9 * t + 3]).toBeGreaterThan(0.99);
+    }
+    // The grid's link text takes the third grid's cells.
+    expect(decodeHash('#v=1&ex=build-induction&exg=n0.0.14_p1.0.14').state.exercise.grid).toBe('p1.0.14_n0.0.14');
   });
 });

@@ -11,7 +11,20 @@ import { buildHead, vocabulary, type BuiltHead } from './build';
 import { cellKey, cellValue, formatGrid, parseGrid } from './grid';
 import type { Verdict } from './check';
 
-const ROLE_NAME = { previousToken: 'previous-token', duplicateToken: 'duplicate-token' } as const;
+const ROLE_NAME = {
+  previousToken: 'previous-token',
+  duplicateToken: 'duplicate-token',
+  induction: 'induction',
+} as const;
+const GRID_TEXT: Record<GridName, { title: string; corner: string; what: string }> = {
+  word: { title: 'W_Q, word part', corner: 'query word ↓ key →', what: 'word grid' },
+  position: { title: 'W_Q, position part', corner: 'query pos ↓ key →', what: 'position grid' },
+  previous: {
+    title: 'Layer 2’s W_Q: query word → the key’s previous word',
+    corner: 'query word ↓ key’s previous →',
+    what: 'layer 2 grid',
+  },
+};
 
 export interface BuildPanel {
   root: HTMLElement;
@@ -32,12 +45,13 @@ export function createBuildPanel(deps: { core(): AttnCore | null; setGrid(text: 
     interactive: true,
     describe: () => '',
   });
+  const caption = el('figcaption', { text: 'Your head on the sentence' });
   const score = el('p', { class: 'exercise-score', 'data-testid': 'exercise-build-score', 'aria-live': 'polite' });
   const root = el(
     'div',
     { class: 'exercise-build', 'data-testid': 'exercise-build' },
     grids,
-    el('figure', { class: 'exercise-head-fig' }, heat.root, el('figcaption', { text: 'Your head on the sentence' })),
+    el('figure', { class: 'exercise-head-fig' }, heat.root, caption),
     score,
   );
   let shown: BuildExercise | null = null;
@@ -45,14 +59,10 @@ export function createBuildPanel(deps: { core(): AttnCore | null; setGrid(text: 
   const inputs = new Map<string, HTMLInputElement>();
 
   function drawGrid(e: BuildExercise, g: GridName): HTMLElement {
-    const labels = g === 'word' ? vocabulary(e) : e.sentence.map((_, i) => String(i));
+    const labels = g === 'position' ? e.sentence.map((_, i) => String(i)) : vocabulary(e);
     const n = labels.length;
     const table = el('table', { class: 'exercise-grid', 'data-grid': g });
-    const head = el(
-      'tr',
-      {},
-      el('th', { text: g === 'word' ? 'query word ↓ key →' : 'query pos ↓ key →', scope: 'col' }),
-    );
+    const head = el('tr', {}, el('th', { text: GRID_TEXT[g].corner, scope: 'col' }));
     for (const l of labels) head.append(el('th', { scope: 'col', text: l }));
     table.append(el('thead', {}, head));
     const body = el('tbody');
@@ -64,7 +74,7 @@ export function createBuildPanel(deps: { core(): AttnCore | null; setGrid(text: 
           type: 'text',
           inputmode: 'decimal',
           class: 'exercise-cell',
-          'aria-label': `${g === 'word' ? 'word' : 'position'} grid: query ${labels[r]}, key ${labels[c]}`,
+          'aria-label': `${GRID_TEXT[g].what}: query ${labels[r]}, key ${labels[c]}`,
           'data-cell': k,
           tabindex: r === n - 1 && c === n - 1 ? 0 : -1,
         });
@@ -79,7 +89,10 @@ export function createBuildPanel(deps: { core(): AttnCore | null; setGrid(text: 
     return el(
       'div',
       { class: 'exercise-grid-box' },
-      el('p', { class: 'exercise-grid-title', text: g === 'word' ? 'W_Q, word part' : 'W_Q, position part' }),
+      el('p', {
+        class: 'exercise-grid-title',
+        text: e.role === 'induction' && g === 'position' ? 'Layer 1’s W_Q, position part' : GRID_TEXT[g].title,
+      }),
       table,
     );
   }
@@ -153,7 +166,8 @@ export function createBuildPanel(deps: { core(): AttnCore | null; setGrid(text: 
     });
     const s = h[shown.role];
     score.dataset.score = String(s);
-    score.textContent = `Its ${ROLE_NAME[shown.role]} score on this sentence: ${s.toFixed(2)} (the core’s; ${BUILD_PASS} passes, on this sentence and on a hidden one).`;
+    const layer1 = h.layer1 === null ? '' : `Layer 1’s previous-token score: ${h.layer1.toFixed(2)}. Layer 2’s `;
+    score.textContent = `${layer1 || 'Its '}${ROLE_NAME[shown.role]} score on this sentence: ${s.toFixed(2)} (the core’s; ${BUILD_PASS} passes, on this sentence and on a hidden one).`;
   }
 
   return {
@@ -164,6 +178,7 @@ export function createBuildPanel(deps: { core(): AttnCore | null; setGrid(text: 
         inputs.clear();
         clear(grids);
         for (const g of e.grids) grids.append(drawGrid(e, g));
+        caption.textContent = e.role === 'induction' ? 'Layer 2’s head on the sentence' : 'Your head on the sentence';
       }
       text = grid;
       redraw();

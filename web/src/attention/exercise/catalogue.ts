@@ -50,7 +50,9 @@ export interface LineExercise extends Common {
   /** The Lesson view's experiment card that shows the two computations side by side. */
   card: string;
 }
-export type GridName = 'word' | 'position';
+/** word → word and position → position (one head); 'previous': layer 2's query word → the word a
+ *  key's layer-1 head brought in (build.ts). */
+export type GridName = 'word' | 'position' | 'previous';
 export interface BuildExercise extends Common {
   kind: 'build';
   /** The sentence the head is built on; the hidden second one uses the same words, as many. */
@@ -58,8 +60,9 @@ export interface BuildExercise extends Common {
   hidden: string[];
   /** The grids the student edits (build.ts says what each means). */
   grids: GridName[];
-  /** The core's role score that must reach BUILD_PASS on both sentences. */
-  role: 'previousToken' | 'duplicateToken';
+  /** The core's role score that must reach BUILD_PASS on both sentences (for 'induction', of the
+   *  second layer's head). */
+  role: 'previousToken' | 'duplicateToken' | 'induction';
 }
 export type Exercise = MaskExercise | FixExercise | PredictExercise | LineExercise | BuildExercise;
 export type ExerciseKind = Exercise['kind'];
@@ -315,6 +318,22 @@ export const EXERCISES: readonly Exercise[] = [
     hidden: 'the mat was on the cat because the mat sat tired'.split(' '),
     grids: ['word', 'position'],
     role: 'duplicateToken',
+  },
+  {
+    kind: 'build',
+    id: 'build-induction',
+    title: 'An induction head, from two layers',
+    task: 'Two heads, one after the other. Layer 1: fill in its W_Q (position part) so that it attends to the previous token; its W_V copies that token’s word into a spare part of each vector. Layer 2: fill in its W_Q so that each query looks for keys whose copied previous word is its own word — the token that followed an earlier copy of it. The sentence starts with a start token, <s>, as a model’s input does: the first token has no previous one, and layer 1 copies <s> there.',
+    hints: [
+      'Layer 1 is the previous-token head of the first build exercise.',
+      'Layer 2’s grid: row = the query’s word, column = the previous word a key carries. Which cells say “the same word”?',
+      'This is lesson 1’s two-layer composition: the induction head reads what the previous-token head wrote.',
+    ],
+    start: { ...LESSON1, tokens: ['<s>', ...LESSON1.tokens], causal: true, view: 'heads', head: 0 },
+    sentence: ['<s>', ...LESSON1.tokens],
+    hidden: '<s> the mat was on the cat because the mat sat tired'.split(' '),
+    grids: ['position', 'previous'],
+    role: 'induction',
   },
 ];
 

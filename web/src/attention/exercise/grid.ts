@@ -1,6 +1,6 @@
 // A "build a head" exercise's grids as link text (state.exercise.grid, link key `exg`): the
-// non-zero cells, `w<row>.<col>.<value>` (word grid) or `p<row>.<col>.<value>` (position grid),
-// joined by `_`, e.g. `p1.0.14_p2.1.14`. Pure: no DOM, no globals.
+// non-zero cells, `w<row>.<col>.<value>` (word grid), `p<row>.<col>.<value>` (position grid) or
+// `n<row>.<col>.<value>` (layer 2's previous-word grid), joined by `_`, e.g. `p1.0.14_p2.1.14`. Pure: no DOM, no globals.
 import type { GridName } from './catalogue';
 
 /** Cells by `${grid}${row}.${col}` → value. */
@@ -8,9 +8,10 @@ export type Grid = Map<string, number>;
 
 export const GRID_LIMITS = { maxIndex: 63, maxAbs: 100, maxCells: 2 * 64 * 64 } as const;
 
-const CELL = /^([wp])(\d{1,2})\.(\d{1,2})\.(-?\d{1,3}(?:\.\d{1,2})?)$/;
+const CELL = /^([wpn])(\d{1,2})\.(\d{1,2})\.(-?\d{1,3}(?:\.\d{1,2})?)$/;
 
-export const cellKey = (g: GridName, r: number, c: number) => `${g === 'word' ? 'w' : 'p'}${r}.${c}`;
+export const GRID_PREFIX: Record<GridName, string> = { word: 'w', position: 'p', previous: 'n' };
+export const cellKey = (g: GridName, r: number, c: number) => `${GRID_PREFIX[g]}${r}.${c}`;
 
 /** The cells of a grid's text; unreadable entries are returned in `bad` (the caller says so). */
 export function parseGrid(text: string): { grid: Grid; bad: string[] } {
@@ -35,7 +36,7 @@ export function parseGrid(text: string): { grid: Grid; bad: string[] } {
 export function formatGrid(grid: Grid): string {
   const keyOf = (k: string) => {
     const [r, c] = k.slice(1).split('.').map(Number);
-    return [k[0] === 'w' ? 0 : 1, r, c];
+    return ['wpn'.indexOf(k[0]), r, c];
   };
   return [...grid.entries()]
     .filter(([, v]) => v !== 0)

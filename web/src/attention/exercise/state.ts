@@ -65,11 +65,16 @@ export const EXERCISE: SubState<ExerciseState, ExerciseSlice & ModelSlice> = {
     if (e?.kind === 'build' && s.exercise.grid !== '') {
       // Cells past the exercise's words or positions are left out.
       const { grid } = parseGrid(s.exercise.grid);
-      const n = { w: e.grids.includes('word') ? vocabulary(e).length : 0, p: e.sentence.length };
+      const nv = vocabulary(e).length;
+      const n = {
+        w: e.grids.includes('word') ? nv : 0,
+        p: e.sentence.length,
+        n: e.grids.includes('previous') ? nv : 0,
+      };
       let dropped = 0;
       for (const k of [...grid.keys()]) {
         const [r, c] = k.slice(1).split('.').map(Number);
-        const size = n[k[0] as 'w' | 'p'];
+        const size = n[k[0] as 'w' | 'p' | 'n'];
         if (r >= size || c >= size) {
           grid.delete(k);
           dropped++;
