@@ -5,8 +5,9 @@
 // fits 233 px and a 960 × 540 slide in fit mode.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { watch, waitReady, servedBrowser, SHOTS } from './helpers.mjs';
+import { watch, waitReady, servedBrowser, SHOTS, ROOT } from './helpers.mjs';
 import { hostServer, frameReady, frameFacts } from './hosts-helpers.mjs';
 
 const env = servedBrowser();
@@ -308,6 +309,35 @@ test('a cross-origin host page records each check: the iframe snippet’s event 
   assert.deepEqual({ id: b.id, passed: b.passed, attempts: b.attempts }, { id: 'fix-nan', passed: false, attempts: 1 });
   assert.ok(b.score > 0.9 && b.score < 1, `one row of 22 is NaN: score ${b.score}`);
   assert.equal(b.state, '#v=1&ex=fix-nan');
+  assert.deepEqual(errors, []);
+  await context.close();
+  await host.close();
+});
+
+test('the host page of docs/exercises.md, as printed there, records a check from another origin', async () => {
+  const md = readFileSync(join(ROOT, 'docs/exercises.md'), 'utf8');
+  const html = md.match(/```html\n([\s\S]*?)```/)[1];
+  assert.ok(html.split('\n').length <= 16, 'the documented host page is about 15 lines');
+  const host = await hostServer({ pages: { '/course.html': html.replaceAll('https://HOST/PATH/', `${env.server.url}/`) } });
+  const context = await env.browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
+  const { errors } = watch(page);
+  await page.goto(`${host.url}/course.html`);
+  let frame = null;
+  for (let k = 0; k < 200 && !frame; k++) {
+    frame = page.frames().find((f) => f.url().includes('ex=mask-window3')) ?? null;
+    if (!frame) await page.waitForTimeout(50);
+  }
+  await frameReady(frame);
+  await frame.getByTestId('exercise-check').click();
+  await page.waitForFunction(() => document.querySelectorAll('#log li').length === 1);
+  assert.match(await page.locator('#log li').first().innerText(), /^mask-window3: not yet \(score 0\.\d+, attempt 1\)$/);
+  await frame.getByTestId('causal').check();
+  await frame.getByTestId('window').fill('3');
+  await frameReady(frame);
+  await frame.getByTestId('exercise-check').click();
+  await page.waitForFunction(() => document.querySelectorAll('#log li').length === 2);
+  assert.equal(await page.locator('#log li').nth(1).innerText(), 'mask-window3: passed (score 1, attempt 2)');
   assert.deepEqual(errors, []);
   await context.close();
   await host.close();
