@@ -64,6 +64,8 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
   const bars = el('div', { class: 'exercise-bars', role: 'group', 'data-testid': 'exercise-bars' });
   let coreNow: AttnCore | null = null;
   const build = createBuildPanel({ core: () => coreNow, setGrid: (t) => deps.setGrid(t) });
+  // The build panel (grids and a heatmap) is in the document only while a build exercise is open.
+  const buildSlot = el('div', { class: 'exercise-build-slot' });
   const lineList = el('fieldset', { class: 'exercise-lines', 'data-testid': 'exercise-lines' });
   const showBoth = el('button', {
     type: 'button',
@@ -94,7 +96,7 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
     task,
     bars,
     lineList,
-    build.root,
+    buildSlot,
     el('div', { class: 'exercise-actions' }, check, showBoth, leave),
     hints,
     verdict,
@@ -284,6 +286,7 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
       root.hidden = !e;
       if (!e) {
         shownId = '';
+        buildSlot.replaceChildren();
         syncHiding();
         return;
       }
@@ -304,7 +307,8 @@ export function createExercisePanel(deps: ExercisePanelDeps): ExercisePanel {
         if (e.kind === 'line') drawLines(e);
       }
       bars.hidden = e.kind !== 'predict';
-      build.root.hidden = e.kind !== 'build';
+      if (e.kind !== 'build') buildSlot.replaceChildren();
+      else if (!buildSlot.firstChild) buildSlot.append(build.root);
       if (e.kind === 'build') {
         build.show(e, deps.state().exercise.grid);
         // The head is run on the page's own core (loaded once): draw it when it arrives.
