@@ -91,7 +91,7 @@ export function exerciseGallery(): HTMLElement {
     el('h2', { id: 'exercises-title', text: 'Exercises' }),
     el('p', {
       class: 'muted',
-      text: 'Each is a link a teacher can share or embed: the page checks the student’s answer on the core’s result and reports each check to the page that embeds it (docs/exercises.md).',
+      text: 'Each is a link a teacher can share or embed (Embed… under a card). The page checks the student’s answer on the core’s numbers and reports each check to the page that embeds it, such as a course page or an LMS.',
     }),
     el(
       'ul',
