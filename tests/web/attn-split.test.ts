@@ -2,17 +2,14 @@
 // split by heads or by query rows, run the parts one after another, merge, compare.
 import { describe, it, expect, beforeAll } from 'vitest';
 import { planSplit, rowBounds, splitAttention, type AttnResultLike, type SplitOpts } from '../../web/src/timing/attn-split.js';
-import type { AttnCore, CreateAttnCore } from '../../web/src/wasm/attn-core';
+import type { AttnCore } from '../../web/src/wasm/attn-core';
+import { loadWasmCore } from './wasm-core';
 
 // Loaded as tests/js/helpers.mjs does: the module file and its bytes as wasmBinary (no node types here).
-const MJS = new URL('../../build/wasm/attn_core.mjs', import.meta.url).href;
-const WASM = new URL('../../build/wasm/attn_core.wasm', import.meta.url);
 
 let core: AttnCore;
 beforeAll(async () => {
-  const fs = await import(/* @vite-ignore */ 'node:' + 'fs');
-  const { default: create } = (await import(/* @vite-ignore */ MJS)) as { default: CreateAttnCore };
-  core = await create({ wasmBinary: fs.readFileSync(WASM) });
+  core = await loadWasmCore();
 });
 
 function rng(seed: number) {

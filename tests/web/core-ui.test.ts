@@ -4,7 +4,8 @@
 // predicts (the core's own refusal threshold), the lesson-2 preset's weights
 // (tests/fixtures/numpy_rng.json) and the Check readout.
 import { describe, it, expect, beforeAll } from 'vitest';
-import type { AttnCore, CreateAttnCore } from '../../web/src/wasm/attn-core';
+import type { AttnCore } from '../../web/src/wasm/attn-core';
+import { loadWasmCore } from './wasm-core';
 import { computeAttention, checkAttention, exampleOf } from '../../web/src/attention/compute';
 import { coreBytes, checkBudget, memoryTable } from '../../web/src/measure/model';
 import { defaultState, withLinkFields, normalizeState, type State } from '../../web/src/app/state';
@@ -12,14 +13,10 @@ import { PRESETS, findPreset, presetState } from '../../web/src/app/presets';
 import masksText from '../fixtures/masks.json?raw';
 import rngText from '../fixtures/numpy_rng.json?raw';
 
-const MJS = new URL('../../build/wasm/attn_core.mjs', import.meta.url).href;
-const WASM = new URL('../../build/wasm/attn_core.wasm', import.meta.url);
 
 let core: AttnCore;
 beforeAll(async () => {
-  const fs = await import(/* @vite-ignore */ 'node:' + 'fs');
-  const { default: create } = (await import(/* @vite-ignore */ MJS)) as { default: CreateAttnCore };
-  core = await create({ wasmBinary: fs.readFileSync(WASM) });
+  core = await loadWasmCore();
 });
 
 interface MaskCase { name: string; tq: number; tk: number; causal: boolean; window: number; keyPadding: number[] | null; mask: number[] | null; allowed: string }

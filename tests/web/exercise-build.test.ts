@@ -3,19 +3,16 @@
 // role score against the definition in tests/oracle/gen_roles_fixtures.py — for the reference
 // solutions (lesson 1's constructions) and for a grid left empty.
 import { describe, it, expect, beforeAll } from 'vitest';
-import type { AttnCore, CreateAttnCore } from '../../web/src/wasm/attn-core';
+import type { AttnCore } from '../../web/src/wasm/attn-core';
+import { loadWasmCore } from './wasm-core';
 import { exerciseOf, type BuildExercise } from '../../web/src/attention/exercise/catalogue';
 import { buildHead, vocabulary } from '../../web/src/attention/exercise/build';
 import { cellValue, formatGrid, parseGrid, type Grid } from '../../web/src/attention/exercise/grid';
 import { decodeHash, encodeState } from '../../web/src/app/state';
 
-const MJS = new URL('../../build/wasm/attn_core.mjs', import.meta.url).href;
-const WASM = new URL('../../build/wasm/attn_core.wasm', import.meta.url);
 let core: AttnCore;
 beforeAll(async () => {
-  const fs = await import(/* @vite-ignore */ 'node:' + 'fs');
-  const { default: create } = (await import(/* @vite-ignore */ MJS)) as { default: CreateAttnCore };
-  core = await create({ wasmBinary: fs.readFileSync(WASM) });
+  core = await loadWasmCore();
 });
 
 const previous = exerciseOf('build-previous') as BuildExercise;

@@ -5,7 +5,8 @@
 // tests/fixtures/lesson.json).
 import { describe, it, expect, beforeAll } from 'vitest';
 import fc from 'fast-check';
-import type { AttnCore, CreateAttnCore } from '../../web/src/wasm/attn-core';
+import type { AttnCore } from '../../web/src/wasm/attn-core';
+import { loadWasmCore } from './wasm-core';
 import { decodeHash, encodeState, defaultState, normalizeState, withLinkFields, linkFields, type State } from '../../web/src/app/state';
 import { computeAttention } from '../../web/src/attention/compute';
 import { NORMALIZERS, POSITIONS, PRECISIONS, MASK_MODES } from '../../web/src/shared/variant';
@@ -18,13 +19,9 @@ import { SRAM_KIB } from '../../web/src/lesson/state';
 import variantsText from '../fixtures/variants.json?raw';
 import lessonText from '../fixtures/lesson.json?raw';
 
-const MJS = new URL('../../build/wasm/attn_core.mjs', import.meta.url).href;
-const WASM = new URL('../../build/wasm/attn_core.wasm', import.meta.url);
 let core: AttnCore;
 beforeAll(async () => {
-  const fs = await import(/* @vite-ignore */ 'node:' + 'fs');
-  const { default: create } = (await import(/* @vite-ignore */ MJS)) as { default: CreateAttnCore };
-  core = await create({ wasmBinary: fs.readFileSync(WASM) });
+  core = await loadWasmCore();
 });
 
 const clean = (fields: Record<string, unknown>): State => {

@@ -107,6 +107,16 @@ const parseNum = (raw: string, key: string, notices: string[]): unknown => {
 
 const scalar = { same: (a: unknown, b: unknown) => a === b };
 
+/** Free text, percent-encoded in the link; `normalize` decides what is valid. */
+export function textKind<S>(normalize: Kind<string, S>['normalize']): Kind<string, S> {
+  return {
+    ...scalar,
+    format: (v, key) => [key, encodeURIComponent(v)],
+    parse: (raw, key, notices) => text(raw, key, notices) ?? undefined,
+    normalize,
+  };
+}
+
 /** A number in min…max (whole when `integer`). */
 export function numberKind<S>(min: Bound<S>, max: Bound<S>, integer: boolean): Kind<number, S> {
   return {

@@ -8,7 +8,7 @@ import { Heatmap, rowLabelWidth } from '../../ui/heatmap';
 import type { AttnCore } from '../../wasm/load-core';
 import { BUILD_PASS, type BuildExercise, type GridName } from './catalogue';
 import { buildHead, vocabulary, type BuiltHead } from './build';
-import { cellKey, cellValue, formatGrid, parseGrid } from './grid';
+import { cellKey, cellValue, formatGrid, parseGrid, type Grid } from './grid';
 import type { Verdict } from './check';
 
 const ROLE_NAME = {
@@ -56,6 +56,8 @@ export function createBuildPanel(deps: { core(): AttnCore | null; setGrid(text: 
   );
   let shown: BuildExercise | null = null;
   let text = '';
+  /** `text` read (the state's grids, parsed once per change). */
+  let grid: Grid = new Map();
   const inputs = new Map<string, HTMLInputElement>();
 
   function drawGrid(e: BuildExercise, g: GridName): HTMLElement {
@@ -114,7 +116,7 @@ export function createBuildPanel(deps: { core(): AttnCore | null; setGrid(text: 
     next.select();
   }
 
-  const valueOf = (k: string) => parseGrid(text).grid.get(k) ?? 0;
+  const valueOf = (k: string) => grid.get(k) ?? 0;
 
   function edit(k: string, input: HTMLInputElement): void {
     const v = cellValue(input.value);
@@ -125,7 +127,6 @@ export function createBuildPanel(deps: { core(): AttnCore | null; setGrid(text: 
     }
     input.removeAttribute('aria-invalid');
     input.title = '';
-    const { grid } = parseGrid(text);
     if (v === 0) grid.delete(k);
     else grid.set(k, v);
     text = formatGrid(grid);
@@ -136,7 +137,7 @@ export function createBuildPanel(deps: { core(): AttnCore | null; setGrid(text: 
   function run(sentence: string[]): BuiltHead | null {
     const core = deps.core();
     if (!core || !shown) return null;
-    return buildHead(core, shown, parseGrid(text).grid, sentence);
+    return buildHead(core, shown, grid, sentence);
   }
 
   function redraw(): void {
@@ -172,7 +173,7 @@ export function createBuildPanel(deps: { core(): AttnCore | null; setGrid(text: 
 
   return {
     root,
-    show(e, grid) {
+    show(e, gridText) {
       if (shown !== e) {
         shown = e;
         inputs.clear();
@@ -180,7 +181,10 @@ export function createBuildPanel(deps: { core(): AttnCore | null; setGrid(text: 
         for (const g of e.grids) grids.append(drawGrid(e, g));
         caption.textContent = e.role === 'induction' ? 'Layer 2’s head on the sentence' : 'Your head on the sentence';
       }
-      text = grid;
+      if (gridText !== text) {
+        text = gridText;
+        grid = parseGrid(text).grid;
+      }
       redraw();
     },
     check() {

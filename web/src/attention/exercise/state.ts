@@ -1,7 +1,7 @@
 // The exercise a link opens (state.exercise, link key `ex`): '' for none, a gallery id
 // (catalogue.ts) or a teacher's predict (`predict-h2-q8`). Rows of the state table (app/state.ts).
 // Pure: no DOM, no globals.
-import { brief, decodeComponent, type Kind } from '../../state/fields';
+import { brief, textKind } from '../../state/fields';
 import type { SubState } from '../../state/table';
 import { effectiveHeads, type ModelSlice } from '../state';
 import { exerciseOf } from './catalogue';
@@ -20,40 +20,22 @@ export interface ExerciseSlice {
 
 const MAX_ID = 40;
 
-const idKind: Kind<string, unknown> = {
-  same: (a, b) => a === b,
-  format: (v, key) => [key, encodeURIComponent(v)],
-  parse(raw, key, notices) {
-    const v = decodeComponent(raw, true);
-    if (v === null) notices.push(`setting “${key}” is not valid percent-encoding; it was ignored`);
-    return v ?? undefined;
-  },
-  normalize(v, c) {
-    if (v === '') return '';
-    if (typeof v === 'string' && v.length <= MAX_ID && exerciseOf(v)) return v;
-    c.notices.push(`${c.label} “${brief(v)}” is unknown; no exercise is shown (the gallery lists them)`);
-    return '';
-  },
-};
+const idKind = textKind((v, c) => {
+  if (v === '') return '';
+  if (typeof v === 'string' && v.length <= MAX_ID && exerciseOf(v)) return v;
+  c.notices.push(`${c.label} “${brief(v)}” is unknown; no exercise is shown (the gallery lists them)`);
+  return '';
+});
 
-const gridKind: Kind<string, unknown> = {
-  same: (a, b) => a === b,
-  format: (v, key) => [key, encodeURIComponent(v)],
-  parse(raw, key, notices) {
-    const v = decodeComponent(raw, true);
-    if (v === null) notices.push(`setting “${key}” is not valid percent-encoding; it was ignored`);
-    return v ?? undefined;
-  },
-  normalize(v, c) {
-    if (typeof v !== 'string') return '';
-    const { grid, bad } = parseGrid(v);
-    if (bad.length)
-      c.notices.push(
-        `${c.label}: ${bad.length} cell${bad.length > 1 ? 's' : ''} unreadable (e.g. “${brief(bad[0])}”); left out`,
-      );
-    return formatGrid(grid);
-  },
-};
+const gridKind = textKind((v, c) => {
+  if (typeof v !== 'string') return '';
+  const { grid, bad } = parseGrid(v);
+  if (bad.length)
+    c.notices.push(
+      `${c.label}: ${bad.length} cell${bad.length > 1 ? 's' : ''} unreadable (e.g. “${brief(bad[0])}”); left out`,
+    );
+  return formatGrid(grid);
+});
 
 export const EXERCISE: SubState<ExerciseState, ExerciseSlice & ModelSlice> = {
   fields: {
