@@ -5,8 +5,8 @@
 
 #include "attn/mask.hpp"
 #include "attn/validate.hpp"
-#include "attn/variant_grad.hpp"
 #include "attn/variants.hpp"
+#include "score_rows.hpp"
 
 namespace attn {
 
@@ -25,12 +25,10 @@ Status score_breakdown(const T* q, std::size_t q_len, const T* k, std::size_t k_
                                        std::to_string(s.heads) + ", T_q " + std::to_string(s.tq) +
                                        ", T_k " + std::to_string(s.tk));
   const Variant& v = opts.variant;
-  const std::size_t d = s.dk, kvh = cell.head / (s.heads / s.kv_heads);
+  const detail::ScoreRows rows(opts);  // the rows as the score uses them (score_rows.hpp)
+  const std::size_t d = s.dk, kvh = rows.kv_head(cell.head);
   // The query's position on the key axis, i' = i + (T_k − T_q): the masks' alignment.
-  const double qpos =
-      static_cast<double>(cell.query) + static_cast<double>(s.tk) - static_cast<double>(s.tq);
-  const std::vector<double> theta =
-      v.position == Position::kRope ? vgrad::rope_thetas(d, v.rope_base) : std::vector<double>{};
+  const double qpos = rows.query_pos(cell.query);
   const bool linear = v.normalizer == Normalizer::kLinear;
   out->scale = linear ? 1.0 : effective_scale(opts);
   const double slope = v.position == Position::kAlibi ? alibi_slopes(s.heads)[cell.head] : 0.0;
@@ -38,8 +36,8 @@ Status score_breakdown(const T* q, std::size_t q_len, const T* k, std::size_t k_
   // 2. The query row as the score uses it.
   const T* qr = q + (cell.head * s.tq + cell.query) * d;
   out->q_raw.assign(qr, qr + d);
-  out->q = out->q_raw;
-  vgrad::transform_row(out->q.data(), d, qpos, v, theta.empty() ? nullptr : theta.data());
+  out->q.resize(d);
+  rows.query(q, cell.head, cell.query, out->q.data());
 
   // 3. Every key of the row, formed alike; the selected one kept in full.
   out->row_scores.assign(s.tk, 0);
@@ -48,9 +46,7 @@ Status score_breakdown(const T* q, std::size_t q_len, const T* k, std::size_t k_
   std::vector<T> kt(d);
   for (std::size_t j = 0; j < s.tk; ++j) {
     const T* kr = k + (kvh * s.tk + j) * d;
-    kt.assign(kr, kr + d);
-    vgrad::transform_row(kt.data(), d, static_cast<double>(j), v,
-                         theta.empty() ? nullptr : theta.data());
+    rows.key(k, kvh, j, kt.data());
     double dot = 0;
     for (std::size_t c = 0; c < d; ++c) dot += static_cast<double>(out->q[c] * kt[c]);
     const double bias = -slope * std::fabs(qpos - static_cast<double>(j));
