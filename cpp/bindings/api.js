@@ -438,6 +438,52 @@ function attnNamesOnce() {
     };
   };
 
+  // One head's queries and keys as points in a plane (docs/js-api.md): the rows as the score
+  // uses them on the two directions that keep the most of their squared length (uncentred PCA;
+  // d_k = 2: the rows themselves), with each direction's share and the q·k statistics.
+  Module['qkMap'] = function (q, k, opts) {
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var o = withVariant(commonOpts(opts), opts);
+    var sh = shapeOpts(opts);
+    o.heads = sh.heads, o.kvHeads = sh.kvHeads, o.tq = sh.tq, o.tk = sh.tk, o.dk = sh.dk, o.dv = sh.dv;
+    o.head = intField(opts, 'head', 0, 0);
+    var r = unwrap(coreSession().qkMap(floatIn(q, 'q', o.precision), floatIn(k, 'k', o.precision), o));
+    return {
+      queries: copy(r.queries), keys: copy(r.keys), axes: copy(r.axes), explained: [r.explained[0], r.explained[1]],
+      dotMean: r.dotMean, dotStd: r.dotStd, prodStd: r.prodStd, scale: r.scale,
+    };
+  };
+
+  // A list of indices (an array or an integer typed array of whole numbers from 0 to 2^31 - 1),
+  // as a Float64Array for the core; missing or null is none. The core checks the range.
+  function indexList(o, name) {
+    var x = o[name];
+    if (x === undefined || x === null) return new Float64Array(0);
+    var typed = ArrayBuffer.isView(x) && !(x instanceof DataView) && !(x instanceof Float32Array) &&
+      !(x instanceof Float64Array);
+    if (!Array.isArray(x) && !typed) fail(name, name + ' must be an array of indices');
+    for (var i = 0; i < x.length; i++) {
+      var v = x[i];
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0x7fffffff) {
+        fail(name, name + '[' + i + '] must be a whole number from 0 to 2^31 - 1 (got ' + String(v) + ')');
+      }
+    }
+    return Float64Array.from(x);
+  }
+
+  // What a selection of one head's query rows and key columns adds up to (docs/js-api.md):
+  // weights (heads, T_q, T_k) → the picked rows' mean and sum (T_k), each query's weight on the
+  // picked keys (T_q).
+  Module['weightSelection'] = function (weights, opts) {
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var r = unwrap(coreSession().weightSelection(f32(weights, 'weights'), {
+      heads: intField(opts, 'heads', 1, 1), tq: intField(opts, 'tq', undefined, 1), tk: intField(opts, 'tk', undefined, 1),
+      head: intField(opts, 'head', 0, 0), queries: indexList(opts, 'queries'), keys: indexList(opts, 'keys'),
+      memoryCap: attnFields.memoryCap(opts, DEFAULT_CAP),
+    }));
+    return { mean: copy(r.mean), sum: copy(r.sum), column: copy(r.column) };
+  };
+
   Module['keyRanges'] = function (opts) {
     if (!isObject(opts)) fail('opts', 'opts must be an object');
     var t = opts.t === undefined || opts.t === null ? undefined : intField(opts, 't', undefined, 1);

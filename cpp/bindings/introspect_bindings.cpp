@@ -14,10 +14,12 @@
 #include "attn/breakdown.hpp"
 #include "attn/check.hpp"
 #include "attn/examples.hpp"
+#include "attn/geometry.hpp"
 #include "attn/multihead.hpp"
 #include "attn/names.hpp"
 #include "attn/numpy_example.hpp"
 #include "attn/roles.hpp"
+#include "attn/selection.hpp"
 #include "attn/softmax_steps.hpp"
 #include "attn/tiled.hpp"
 #include "attn/traffic.hpp"
@@ -277,6 +279,69 @@ class CoreSession {
     return st.ok() ? breakdown_result(b32_) : error(st);
   }
 
+  // One head's queries and keys as points in a plane (attn::qk_map, attn/geometry.hpp): the
+  // page's "queries and keys as points" map. q, k and o as for scoreBreakdown, and head; under
+  // precision 'float64' q and k are read as doubles.
+  val qkMap(val q, val k, val o) {
+    attn::AttentionOptions opts;
+    opts.shape = {size_field(o, "heads"), size_field(o, "kvHeads"), size_field(o, "tq"),
+                  size_field(o, "tk"),    size_field(o, "dk"),      size_field(o, "dv")};
+    attn::Status st =
+        attn_bind::read_common(o, &opts.mask, &opts.scale, &opts.fill, &opts.memory_cap);
+    if (st.ok()) st = attn_bind::read_variant(o, &opts.variant);
+    if (!st.ok()) return error(st);
+    attn_bind::declare_masks(o, &opts.mask);
+    const bool f64 = opts.variant.precision == attn::Precision::kFloat64;
+    // Checked before anything is copied into the heap (v is not read: its length passes).
+    st = attn::validate(opts, q["length"].as<std::size_t>(), k["length"].as<std::size_t>(),
+                        opts.shape.kv_heads * opts.shape.tk * opts.shape.dv, true,
+                        f64 ? sizeof(double) : sizeof(float));
+    if (!st.ok()) return error(st);
+    in_.copy_masks(o, &opts.mask);
+    const std::size_t head = size_field(o, "head");
+    if (f64) {
+      const auto qv = emscripten::convertJSArrayToNumberVector<double>(q);
+      const auto kv = emscripten::convertJSArrayToNumberVector<double>(k);
+      st = attn::qk_map(qv.data(), qv.size(), kv.data(), kv.size(), opts, head, &map64_);
+      return st.ok() ? map_result(map64_) : error(st);
+    }
+    const auto qv = emscripten::convertJSArrayToNumberVector<float>(q);
+    const auto kv = emscripten::convertJSArrayToNumberVector<float>(k);
+    st = attn::qk_map(qv.data(), qv.size(), kv.data(), kv.size(), opts, head, &map32_);
+    return st.ok() ? map_result(map32_) : error(st);
+  }
+
+  // What a selection of one head's query rows and key columns adds up to
+  // (attn::weight_selection, attn/selection.hpp). weights (heads, T_q, T_k); o, normalised by
+  // api.js: heads, tq, tk, head, queries and keys (Float64Arrays of whole numbers), memoryCap.
+  val weightSelection(val weights, val o) {
+    const std::size_t heads = size_field(o, "heads"), tq = size_field(o, "tq"),
+                      tk = size_field(o, "tk");
+    const double n = weights["length"].as<double>(), nq = o["queries"]["length"].as<double>(),
+                 nk = o["keys"]["length"].as<double>();
+    // Checked before anything is copied into the heap.
+    if (n != static_cast<double>(heads) * static_cast<double>(tq) * static_cast<double>(tk))
+      return error(attn::Status::Invalid("weights", "weights must hold heads × T_q × T_k values"));
+    if (4.0 * n + 8.0 * (nq + nk) > static_cast<double>(size_field(o, "memoryCap")))
+      return error(attn::Status::Exhausted("memory", "the weights exceed the memory cap"));
+    const auto w = emscripten::convertJSArrayToNumberVector<float>(weights);
+    const auto to_sizes = [](const val& a) {
+      const auto d = emscripten::convertJSArrayToNumberVector<double>(a);
+      return std::vector<std::size_t>(d.begin(), d.end());
+    };
+    const std::vector<std::size_t> qs = to_sizes(o["queries"]), ks = to_sizes(o["keys"]);
+    const attn::Status st =
+        attn::weight_selection(w.data(), w.size(), heads, tq, tk, size_field(o, "head"), qs.data(),
+                               qs.size(), ks.data(), ks.size(), &sel_);
+    if (!st.ok()) return error(st);
+    val r = val::object();
+    r.set("ok", true);
+    r.set("mean", view(sel_.mean.data(), sel_.mean.size()));
+    r.set("sum", view(sel_.sum.data(), sel_.sum.size()));
+    r.set("column", view(sel_.column.data(), sel_.column.size()));
+    return r;
+  }
+
   // Each head's pattern scores on one sequence (attn::pattern_scores, attn/roles.hpp): what the
   // page's "build a head" exercises check. tokens (T) ids, weights (heads, T, T); o, normalised
   // by api.js: heads, memoryCap.
@@ -330,6 +395,24 @@ class CoreSession {
   }
 
   template <class T>
+  static val map_result(const attn::QkMap<T>& m) {
+    val r = val::object();
+    r.set("ok", true);
+    r.set("queries", view(m.queries.data(), m.queries.size()));
+    r.set("keys", view(m.keys.data(), m.keys.size()));
+    r.set("axes", view(m.axes.data(), m.axes.size()));
+    val explained = val::array();
+    explained.call<void>("push", m.explained[0]);
+    explained.call<void>("push", m.explained[1]);
+    r.set("explained", explained);
+    r.set("dotMean", m.dot_mean);
+    r.set("dotStd", m.dot_std);
+    r.set("prodStd", m.prod_std);
+    r.set("scale", m.scale);
+    return r;
+  }
+
+  template <class T>
   static val steps_result(const attn::SoftmaxSteps<T>& s) {
     val r = val::object();
     r.set("ok", true);
@@ -343,6 +426,9 @@ class CoreSession {
 
   attn::Breakdown<float> b32_;          // scoreBreakdown's result (float32)
   attn::Breakdown<double> b64_;         // scoreBreakdown's result (float64)
+  attn::QkMap<float> map32_;            // qkMap's result (rows formed in float32)
+  attn::QkMap<double> map64_;           // qkMap's result (rows formed in float64)
+  attn::Selection sel_;                 // weightSelection's result
   attn::SoftmaxSteps<float> steps32_;   // softmaxSteps' result (float32)
   attn::SoftmaxSteps<double> steps64_;  // softmaxSteps' result (float64)
   attn_bind::Inputs in_;                // check's inputs
@@ -405,6 +491,8 @@ EMSCRIPTEN_BINDINGS(attn_introspect) {
       .function("check", &CoreSession::check)
       .function("softmaxSteps", &CoreSession::softmaxSteps)
       .function("scoreBreakdown", &CoreSession::scoreBreakdown)
-      .function("patternScores", &CoreSession::patternScores);
+      .function("patternScores", &CoreSession::patternScores)
+      .function("qkMap", &CoreSession::qkMap)
+      .function("weightSelection", &CoreSession::weightSelection);
   emscripten::function("trafficModel", &trafficModel);
 }

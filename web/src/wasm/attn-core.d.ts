@@ -346,6 +346,25 @@ export interface AttnCore {
     weights: Float32Array,
     opts?: { heads?: number; memoryCap?: number },
   ): { previousToken: number[]; induction: number[]; duplicateToken: number[] };
+  /** One head's queries and keys as points in a plane (attn/geometry.hpp, docs/js-api.md): the
+   *  rows as the score uses them (as scoreBreakdown forms them) on the top two directions of an
+   *  uncentred PCA of the head's T_q query rows and its K/V head's T_k key rows (d_k = 2: the rows
+   *  themselves). */
+  qkMap(q: CoreArray, k: CoreArray, opts: CoreAttentionOptions & { head?: number }): CoreQkMap;
+  /** What a selection of one head's query rows and key columns adds up to (attn/selection.hpp):
+   *  weights (heads, T_q, T_k); queries and keys distinct indices (none when left out). */
+  weightSelection(
+    weights: Float32Array,
+    opts: {
+      heads?: number;
+      tq: number;
+      tk: number;
+      head?: number;
+      queries?: CoreIndices | null;
+      keys?: CoreIndices | null;
+      memoryCap?: number;
+    },
+  ): CoreWeightSelection;
   /** (2·T_q) per query row the key range [lo, hi) that causal + window allow. */
   keyRanges(opts: { t?: number; tq?: number; tk?: number; causal?: boolean; window?: number }): Uint32Array;
   /** Bytes of the tiled kernel's scratch; independent of T. */
@@ -393,6 +412,41 @@ export interface CoreScoreBreakdown {
   rowAllowed: Uint8Array;
   /** The largest allowed score of the row other than the key's (−Infinity when none). */
   nextBest: number;
+}
+
+/** qkMap's result, in double whatever the call's precision. */
+export interface CoreQkMap {
+  /** (T_q, 2) each query row on the two axes (x, y). */
+  queries: Float64Array;
+  /** (T_k, 2) each key row of the head's K/V head on the two axes. */
+  keys: Float64Array;
+  /** (2, d_k) the two unit axes (d_k = 1: the second is 0; d_k = 2: the identity); each axis's
+   *  largest-|component| entry is positive. */
+  axes: Float64Array;
+  /** Each axis's share of Σ‖x‖² over the T_q + T_k rows (0 when every row is zero). */
+  explained: [number, number];
+  /** Mean and population std of q·k (the rows as the score uses them; no scale, no bias, no
+   *  mask) over all T_q × T_k pairs. */
+  dotMean: number;
+  dotStd: number;
+  /** Population std of the single products q_c·k_c over every pair and dimension (their mean is
+   *  dotMean / d_k); with independent dimensions dotStd² ≈ d_k · prodStd². */
+  prodStd: number;
+  /** The call's scale (1 under linear). */
+  scale: number;
+}
+
+/** Indices for weightSelection: whole numbers, as an array or an integer typed array. */
+export type CoreIndices = readonly number[] | Int32Array | Uint32Array | Uint16Array | Uint8Array;
+
+/** weightSelection's result. */
+export interface CoreWeightSelection {
+  /** (T_k) the mean of the picked query rows (empty when no queries are picked). */
+  mean: Float64Array;
+  /** (T_k) their sum (empty when no queries are picked). */
+  sum: Float64Array;
+  /** (T_q) each query's total weight on the picked keys (empty when no keys are picked). */
+  column: Float64Array;
 }
 
 /** softmaxSteps' result: (rows, cols) arrays and the (rows) sums, in the call's precision. */
