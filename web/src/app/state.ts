@@ -52,7 +52,7 @@ import {
   type Table,
 } from '../state/table';
 import { createCodec } from '../state/codec';
-import { MODEL_LIMITS, cellKind, headKind, type ModelSlice } from '../attention/state';
+import { MODEL_LIMITS, cellKind, headKind, selectionKind, type ModelSlice } from '../attention/state';
 import { TIMING_LIMITS } from '../timing/state';
 import { FEATURES, VIEWS, type Feature, type ViewId } from './features';
 import { START_KEYS, exerciseStart } from '../attention/exercise/catalogue';
@@ -67,6 +67,9 @@ export interface PageState {
   head: number;
   /** The cell "Why this weight?" takes apart: [head, query, key], or [] for none. */
   cell: number[];
+  /** The zoomed head's selected queries and keys (0-based positions), or [] for none. */
+  qsel: number[];
+  ksel: number[];
 }
 
 /** The whole state: one sub-state per feature (app/features.ts), and the page's. */
@@ -93,6 +96,8 @@ export const PAGE: SubState<PageState, ModelSlice> = {
     },
     head: { key: 'head', label: 'selected head', kind: headKind, default: 0, compute: false },
     cell: { key: 'cell', label: 'selected cell', kind: cellKind, default: [], compute: false },
+    qsel: { key: 'qsel', label: 'selected queries', kind: selectionKind, default: [], compute: false },
+    ksel: { key: 'ksel', label: 'selected keys', kind: selectionKind, default: [], compute: false },
   },
 };
 

@@ -10,8 +10,9 @@ import type { ComputeClient } from './worker-client';
 /** The part of the page's state the attention views read. */
 export interface AttentionSlice {
   model: ModelState;
-  /** head: the zoomed head; cell: the cell "Why this weight?" takes apart ([head, query, key] or []). */
-  page: { head: number; cell?: number[] };
+  /** head: the zoomed head; cell: the cell "Why this weight?" takes apart ([head, query, key] or []);
+   *  qsel, ksel: the zoomed head's selected queries and keys (the Selection panel). */
+  page: { head: number; cell?: number[]; qsel?: number[]; ksel?: number[] };
 }
 
 /** What the controller adds to the page's context when it draws one of these views. */
@@ -24,7 +25,10 @@ export interface ResultParts {
 
 export interface AttentionContext
   extends
-    LabContext<AttentionSlice, { model?: Partial<ModelState>; page?: { head?: number; cell?: number[] } }>,
+    LabContext<
+      AttentionSlice,
+      { model?: Partial<ModelState>; page?: { head?: number; cell?: number[]; qsel?: number[]; ksel?: number[] } }
+    >,
     ResultParts {
   /** The page's compute client (the Scale view asks it for its study). */
   client: Pick<ComputeClient, 'study'>;

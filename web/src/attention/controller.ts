@@ -34,7 +34,7 @@ import type { ExerciseSlice, ExerciseState } from './exercise/state';
 export type ControllerSlice = ModelSlice &
   ArraysSlice &
   ExerciseSlice &
-  VariantSlice & { page: { view: string; head: number; cell?: number[] } };
+  VariantSlice & { page: { view: string; head: number; cell?: number[]; qsel?: number[]; ksel?: number[] } };
 
 /** The changes the controller and its panels ask the page for. */
 export interface ControllerPatch {
@@ -118,6 +118,10 @@ export function createAttentionController<S extends ControllerSlice, L>(
   const exportBar = createExportBar<S>({
     shown: () => shown,
     cell: () => deps.state().page.cell ?? [],
+    picks: () => {
+      const p = deps.state().page;
+      return { head: p.head, qsel: p.qsel ?? [], ksel: p.ksel ?? [] };
+    },
     heatmaps: () => deps.heatmaps(),
     core: () => loadPageCore(),
     linkFields: deps.linkFields,
@@ -222,6 +226,8 @@ export function createAttentionController<S extends ControllerSlice, L>(
         head: Math.min(state.page.head, r.heads - 1),
         view: state.page.view,
         cell: state.page.cell,
+        qsel: state.page.qsel,
+        ksel: state.page.ksel,
       },
     };
     // The mask as the core applies it (core.allowedMask, computed in the Worker).

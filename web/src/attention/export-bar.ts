@@ -2,7 +2,15 @@
 import { el, clear } from '../ui/dom';
 import type { Heatmap } from '../ui/heatmap';
 import { projections } from './compute';
-import { exportJson, exportWeightsCsv, exportOutputCsv, type Breakdown, type Projections } from './export';
+import {
+  exportJson,
+  exportWeightsCsv,
+  exportOutputCsv,
+  type Breakdown,
+  type Projections,
+  type Selection,
+} from './export';
+import { summarize } from './selection';
 import { coreOptions } from '../shared/core-options';
 import { variantOptions } from '../shared/variant';
 import type { AttentionResult } from './protocol';
@@ -60,6 +68,8 @@ export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
   shown(): { state: S; result: AttentionResult } | null;
   /** The live state's selected cell ([head, query, key] or []): the JSON export takes it apart. */
   cell(): number[];
+  /** The live state's zoomed head and picked queries and keys: the JSON export sums them. */
+  picks(): { head: number; qsel: number[]; ksel: number[] };
   heatmaps(): { name: string; heatmap: Heatmap }[];
   /** The page-thread core: the JSON export projects each head's q, k, v with it. */
   core(): Promise<AttnCore>;
@@ -122,7 +132,29 @@ export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
         /* the export goes without the breakdown */
       }
     }
-    download('attention.json', exportJson(o.result, deps.linkFields(o.state), proj, breakdown), 'application/json');
+    let selection: Selection | null = null;
+    const p = deps.picks();
+    if (p.qsel.length + p.ksel.length > 0) {
+      try {
+        const r = o.result;
+        const { beyond: _, ...s } = summarize(
+          await deps.core(),
+          r.weights,
+          { heads: r.heads, tq: r.t, tk: r.t },
+          Math.min(p.head, r.heads - 1),
+          p.qsel,
+          p.ksel,
+        );
+        selection = s;
+      } catch {
+        /* the export goes without the selection */
+      }
+    }
+    download(
+      'attention.json',
+      exportJson(o.result, deps.linkFields(o.state), proj, breakdown, { selection }),
+      'application/json',
+    );
   }
 
   return {

@@ -40,14 +40,28 @@ export interface Breakdown {
   weight: number;
 }
 
+/** The zoomed head's picked queries and keys (the links' qsel, ksel) summed by the core: mean and
+ *  sum (T_k) of the picked queries' weights per key, column (T_q) each query's weight on the
+ *  picked keys. */
+export interface Selection {
+  head: number;
+  queries: number[];
+  keys: number[];
+  mean: number[];
+  sum: number[];
+  column: number[];
+}
+
 /** `fields`: the page's state keyed by link keys (the shape of v1 links). `proj`: each head's q, k
  *  and v (X·W, before qk-norm and RoPE) join its weights, so the heatmap can be recomputed.
- *  `breakdown`: the selected cell (the link's `cell`) taken apart. */
+ *  `breakdown`: the selected cell (the link's `cell`) taken apart; `extra.selection`: the picked
+ *  queries and keys summed up. */
 export function exportJson(
   r: AttentionResult,
   fields: Record<string, unknown>,
   proj: Projections | null = null,
   breakdown: Breakdown | null = null,
+  extra: { selection?: Selection | null } = {},
 ): string {
   const T = r.t;
   const heads = Array.from({ length: r.heads }, (_, h) => {
@@ -72,6 +86,7 @@ export function exportJson(
     shape: { t: T, heads: r.heads, kvHeads: r.kvHeads, dModel: r.dModel, dk: r.dk, dv: r.dv },
     scale: r.scale,
     ...(breakdown ? { breakdown } : {}),
+    ...(extra.selection ? { selection: extra.selection } : {}),
     // The state by its link keys (flat, as in a #v=1 link), so the export's format does not
     // depend on how the code groups the fields.
     state: fields,

@@ -317,3 +317,8 @@ export const cellKind: Kind<number[], ModelSlice> = {
     return [h, i, j];
   },
 };
+
+/** Several queries or keys of the zoomed head (links `qsel=2,3,4`, `ksel=1`, 0-based): what the
+ *  Selection panel sums up. Positions past the page's largest T are dropped with a notice; ones
+ *  past this state's T are named by the panel. */
+export const selectionKind: Kind<number[], ModelSlice> = positions(MODEL_LIMITS.maxT - 1);

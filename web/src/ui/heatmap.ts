@@ -34,7 +34,15 @@ export interface HeatmapOptions {
   rowNumbers?: boolean;
   /** A cell chosen by a click or by the arrow keys (not by hovering). */
   onSelect?: (i: number, j: number) => void;
+  /** Several rows or columns picked: Ctrl/⌘-click or Q toggles the cell's row, Shift-click or
+   *  Shift+Q the span of rows from the last one picked, Alt-click or K toggles its column. */
+  onMark?: (axis: 'row' | 'col', index: number, span: boolean) => void;
   onActivate?: () => void;
+}
+
+function interactiveLabel(o: HeatmapOptions): string {
+  const marks = o.onMark ? ' Q picks the cell’s query (Shift+Q a span of queries), K its key.' : '';
+  return `${o.label}. Arrow keys move between cells; Home and End jump within a row.${marks}`;
 }
 
 /** The colours as RGBA words in the platform's byte order (written through a Uint32Array). */
@@ -58,6 +66,8 @@ export class Heatmap {
   private hoverCell: [number, number] | null = null;
   private labelKey = '';
   private img: ImageData | null = null;
+  /** Rows and columns outlined as picked (setMarks). */
+  private marks: { rows: ReadonlySet<number>; cols: ReadonlySet<number> } = { rows: new Set(), cols: new Set() };
 
   constructor(private opts: HeatmapOptions) {
     this.canvas = el('canvas', { class: 'hm-data', 'aria-hidden': 'true' });
@@ -85,10 +95,7 @@ export class Heatmap {
       this.frame.tabIndex = 0;
       this.frame.setAttribute('role', 'application');
       this.frame.setAttribute('aria-roledescription', 'heatmap');
-      this.frame.setAttribute(
-        'aria-label',
-        `${opts.label}. Arrow keys move between cells; Home and End jump within a row.`,
-      );
+      this.frame.setAttribute('aria-label', interactiveLabel(opts));
       this.frame.addEventListener('keydown', (e) => this.onKey(e));
       this.frame.addEventListener('focus', () => {
         if (!this.focusCell && this.data) this.focusCell = [0, 0];
@@ -103,6 +110,14 @@ export class Heatmap {
       });
       this.frame.addEventListener('click', (e) => {
         const c = this.cellAt(e);
+        if (c && opts.onMark && (e.ctrlKey || e.metaKey || e.shiftKey || e.altKey)) {
+          e.preventDefault();
+          this.focusCell = c;
+          if (e.altKey) opts.onMark('col', c[1], false);
+          else opts.onMark('row', c[0], e.shiftKey);
+          this.drawOverlay();
+          return;
+        }
         if (c) this.focusCell = c;
         this.report(false);
         if (c) this.opts.onSelect?.(c[0], c[1]);
@@ -127,14 +142,19 @@ export class Heatmap {
 
   setLabel(label: string): void {
     this.opts.label = label;
-    if (this.opts.interactive)
-      this.frame.setAttribute('aria-label', `${label}. Arrow keys move between cells; Home and End jump within a row.`);
+    if (this.opts.interactive) this.frame.setAttribute('aria-label', interactiveLabel(this.opts));
     else this.frame.setAttribute('aria-label', label);
   }
 
   setMaxSize(px: number): void {
     this.opts.maxSize = px;
     if (this.data) this.layout();
+  }
+
+  /** Outline these rows and columns (the picked queries and keys). */
+  setMarks(rows: readonly number[], cols: readonly number[]): void {
+    this.marks = { rows: new Set(rows), cols: new Set(cols) };
+    this.drawOverlay();
   }
 
   get focused(): [number, number] | null {
@@ -334,6 +354,18 @@ export class Heatmap {
       const inset = width / 2;
       ctx.strokeRect(c[1] * sx + inset, c[0] * sy + inset, Math.max(sx - width, 1), Math.max(sy - width, 1));
     };
+    // Picked rows and columns: a dark-and-light double outline, visible on every colour.
+    for (const [color, width] of [
+      ['#000', 3],
+      ['#fff', 1.5],
+    ] as const) {
+      ctx.strokeStyle = color;
+      ctx.lineWidth = width;
+      for (const i of this.marks.rows)
+        if (i < d.rows) ctx.strokeRect(width / 2, i * sy + width / 2, d.cols * sx - width, Math.max(sy - width, 1));
+      for (const j of this.marks.cols)
+        if (j < d.cols) ctx.strokeRect(j * sx + width / 2, width / 2, Math.max(sx - width, 1), d.rows * sy - width);
+    }
     box(this.hoverCell, 'rgba(255,255,255,0.9)', Math.max(2, Math.min(4, sx / 6)));
     if (this.focusCell && document.activeElement === this.frame) {
       box(this.focusCell, '#000', Math.max(3, Math.min(6, sx / 4)));
@@ -401,6 +433,17 @@ export class Heatmap {
       case 'PageDown':
         i = d.rows - 1;
         break;
+      case 'q':
+      case 'Q':
+      case 'k':
+      case 'K':
+        if (!this.opts.onMark || e.ctrlKey || e.metaKey || e.altKey) return;
+        e.preventDefault();
+        this.focusCell = [i, j];
+        if (e.key === 'q' || e.key === 'Q') this.opts.onMark('row', i, e.shiftKey);
+        else this.opts.onMark('col', j, false);
+        this.drawOverlay();
+        return;
       default:
         return;
     }
