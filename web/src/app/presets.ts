@@ -135,6 +135,28 @@ export const PRESETS: Preset[] = [
     },
   },
   {
+    id: 'dk2',
+    title: 'd_k = 2: move the vectors',
+    lesson: 'Lesson 1 · matching queries and keys',
+    blurb:
+      'One head whose queries, keys and values have two dimensions, so the map under the heatmap is exact. Drag a query or a key and the weights follow; the output stays inside the values’ hull.',
+    figure:
+      'Under the heatmap, the map is exact (x = dimension 0, y = dimension 1); query “cat” (1) is picked, and its output (×) lies inside the hull of the values.',
+    state: {
+      model: {
+        source: 'random',
+        tokens: 'the cat sat on the mat'.split(' '),
+        seed: 3,
+        heads: 1,
+        kvHeads: 1,
+        dModel: 4,
+        dK: 2,
+        causal: false,
+      },
+      page: { cell: [0, 5, 2] },
+    },
+  },
+  {
     id: 'timing-lesson',
     title: 'Time the lesson’s loop',
     lesson: 'Lesson 2 · now watch the cost',

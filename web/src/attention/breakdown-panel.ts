@@ -9,24 +9,15 @@ import { Heatmap } from '../ui/heatmap';
 import { loadCore, type AttnCore } from '../wasm/load-core';
 import { preferenceFromSearch } from '../wasm/core-build';
 import type { CoreScoreBreakdown } from '../wasm/attn-core';
-import { coreOptions } from '../shared/core-options';
-import { variantOptions, type VariantState } from '../shared/variant';
-import { lessonInputs } from './arrays/compute';
-import { arraysMode, type ArraysState } from './arrays/state';
+import type { VariantState } from '../shared/variant';
 import type { AttentionContext } from './context';
-import { projections } from './compute';
-import { elementOf, whatIf, type Change, type WhatIfRows } from './what-if';
+import { HeadRows, type Rows } from './head-rows';
+import { elementOf, whatIf, type Change } from './what-if';
 
 /** The state the panel reads besides the model (the page's state has both). */
-const f = (x: Float32Array | Float64Array): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x));
-
 interface Extra {
   lesson?: VariantState;
-  arrays?: ArraysState;
 }
-
-/** One head's Q, K, V with their shapes and the call's options (what-if.ts reads the same). */
-type Rows = WhatIfRows;
 
 export class BreakdownPanel {
   readonly root: HTMLElement;
@@ -47,7 +38,7 @@ export class BreakdownPanel {
   /** "Change it": one element of q or k, and what the core then computes for the row. */
   private whatIfBox = el('div', { class: 'bd-whatif', 'data-testid': 'what-if' });
   private change: Change | null = null;
-  private cache: { key: string; rows: Rows | string } | null = null;
+  private headRows = new HeadRows();
   private cell: { head: number; query: number; key: number } | null = null;
   private ctx: AttentionContext | null = null;
 
@@ -133,73 +124,7 @@ export class BreakdownPanel {
 
   /** Q and K of the drawn computation, or why there are none to take apart. */
   private rows(core: AttnCore, ctx: AttentionContext): Rows | string {
-    const s = ctx.state as AttentionContext['state'] & Extra;
-    const key = JSON.stringify([s.model, s.lesson ?? null, s.arrays ?? null, ctx.result.source ?? null]);
-    if (this.cache?.key === key) return this.cache.rows;
-    const rows = this.computeRows(core, ctx, s);
-    this.cache = { key, rows };
-    return rows;
-  }
-
-  private computeRows(core: AttnCore, ctx: AttentionContext, s: AttentionContext['state'] & Extra): Rows | string {
-    if (ctx.result.source)
-      return `${ctx.result.source}: its scores are not taken apart here yet; the page’s example and your Q, K, V are.`;
-    const variant = variantOptions(s.lesson);
-    const precision = variant.precision === 'float16' ? 'float32' : variant.precision;
-    const v = { ...variant, precision };
-    const mode = s.arrays ? arraysMode(s.arrays) : 'none';
-    if (mode === 'weights') return 'Your W has no queries and keys to take apart: give Q, K, V or X, W_q, W_k, W_v.';
-    try {
-      if (mode === 'qkv' || mode === 'projections') {
-        const a = lessonInputs(core, { model: s.model, arrays: s.arrays! })!;
-        const o = a.opts;
-        if ('q' in a) {
-          return {
-            q: f(a.q),
-            k: f(a.k),
-            v: f(a.v),
-            heads: o.heads,
-            kvHeads: o.kvHeads ?? o.heads,
-            t: o.tq,
-            dk: o.dk,
-            dv: o.dv,
-            opts: { ...o, ...v, precision: 'float32' },
-          };
-        }
-        const r = core.multiHeadAttention(
-          f(a.x),
-          f(a.wq),
-          f(a.wk),
-          f(a.wv),
-          new Float32Array(o.heads * o.dv * a.dModel),
-          {
-            t: o.tq,
-            dModel: a.dModel,
-            heads: o.heads,
-            dk: o.dk,
-            dv: o.dv,
-            ...coreOptions(s.model, o.tq),
-          },
-        );
-        return {
-          q: r.q,
-          k: r.k,
-          v: r.v,
-          heads: o.heads,
-          kvHeads: o.heads,
-          t: o.tq,
-          dk: o.dk,
-          dv: o.dv,
-          opts: { ...coreOptions(s.model, o.tq), ...v, precision: 'float32' },
-        };
-      }
-      // The example's projections, as the JSON export takes them (compute.ts).
-      const p = projections(core, s);
-      const t = ctx.result.t;
-      return { ...p, heads: ctx.result.heads, t, opts: { ...coreOptions(s.model, t), ...v, precision: 'float32' } };
-    } catch (e) {
-      return `The queries and keys could not be computed: ${(e as Error).message}`;
-    }
+    return this.headRows.get(core, ctx);
   }
 
   private draw(ctx: AttentionContext, rows: Rows, b: CoreScoreBreakdown): void {

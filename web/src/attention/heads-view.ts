@@ -7,6 +7,8 @@ import type { View, ViewFactory } from '../ui/view';
 import type { AttentionContext } from './context';
 import { headSlice, describeWeight, kvHeadOf } from './util';
 import { BreakdownPanel } from './breakdown-panel';
+import { SelectionPanel } from './selection-panel';
+import { MapPanel } from './map-panel';
 
 class HeadsView implements View<AttentionContext> {
   readonly id = 'heads';
@@ -23,6 +25,10 @@ class HeadsView implements View<AttentionContext> {
   private ctx: AttentionContext | null = null;
   /** "Why this weight?" for the selected cell of the zoomed head. */
   private breakdown = new BreakdownPanel();
+  /** Several queries and keys of the zoomed head, summed up. */
+  readonly selection = new SelectionPanel();
+  /** The zoomed head's queries and keys as points. */
+  readonly map = new MapPanel();
   private gridPanel: HTMLElement;
 
   constructor() {
@@ -41,6 +47,7 @@ class HeadsView implements View<AttentionContext> {
       // The selected cell goes into the state (the link's `cell`); the panel follows the state.
       onSelect: (i, j) =>
         this.ctx?.update({ page: { cell: [Math.min(this.ctx.state.page.head, this.ctx.result.heads - 1), i, j] } }),
+      onMark: (axis, i, extend) => this.selection.mark(axis, i, extend),
     });
     this.tableBox.append(
       el('summary', { text: 'Weights as a table (for screen readers and exact values)' }),
@@ -68,6 +75,8 @@ class HeadsView implements View<AttentionContext> {
         this.tableBox,
       )),
       this.breakdown.root,
+      this.map.root,
+      this.selection.root,
     );
   }
 
@@ -79,6 +88,8 @@ class HeadsView implements View<AttentionContext> {
 
   render(ctx: AttentionContext): void {
     this.breakdown.render(ctx);
+    this.selection.render(ctx);
+    this.map.render(ctx);
     this.ctx = ctx;
     const { result: r, state: s } = ctx;
     const T = r.t;
@@ -170,6 +181,7 @@ class HeadsView implements View<AttentionContext> {
         });
       }
     }
+    this.zoom.setMarks(s.page.qsel ?? [], s.page.ksel ?? []);
     if (this.tableBox.open) this.renderTable(ctx);
   }
 

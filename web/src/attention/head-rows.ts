@@ -1,0 +1,90 @@
+// The Q, K and V of the drawn computation, every head, as the core computes them: what "Why this
+// weight?" takes apart and what the map of queries and keys projects. The example's projections
+// (compute.ts), the student's Q, K, V, or their X and W_q, W_k, W_v; under the state's variant.
+// Cached on the state that makes them. No DOM.
+import type { AttnCore } from '../wasm/load-core';
+import { coreOptions } from '../shared/core-options';
+import { variantOptions, type VariantState } from '../shared/variant';
+import { lessonInputs } from './arrays/compute';
+import { arraysMode, type ArraysState } from './arrays/state';
+import type { AttentionContext } from './context';
+import { projections } from './compute';
+import type { WhatIfRows } from './what-if';
+
+export type Rows = WhatIfRows;
+
+/** The state read besides the model (the page's state has both). */
+interface Extra {
+  lesson?: VariantState;
+  arrays?: ArraysState;
+}
+
+const f = (x: Float32Array | Float64Array): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x));
+
+export class HeadRows {
+  private cache: { key: string; rows: Rows | string } | null = null;
+
+  /** Q, K, V and the call's options, or a sentence saying why there are none. */
+  get(core: AttnCore, ctx: AttentionContext): Rows | string {
+    const s = ctx.state as AttentionContext['state'] & Extra;
+    const key = JSON.stringify([s.model, s.lesson ?? null, s.arrays ?? null, ctx.result.source ?? null]);
+    if (this.cache?.key === key) return this.cache.rows;
+    const rows = compute(core, ctx, s);
+    this.cache = { key, rows };
+    return rows;
+  }
+}
+
+function compute(core: AttnCore, ctx: AttentionContext, s: AttentionContext['state'] & Extra): Rows | string {
+  if (ctx.result.source)
+    return `${ctx.result.source}: its queries and keys are not taken apart here yet; the page’s example and your Q, K, V are.`;
+  const variant = variantOptions(s.lesson);
+  const precision = variant.precision === 'float16' ? 'float32' : variant.precision;
+  const v = { ...variant, precision };
+  const mode = s.arrays ? arraysMode(s.arrays) : 'none';
+  if (mode === 'weights') return 'Your W has no queries and keys to take apart: give Q, K, V or X, W_q, W_k, W_v.';
+  try {
+    if (mode === 'qkv' || mode === 'projections') {
+      const a = lessonInputs(core, { model: s.model, arrays: s.arrays! })!;
+      const o = a.opts;
+      if ('q' in a) {
+        return {
+          q: f(a.q),
+          k: f(a.k),
+          v: f(a.v),
+          heads: o.heads,
+          kvHeads: o.kvHeads ?? o.heads,
+          t: o.tq,
+          dk: o.dk,
+          dv: o.dv,
+          opts: { ...o, ...v, precision: 'float32' },
+        };
+      }
+      const r = core.multiHeadAttention(
+        f(a.x),
+        f(a.wq),
+        f(a.wk),
+        f(a.wv),
+        new Float32Array(o.heads * o.dv * a.dModel),
+        { t: o.tq, dModel: a.dModel, heads: o.heads, dk: o.dk, dv: o.dv, ...coreOptions(s.model, o.tq) },
+      );
+      return {
+        q: r.q,
+        k: r.k,
+        v: r.v,
+        heads: o.heads,
+        kvHeads: o.heads,
+        t: o.tq,
+        dk: o.dk,
+        dv: o.dv,
+        opts: { ...coreOptions(s.model, o.tq), ...v, precision: 'float32' },
+      };
+    }
+    // The example's projections, as the JSON export takes them (compute.ts).
+    const p = projections(core, s);
+    const t = ctx.result.t;
+    return { ...p, heads: ctx.result.heads, t, opts: { ...coreOptions(s.model, t), ...v, precision: 'float32' } };
+  } catch (e) {
+    return `The queries and keys could not be computed: ${(e as Error).message}`;
+  }
+}
