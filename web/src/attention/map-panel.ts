@@ -309,7 +309,7 @@ export class MapPanel {
     if (!p || !ctx) return;
     this.canvas.setAttribute(
       'aria-label',
-      `Map of head ${this.head() + 1}'s queries and keys. Left and right arrows move between points, up and down between queries and keys; Enter picks.${this.draggable(this.whatIf?.rows ?? (this.rowsOf.get(this.core!, ctx) as Rows)) ? ' Shift+arrows move the point.' : ''}`,
+      `Map of head ${this.head() + 1}'s queries and keys. Left and right arrows move between points (Home, End: the first, the last), up and down between queries and keys; Enter picks.${this.draggable(this.whatIf?.rows ?? (this.rowsOf.get(this.core!, ctx) as Rows)) ? ' Shift+arrows move the point.' : ''}`,
     );
     const f = this.focus;
     if (!f) return;
@@ -350,6 +350,8 @@ export class MapPanel {
     if (e.key === 'ArrowRight') next = { ...f, index: Math.min(T - 1, f.index + 1) };
     else if (e.key === 'ArrowLeft') next = { ...f, index: Math.max(0, f.index - 1) };
     else if (e.key === 'ArrowUp' || e.key === 'ArrowDown') next = { ...f, which: f.which === 'q' ? 'k' : 'q' };
+    else if (e.key === 'Home') next = { ...f, index: 0 };
+    else if (e.key === 'End') next = { ...f, index: T - 1 };
     else if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       this.pick(f);
@@ -453,7 +455,7 @@ export class MapPanel {
   }
 }
 
-const pct = (x: number) => `${(100 * x).toFixed(0)} %`;
+const pct = (x: number) => `${(100 * x).toFixed(0)}\u00a0%`;
 const dpr = () => Math.min(2, globalThis.devicePixelRatio || 1);
 const ink = () => getComputedStyle(document.documentElement).getPropertyValue('--ink').trim() || '#16181d';
 

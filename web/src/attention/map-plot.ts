@@ -138,7 +138,8 @@ export function paintMap(g: CanvasRenderingContext2D, size: number, p: MapPictur
     const dy = q.color === Q_COLOR ? -8 : 8;
     const x0 = right ? q.x + 9 : q.x - 9 - w,
       y0 = q.y + dy - 7;
-    if (boxes.some(([a, b, c, d]) => x0 < c && x0 + w > a && y0 < d && y0 + 14 > b)) continue;
+    if (x0 < 2) continue;
+    if (boxes.some(([a, b, c, d]) => x0 < c + 6 && x0 + w + 6 > a && y0 < d && y0 + 14 > b)) continue;
     boxes.push([x0, y0, x0 + w, y0 + 14]);
     g.textAlign = 'left';
     g.fillStyle = q.color;

@@ -220,7 +220,7 @@ function bars(
       y: H - h,
       width: Math.max(0.5, bw - Math.min(2, bw * 0.2)),
       height: h,
-      class: set.has(i) ? 'bar picked' : 'bar',
+      class: set.has(i) ? 'sel-bar picked' : 'sel-bar',
     });
     bar.append(svgEl('title', {}, `${tokenRef(tokens, i)}: ${fmt(v)}`));
     svg.append(bar);
