@@ -22,20 +22,36 @@ interface Extra {
 const f = (x: Float32Array | Float64Array): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x));
 
 export class HeadRows {
-  private cache: { key: string; rows: Rows | string } | null = null;
+  private cache: { key: string; maskKey: string; rows: Rows | string } | null = null;
 
   /** Q, K, V and the call's options, or a sentence saying why there are none. */
   get(core: AttnCore, ctx: AttentionContext): Rows | string {
     const s = ctx.state as AttentionContext['state'] & Extra;
-    const key = JSON.stringify([s.model, s.lesson ?? null, s.arrays ?? null, ctx.result.source ?? null]);
-    if (this.cache?.key === key) return this.cache.rows;
-    const rows = compute(core, ctx, s);
-    this.cache = { key, rows };
+    // Q, K and V do not depend on the mask, the fill or the scale: a change of those (a slider's
+    // drag) reuses them (at T = 256 the projections are ~2·10⁸ multiply-adds) with new options.
+    const { causal, window, padding, fill, scale, ...weights } = s.model;
+    const key = JSON.stringify([weights, s.lesson ?? null, s.arrays ?? null, ctx.result.source ?? null]);
+    const maskKey = JSON.stringify([causal, window, padding, fill, scale]);
+    if (this.cache?.key === key) {
+      if (this.cache.maskKey !== maskKey) {
+        const fresh = compute(core, ctx, s, typeof this.cache.rows === 'string' ? null : this.cache.rows);
+        this.cache = { key, maskKey, rows: fresh };
+      }
+      return this.cache.rows;
+    }
+    const rows = compute(core, ctx, s, null);
+    this.cache = { key, maskKey, rows };
     return rows;
   }
 }
 
-function compute(core: AttnCore, ctx: AttentionContext, s: AttentionContext['state'] & Extra): Rows | string {
+/** `same`: the rows of the same weights under other mask options (only the options are new). */
+function compute(
+  core: AttnCore,
+  ctx: AttentionContext,
+  s: AttentionContext['state'] & Extra,
+  same: Rows | null,
+): Rows | string {
   if (ctx.result.source)
     return `${ctx.result.source}: its queries and keys are not taken apart here yet; the page’s example and your Q, K, V are.`;
   const variant = variantOptions(s.lesson);
@@ -81,6 +97,8 @@ function compute(core: AttnCore, ctx: AttentionContext, s: AttentionContext['sta
       };
     }
     // The example's projections, as the JSON export takes them (compute.ts).
+    const t0 = ctx.result.t;
+    if (same) return { ...same, opts: { ...coreOptions(s.model, t0), ...v, precision: 'float32' } };
     const p = projections(core, s);
     const t = ctx.result.t;
     return { ...p, heads: ctx.result.heads, t, opts: { ...coreOptions(s.model, t), ...v, precision: 'float32' } };

@@ -47,6 +47,7 @@ export class MapPanel {
   private drag: Focus | null = null;
   private picture: MapPicture | null = null;
   private map: HeadMap | null = null;
+  private mapCache: { q: Float32Array; k: Float32Array; key: string; map: HeadMap } | null = null;
   private size = 320;
   /** The last drag frame's compute-and-paint time (ms): the frames bench reads it. */
   lastFrameMs = 0;
@@ -161,8 +162,15 @@ export class MapPanel {
     const rows = this.whatIf?.rows ?? base;
     let map: HeadMap, scaled: ReturnType<typeof headRows>, plain: ReturnType<typeof headRows> | null;
     try {
-      map = headMap(core, rows, head);
-      scaled = headRows(core, rows, head);
+      // The map reads only Q and K: kept while they and the head stay (a mask or a slider's change
+      // redraws without a new projection). The weights on the model's vectors are the drawn ones.
+      const { causal, window, keyPadding, maskFill, ...rest } = rows.opts as Record<string, unknown>;
+      const key = JSON.stringify([head, rest]);
+      let c = this.mapCache;
+      if (!c || c.q !== rows.q || c.k !== rows.k || c.key !== key)
+        c = this.mapCache = { q: rows.q, k: rows.k, key, map: headMap(core, rows, head) };
+      map = c.map;
+      scaled = this.whatIf ? headRows(core, rows, head) : drawn(ctx, head);
       plain = this.unscaled.checked ? headRows(core, rows, head, { unscaled: true }) : null;
     } catch (e) {
       show(false);
@@ -453,6 +461,20 @@ export class MapPanel {
     paintMap(g, size, { ...this.picture, focus: null }, '#111');
     c.toBlob((b) => b && download(`head-${this.head() + 1}-map.png`, b));
   }
+}
+
+/** The head's weights and outputs as the views draw them (the controller's result: the core's). */
+function drawn(
+  ctx: AttentionContext,
+  head: number,
+): { weights: Float32Array; scores: Float32Array; output: Float32Array } {
+  const r = ctx.result,
+    T = r.t;
+  return {
+    weights: r.weights.subarray(head * T * T, (head + 1) * T * T),
+    scores: new Float32Array(0),
+    output: r.headOutputs.subarray(head * T * r.dv, (head + 1) * T * r.dv),
+  };
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(0)}\u00a0%`;
