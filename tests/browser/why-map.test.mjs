@@ -51,6 +51,11 @@ test('lesson 1’s head 1: the map is NumPy’s PCA of the exported q and k; the
   close(m.queries, want.queries, 'queries');
   close(m.keys, want.keys, 'keys');
   m.explained.forEach((e, i) => assert.ok(Math.abs(e - want.explained[i]) < 1e-5, `explained ${i}`));
+  // The JSON export carries each head's map: head 1's is the drawn one.
+  assert.equal(j.heads.length, 2);
+  close(j.heads[0].map.queries, want.queries, 'export queries');
+  close(j.heads[0].map.keys, want.keys, 'export keys');
+  assert.equal(j.heads[1].map.keys.length, 11);
   // At a glance: the cosine between the "cat" query (8) and each "cat" key (1, 8) on the map is ~1.
   const cos = (a, b) => (a[0] * b[0] + a[1] * b[1]) / Math.hypot(...a) / Math.hypot(...b);
   for (const key of [1, 8]) assert.ok(cos(m.queries[8], m.keys[key]) > 0.99, `cat query vs cat key ${key}`);

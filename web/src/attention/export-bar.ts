@@ -9,6 +9,7 @@ import {
   type Breakdown,
   type Projections,
   type Selection,
+  type HeadPoints,
 } from './export';
 import { summarize } from './selection';
 import { coreOptions } from '../shared/core-options';
@@ -62,6 +63,27 @@ function breakdownOf(
     score: b.score,
     weight: r.weights[(head * r.t + query) * r.t + key],
   };
+}
+
+/** Each head's queries and keys as points (core.qkMap), as the map under the Heads view draws them. */
+function mapsOf(core: AttnCore, r: AttentionResult, s: ModelSlice & VariantSlice, p: Projections): HeadPoints[] {
+  const variant = variantOptions(s.lesson);
+  return Array.from({ length: r.heads }, (_, head) => {
+    const m = core.qkMap(p.q, p.k, {
+      heads: r.heads,
+      kvHeads: p.kvHeads,
+      tq: r.t,
+      tk: r.t,
+      dk: p.dk,
+      dv: p.dv,
+      ...coreOptions(s.model, r.t),
+      ...variant,
+      precision: 'float32',
+      head,
+    });
+    const pts = (a: Float64Array) => Array.from({ length: a.length / 2 }, (_, i) => [a[2 * i], a[2 * i + 1]]);
+    return { queries: pts(m.queries), keys: pts(m.keys), explained: [m.explained[0], m.explained[1]] };
+  });
 }
 
 export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
@@ -132,6 +154,14 @@ export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
         /* the export goes without the breakdown */
       }
     }
+    let maps: HeadPoints[] | null = null;
+    if (proj) {
+      try {
+        maps = mapsOf(await deps.core(), o.result, o.state, proj);
+      } catch {
+        /* the export goes without the maps */
+      }
+    }
     let selection: Selection | null = null;
     const p = deps.picks();
     if (p.qsel.length + p.ksel.length > 0) {
@@ -152,7 +182,7 @@ export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
     }
     download(
       'attention.json',
-      exportJson(o.result, deps.linkFields(o.state), proj, breakdown, { selection }),
+      exportJson(o.result, deps.linkFields(o.state), proj, breakdown, { selection, maps }),
       'application/json',
     );
   }

@@ -52,16 +52,24 @@ export interface Selection {
   column: number[];
 }
 
+/** One head's queries and keys as points (core.qkMap): [x, y] each, and each axis's share of the
+ *  squared length. */
+export interface HeadPoints {
+  queries: number[][];
+  keys: number[][];
+  explained: number[];
+}
+
 /** `fields`: the page's state keyed by link keys (the shape of v1 links). `proj`: each head's q, k
  *  and v (X·W, before qk-norm and RoPE) join its weights, so the heatmap can be recomputed.
  *  `breakdown`: the selected cell (the link's `cell`) taken apart; `extra.selection`: the picked
- *  queries and keys summed up. */
+ *  queries and keys summed up; `extra.maps`: each head's queries and keys as points (`map`). */
 export function exportJson(
   r: AttentionResult,
   fields: Record<string, unknown>,
   proj: Projections | null = null,
   breakdown: Breakdown | null = null,
-  extra: { selection?: Selection | null } = {},
+  extra: { selection?: Selection | null; maps?: HeadPoints[] | null } = {},
 ): string {
   const T = r.t;
   const heads = Array.from({ length: r.heads }, (_, h) => {
@@ -76,6 +84,7 @@ export function exportJson(
       head.k = rows(proj.k, T, proj.dk, g * T * proj.dk);
       head.v = rows(proj.v, T, proj.dv, g * T * proj.dv);
     }
+    if (extra.maps?.[h]) head.map = extra.maps[h];
     return head;
   });
   return JSON.stringify({
