@@ -126,6 +126,10 @@ print(json.dumps([float(w.max()), int(w.argmax())]))`, { q: j.heads[0].q, k: j.h
 
 test('several queries, several keys: chips, the heatmap’s Q and K, bars = sums of the exported weights, the link and the export', async () => {
   const { page, context, errors } = await open('#v=1&view=heads');
+  // Closed until asked: the panel opens from its summary (a keyboard's Enter works the same).
+  assert.equal(await page.getByTestId('sel-queries').isVisible(), false);
+  await page.locator('.selection > summary').focus();
+  await page.keyboard.press('Enter');
   // Chips: query 8, then Shift-click query 10 (a span 8…10); key 1.
   const q = page.getByTestId('sel-queries'),
     k = page.getByTestId('sel-keys');

@@ -12,7 +12,8 @@ import type { VariantState } from '../shared/variant';
 import type { AttentionContext } from './context';
 import { HeadRows, type Rows } from './head-rows';
 import { headMap, headRows, headValues, moved, type HeadMap } from './map';
-import { frame, extent, paintMap, paintValues, type MapPicture, type PlotPoint } from './map-plot';
+import { frame, extent, mapPng, paintMap, paintValues, type MapPicture, type PlotPoint } from './map-plot';
+import { infoText, pct, playText, spreadText } from './map-text';
 
 type Focus = { which: 'q' | 'k'; index: number };
 
@@ -22,7 +23,9 @@ export class MapPanel {
   private loading = false;
   private ctx: AttentionContext | null = null;
   private rowsOf = new HeadRows();
-  private title = el('h4', { class: 'map-title', text: 'Queries and keys as points' });
+  private title = el('summary', { class: 'map-title', text: 'Queries and keys as points' });
+  /** Opened once by a link's cell (the map is closed otherwise until the reader opens it). */
+  private opened = false;
   private info = el('p', { class: 'small', 'data-testid': 'qk-map-info' });
   private canvas = el('canvas', { class: 'map-canvas', tabindex: 0, 'data-testid': 'qk-map-canvas' });
   private readout = el('p', { class: 'map-readout small', 'aria-live': 'polite', 'data-testid': 'qk-map-readout' });
@@ -56,7 +59,7 @@ export class MapPanel {
     this.canvas.setAttribute('role', 'application');
     this.canvas.setAttribute('aria-roledescription', 'map of queries and keys');
     this.root = el(
-      'section',
+      'details',
       { class: 'qk-map', 'data-testid': 'qk-map', hidden: true },
       this.title,
       this.info,
@@ -79,6 +82,9 @@ export class MapPanel {
       this.mini.root,
     );
     this.unscaled.addEventListener('change', () => this.redraw());
+    this.root.addEventListener('toggle', () => {
+      if ((this.root as HTMLDetailsElement).open && this.ctx) this.render(this.ctx);
+    });
     this.reset.addEventListener('click', () => {
       this.whatIf = null;
       this.redraw();
@@ -100,6 +106,16 @@ export class MapPanel {
   render(ctx: AttentionContext): void {
     this.ctx = ctx;
     this.root.hidden = false;
+    // Fit mode (a slide) shows the map only when the link picks a cell (the stylesheet reads this).
+    const asked = (ctx.state.page.cell ?? []).length === 3;
+    this.root.classList.toggle('asked', asked);
+    // Closed until asked: a link with a cell opens it once; otherwise the reader does (its work,
+    // a projection on the page's thread, runs only while it is open).
+    if (asked && !this.opened) (this.root as HTMLDetailsElement).open = this.opened = true;
+    if (!(this.root as HTMLDetailsElement).open) {
+      this.title.textContent = `Queries and keys as points: head ${this.head() + 1}`;
+      return;
+    }
     if (!this.core) {
       this.info.textContent = 'Loading the core…';
       if (!this.loading) {
@@ -207,14 +223,8 @@ export class MapPanel {
       explained: map.explained,
       keyScale: ks,
     });
-    this.info.textContent = map.exact
-      ? `d_k = ${map.dk}: the map is exact (x = dimension 0${map.dk === 2 ? ', y = dimension 1' : '; every vector is on one line'}). Queries are dots, keys squares.`
-      : `The head’s ${T} queries (dots) and ${T} keys (squares), as the score uses them, on the two directions that hold most of their squared length: ${pct(map.explained[0])} and ${pct(map.explained[1])} of it (${pct(map.explained[0] + map.explained[1])} shown; the rest is lost, so lengths and angles are approximate). Not centred: the origin is the zero vector, so a query points towards the keys it scores highly.`;
-    if (ks !== 1)
-      this.info.textContent += ` The keys are drawn ${fmt(ks, 1)} times ${ks > 1 ? 'longer' : 'shorter'} than they are, so both kinds fit; their directions are as mapped.`;
-    this.info.textContent +=
-      q === null ? ' Pick a query (a dot, or a row’s cell) to colour the keys by its weights.' : '';
-    this.spreadText(map, scaled, plain, q, tokens);
+    this.info.textContent = infoText(map, T, ks, q !== null);
+    this.spread.textContent = spreadText(map, T, scaled.weights, plain?.weights ?? null, q, tokens);
     this.playText(rows);
     this.valuesPlot(rows, head, q, shown, tokens);
     this.miniBox.hidden = !this.whatIf;
@@ -226,45 +236,11 @@ export class MapPanel {
     this.root.dataset.frameMs = this.lastFrameMs.toFixed(2);
   }
 
-  private spreadText(
-    map: HeadMap,
-    scaled: ReturnType<typeof headRows>,
-    plain: ReturnType<typeof headRows> | null,
-    q: number | null,
-    tokens: readonly string[],
-  ): void {
-    const T = this.ctx!.result.t;
-    const ratio = map.prodStd > 0 ? map.dotStd / map.prodStd : NaN;
-    let s =
-      `Spread of q·k over the head’s ${T}×${T} query–key pairs: standard deviation ${fmt(map.dotStd, 2)}; ` +
-      `of one dimension’s product q_c·k_c: ${fmt(map.prodStd, 2)}. The sum of ${map.dk} products spreads ${fmt(ratio, 1)} times wider` +
-      ` (√d_k = ${fmt(Math.sqrt(map.dk), 1)} if the dimensions were independent). The scale ${fmt(map.scale, 3)} brings the scores’ spread to ${fmt(map.dotStd * map.scale, 2)}.`;
-    if (q !== null) {
-      const row = (w: Float32Array) => {
-        let b = 0;
-        for (let j = 1; j < T; j++) if (w[q * T + j] > w[q * T + b]) b = j;
-        return { b, w: w[q * T + b] };
-      };
-      const a = row(scaled.weights);
-      s += ` Query ${tokenRef(tokens, q)}: top weight ${fmt(a.w)} on ${tokenRef(tokens, a.b)} with the scale`;
-      if (plain) {
-        const u = row(plain.weights);
-        s += `, ${fmt(u.w)} on ${tokenRef(tokens, u.b)} without it (the map’s colours).`;
-      } else s += '.';
-    }
-    this.spread.textContent = s;
-  }
-
   private playText(rows: Rows): void {
     const can = this.draggable(rows);
     this.reset.hidden = !this.whatIf;
     this.canvas.style.cursor = can ? 'grab' : 'pointer';
-    this.playNote.textContent =
-      rows.dk !== 2
-        ? ''
-        : can
-          ? 'd_k = 2: drag a dot or a square (or focus the map and press Shift+arrows) to move that vector; the weights follow. A what-if: the model is unchanged.'
-          : 'd_k = 2, but qk-norm, RoPE or linear attention transforms the vectors before the score: turn them off to drag the vectors themselves.';
+    this.playNote.textContent = playText(rows.dk, can);
   }
 
   private valuesPlot(
@@ -446,20 +422,10 @@ export class MapPanel {
 
   private savePng(): void {
     if (!this.picture) return;
-    const size = 640,
-      top = 40;
-    const c = document.createElement('canvas');
-    c.width = size;
-    c.height = size + top;
-    const g = c.getContext('2d')!;
-    g.fillStyle = '#fff';
-    g.fillRect(0, 0, size, size + top);
-    g.fillStyle = '#111';
-    g.font = '600 16px system-ui, sans-serif';
-    g.fillText(`Attention Playground — ${this.title.textContent}`, 10, 26);
-    g.translate(0, top);
-    paintMap(g, size, { ...this.picture, focus: null }, '#111');
-    c.toBlob((b) => b && download(`head-${this.head() + 1}-map.png`, b));
+    const head = this.head();
+    mapPng(this.picture, `Attention Playground — ${this.title.textContent}`).then(
+      (b) => b && download(`head-${head + 1}-map.png`, b),
+    );
   }
 }
 
@@ -477,7 +443,6 @@ function drawn(
   };
 }
 
-const pct = (x: number) => `${(100 * x).toFixed(0)}\u00a0%`;
 const dpr = () => Math.min(2, globalThis.devicePixelRatio || 1);
 const ink = () => getComputedStyle(document.documentElement).getPropertyValue('--ink').trim() || '#16181d';
 

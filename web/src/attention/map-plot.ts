@@ -257,3 +257,21 @@ export function paintValues(
     g.stroke();
   }
 }
+
+/** The map as a PNG with a title line (white background, dark ink). */
+export function mapPng(p: MapPicture, title: string): Promise<Blob | null> {
+  const size = 640,
+    top = 40;
+  const c = document.createElement('canvas');
+  c.width = size;
+  c.height = size + top;
+  const g = c.getContext('2d')!;
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, size, size + top);
+  g.fillStyle = '#111';
+  g.font = '600 16px system-ui, sans-serif';
+  g.fillText(title, 10, 26);
+  g.translate(0, top);
+  paintMap(g, size, { ...p, focus: null }, '#111');
+  return new Promise((resolve) => c.toBlob(resolve));
+}

@@ -18,7 +18,8 @@ export class SelectionPanel {
   private ctx: AttentionContext | null = null;
   /** The last query picked one by one: Shift extends a span from it. */
   private anchor: number | null = null;
-  private title = el('h4', { class: 'sel-title', text: 'Several queries, several keys' });
+  private title = el('summary', { class: 'sel-title', text: 'Several queries, several keys' });
+  private opened = false;
   private qChips = el('div', { class: 'sel-chips', role: 'group', 'data-testid': 'sel-queries' });
   private kChips = el('div', { class: 'sel-chips', role: 'group', 'data-testid': 'sel-keys' });
   private clearBtn = el('button', { type: 'button', class: 'btn small', text: 'Clear the picks' });
@@ -29,8 +30,8 @@ export class SelectionPanel {
 
   constructor() {
     this.root = el(
-      'section',
-      { class: 'selection', 'aria-labelledby': 'sel-title' },
+      'details',
+      { class: 'selection' },
       this.title,
       el('p', {
         class: 'small muted',
@@ -41,7 +42,9 @@ export class SelectionPanel {
       this.clearBtn,
       this.out,
     );
-    this.title.id = 'sel-title';
+    this.root.addEventListener('toggle', () => {
+      if ((this.root as HTMLDetailsElement).open && this.ctx) this.render(this.ctx);
+    });
     this.clearBtn.addEventListener('click', () => {
       this.anchor = null;
       this.ctx?.update({ page: { qsel: [], ksel: [] } });
@@ -67,6 +70,12 @@ export class SelectionPanel {
     const qsel = ctx.state.page.qsel ?? [],
       ksel = ctx.state.page.ksel ?? [];
     this.title.textContent = `Several queries, several keys: head ${head + 1}`;
+    // Fit mode (a slide) shows the panel only when the link picks queries or keys; it is closed
+    // until picks (a link's, or Q and K on the heatmap) open it, or the reader does.
+    const asked = qsel.length + ksel.length > 0;
+    this.root.classList.toggle('asked', asked);
+    if (asked && !this.opened) (this.root as HTMLDetailsElement).open = this.opened = true;
+    if (!(this.root as HTMLDetailsElement).open) return;
     this.chips(r.tokens, qsel, ksel);
     this.clearBtn.disabled = qsel.length + ksel.length === 0;
     clear(this.out);
