@@ -248,11 +248,22 @@
       kComposition: copy(r.kComposition), loss: r.loss, accuracy: r.accuracy,
       scoreGrad: copy(r.scoreGrad), wqGradNorm: copy(r.wqGradNorm) };
   };
-  Trainer.prototype.attention = function (tokens) {
+  // opts.qkv: also each layer's q, k, v as the attention read them (before RoPE or qkNorm):
+  // layers: [{ q (H, T, d_h), k (H_kv, T, d_h), v (H_kv, T, d_h) }].
+  Trainer.prototype.attention = function (tokens, opts) {
     var t = int32s(tokens, 'tokens');
     if (t.length < 1 || t.length > this._c.seqLen) fail('tokens', 'tokens must hold 1 to seqLen (' + this._c.seqLen + ') values');
-    var r = unwrap(this._live().attention(t));
-    return { weights: copy(r.weights), logits: copy(r.logits) };
+    var withQkv = !!(opts && opts.qkv);
+    var r = unwrap(this._live().attention(t, withQkv));
+    var out = { weights: copy(r.weights), logits: copy(r.logits) };
+    if (withQkv) {
+      var c = this._c, T = t.length, dh = c.dModel / c.heads, kv = c.kvHeads || c.heads;
+      var nq = c.heads * T * dh, nk = kv * T * dh, all = copy(r.qkv), layers = [];
+      for (var l = 0, o = 0; l < c.layers; l++, o += nq + 2 * nk)
+        layers.push({ q: all.slice(o, o + nq), k: all.slice(o + nq, o + nq + nk), v: all.slice(o + nq + nk, o + nq + 2 * nk) });
+      out.layers = layers;
+    }
+    return out;
   };
   Trainer.prototype.sampleBatch = function () {
     var r = unwrap(this._live().sampleBatch());

@@ -222,15 +222,17 @@ class TrainerHandle {
     return r;
   }
 
-  val attention(val tokens) {
+  // withQkv: also each layer's q, k, v before any variant transform (Trainer::attention).
+  val attention(val tokens, bool withQkv) {
     if (tokens["length"].as<double>() > static_cast<double>(t_->config().model.seq_len)) {
       return error(attn::Status::Invalid("tokens", "tokens must hold 1 to seqLen values"));
     }
-    attn::Status st = t_->attention(vec<std::int32_t>(tokens), &w_, &g_);
+    attn::Status st = t_->attention(vec<std::int32_t>(tokens), &w_, &g_, withQkv ? &qkv_ : nullptr);
     if (!st.ok()) return error(st);
     val r = ok();
     r.set("weights", view(w_.data(), w_.size()));
     r.set("logits", view(g_.data(), g_.size()));
+    if (withQkv) r.set("qkv", view(qkv_.data(), qkv_.size()));
     return r;
   }
 
@@ -483,7 +485,7 @@ class TrainerHandle {
   attn::tr::TrainReport report_;
   attn::tr::HeadScores hs_;
   attn::tr::Diagnostics dg_;
-  std::vector<float> f_, w_, g_;
+  std::vector<float> f_, w_, g_, qkv_;
   std::vector<double> sg_, wqn_;
   std::vector<std::int32_t> tok_;
   std::vector<std::uint8_t> mask_;

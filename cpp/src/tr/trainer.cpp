@@ -433,7 +433,7 @@ Status Trainer::diagnostics(Diagnostics* out) {
 }
 
 Status Trainer::attention(const std::vector<std::int32_t>& tokens, std::vector<float>* weights,
-                          std::vector<float>* logits) {
+                          std::vector<float>* logits, std::vector<float>* qkv) {
   const std::size_t t = tokens.size();
   if (t < 1 || t > c_.model.seq_len) {
     return Status::Invalid(
@@ -460,6 +460,13 @@ Status Trainer::attention(const std::vector<std::int32_t>& tokens, std::vector<f
     std::fill(weights->data() + r * t + i + 1, weights->data() + (r + 1) * t, 0.0f);
   }
   logits->assign(ws_.logits.begin(), ws_.logits.begin() + t * c_.model.vocab);
+  if (qkv) {
+    // The forward's own head-layout rows (batch 1): the attention read exactly these.
+    qkv->clear();
+    for (std::size_t l = 0; l < L; ++l)
+      for (const auto* a : {&ws_.qh[l], &ws_.kh[l], &ws_.vh[l]})
+        qkv->insert(qkv->end(), a->begin(), a->end());
+  }
   return Status::Ok();
 }
 

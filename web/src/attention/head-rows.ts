@@ -10,6 +10,7 @@ import { arraysMode, type ArraysState } from './arrays/state';
 import type { AttentionContext } from './context';
 import { projections } from './compute';
 import type { WhatIfRows } from './what-if';
+import { getTrainedAttention, type TrainedAttention } from '../shared/trained-model';
 
 export type Rows = WhatIfRows;
 
@@ -23,10 +24,18 @@ const f = (x: Float32Array | Float64Array): Float32Array => (x instanceof Float3
 
 export class HeadRows {
   private cache: { key: string; maskKey: string; rows: Rows | string } | null = null;
+  private trained: { ta: TrainedAttention | null; layer: number; rows: Rows | string } | null = null;
 
   /** Q, K, V and the call's options, or a sentence saying why there are none. */
   get(core: AttnCore, ctx: AttentionContext): Rows | string {
     const s = ctx.state as AttentionContext['state'] & Extra;
+    if (ctx.result.source) {
+      // The Train tab's model ("Open in Heads view"): its layer's q, k, v as its attention read them.
+      const ta = getTrainedAttention();
+      if (this.trained?.ta !== ta || this.trained.layer !== ta?.layer)
+        this.trained = { ta, layer: ta?.layer ?? -1, rows: trainedRows(ta, ctx.result.source) };
+      return this.trained.rows;
+    }
     // Q, K and V do not depend on the mask, the fill or the scale: a change of those (a slider's
     // drag) reuses them (at T = 256 the projections are ~2·10⁸ multiply-adds) with new options.
     const { causal, window, padding, fill, scale, ...weights } = s.model;
@@ -45,6 +54,25 @@ export class HeadRows {
   }
 }
 
+/** One layer of the Train tab's model: its q, k, v on the probe and the core's options that form
+ *  the trainer's weights from them (shared/trained-model.ts). */
+function trainedRows(ta: TrainedAttention | null, source: string): Rows | string {
+  if (!ta?.rows) return `${source}: its queries and keys did not come with it; open it again from the Train tab.`;
+  const l = Math.min(ta.layer, ta.layers - 1);
+  const x = ta.rows.layers[l];
+  return {
+    q: x.q,
+    k: x.k,
+    v: x.v,
+    heads: ta.heads,
+    kvHeads: ta.kvHeads,
+    t: ta.tokens.length,
+    dk: ta.rows.dk,
+    dv: ta.rows.dk,
+    opts: { ...ta.rows.options, precision: 'float32' },
+  };
+}
+
 /** `same`: the rows of the same weights under other mask options (only the options are new). */
 function compute(
   core: AttnCore,
@@ -52,8 +80,6 @@ function compute(
   s: AttentionContext['state'] & Extra,
   same: Rows | null,
 ): Rows | string {
-  if (ctx.result.source)
-    return `${ctx.result.source}: its queries and keys are not taken apart here yet; the page’s example and your Q, K, V are.`;
   const variant = variantOptions(s.lesson);
   const precision = variant.precision === 'float16' ? 'float32' : variant.precision;
   const v = { ...variant, precision };

@@ -186,7 +186,8 @@ export class MapPanel {
       if (!c || c.q !== rows.q || c.k !== rows.k || c.key !== key)
         c = this.mapCache = { q: rows.q, k: rows.k, key, map: headMap(core, rows, head) };
       map = c.map;
-      scaled = this.whatIf ? headRows(core, rows, head) : drawn(ctx, head);
+      // The Train tab's model comes with weights only (no outputs): the core recomputes its rows.
+      scaled = this.whatIf || ctx.result.source ? headRows(core, rows, head) : drawn(ctx, head);
       plain = this.unscaled.checked ? headRows(core, rows, head, { unscaled: true }) : null;
     } catch (e) {
       show(false);

@@ -57,6 +57,29 @@ export interface TrainedAttention {
   layer: number;
   /** the attention variant it was trained with, in words (e.g. "sigmoid, RoPE"); absent = plain softmax */
   variant?: string;
+  /** Each layer's q (H, T, d_h), k and v (H_kv, T, d_h) on these tokens, as the attention read
+   *  them (before RoPE or qkNorm: tr.attention(tokens, { qkv: true })), with d_h and the core's
+   *  attention options that form the same weights (trainedAttentionOptions). */
+  rows?: {
+    layers: { q: Float32Array; k: Float32Array; v: Float32Array }[];
+    dk: number;
+    options: Record<string, unknown>;
+  };
+}
+
+/** The core's attention options (docs/js-api.md) under which core.attention on a trained layer's
+ *  q, k, v forms the weights the trainer formed: causal, and the config's variant and scale (the
+ *  trainer runs the core's definitions: docs/train-api.md). */
+export function trainedAttentionOptions(c: TrainerConfig): Record<string, unknown> {
+  const position = c.positional === 'rope' ? 'rope' : c.positional === 'alibi' ? 'alibi' : 'none';
+  return {
+    causal: true,
+    position,
+    normalizer: typeof c.normalizer === 'string' ? c.normalizer : 'softmax',
+    qkNorm: c.qkNorm === true,
+    sigmoidBias: typeof c.sigmoidBias === 'number' ? c.sigmoidBias : null,
+    scale: typeof c.scale === 'number' ? c.scale : null,
+  };
 }
 
 let attention: TrainedAttention | null = null;

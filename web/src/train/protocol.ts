@@ -19,6 +19,8 @@ export interface Snapshot {
   scores: HeadScores;
   /** attention on the probe sequence: L·H·T·T */
   attention: Float32Array;
+  /** each layer's q, k, v on the probe, as its attention read them (tr.attention's qkv) */
+  layers?: { q: Float32Array; k: Float32Array; v: Float32Array }[];
   /** at the scores' step (tr.diagnostics()), on the held-out batch: mean |∂loss/∂S| per layer × head (l·H + h), S the softmax input */
   scoreGrad: Float64Array;
   /** ‖∂loss/∂W_Q‖_F per layer, same pass */

@@ -8,7 +8,12 @@
 import './train.css';
 import { clear, el, fmt } from '../ui/dom';
 import type { Heatmap } from '../ui/heatmap';
-import { getTrainedModel, setTrainedAttention, setTrainedModel } from '../shared/trained-model';
+import {
+  getTrainedModel,
+  setTrainedAttention,
+  setTrainedModel,
+  trainedAttentionOptions,
+} from '../shared/trained-model';
 import type { LabContext, View, ViewFactory } from '../ui/view';
 import { TrainClient } from './client';
 import { NORMALIZER_LABEL, type TrainNormalizer, type TrainState } from './config';
@@ -234,6 +239,13 @@ class TrainView implements View<TrainContext> {
       step: this.s.step,
       layer: L - 1,
       variant: variantWords(this.s.config),
+      rows: snap.layers
+        ? {
+            layers: snap.layers.map((x) => ({ q: x.q.slice(), k: x.k.slice(), v: x.v.slice() })),
+            dk: snap.layers[0].q.length / (H * T),
+            options: trainedAttentionOptions(this.s.config),
+          }
+        : undefined,
     });
     this.ctx.update({ page: { view: 'heads', head: 0 } });
   }

@@ -57,8 +57,10 @@ function diagnose(t: AttnTrainer): { snap: Snapshot; loss: number; accuracy: num
     kComposition: d.kComposition,
     loss: d.loss,
   };
+  // The probe's q, k, v travel with its weights: "Open in Heads view" takes them apart.
+  const a = t.attention(probe, { qkv: true });
   return {
-    snap: { scores, attention: t.attention(probe).weights, scoreGrad: d.scoreGrad, wqGradNorm: d.wqGradNorm },
+    snap: { scores, attention: a.weights, layers: a.layers, scoreGrad: d.scoreGrad, wqGradNorm: d.wqGradNorm },
     loss: d.loss,
     accuracy: d.accuracy,
   };

@@ -75,7 +75,15 @@ export interface AttnTrainer {
     scoreGrad: Float64Array;
     wqGradNorm: Float64Array;
   };
-  attention(tokens: Int32Array): { weights: Float32Array; logits: Float32Array };
+  /** opts.qkv: also each layer's q (H, T, d_h), k and v (H_kv, T, d_h), before RoPE or qkNorm. */
+  attention(
+    tokens: Int32Array,
+    opts?: { qkv?: boolean },
+  ): {
+    weights: Float32Array;
+    logits: Float32Array;
+    layers?: { q: Float32Array; k: Float32Array; v: Float32Array }[];
+  };
   sampleBatch(): { tokens: Int32Array; lossMask: Uint8Array };
   weights(): Record<string, unknown>;
   setLearningRate(lr: number): void;

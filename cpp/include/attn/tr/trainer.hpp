@@ -145,9 +145,11 @@ class Trainer {
   // evaluate, head_scores and score_gradients at once, to the same bits, sharing one forward of
   // the held-out batch where the kernel allows (naive; the tiled kernel runs them separately).
   Status diagnostics(Diagnostics* out);
-  // One sequence (1 <= t <= seqLen): weights (L, H, t, t) and logits (t, V).
+  // One sequence (1 <= t <= seqLen): weights (L, H, t, t) and logits (t, V). With qkv, also
+  // each layer's projected rows before any variant transform (RoPE, qkNorm), layer after layer:
+  // q (H, t, d_h), k (H_kv, t, d_h), v (H_kv, t, d_h) - what "why this weight" takes apart.
   Status attention(const std::vector<std::int32_t>& tokens, std::vector<float>* weights,
-                   std::vector<float>* logits);
+                   std::vector<float>* logits, std::vector<float>* qkv = nullptr);
   // A batch from the task's own stream (task_status() first).
   Status sample_batch(std::vector<std::int32_t>* tokens, std::vector<std::uint8_t>* mask);
   // Ok, or why the task cannot be drawn for this vocab and seqLen (fields seqLen, vocab).
