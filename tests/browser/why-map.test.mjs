@@ -183,3 +183,39 @@ test('the map and the selection fit a phone (375 px)', async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the Train tab’s model is taken apart too: the score is q·k × scale of the module’s own rows; the map draws its layer', async () => {
+  const { page, context, errors } = await open('#v=1&view=train&until=20&play=1');
+  await page.waitForFunction(() => document.querySelector('[data-testid=train-view]')?.dataset.run === 'stopped', null, { timeout: 60000 });
+  await page.getByTestId('train-probe').fill('5 9 2 7 5 9 2 7');
+  await page.getByTestId('train-probe-use').click();
+  await page.waitForFunction(() => /Probe: 8 tokens/.test(document.querySelector('[data-testid=train-status]').textContent));
+  await page.getByTestId('train-open-heads').click();
+  await page.waitForSelector('[data-testid=trained-banner]:not([hidden])');
+  const box = await page.locator('.zoom-panel canvas.hm-data').boundingBox();
+  await page.mouse.click(box.x + (2.5 * box.width) / 8, box.y + (6.5 * box.height) / 8); // query 6 → key 2
+  await page.waitForFunction(() => document.querySelector('[data-testid="breakdown"]')?.dataset.cell === '0,6,2');
+  // The module under Node, same config and steps: layer 2's rows (the banner opens the last layer).
+  const fs = await import('node:fs');
+  const dir = join(process.cwd(), 'build', 'wasm');
+  const { default: create } = await import(join(dir, 'attn_train.mjs'));
+  const lib = await create({ wasmBinary: fs.readFileSync(join(dir, 'attn_train.wasm')) });
+  const tr = lib.createTrainer({ seed: 0 });
+  tr.train(20);
+  const a = tr.attention([5, 9, 2, 7, 5, 9, 2, 7], { qkv: true });
+  tr.delete();
+  const x = a.layers[1];
+  const dk = x.q.length / (2 * 8);
+  let dot = 0;
+  for (let c = 0; c < dk; c++) dot += x.q[6 * dk + c] * x.k[2 * dk + c];
+  const score = Number(await page.getByTestId('breakdown').getAttribute('data-score'));
+  assert.ok(Math.abs(score - dot / Math.sqrt(dk)) < 1e-4, `score ${score} vs q·k/√d_k ${dot / Math.sqrt(dk)}`);
+  const w = a.weights[(1 * 2 * 8 + 6) * 8 + 2];
+  assert.ok((await page.getByTestId('breakdown').innerText()).includes(`Weight ${w.toFixed(3)}.`));
+  const m = await pageMap(page);
+  assert.equal(m.queries.length, 8);
+  assert.match(await page.getByTestId('qk-map-info').innerText(), /The head’s 8 queries \(dots\) and 8 keys/);
+  await page.getByTestId('qk-map').screenshot({ path: join(SHOTS, 'why-map-trained.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
