@@ -78,9 +78,10 @@ import numpy as np
 a = json.load(sys.stdin); q = np.array(a["q"]); k = np.array(a["k"])
 s = q[8] @ k[:9].T
 w = np.exp(s - s.max()); w /= w.sum()
-print(json.dumps([float(w.max()), float(np.std(q @ k.T))]))`, { q: j.heads[0].q, k: j.heads[0].k });
+print(json.dumps([float(w.max()), float(np.std(q @ k.T)), float(np.std(q[:, None, :] * k[None, :, :]))]))`, { q: j.heads[0].q, k: j.heads[0].k });
   assert.ok(spread.includes(`, ${row[0].toFixed(3)} on 'cat' (1) without it`), spread);
   assert.ok(spread.includes(`standard deviation ${row[1].toFixed(2)};`), spread);
+  assert.ok(spread.includes(`of one dimension’s product q_c·k_c: ${row[2].toFixed(2)}.`), spread);
   await page.getByTestId('qk-map').screenshot({ path: join(SHOTS, 'why-map-lesson1.png') });
   assert.deepEqual(errors, []);
   await context.close();
