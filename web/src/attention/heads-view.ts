@@ -1,6 +1,7 @@
 // Heads view: a grid of every head's weights plus the selected head, zoomed, with token labels,
 // hover/keyboard readout, a legend and a screen-reader table fallback.
-import { Heatmap, rowLabelWidth } from '../ui/heatmap';
+import { Heatmap } from '../ui/heatmap';
+import { rowLabelWidth } from '../ui/axis';
 import { el, clear, fmt, tokenRef } from '../ui/dom';
 import { legend } from '../ui/legend';
 import type { View, ViewFactory } from '../ui/view';

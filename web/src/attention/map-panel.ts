@@ -11,8 +11,19 @@ import { download } from '../shared/export';
 import type { VariantState } from '../shared/variant';
 import type { AttentionContext } from './context';
 import { HeadRows, type Rows } from './head-rows';
-import { headMap, headRows, headValues, moved, type HeadMap } from './map';
-import { frame, extent, mapPng, paintMap, paintValues, type MapPicture, type PlotPoint } from './map-plot';
+import { drawn, headMap, headRows, headValues, moved, type HeadMap } from './map';
+import {
+  dpr,
+  frame,
+  extent,
+  ink,
+  mapPng,
+  paintMap,
+  paintValues,
+  setSize,
+  type MapPicture,
+  type PlotPoint,
+} from './map-plot';
 import { infoText, pct, playText, spreadText } from './map-text';
 
 type Focus = { which: 'q' | 'k'; index: number };
@@ -187,7 +198,7 @@ export class MapPanel {
         c = this.mapCache = { q: rows.q, k: rows.k, key, map: headMap(core, rows, head) };
       map = c.map;
       // The Train tab's model comes with weights only (no outputs): the core recomputes its rows.
-      scaled = this.whatIf || ctx.result.source ? headRows(core, rows, head) : drawn(ctx, head);
+      scaled = this.whatIf || ctx.result.source ? headRows(core, rows, head) : drawn(ctx.result, head);
       plain = this.unscaled.checked ? headRows(core, rows, head, { unscaled: true }) : null;
     } catch (e) {
       show(false);
@@ -428,28 +439,4 @@ export class MapPanel {
       (b) => b && download(`head-${head + 1}-map.png`, b),
     );
   }
-}
-
-/** The head's weights and outputs as the views draw them (the controller's result: the core's). */
-function drawn(
-  ctx: AttentionContext,
-  head: number,
-): { weights: Float32Array; scores: Float32Array; output: Float32Array } {
-  const r = ctx.result,
-    T = r.t;
-  return {
-    weights: r.weights.subarray(head * T * T, (head + 1) * T * T),
-    scores: new Float32Array(0),
-    output: r.headOutputs.subarray(head * T * r.dv, (head + 1) * T * r.dv),
-  };
-}
-
-const dpr = () => Math.min(2, globalThis.devicePixelRatio || 1);
-const ink = () => getComputedStyle(document.documentElement).getPropertyValue('--ink').trim() || '#16181d';
-
-function setSize(c: HTMLCanvasElement, size: number): void {
-  const px = Math.round(size * dpr());
-  if (c.width !== px) c.width = px;
-  if (c.height !== px) c.height = px;
-  c.style.width = c.style.height = `${size}px`;
 }

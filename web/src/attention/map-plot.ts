@@ -275,3 +275,16 @@ export function mapPng(p: MapPicture, title: string): Promise<Blob | null> {
   paintMap(g, size, { ...p, focus: null }, '#111');
   return new Promise((resolve) => c.toBlob(resolve));
 }
+
+/** Device pixels per CSS pixel the canvases draw at (at most 2). */
+export const dpr = () => Math.min(2, globalThis.devicePixelRatio || 1);
+/** The page's ink colour (dark mode included). */
+export const ink = () => getComputedStyle(document.documentElement).getPropertyValue('--ink').trim() || '#16181d';
+
+/** A square canvas of `size` CSS px at the device's resolution. */
+export function setSize(c: HTMLCanvasElement, size: number): void {
+  const px = Math.round(size * dpr());
+  if (c.width !== px) c.width = px;
+  if (c.height !== px) c.height = px;
+  c.style.width = c.style.height = `${size}px`;
+}

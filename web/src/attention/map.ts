@@ -6,6 +6,7 @@
 import type { AttnCore } from '../wasm/load-core';
 import type { CoreAttentionOptions } from '../wasm/attn-core';
 import type { Rows } from './head-rows';
+import type { AttentionResult } from './protocol';
 
 export interface HeadMap {
   head: number;
@@ -100,4 +101,17 @@ export function moved(rows: Rows, head: number, which: 'q' | 'k', index: number,
 export function headValues(rows: Rows, head: number): Float32Array {
   const kvh = Math.floor(head / (rows.heads / rows.kvHeads));
   return rows.v.slice(kvh * rows.t * rows.dv, (kvh + 1) * rows.t * rows.dv);
+}
+
+/** The head's weights and outputs as the views draw them (the controller's result: the core's). */
+export function drawn(
+  r: Pick<AttentionResult, 't' | 'dv' | 'weights' | 'headOutputs'>,
+  head: number,
+): { weights: Float32Array; scores: Float32Array; output: Float32Array } {
+  const T = r.t;
+  return {
+    weights: r.weights.subarray(head * T * T, (head + 1) * T * T),
+    scores: new Float32Array(0),
+    output: r.headOutputs.subarray(head * T * r.dv, (head + 1) * T * r.dv),
+  };
 }

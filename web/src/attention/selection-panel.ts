@@ -5,7 +5,7 @@
 // them, as bars over the queries). The picks are the state's `qsel` and `ksel` (in the link).
 import { el, clear, fmt, tokenRef } from '../ui/dom';
 import { svgEl } from '../ui/svg';
-import { niceStep } from '../ui/heatmap';
+import { niceStep } from '../ui/axis';
 import { loadCore, type AttnCore } from '../wasm/load-core';
 import { preferenceFromSearch } from '../wasm/core-build';
 import type { AttentionContext } from './context';

@@ -3,7 +3,8 @@
 // run.ts and experiments.ts (no DOM); this file only draws them. The core runs on the page's
 // thread (the lesson's states are small). The lines' controls are in line-controls.ts, the cards'
 // panel in card-panel.ts, the badge rows in picture-parts.ts.
-import { Heatmap, rowLabelWidth } from '../ui/heatmap';
+import { Heatmap } from '../ui/heatmap';
+import { rowLabelWidth } from '../ui/axis';
 import { el, clear, fmt, tokenRef } from '../ui/dom';
 import { legend } from '../ui/legend';
 import type { View, ViewFactory } from '../ui/view';

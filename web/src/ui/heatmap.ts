@@ -4,6 +4,8 @@
 // Hover and keyboard focus (arrow keys) report the cell under the pointer / cursor.
 import { MASKED_RGB, NAN_RGB, VIRIDIS_LUT, lutIndex } from './colormap';
 import { el, clear } from './dom';
+import { niceStep } from './axis';
+import { drawMaskAndNaN } from './heatmap-overlay';
 
 export interface HeatmapData {
   rows: number;
@@ -296,57 +298,7 @@ export class Heatmap {
     const sx = this.overlay.width / d.cols;
     const sy = this.overlay.height / d.rows;
     ctx.clearRect(0, 0, this.overlay.width, this.overlay.height);
-    if (sx < 6 && d.forbidden) {
-      // Cells too small to hatch: a forbidden cell that holds weight (the −1e9 fill gives a fully
-      // masked row uniform weight) gets a flat grey veil, so it stays distinct from an allowed one
-      // at every T. (A forbidden cell with zero weight is already painted grey in the data canvas.)
-      ctx.fillStyle = 'rgba(232, 228, 220, 0.75)'; // the masked grey of the legend, over the weight's colour
-      for (let i = 0; i < d.rows; i++) {
-        for (let j = 0; j < d.cols; j++) {
-          const k = i * d.cols + j;
-          const v = d.values[k];
-          if (d.forbidden[k] && v !== 0 && !Number.isNaN(v)) ctx.fillRect(j * sx, i * sy, sx, sy);
-        }
-      }
-    }
-    if (sx >= 6 && d.forbidden) {
-      ctx.strokeStyle = 'rgba(120, 112, 100, 0.55)';
-      ctx.lineWidth = Math.max(1, sx / 14);
-      ctx.beginPath();
-      for (let i = 0; i < d.rows; i++) {
-        for (let j = 0; j < d.cols; j++) {
-          if (!d.forbidden[i * d.cols + j] || Number.isNaN(d.values[i * d.cols + j])) continue;
-          const x = j * sx;
-          const y = i * sy;
-          for (let f = 1; f <= 2; f++) {
-            const a = (f / 3) * sx;
-            ctx.moveTo(x + a, y);
-            ctx.lineTo(x, y + a * (sy / sx));
-            ctx.moveTo(x + sx, y + sy - a * (sy / sx));
-            ctx.lineTo(x + sx - a, y + sy);
-          }
-          ctx.moveTo(x + sx, y);
-          ctx.lineTo(x, y + sy);
-        }
-      }
-      ctx.stroke();
-    }
-    if (sx >= 8) {
-      ctx.strokeStyle = '#fff';
-      ctx.lineWidth = Math.max(1.5, sx / 10);
-      ctx.beginPath();
-      for (let k = 0; k < d.rows * d.cols; k++) {
-        if (!Number.isNaN(d.values[k])) continue;
-        const x = (k % d.cols) * sx;
-        const y = Math.floor(k / d.cols) * sy;
-        const m = sx * 0.3;
-        ctx.moveTo(x + m, y + m);
-        ctx.lineTo(x + sx - m, y + sy - m);
-        ctx.moveTo(x + sx - m, y + m);
-        ctx.lineTo(x + m, y + sy - m);
-      }
-      ctx.stroke();
-    }
+    drawMaskAndNaN(ctx, d, sx, sy);
     const box = (c: [number, number] | null, color: string, width: number) => {
       if (!c) return;
       ctx.strokeStyle = color;
@@ -452,22 +404,5 @@ export class Heatmap {
     this.report(true);
     this.opts.onSelect?.(this.focusCell[0], this.focusCell[1]);
     this.drawOverlay();
-  }
-}
-
-/** About how wide a labelled heatmap's row labels are for these tokens (CSS px, at most 140):
- *  what a view leaves beside the picture when it fits one to its width. */
-export function rowLabelWidth(tokens: string[]): number {
-  return Math.min(140, 24 + 8 * Math.max(1, ...tokens.map((t) => Array.from(t).length)));
-}
-
-/** The smallest of 1, 2, 5, 10, 20, 25, 50, 100, … that is ≥ n. */
-export function niceStep(n: number): number {
-  if (n <= 1) return 1;
-  for (let p = 1; ; p *= 10) {
-    for (const m of [1, 2, 2.5, 5]) {
-      const k = m * p;
-      if (Number.isInteger(k) && k >= n) return k;
-    }
   }
 }

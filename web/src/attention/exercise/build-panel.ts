@@ -4,7 +4,8 @@
 // and a hidden sentence. The grids are the state's (state.exercise.grid, in the link).
 // Keyboard: Tab enters a grid at its last cell, the arrow keys move, typing edits.
 import { el, clear } from '../../ui/dom';
-import { Heatmap, rowLabelWidth } from '../../ui/heatmap';
+import { Heatmap } from '../../ui/heatmap';
+import { rowLabelWidth } from '../../ui/axis';
 import type { AttnCore } from '../../wasm/load-core';
 import { BUILD_PASS, type BuildExercise, type GridName } from './catalogue';
 import { buildHead, vocabulary, type BuiltHead } from './build';
