@@ -220,3 +220,30 @@ test('the Train tab’s model is taken apart too: the score is q·k × scale of 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('“Change it” enters the link only when asked, and a link’s change is applied on opening', async () => {
+  const { page, context, errors } = await open('#v=1&view=heads&cell=0,8,1');
+  await page.waitForFunction(() => document.querySelector('[data-testid="what-if-out"]')?.dataset.after);
+  await page.getByTestId('what-if-which').selectOption('k');
+  await page.getByTestId('what-if-dim').selectOption('1');
+  await page.getByTestId('what-if-value').fill('0.25');
+  await page.waitForFunction(() => JSON.parse(document.querySelector('[data-testid="what-if-out"]').dataset.after).value === 0.25);
+  assert.doesNotMatch(await page.evaluate(() => location.hash), /wif=/, 'not in the link until asked');
+  await page.getByTestId('what-if-link').click();
+  await page.waitForFunction(() => /[#&]wif=k%2C1%2C0\.25(&|$)|[#&]wif=k,1,0\.25(&|$)/.test(location.hash));
+  const link = await page.evaluate(() => location.hash);
+  // The link opens with the change applied: the same after-state.
+  const p2 = await context.newPage();
+  await p2.goto(env.server.url + '/' + link);
+  await waitReady(p2);
+  await p2.waitForFunction(() => JSON.parse(document.querySelector('[data-testid="what-if-out"]')?.dataset.after ?? '{}').value === 0.25);
+  assert.match(await p2.getByTestId('what-if-out').innerText(), /^k\[1\]: /);
+  // Reset takes it out of the link; a malformed one is named and dropped.
+  await p2.getByTestId('what-if').getByRole('button', { name: 'Reset', exact: true }).click();
+  await p2.waitForFunction(() => !/wif=/.test(location.hash));
+  await p2.goto(env.server.url + '/#v=1&view=heads&cell=0,8,1&wif=z,1,oops');
+  await waitReady(p2);
+  assert.match(await p2.locator('body').innerText(), /the what-if change: “z,1,oops” is not q\|k,dimension,value/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -52,7 +52,7 @@ import {
   type Table,
 } from '../state/table';
 import { createCodec } from '../state/codec';
-import { MODEL_LIMITS, cellKind, headKind, selectionKind, type ModelSlice } from '../attention/state';
+import { MODEL_LIMITS, cellKind, headKind, selectionKind, whatIfKind, type ModelSlice } from '../attention/state';
 import { TIMING_LIMITS } from '../timing/state';
 import { FEATURES, VIEWS, type Feature, type ViewId } from './features';
 import { START_KEYS, exerciseStart } from '../attention/exercise/catalogue';
@@ -70,6 +70,8 @@ export interface PageState {
   /** The zoomed head's selected queries and keys (0-based positions), or [] for none. */
   qsel: number[];
   ksel: number[];
+  /** "Change it" put in the link ('q,2,1.5'), or '' for none. */
+  wif: string;
 }
 
 /** The whole state: one sub-state per feature (app/features.ts), and the page's. */
@@ -98,6 +100,7 @@ export const PAGE: SubState<PageState, ModelSlice> = {
     cell: { key: 'cell', label: 'selected cell', kind: cellKind, default: [], compute: false },
     qsel: { key: 'qsel', label: 'selected queries', kind: selectionKind, default: [], compute: false },
     ksel: { key: 'ksel', label: 'selected keys', kind: selectionKind, default: [], compute: false },
+    wif: { key: 'wif', label: 'the what-if change', kind: whatIfKind, default: '', compute: false },
   },
 };
 

@@ -13,6 +13,7 @@ import type { VariantState } from '../shared/variant';
 import type { AttentionContext } from './context';
 import { HeadRows, type Rows } from './head-rows';
 import { elementOf, whatIf, type Change } from './what-if';
+import { parseWhatIf } from './state';
 
 /** The state the panel reads besides the model (the page's state has both). */
 interface Extra {
@@ -38,6 +39,7 @@ export class BreakdownPanel {
   /** "Change it": one element of q or k, and what the core then computes for the row. */
   private whatIfBox = el('div', { class: 'bd-whatif', 'data-testid': 'what-if' });
   private change: Change | null = null;
+  private appliedWif = '';
   private headRows = new HeadRows();
   private cell: { head: number; query: number; key: number } | null = null;
   private ctx: AttentionContext | null = null;
@@ -67,6 +69,13 @@ export class BreakdownPanel {
     if (!this.cell || this.cell.head !== c[0] || this.cell.query !== c[1] || this.cell.key !== c[2]) {
       this.cell = { head: c[0], query: c[1], key: c[2] };
       this.change = null;
+    }
+    // A change the link records (`wif`) is applied once, when it arrives.
+    const wif = ctx.state.page.wif ?? '';
+    if (wif !== this.appliedWif) {
+      this.appliedWif = wif;
+      const w = parseWhatIf(wif);
+      if (w) this.change = w;
     }
     this.explain();
   }
@@ -202,8 +211,14 @@ export class BreakdownPanel {
     const cell = this.cell!;
     clear(this.whatIfBox);
     this.whatIfBox.hidden = false;
-    const c = this.change ?? { which: 'q' as const, dim: topDim, value: elementOf(rows, cell, 'q', topDim) };
-    let range = 1;
+    let c = this.change ?? { which: 'q' as const, dim: topDim, value: elementOf(rows, cell, 'q', topDim) };
+    let note = '';
+    if (c.dim >= rows.dk) {
+      note = `The link’s change names dimension ${c.dim}, past this head’s d_k = ${rows.dk}: it is not applied.`;
+      c = { which: 'q', dim: topDim, value: elementOf(rows, cell, 'q', topDim) };
+      this.change = null;
+    }
+    let range = Math.max(1, 2 * Math.abs(c.value));
     for (const x of [...b.qRaw, ...b.kRaw]) range = Math.max(range, 2 * Math.abs(x));
     const which = el('select', { 'aria-label': 'change the query or the key', 'data-testid': 'what-if-which' });
     for (const [v, t] of [
@@ -225,6 +240,13 @@ export class BreakdownPanel {
       'data-testid': 'what-if-value',
     });
     const reset = el('button', { type: 'button', class: 'btn small', text: 'Reset' });
+    // The link records the change only when asked.
+    const inLink = el('button', {
+      type: 'button',
+      class: 'btn small',
+      text: 'Put this change in the link',
+      'data-testid': 'what-if-link',
+    });
     const out = el('p', { class: 'bd-whatif-out', 'aria-live': 'polite', 'data-testid': 'what-if-out' });
     const run = () => {
       const ch: Change = { which: which.value as 'q' | 'k', dim: Number(dim.value), value: Number(slider.value) };
@@ -250,11 +272,19 @@ export class BreakdownPanel {
     which.addEventListener('change', restart);
     dim.addEventListener('change', restart);
     slider.addEventListener('input', run);
-    reset.addEventListener('click', restart);
+    reset.addEventListener('click', () => {
+      restart();
+      if (this.ctx?.state.page.wif) this.ctx.update({ page: { wif: '' } });
+    });
+    inLink.addEventListener('click', () => {
+      const ch = this.change;
+      if (ch) this.ctx?.update({ page: { wif: `${ch.which},${ch.dim},${Number(ch.value.toPrecision(6))}` } });
+    });
     this.whatIfBox.append(
-      el('p', { class: 'bd-whatif-head' }, el('strong', { text: 'Change it: ' }), which, dim, slider, reset),
+      el('p', { class: 'bd-whatif-head' }, el('strong', { text: 'Change it: ' }), which, dim, slider, reset, inLink),
       out,
     );
+    if (note) this.whatIfBox.append(el('p', { class: 'muted', text: note }));
     run();
   }
 }

@@ -12,7 +12,7 @@ export interface AttentionSlice {
   model: ModelState;
   /** head: the zoomed head; cell: the cell "Why this weight?" takes apart ([head, query, key] or []);
    *  qsel, ksel: the zoomed head's selected queries and keys (the Selection panel). */
-  page: { head: number; cell?: number[]; qsel?: number[]; ksel?: number[] };
+  page: { head: number; cell?: number[]; qsel?: number[]; ksel?: number[]; wif?: string };
 }
 
 /** What the controller adds to the page's context when it draws one of these views. */
@@ -27,7 +27,10 @@ export interface AttentionContext
   extends
     LabContext<
       AttentionSlice,
-      { model?: Partial<ModelState>; page?: { head?: number; cell?: number[]; qsel?: number[]; ksel?: number[] } }
+      {
+        model?: Partial<ModelState>;
+        page?: { head?: number; cell?: number[]; qsel?: number[]; ksel?: number[]; wif?: string };
+      }
     >,
     ResultParts {
   /** The page's compute client (the Scale view asks it for its study). */

@@ -34,7 +34,9 @@ import type { ExerciseSlice, ExerciseState } from './exercise/state';
 export type ControllerSlice = ModelSlice &
   ArraysSlice &
   ExerciseSlice &
-  VariantSlice & { page: { view: string; head: number; cell?: number[]; qsel?: number[]; ksel?: number[] } };
+  VariantSlice & {
+    page: { view: string; head: number; cell?: number[]; qsel?: number[]; ksel?: number[]; wif?: string };
+  };
 
 /** The changes the controller and its panels ask the page for. */
 export interface ControllerPatch {
@@ -228,6 +230,7 @@ export function createAttentionController<S extends ControllerSlice, L>(
         cell: state.page.cell,
         qsel: state.page.qsel,
         ksel: state.page.ksel,
+        wif: state.page.wif,
       },
     };
     // The mask as the core applies it (core.allowedMask, computed in the Worker).

@@ -47,7 +47,10 @@ class HeadsView implements View<AttentionContext> {
       },
       // The selected cell goes into the state (the link's `cell`); the panel follows the state.
       onSelect: (i, j) =>
-        this.ctx?.update({ page: { cell: [Math.min(this.ctx.state.page.head, this.ctx.result.heads - 1), i, j] } }),
+        this.ctx?.update({
+          // A recorded what-if belongs to the cell it was made on.
+          page: { cell: [Math.min(this.ctx.state.page.head, this.ctx.result.heads - 1), i, j], wif: '' },
+        }),
       onMark: (axis, i, extend) => this.selection.mark(axis, i, extend),
     });
     this.tableBox.append(

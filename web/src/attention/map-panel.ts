@@ -374,8 +374,8 @@ export class MapPanel {
       const row = ctx.result.weights.subarray((head * T + f.index) * T, (head * T + f.index + 1) * T);
       let b = 0;
       for (let j = 1; j < T; j++) if (row[j] > row[b]) b = j;
-      ctx.update({ page: { cell: [head, f.index, b] } });
-    } else ctx.update({ page: { cell: [head, p.query ?? 0, f.index] } });
+      ctx.update({ page: { cell: [head, f.index, b], wif: '' } });
+    } else ctx.update({ page: { cell: [head, p.query ?? 0, f.index], wif: '' } });
   }
 
   private hit(e: PointerEvent): Focus | null {

@@ -3,7 +3,18 @@
 // the zoomed head's kind (the page's `head` field, whose limit is this model's head count).
 // Pure: no DOM, no globals.
 import LZString from 'lz-string';
-import { brief, clampNumber, decodeComponent, int, oneOf, positions, real, yesNo, type Kind } from '../state/fields';
+import {
+  brief,
+  clampNumber,
+  decodeComponent,
+  int,
+  oneOf,
+  positions,
+  real,
+  textKind,
+  yesNo,
+  type Kind,
+} from '../state/fields';
 import type { SubState } from '../state/table';
 import { arraysMode, type ArraysSlice } from './arrays/state';
 
@@ -322,3 +333,24 @@ export const cellKind: Kind<number[], ModelSlice> = {
  *  Selection panel sums up. Positions past the page's largest T are dropped with a notice; ones
  *  past this state's T are named by the panel. */
 export const selectionKind: Kind<number[], ModelSlice> = positions(MODEL_LIMITS.maxT - 1);
+
+/** "Change it" recorded in a link when asked (`wif=q,2,1.5`: the selected cell's query (q) or key
+ *  (k), the dimension, the value; a what-if on copies, the model unchanged), or '' for none. A
+ *  value that is not that shape is dropped with a notice; a dimension past d_k is the panel's to
+ *  name. */
+export const whatIfKind = textKind<ModelSlice>((v, c) => {
+  if (v === '' || typeof v !== 'string') return '';
+  const m = /^([qk]),(\d{1,4}),(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/i.exec(v.trim());
+  const x = m ? Number(m[3]) : NaN;
+  if (!m || !Number.isFinite(x) || Math.abs(x) > 1e6) {
+    c.notices.push(`${c.label}: “${brief(v)}” is not q|k,dimension,value (a value within ±10⁶); no change is applied`);
+    return '';
+  }
+  return `${m[1].toLowerCase()},${Number(m[2])},${x}`;
+});
+
+/** The parts of a `wif` value (whatIfKind's canonical form), or null. */
+export function parseWhatIf(v: string | undefined): { which: 'q' | 'k'; dim: number; value: number } | null {
+  const m = /^([qk]),(\d+),(.+)$/.exec(v ?? '');
+  return m ? { which: m[1] as 'q' | 'k', dim: Number(m[2]), value: Number(m[3]) } : null;
+}
