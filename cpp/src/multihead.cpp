@@ -67,17 +67,18 @@ Status resolve_mha(MhaOptions* o) {
     o->dk = o->d_model / o->heads;
   }
   if (o->dv == 0) o->dv = o->dk;
+  if (o->tk == 0) o->tk = o->t;
   // The masks' lengths (they carry them): checked here too, so a caller that copies the
   // inputs after resolving (the wasm bindings) never copies a mask of the wrong size.
-  if (o->mask.key_padding && o->mask.key_padding.size != o->t) {
+  if (o->mask.key_padding && o->mask.key_padding.size != o->tk) {
     return Status::Invalid("keyPadding", "keyPadding has " +
                                              std::to_string(o->mask.key_padding.size) +
-                                             " entries but t = " + std::to_string(o->t));
+                                             " entries but tk = " + std::to_string(o->tk));
   }
-  if (o->mask.mask && (o->mask.mask.size % o->t != 0 || o->mask.mask.size / o->t != o->t)) {
+  if (o->mask.mask && (o->mask.mask.size % o->t != 0 || o->mask.mask.size / o->t != o->tk)) {
     return Status::Invalid("mask", "mask has " + std::to_string(o->mask.mask.size) +
-                                       " entries but t*t = " + std::to_string(o->t) + "*" +
-                                       std::to_string(o->t));
+                                       " entries but t*tk = " + std::to_string(o->t) + "*" +
+                                       std::to_string(o->tk));
   }
   return Status::Ok();
 }
@@ -111,13 +112,14 @@ Status check_len(const char* field, std::size_t got, std::size_t rows, std::size
 std::size_t estimate_mha_bytes(const MhaOptions& o, std::size_t elem_size) {
   using detail::sat_add;
   using detail::sat_mul;
-  // Projections: unsplit Q, K, V, their split copies, merged and output, on top of attention.
-  std::size_t proj = 0;
-  for (std::size_t cols :
-       {sat_mul(o.heads, o.dk), sat_mul(o.kv_heads, o.dk), sat_mul(o.kv_heads, o.dv)})
-    proj = sat_add(proj, sat_mul(2, sat_mul(o.t, cols)));
+  const std::size_t tk = o.tk ? o.tk : o.t;
+  // Projections: unsplit Q (T_q rows), K and V (T_k rows), their split copies, merged and
+  // output (T_q rows), on top of attention.
+  std::size_t proj = sat_mul(2, sat_mul(o.t, sat_mul(o.heads, o.dk)));
+  for (std::size_t cols : {sat_mul(o.kv_heads, o.dk), sat_mul(o.kv_heads, o.dv)})
+    proj = sat_add(proj, sat_mul(2, sat_mul(tk, cols)));
   proj = sat_add(proj, sat_mul(o.t, sat_add(sat_mul(o.heads, o.dv), o.d_model)));
-  const Shape s{o.heads, o.kv_heads, o.t, o.t, o.dk, o.dv};
+  const Shape s{o.heads, o.kv_heads, o.t, tk, o.dk, o.dv};
   return sat_add(sat_mul(proj, elem_size),
                  estimate_bytes(s, elem_size, !o.tiled, o.return_scores, o.variant));
 }
@@ -126,19 +128,35 @@ template <class T>
 Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::size_t wq_len,
                             const T* wk, std::size_t wk_len, const T* wv, std::size_t wv_len,
                             const T* wo, std::size_t wo_len, MhaOptions o, MhaResult<T>* out) {
+  if (o.tk != 0 && o.tk != o.t) {
+    return Status::Invalid("tk", "tk (" + std::to_string(o.tk) + ") differs from t (" +
+                                     std::to_string(o.t) +
+                                     ") in self-attention: give xKv for cross-attention");
+  }
+  // Self-attention is cross-attention of x with itself.
+  return multi_head_attention(x, x_len, x, x_len, wq, wq_len, wk, wk_len, wv, wv_len, wo, wo_len, o,
+                              out);
+}
+
+template <class T>
+Status multi_head_attention(const T* x, std::size_t x_len, const T* x_kv, std::size_t x_kv_len,
+                            const T* wq, std::size_t wq_len, const T* wk, std::size_t wk_len,
+                            const T* wv, std::size_t wv_len, const T* wo, std::size_t wo_len,
+                            MhaOptions o, MhaResult<T>* out) {
   Status st = resolve_mha(&o);
   if (!st.ok()) return st;
   using detail::sat_mul;
   const std::size_t wq_cols = sat_mul(o.heads, o.dk), wk_cols = sat_mul(o.kv_heads, o.dk),
                     wv_cols = sat_mul(o.kv_heads, o.dv), wo_rows = sat_mul(o.heads, o.dv);
   if (!(st = check_len("x", x_len, o.t, o.d_model, "t*dModel")).ok()) return st;
+  if (!(st = check_len("xKv", x_kv_len, o.tk, o.d_model, "tk*dModel")).ok()) return st;
   if (!(st = check_len("wq", wq_len, o.d_model, wq_cols, "dModel*(heads*dk)")).ok()) return st;
   if (!(st = check_len("wk", wk_len, o.d_model, wk_cols, "dModel*(kvHeads*dk)")).ok()) return st;
   if (!(st = check_len("wv", wv_len, o.d_model, wv_cols, "dModel*(kvHeads*dv)")).ok()) return st;
   if (!(st = check_len("wo", wo_len, wo_rows, o.d_model, "(heads*dv)*dModel")).ok()) return st;
 
   AttentionOptions ao;
-  ao.shape = Shape{o.heads, o.kv_heads, o.t, o.t, o.dk, o.dv};
+  ao.shape = Shape{o.heads, o.kv_heads, o.t, o.tk, o.dk, o.dv};
   ao.mask = o.mask;
   ao.scale = o.scale;
   ao.fill = o.fill;
@@ -146,7 +164,7 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
   ao.memory_cap = o.memory_cap;
   ao.variant = o.variant;
   // Scale, masks and the attention's own memory are checked before anything is allocated.
-  st = validate(ao, sat_mul(wq_cols, o.t), sat_mul(wk_cols, o.t), sat_mul(wv_cols, o.t), !o.tiled,
+  st = validate(ao, sat_mul(wq_cols, o.t), sat_mul(wk_cols, o.tk), sat_mul(wv_cols, o.tk), !o.tiled,
                 sizeof(T));
   if (!st.ok()) return st;
   const std::size_t need = estimate_mha_bytes(o, sizeof(T));
@@ -156,22 +174,24 @@ Status multi_head_attention(const T* x, std::size_t x_len, const T* wq, std::siz
                                            detail::bytes_text(o.memory_cap));
   }
 
-  // 1. Project: (T, d_model) @ (d_model, H*d) for Q, K and V.
-  xt::xtensor<T, 2> pq({o.t, wq_cols}), pk({o.t, wk_cols}), pv({o.t, wv_cols});
+  // 1. Project: Q = x W_Q (T_q, d_model) @ (d_model, H*d_k); K = x_kv W_K and V = x_kv W_V,
+  //    (T_k, d_model) @ (d_model, H_kv*d).
+  xt::xtensor<T, 2> pq({o.t, wq_cols}), pk({o.tk, wk_cols}), pv({o.tk, wv_cols});
   matmul(x, wq, pq.data(), o.t, o.d_model, wq_cols);
-  matmul(x, wk, pk.data(), o.t, o.d_model, wk_cols);
-  matmul(x, wv, pv.data(), o.t, o.d_model, wv_cols);
-  // 2. Split: (T, H*d) -> (H, T, d), the head axis becomes a batch axis.
+  matmul(x_kv, wk, pk.data(), o.tk, o.d_model, wk_cols);
+  matmul(x_kv, wv, pv.data(), o.tk, o.d_model, wv_cols);
+  // 2. Split: (T, H*d) -> (H, T, d) with T = T_q for Q and T_k for K and V; the head axis
+  //    becomes a batch axis.
   split_heads(pq, o.heads, &out->q);
   split_heads(pk, o.kv_heads, &out->k);
   split_heads(pv, o.kv_heads, &out->v);
-  // 3. Attend per head.
+  // 3. Attend per head: scores (H, T_q, T_k), outputs (H, T_q, d_v).
   st = o.tiled ? attention_tiled(out->q.data(), out->q.size(), out->k.data(), out->k.size(),
                                  out->v.data(), out->v.size(), ao, &out->attn)
                : attention(out->q.data(), out->q.size(), out->k.data(), out->k.size(),
                            out->v.data(), out->v.size(), ao, &out->attn);
   if (!st.ok()) return st;
-  // 4. Merge (H, T, d_v) -> (T, H*d_v) and mix with W_o.
+  // 4. Merge (H, T_q, d_v) -> (T_q, H*d_v) and mix with W_o.
   return merge_and_project(out->attn.output.data(), out->attn.output.size(), wo, wo_len,
                            MergeOptions{o.t, o.heads, o.dv, o.d_model, o.memory_cap}, &out->merged,
                            &out->output);
@@ -215,6 +235,9 @@ Status merge_and_project(const T* y, std::size_t y_len, const T* wo, std::size_t
   template Status multi_head_attention<T>(const T*, std::size_t, const T*, std::size_t, const T*, \
                                           std::size_t, const T*, std::size_t, const T*,           \
                                           std::size_t, MhaOptions, MhaResult<T>*);                \
+  template Status multi_head_attention<T>(                                                        \
+      const T*, std::size_t, const T*, std::size_t, const T*, std::size_t, const T*, std::size_t, \
+      const T*, std::size_t, const T*, std::size_t, MhaOptions, MhaResult<T>*);                   \
   template Status merge_and_project<T>(const T*, std::size_t, const T*, std::size_t,              \
                                        const MergeOptions&, xt::xtensor<T, 2>*,                   \
                                        xt::xtensor<T, 2>*);

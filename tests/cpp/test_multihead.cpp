@@ -1,4 +1,6 @@
+#include <array>
 #include <catch2/catch.hpp>
+#include <cstring>
 
 #include "attn/multihead.hpp"
 #include "fixtures.hpp"
@@ -251,4 +253,194 @@ TEST_CASE("multihead - merge_and_project refuses wrong lengths and zero sizes, n
   // the results (3 x 8 merged + 3 x 5 output floats = 156 bytes) against the cap
   CHECK(run(y.size(), wo.size(), {3, 2, 4, 5, 156}).ok());
   CHECK(run(y.size(), wo.size(), {3, 2, 4, 5, 155}).field == "memory");
+}
+
+namespace {
+// A cross_mha.json case: x (T_q rows), xKv (T_k rows), the weights and the options.
+template <class T>
+struct CrossCase {
+  attn::MhaOptions m;
+  std::vector<std::uint8_t> pad;
+  std::vector<T> x, x_kv, wq, wk, wv, wo;
+
+  template <class Json>
+  explicit CrossCase(const Json& c) {
+    const auto& o = c.at("opts");
+    m = fixture_options(o);
+    m.tk = o.at("tk");
+    if (!o["keyPadding"].is_null()) pad = fixtures::bytes(o["keyPadding"]);
+    m.mask.key_padding = pad.empty() ? nullptr : attn::Bytes(pad.data(), pad.size());
+    x = fixtures::inputs<T>(c.at("x"));
+    x_kv = fixtures::inputs<T>(c.at("xKv"));
+    wq = fixtures::inputs<T>(c.at("wq"));
+    wk = fixtures::inputs<T>(c.at("wk"));
+    wv = fixtures::inputs<T>(c.at("wv"));
+    wo = fixtures::inputs<T>(c.at("wo"));
+  }
+  attn::Status run(const attn::MhaOptions& o, attn::MhaResult<T>* r) const {
+    return attn::multi_head_attention(x.data(), x.size(), x_kv.data(), x_kv.size(), wq.data(),
+                                      wq.size(), wk.data(), wk.size(), wv.data(), wv.size(),
+                                      wo.data(), wo.size(), o, r);
+  }
+};
+
+// Every expectation of a cross_mha.json case within tol (outputs relative to their scale).
+template <class T, class Json>
+void check_cross(const attn::MhaResult<T>& r, const attn::MhaOptions& m, const Json& e, double tol,
+                 bool weights) {
+  const std::size_t h = m.heads, hkv = m.kv_heads, tq = m.t, tk = m.tk;
+  CHECK(r.q.shape() == std::array<std::size_t, 3>{h, tq, m.dk});
+  CHECK(r.k.shape() == std::array<std::size_t, 3>{hkv, tk, m.dk});
+  CHECK(r.v.shape() == std::array<std::size_t, 3>{hkv, tk, m.dv});
+  CHECK(r.output.shape() == std::array<std::size_t, 2>{tq, m.d_model});
+  const auto out = fixtures::vec<double>(e.at("output"));
+  double scale = 1;
+  for (double v : out) scale = std::max(scale, std::abs(v));
+  const auto near = [&](const char* key, const T* got, std::size_t n) {
+    const auto want = fixtures::vec<double>(e.at(key));
+    INFO(key);
+    REQUIRE(want.size() == n);
+    CHECK(fixtures::max_abs_diff(got, want.data(), n) <= tol * scale);
+  };
+  near("output", r.output.data(), r.output.size());
+  near("merged", r.merged.data(), r.merged.size());
+  near("headOutputs", r.attn.output.data(), r.attn.output.size());
+  near("k", r.k.data(), r.k.size());
+  near("v", r.v.data(), r.v.size());
+  if (weights) {
+    REQUIRE(r.attn.weights.size() == h * tq * tk);
+    near("weights", r.attn.weights.data(), r.attn.weights.size());
+  }
+}
+}  // namespace
+
+TEST_CASE("multihead - cross-attention (T_q != T_k) matches the NumPy oracle",
+          "[multihead][cross][oracle]") {
+  const auto fx = fixtures::load("cross_mha.json");
+  REQUIRE(fx.at("cases").size() == 4);
+  for (const auto& c : fx.at("cases")) {
+    INFO(c.at("name").get<std::string>());
+    const CrossCase<float> f(c);
+    attn::MhaOptions m = f.m;
+    REQUIRE(attn::resolve_mha(&m).ok());
+    for (int tiled = 0; tiled < 2; ++tiled) {
+      INFO("tiled " << tiled);
+      attn::MhaOptions o = f.m;
+      o.tiled = tiled;
+      attn::MhaResult<float> r;
+      REQUIRE(f.run(o, &r).ok());
+      check_cross(r, m, c.at("expect"), 1e-5, !tiled);
+    }
+    // float64 all the way: the oracle's numbers to its 12 printed digits.
+    const CrossCase<double> f64(c);
+    attn::MhaResult<double> r64;
+    REQUIRE(f64.run(f64.m, &r64).ok());
+    check_cross(r64, m, c.at("expect"), 1e-12, true);
+  }
+}
+
+TEST_CASE("multihead - cross-attention refuses wrong lengths, naming the field",
+          "[multihead][cross][errors]") {
+  const auto fx = fixtures::load("cross_mha.json");
+  const auto& c = fx.at("cases").at(2);  // key padding, T_q 4, T_k 6
+  CrossCase<float> f(c);
+  REQUIRE(f.m.t != f.m.tk);
+  attn::MhaResult<float> r;
+  REQUIRE(f.run(f.m, &r).ok());
+  // x_kv one row short: T_k * d_model values wanted.
+  f.x_kv.resize(f.x_kv.size() - f.m.d_model);
+  attn::Status st = f.run(f.m, &r);
+  CHECK(st.field == "xKv");
+  CHECK(st.message.find("tk*dModel") != std::string::npos);
+  f.x_kv = fixtures::inputs<float>(c.at("xKv"));
+  // keyPadding of length T_q instead of T_k.
+  attn::MhaOptions o = f.m;
+  const std::vector<std::uint8_t> short_pad(f.m.t, 1);
+  o.mask.key_padding = attn::Bytes(short_pad.data(), short_pad.size());
+  st = f.run(o, &r);
+  CHECK(st.field == "keyPadding");
+  CHECK(st.message.find("tk = 6") != std::string::npos);
+  // An explicit mask is (T_q, T_k): one of T_q * T_q entries is refused, T_q * T_k taken.
+  o = f.m;
+  std::vector<std::uint8_t> mask(f.m.t * f.m.t, 1);
+  o.mask.mask = attn::Bytes(mask.data(), mask.size());
+  CHECK(f.run(o, &r).field == "mask");
+  mask.assign(f.m.t * f.m.tk, 1);
+  o.mask.mask = attn::Bytes(mask.data(), mask.size());
+  CHECK(f.run(o, &r).ok());
+  // tk other than 0 or t to the self-attention overload.
+  o = f.m;
+  o.mask.key_padding = nullptr;
+  st = attn::multi_head_attention(f.x.data(), f.x.size(), f.wq.data(), f.wq.size(), f.wk.data(),
+                                  f.wk.size(), f.wv.data(), f.wv.size(), f.wo.data(), f.wo.size(),
+                                  o, &r);
+  CHECK(st.field == "tk");
+  CHECK(st.message.find("xKv") != std::string::npos);
+  o.tk = o.t;  // tk = t is self-attention
+  CHECK(attn::multi_head_attention(f.x.data(), f.x.size(), f.wq.data(), f.wq.size(), f.wk.data(),
+                                   f.wk.size(), f.wv.data(), f.wv.size(), f.wo.data(), f.wo.size(),
+                                   o, &r)
+            .ok());
+}
+
+TEST_CASE("multihead - estimate_mha_bytes counts T_k for K, V and the attention",
+          "[multihead][cross]") {
+  const auto fx = fixtures::load("cross_mha.json");
+  for (const auto& c : fx.at("cases")) {
+    INFO(c.at("name").get<std::string>());
+    const CrossCase<float> f(c);
+    attn::MhaOptions m = f.m;
+    REQUIRE(attn::resolve_mha(&m).ok());
+    const std::size_t need = attn::estimate_mha_bytes(m);
+    attn::MhaOptions self = m;  // T_k = T_q: K, V and the scores shrink or grow with T_k
+    self.tk = self.t;
+    const std::size_t self_need = attn::estimate_mha_bytes(self);
+    CHECK((m.tk > m.t ? need > self_need : need < self_need));
+    attn::MhaOptions o = f.m;
+    attn::MhaResult<float> r;
+    o.memory_cap = need;
+    CHECK(f.run(o, &r).ok());
+    o.memory_cap = need - 1;
+    CHECK(f.run(o, &r).field == "memory");
+  }
+}
+
+TEST_CASE(
+    "multihead - self-attention through the cross overload (x_kv = x) is the same, bit for "
+    "bit",
+    "[multihead][cross]") {
+  const auto fx = fixtures::load("multihead.json");
+  for (const auto& c : fx.at("cases")) {
+    INFO(c.at("name").get<std::string>());
+    const auto& o = c.at("opts");
+    attn::MhaOptions m = fixture_options(o);
+    std::vector<std::uint8_t> pad, mask;
+    if (o.contains("keyPadding") && !o["keyPadding"].is_null())
+      pad = fixtures::bytes(o["keyPadding"]);
+    if (o.contains("mask") && !o["mask"].is_null()) mask = fixtures::bytes(o["mask"]);
+    m.mask.key_padding = pad.empty() ? nullptr : attn::Bytes(pad.data(), pad.size());
+    m.mask.mask = mask.empty() ? nullptr : attn::Bytes(mask.data(), mask.size());
+    const auto x = fixtures::inputs<float>(c.at("x")), wq = fixtures::inputs<float>(c.at("wq")),
+               wk = fixtures::inputs<float>(c.at("wk")), wv = fixtures::inputs<float>(c.at("wv")),
+               wo = fixtures::inputs<float>(c.at("wo"));
+    attn::MhaResult<float> self, cross;
+    REQUIRE(attn::multi_head_attention(x.data(), x.size(), wq.data(), wq.size(), wk.data(),
+                                       wk.size(), wv.data(), wv.size(), wo.data(), wo.size(), m,
+                                       &self)
+                .ok());
+    REQUIRE(attn::multi_head_attention(x.data(), x.size(), x.data(), x.size(), wq.data(), wq.size(),
+                                       wk.data(), wk.size(), wv.data(), wv.size(), wo.data(),
+                                       wo.size(), m, &cross)
+                .ok());
+    const auto same = [](const auto& a, const auto& b) {
+      return a.shape() == b.shape() &&
+             std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    };
+    CHECK(same(self.output, cross.output));
+    CHECK(same(self.merged, cross.merged));
+    CHECK(same(self.q, cross.q));
+    CHECK(same(self.k, cross.k));
+    CHECK(same(self.v, cross.v));
+    CHECK(same(self.attn.weights, cross.attn.weights));
+  }
 }
