@@ -282,6 +282,16 @@ function attnNamesOnce() {
     o.dk = intField(opts, 'dk', 0, 1);  // 0: dModel / heads
     o.dv = intField(opts, 'dv', 0, 1);  // 0: dk
     var p = o.precision;
+    // Cross-attention: keys and values from xKv's tk rows (tk defaults to its rows; the core
+    // names xKv when its length is not tk*dModel). Without xKv, tk must be t (the core says so).
+    var xKv = opts.xKv;
+    if (xKv === undefined || xKv === null) {
+      o.xKv = null;
+      o.tk = intField(opts, 'tk', o.t, 1);
+    } else {
+      o.xKv = floatIn(xKv, 'xKv', p);
+      o.tk = intField(opts, 'tk', Math.max(1, Math.floor(xKv.length / o.dModel)), 1);
+    }
     var r = unwrap(attnSession().multiHeadAttention(
         floatIn(x, 'x', p), floatIn(wq, 'wq', p), floatIn(wk, 'wk', p), floatIn(wv, 'wv', p),
         floatIn(wo, 'wo', p), o));
@@ -511,7 +521,7 @@ function attnNamesOnce() {
     if (!isObject(opts)) fail('opts', 'opts must be an object');
     var heads = intField(opts, 'heads', undefined, 1);
     var o = {
-      t: intField(opts, 't', undefined, 1), dModel: intField(opts, 'dModel', undefined, 1), heads: heads,
+      t: intField(opts, 't', undefined, 1), tk: intField(opts, 'tk', 0, 1), dModel: intField(opts, 'dModel', undefined, 1), heads: heads,
       kvHeads: intField(opts, 'kvHeads', heads, 1), dk: intField(opts, 'dk', 0, 1), dv: intField(opts, 'dv', 0, 1),
       kernel: kernelArg(opts, kernel), returnScores: boolField(opts, 'returnScores', false),
     };

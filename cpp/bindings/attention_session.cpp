@@ -237,9 +237,12 @@ class AttentionSession {
     return attn_bind::diag_into(r, res64_, attn::effective_scale(opts));
   }
 
+  // o.xKv (Float32Array / Float64Array, or null): cross-attention, keys and values from its
+  // o.tk rows; null: self-attention (o.tk is then t).
   val multiHeadAttention(val x, val wq, val wk, val wv, val wo, val o) {
     attn::MhaOptions m;
     m.t = size_field(o, "t");
+    m.tk = size_field(o, "tk");
     m.d_model = size_field(o, "dModel");
     m.heads = size_field(o, "heads");
     m.kv_heads = size_field(o, "kvHeads");
@@ -259,19 +262,22 @@ class AttentionSession {
     attn::MhaOptions probe = m;
     st = attn::resolve_mha(&probe);
     if (!st.ok()) return error(st);
+    const val x_kv = o["xKv"];
+    const bool cross = !x_kv.isNull() && !x_kv.isUndefined();
     const double in_bytes =
         (m.variant.precision == attn::Precision::kFloat64 ? 8.0 : 4.0) *
-        (x["length"].as<double>() + wq["length"].as<double>() + wk["length"].as<double>() +
-         wv["length"].as<double>() + wo["length"].as<double>());
+        (x["length"].as<double>() + (cross ? x_kv["length"].as<double>() : 0.0) +
+         wq["length"].as<double>() + wk["length"].as<double>() + wv["length"].as<double>() +
+         wo["length"].as<double>());
     if (in_bytes > static_cast<double>(m.memory_cap)) {
       return error(attn::Status::Exhausted("memory", "the inputs alone exceed the memory cap"));
     }
     in_.copy_masks(o, &m.mask);
     // precision 'float64': the whole call (projections included) in double.
     if (m.variant.precision == attn::Precision::kFloat64) {
-      return run_mha<double>(x, wq, wk, wv, wo, m, probe, &x64_, &mha64_);
+      return run_mha<double>(x, cross ? &x_kv : nullptr, wq, wk, wv, wo, m, probe, &x64_, &mha64_);
     }
-    return run_mha<float>(x, wq, wk, wv, wo, m, probe, &x_, &mha_);
+    return run_mha<float>(x, cross ? &x_kv : nullptr, wq, wk, wv, wo, m, probe, &x_, &mha_);
   }
 
   // Step 4 of multiHeadAttention alone (attn::merge_and_project): the page's redraw when only the
@@ -298,17 +304,27 @@ class AttentionSession {
   }
 
  private:
+  // x_kv: null for self-attention (the core's self overload, which refuses a tk other than t).
   template <class T>
-  val run_mha(const val& x, const val& wq, const val& wk, const val& wv, const val& wo,
-              const attn::MhaOptions& m, const attn::MhaOptions& probe, std::vector<T>* in,
-              attn::MhaResult<T>* res) {
+  val run_mha(const val& x, const val* x_kv, const val& wq, const val& wk, const val& wv,
+              const val& wo, const attn::MhaOptions& m, const attn::MhaOptions& probe,
+              std::vector<T>* in, attn::MhaResult<T>* res) {
     std::vector<T> bufs[5];
     const val* src[5] = {&x, &wq, &wk, &wv, &wo};
     for (int i = 0; i < 5; ++i) bufs[i] = emscripten::convertJSArrayToNumberVector<T>(*src[i]);
     *in = std::move(bufs[0]);
-    attn::Status st = attn::multi_head_attention(
-        in->data(), in->size(), bufs[1].data(), bufs[1].size(), bufs[2].data(), bufs[2].size(),
-        bufs[3].data(), bufs[3].size(), bufs[4].data(), bufs[4].size(), m, res);
+    attn::Status st;
+    if (x_kv) {
+      const std::vector<T> kv = emscripten::convertJSArrayToNumberVector<T>(*x_kv);
+      st =
+          attn::multi_head_attention(in->data(), in->size(), kv.data(), kv.size(), bufs[1].data(),
+                                     bufs[1].size(), bufs[2].data(), bufs[2].size(), bufs[3].data(),
+                                     bufs[3].size(), bufs[4].data(), bufs[4].size(), m, res);
+    } else {
+      st = attn::multi_head_attention(in->data(), in->size(), bufs[1].data(), bufs[1].size(),
+                                      bufs[2].data(), bufs[2].size(), bufs[3].data(),
+                                      bufs[3].size(), bufs[4].data(), bufs[4].size(), m, res);
+    }
     if (!st.ok()) return error(st);
     val r = val::object();
     r.set("ok", true);

@@ -172,6 +172,7 @@ class CoreSession {
   val estimateMultiHeadBytes(val o) {
     attn::MhaOptions m;
     m.t = size_field(o, "t");
+    m.tk = size_field(o, "tk");  // 0: t
     m.d_model = size_field(o, "dModel");
     m.heads = size_field(o, "heads");
     m.kv_heads = size_field(o, "kvHeads");

@@ -98,7 +98,16 @@ export interface CoreAttentionResult {
 }
 
 export interface CoreMhaOptions extends CoreCommonOptions, CoreVariantOptions {
+  /** Query positions T_q: the rows of x (self-attention: T_q = T_k = t). */
   t: number;
+  /** Cross-attention (an encoder-decoder's): the (T_k, d_model) rows the keys and values are
+   *  projected from (queries still from x). A Float64Array only under precision 'float64'.
+   *  Absent or null: self-attention on x. */
+  xKv?: Float32Array | Float64Array | null;
+  /** Key/value positions T_k: the rows of xKv; absent: xKv.length / dModel, or t without xKv
+   *  (where any other value is an error). keyPadding then has T_k entries, mask T_q*T_k, and
+   *  causal lets query i see key j <= i + (T_k - T_q). */
+  tk?: number;
   dModel: number;
   heads: number;
   kvHeads?: number;
@@ -129,15 +138,19 @@ export type CoreAttentionResult64 = {
         : CoreAttentionResult[K];
 };
 
+/** T = T_q = T_k in self-attention; weights are (H, T_q, T_k). */
 export interface CoreMhaResult extends CoreAttentionResult {
-  /** (T, d_model) after merge and W_o */
+  /** (T_q, d_model) after merge and W_o */
   output: Float32Array;
-  /** (T, H*d_v) */
+  /** (T_q, H*d_v) */
   merged: Float32Array;
-  /** (H, T, d_v) */
+  /** (H, T_q, d_v) */
   headOutputs: Float32Array;
+  /** (H, T_q, d_k) */
   q: Float32Array;
+  /** (H_kv, T_k, d_k) */
   k: Float32Array;
+  /** (H_kv, T_k, d_v) */
   v: Float32Array;
   dk: number;
   dv: number;
@@ -375,6 +388,8 @@ export interface AttnCore {
   estimateMultiHeadBytes(
     opts: {
       t: number;
+      /** key/value positions of a cross-attention call; absent or 0: t */
+      tk?: number;
       dModel: number;
       heads: number;
       kvHeads?: number;
