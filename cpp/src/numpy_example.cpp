@@ -21,6 +21,7 @@ Status numpy_random_example(const RandomExampleOptions& o, Example* out) {
   for (std::vector<float>* w : {&out->wq, &out->wk, &out->wv, &out->wo}) {
     for (float& v : *w) v = static_cast<float>(w_sd * rng.standard_normal());
   }
+  for (float& v : out->x_kv) v = static_cast<float>(rng.standard_normal());  // after W_o
   return Status::Ok();
 }
 

@@ -1,7 +1,11 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "attn/examples.hpp"
+#include "attn/numpy_example.hpp"
 #include "fixtures.hpp"
 
 namespace {
@@ -14,6 +18,22 @@ attn::MhaResult<float> run_example(const attn::Example& e) {
                                      e.wo.size(), m, &r)
               .ok());
   return r;
+}
+
+attn::MhaResult<float> run_cross(const attn::Example& e) {
+  const attn::MhaOptions m = attn::mha_options(e);
+  attn::MhaResult<float> r;
+  REQUIRE(attn::multi_head_attention(e.x.data(), e.x.size(), e.x_kv.data(), e.x_kv.size(),
+                                     e.wq.data(), e.wq.size(), e.wk.data(), e.wk.size(),
+                                     e.wv.data(), e.wv.size(), e.wo.data(), e.wo.size(), m, &r)
+              .ok());
+  return r;
+}
+
+std::vector<std::string> strings(const fixtures::json& j) {
+  std::vector<std::string> v;
+  for (const auto& s : j) v.push_back(s.get<std::string>());
+  return v;
 }
 
 }  // namespace
@@ -183,5 +203,143 @@ TEST_CASE("examples - with the scaled init query entries have unit variance, wit
     INFO("variance " << var);
     CHECK(var > 0.8 * want);
     CHECK(var < 1.25 * want);
+  }
+}
+
+TEST_CASE("examples - the alignment example and its cross attention match the NumPy oracle",
+          "[examples][oracle]") {
+  const auto fx = fixtures::load("alignment.json").at("cases");
+  REQUIRE(fx.size() == 3);
+  for (const auto& c : fx) {
+    INFO(c.at("name").get<std::string>());
+    attn::Example e;
+    REQUIRE(attn::alignment_example(strings(c.at("queries")), strings(c.at("keys")),
+                                    c.at("sharpness").get<double>(), &e)
+                .ok());
+    CHECK(e.tokens == strings(c.at("queries")));
+    CHECK(e.kv_tokens == strings(c.at("keys")));
+    CHECK(e.t == c.at("t").get<std::size_t>());
+    CHECK(e.tk == c.at("tk").get<std::size_t>());
+    CHECK(e.d_model == c.at("dModel").get<std::size_t>());
+    CHECK(e.heads == 2);
+    CHECK(e.kv_heads == 2);
+    CHECK(e.dk == c.at("dk").get<std::size_t>());
+    CHECK(e.dv == c.at("dv").get<std::size_t>());
+    CHECK_FALSE(e.causal);
+    for (const char* name : {"x", "xKv", "wq", "wk", "wv", "wo"}) {
+      INFO(name);
+      const std::string n = name;
+      const std::vector<float>& got = n == "x"     ? e.x
+                                      : n == "xKv" ? e.x_kv
+                                      : n == "wq"  ? e.wq
+                                      : n == "wk"  ? e.wk
+                                      : n == "wv"  ? e.wv
+                                                   : e.wo;
+      const auto want = fixtures::vec<double>(c.at(name));
+      REQUIRE(got.size() == want.size());
+      CHECK(fixtures::max_abs_diff(got.data(), want.data(), got.size()) == 0);
+    }
+    const auto r = run_cross(e);
+    for (const char* name : {"weights", "headOutputs", "output"}) {
+      INFO(name);
+      const auto want = fixtures::vec<double>(c.at("expect").at(name));
+      const std::string n = name;
+      const float* got = n == "weights"       ? r.attn.weights.data()
+                         : n == "headOutputs" ? r.attn.output.data()
+                                              : r.output.data();
+      const std::size_t size = n == "weights"       ? r.attn.weights.size()
+                               : n == "headOutputs" ? r.attn.output.size()
+                                                    : r.output.size();
+      REQUIRE(size == want.size());
+      CHECK(fixtures::max_abs_diff(got, want.data(), size) <= 1e-5);
+    }
+  }
+}
+
+TEST_CASE("examples - the alignment heads: 'cat' finds 'chat', positions align monotonically",
+          "[examples]") {
+  attn::Example e;
+  REQUIRE(
+      attn::alignment_example(attn::alignment_queries(), attn::alignment_keys(), 14.0, &e).ok());
+  REQUIRE(e.t == 6);
+  REQUIRE(e.tk == 7);
+  const auto r = run_cross(e);
+  const auto argmax = [&](std::size_t h, std::size_t i) {
+    std::size_t best = 0;
+    for (std::size_t j = 1; j < e.tk; ++j) {
+      if (r.attn.weights(h, i, j) > r.attn.weights(h, i, best)) best = j;
+    }
+    return best;
+  };
+  CHECK(e.tokens[1] == "cat");
+  CHECK(e.kv_tokens[argmax(0, 1)] == "chat");
+  CHECK(e.kv_tokens[argmax(0, 5)] == "tapis");  // "mat"
+  for (std::size_t i = 1; i < e.t; ++i) CHECK(argmax(1, i) >= argmax(1, i - 1));
+  CHECK(argmax(1, 0) == 0);
+  CHECK(argmax(1, e.t - 1) == e.tk - 1);
+  // Case-insensitive, and an unknown word is its own concept.
+  REQUIRE(
+      attn::alignment_example({"Alice", "THE", "dog"}, {"chien", "le", "alice"}, 14.0, &e).ok());
+  const auto r2 = run_cross(e);
+  for (std::size_t i = 0; i < 3; ++i) {
+    std::size_t best = 0;
+    for (std::size_t j = 1; j < 3; ++j) {
+      if (r2.attn.weights(0, i, j) > r2.attn.weights(0, i, best)) best = j;
+    }
+    CHECK(best == 2 - i);
+  }
+}
+
+TEST_CASE("examples - bad alignment options are errors naming the field", "[examples][errors]") {
+  attn::Example e;
+  const auto q = attn::alignment_queries(), k = attn::alignment_keys();
+  CHECK(attn::alignment_example({}, k, 14.0, &e).field == "queries");
+  CHECK(attn::alignment_example(q, {}, 14.0, &e).field == "keys");
+  const std::vector<std::string> many(attn::kMaxHandBuiltTokens + 1, "cat");
+  CHECK(attn::alignment_example(many, k, 14.0, &e).field == "queries");
+  CHECK(attn::alignment_example(q, many, 14.0, &e).field == "keys");
+  CHECK(attn::alignment_example(q, k, 0.0, &e).field == "sharpness");
+  CHECK(attn::alignment_example(q, k, -1.0, &e).field == "sharpness");
+  CHECK(attn::alignment_example(q, k, std::nan(""), &e).field == "sharpness");
+  CHECK(attn::alignment_example(q, k, INFINITY, &e).field == "sharpness");
+  const std::vector<std::string> most(attn::kMaxHandBuiltTokens, "cat");
+  CHECK(attn::alignment_example(most, most, 1.0, &e).ok());
+  attn::RandomExampleOptions o;
+  o.kv_tokens.assign(100000, "k");
+  CHECK(attn::random_example(o, &e).field == "kvTokens");
+}
+
+TEST_CASE("examples - kv_tokens draws X_kv after W_o and leaves the seed's other draws alone",
+          "[examples]") {
+  for (const bool numpy : {false, true}) {
+    INFO("numpy generator " << numpy);
+    attn::RandomExampleOptions o;
+    o.seed = 11;
+    o.t = 5;
+    o.d_model = 8;
+    o.heads = 2;
+    attn::Example self, cross;
+    REQUIRE((numpy ? attn::numpy_random_example(o, &self) : attn::random_example(o, &self)).ok());
+    o.kv_tokens = {"a", "b", "c"};
+    REQUIRE((numpy ? attn::numpy_random_example(o, &cross) : attn::random_example(o, &cross)).ok());
+    CHECK(self.tk == 0);
+    CHECK(self.x_kv.empty());
+    CHECK(cross.x == self.x);
+    CHECK(cross.wq == self.wq);
+    CHECK(cross.wk == self.wk);
+    CHECK(cross.wv == self.wv);
+    CHECK(cross.wo == self.wo);
+    CHECK(cross.tk == 3);
+    CHECK(cross.kv_tokens == o.kv_tokens);
+    REQUIRE(cross.x_kv.size() == 3 * 8);
+    // A longer X_kv starts with the same draws: they follow W_o in the one stream.
+    o.kv_tokens.push_back("d");
+    attn::Example longer;
+    REQUIRE(
+        (numpy ? attn::numpy_random_example(o, &longer) : attn::random_example(o, &longer)).ok());
+    CHECK(std::equal(cross.x_kv.begin(), cross.x_kv.end(), longer.x_kv.begin()));
+    CHECK(attn::mha_options(cross).tk == 3);
+    const auto r = run_cross(cross);
+    CHECK(r.attn.weights.size() == 2 * 5 * 3);
   }
 }
