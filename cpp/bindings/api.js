@@ -336,15 +336,27 @@ function attnNamesOnce() {
     return v;
   }
 
+  // A list of 1 to 4096 strings (the core names its own, smaller, limits), or null when absent.
+  function stringsField(o, name) {
+    var t = o[name];
+    if (t === undefined || t === null) return null;
+    if (!Array.isArray(t) || t.length < 1 || t.length > 4096) fail(name, name + ' must be an array of 1 to 4096 strings');
+    for (var i = 0; i < t.length; i++) {
+      if (typeof t[i] !== 'string') fail(name, name + '[' + i + '] must be a string');
+    }
+    return t.slice();
+  }
+
   Module['example'] = function (name, opts) {
     opts = opts === undefined || opts === null ? {} : opts;
     if (!isObject(opts)) fail('opts', 'opts must be an object');
-    if (typeof name !== 'string') fail('name', "name must be 'induction' or 'random'");
+    if (typeof name !== 'string') fail('name', "name must be 'induction', 'alignment' or 'random'");
     var o;
-    if (name === 'induction') {
+    if (name === 'induction' || name === 'alignment') {
       var sharp = opts.sharpness === undefined || opts.sharpness === null ? 14 : opts.sharpness;
       if (typeof sharp !== 'number' || !Number.isFinite(sharp) || !(sharp > 0)) fail('sharpness', 'sharpness must be a finite positive number');
-      o = { tokens: tokensField(opts), sharpness: sharp };
+      o = name === 'induction' ? { tokens: tokensField(opts), sharpness: sharp }
+        : { queries: stringsField(opts, 'queries'), keys: stringsField(opts, 'keys'), sharpness: sharp };
     } else if (name === 'random') {
       var heads = intField(opts, 'heads', 1, 1);
       o = {
@@ -352,18 +364,23 @@ function attnNamesOnce() {
         t: intField(opts, 't', 6, 1), dModel: intField(opts, 'dModel', 8, 1), heads: heads,
         kvHeads: intField(opts, 'kvHeads', heads, 1), dk: intField(opts, 'dk', 0, 1), dv: intField(opts, 'dv', 0, 1),
         causal: boolField(opts, 'causal', true), tokens: tokensField(opts),
+        kvTokens: stringsField(opts, 'kvTokens'),  // cross-attention: X_kv drawn after W_o
         init: initField(opts),
         // 'numpy' = NumPy's default_rng(seed).normal stream (bit for bit)
         generator: oneOf(opts, 'generator', ['splitmix', 'numpy'], 'splitmix'),
       };
     } else {
-      fail('name', "unknown example name '" + name + "' (expected 'induction' or 'random')");
+      fail('name', "unknown example name '" + name + "' (expected 'induction', 'alignment' or 'random')");
     }
     var r = unwrap(coreSession().example(name, o));
-    return {
+    var e = {
       tokens: r.tokens, t: r.t, dModel: r.dModel, heads: r.heads, kvHeads: r.kvHeads, dk: r.dk, dv: r.dv,
       causal: r.causal, x: copy(r.x), wq: copy(r.wq), wk: copy(r.wk), wv: copy(r.wv), wo: copy(r.wo),
     };
+    if (r.tk !== undefined) {  // cross-attention: pass e itself as opts (xKv, tk) to multiHeadAttention
+      e.kvTokens = r.kvTokens, e.tk = r.tk, e.xKv = copy(r.xKv);
+    }
+    return e;
   };
 
   // ---- the core as the page's single source of truth (docs/js-api.md) ----

@@ -43,6 +43,11 @@ class CoreSession {
       std::vector<std::string> tokens = attn::lesson_sentence();
       if (!o["tokens"].isNull()) tokens = emscripten::vecFromJSArray<std::string>(o["tokens"]);
       st = attn::induction_example(tokens, o["sharpness"].as<double>(), &ex_);
+    } else if (name == "alignment") {
+      std::vector<std::string> queries = attn::alignment_queries(), keys = attn::alignment_keys();
+      if (!o["queries"].isNull()) queries = emscripten::vecFromJSArray<std::string>(o["queries"]);
+      if (!o["keys"].isNull()) keys = emscripten::vecFromJSArray<std::string>(o["keys"]);
+      st = attn::alignment_example(queries, keys, o["sharpness"].as<double>(), &ex_);
     } else if (name == "random") {
       attn::RandomExampleOptions r;
       r.seed = static_cast<std::uint64_t>(o["seed"].as<double>());
@@ -55,12 +60,15 @@ class CoreSession {
       r.causal = o["causal"].as<bool>();
       if (o["init"].as<std::string>() == "scaled") r.init = attn::WeightInit::kScaled;
       if (!o["tokens"].isNull()) r.tokens = emscripten::vecFromJSArray<std::string>(o["tokens"]);
+      if (!o["kvTokens"].isNull()) {
+        r.kv_tokens = emscripten::vecFromJSArray<std::string>(o["kvTokens"]);
+      }
       // generator 'numpy' draws from NumPy's default_rng(seed) (lesson-2 preset).
       st = o["generator"].as<std::string>() == "numpy" ? attn::numpy_random_example(r, &ex_)
                                                        : attn::random_example(r, &ex_);
     } else {
-      st = attn::Status::Invalid(
-          "name", "unknown example name '" + name + "' (expected 'induction' or 'random')");
+      st = attn::Status::Invalid("name", "unknown example name '" + name +
+                                             "' (expected 'induction', 'alignment' or 'random')");
     }
     if (!st.ok()) return error(st);
     val r = val::object();
@@ -80,6 +88,13 @@ class CoreSession {
     r.set("wk", view(ex_.wk.data(), ex_.wk.size()));
     r.set("wv", view(ex_.wv.data(), ex_.wv.size()));
     r.set("wo", view(ex_.wo.data(), ex_.wo.size()));
+    if (ex_.tk > 0) {  // cross-attention: keys and values from x_kv
+      val kv_tokens = val::array();
+      for (const std::string& t : ex_.kv_tokens) kv_tokens.call<void>("push", t);
+      r.set("kvTokens", kv_tokens);
+      r.set("tk", static_cast<double>(ex_.tk));
+      r.set("xKv", view(ex_.x_kv.data(), ex_.x_kv.size()));
+    }
     return r;
   }
 

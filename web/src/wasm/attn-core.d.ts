@@ -173,6 +173,23 @@ export interface CoreInductionOptions {
   sharpness?: number;
 }
 
+/**
+ * core.example('alignment'): the hand-built two-head cross-attention model. Queries are one
+ * sentence (English), keys and values another (French); a small bilingual lexicon maps words to
+ * concepts case-insensitively (an unknown word is its own concept). Head 1 matches concepts
+ * ("cat" finds "chat"), head 2 aligns relative positions (query i looks at key
+ * round(i (tk - 1) / (t - 1))). Defaults: "the cat sat on the mat" / "le chat était assis sur le
+ * tapis", sharpness 14. Errors name "queries", "keys" (empty or over 512 tokens) or "sharpness".
+ */
+export interface CoreAlignmentOptions {
+  /** The query sentence's tokens (T_q = t rows of x). */
+  queries?: string[];
+  /** The key/value sentence's tokens (T_k = tk rows of xKv). */
+  keys?: string[];
+  /** A finite positive number; W_q's entries (default 14, as lesson 1). */
+  sharpness?: number;
+}
+
 export interface CoreRandomOptions {
   seed?: number;
   t?: number;
@@ -183,6 +200,8 @@ export interface CoreRandomOptions {
   dv?: number;
   causal?: boolean;
   tokens?: string[];
+  /** Cross-attention: xKv (kvTokens.length rows, N(0,1)) is drawn after W_o, so x and the weights stay those of the seed. */
+  kvTokens?: string[];
   /** 'normal' = every weight N(0,1) as lesson 2 draws it; 'scaled' = N(0, 1/dModel). */
   init?: 'normal' | 'scaled';
   /** 'splitmix' (default): SplitMix64 + Box–Muller; 'numpy': numpy.random.default_rng(seed), bit for bit. */
@@ -204,6 +223,19 @@ export interface CoreExample {
   wk: Float32Array;
   wv: Float32Array;
   wo: Float32Array;
+  /** Cross-attention examples only ('alignment', or 'random' with kvTokens): the key/value tokens. */
+  kvTokens?: string[];
+  /** Cross-attention only: T_k, the rows of xKv. */
+  tk?: number;
+  /** Cross-attention only: (tk, dModel) rows the keys and values come from; pass the example as multiHeadAttention's opts. */
+  xKv?: Float32Array;
+}
+
+/** A cross-attention example: queries from x (t rows), keys and values from xKv (tk rows). */
+export interface CoreCrossExample extends CoreExample {
+  kvTokens: string[];
+  tk: number;
+  xKv: Float32Array;
 }
 
 export interface CoreEntropyStudy {
@@ -318,6 +350,7 @@ export interface AttnCore {
     into?: { merged?: Float32Array; output?: Float32Array } | null,
   ): { merged: Float32Array; output: Float32Array };
   example(name: 'induction', opts?: CoreInductionOptions): CoreExample;
+  example(name: 'alignment', opts?: CoreAlignmentOptions): CoreCrossExample;
   example(name: 'random', opts?: CoreRandomOptions): CoreExample;
   entropyStudy(opts?: { dks?: number[]; keys?: number; queries?: number; seed?: number }): CoreEntropyStudy;
   /** Current size of the module's wasm memory in bytes (it only grows). */
