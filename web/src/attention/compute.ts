@@ -21,8 +21,8 @@ function f32(a: Float32Array | Float64Array): Float32Array {
  *  computation while H·T²·(d_k + d_v) stays under this, and on request above it. */
 export const CHECK_AUTO_WORK = 1 << 23;
 
-export function checkWork(heads: number, t: number, dk: number): number {
-  return heads * t * t * 2 * dk;
+export function checkWork(heads: number, t: number, dk: number, tk = t): number {
+  return heads * t * tk * 2 * dk;
 }
 
 /** The state's example: tokens, X and the weights (lesson 1's model, or seeded random weights). */
@@ -34,12 +34,34 @@ export function exampleOf(core: AttnCore, s: State) {
 /** What the example depends on: the fields exampleOf reads (not the mask, scale or fill). */
 export function exampleKey(s: State): string {
   const m = s.model;
+  const kv = m.kvTokens ?? [];
   return m.source === 'induction'
-    ? JSON.stringify(['induction', m.tokens, m.sharpness])
-    : JSON.stringify(['random', m.seed, m.tokens, m.dModel, m.heads, m.kvHeads, m.dK, m.causal, m.init, m.generator]);
+    ? JSON.stringify(['induction', m.tokens, kv, m.sharpness])
+    : JSON.stringify([
+        'random',
+        m.seed,
+        m.tokens,
+        kv,
+        m.dModel,
+        m.heads,
+        m.kvHeads,
+        m.dK,
+        m.causal,
+        m.init,
+        m.generator,
+      ]);
 }
 
 type Example = ReturnType<typeof exampleOf>;
+
+/** T_k of an example: its key/value rows (cross-attention), else T. */
+export function keysOf(ex: Example): number {
+  return ex.xKv && ex.tk ? ex.tk : ex.t;
+}
+/** The core options' T_k argument: set for a cross-attention example only. */
+function crossTk(ex: Example): number | undefined {
+  return ex.xKv ? keysOf(ex) : undefined;
+}
 /** The projected, split Q, K, V of an example (multiHeadAttention's q, k, v). */
 interface Projected {
   ex: Example;
@@ -86,6 +108,7 @@ export class Computer {
       const { ex, q, k, v, dk, dv, kvHeads } = cached;
       const H = ex.heads,
         T = ex.t,
+        Tk = keysOf(ex),
         pool = this.pool;
       // Copied into recycled arrays where there are some: in Chromium a fresh 2 MiB array costs
       // about as much as the whole kernel at T = 256 (its pages are touched for the first time).
@@ -97,18 +120,18 @@ export class Computer {
           heads: H,
           kvHeads,
           tq: T,
-          tk: T,
+          tk: Tk,
           dk,
           dv,
-          ...coreOptions(m, T),
+          ...coreOptions(m, T, crossTk(ex)),
           returnScores: true,
           kernel: 'naive',
           ...variant,
           precision: 'float32',
         },
         {
-          weights: pool.take(H * T * T),
-          scores: pool.take(H * T * T),
+          weights: pool.take(H * T * Tk),
+          scores: pool.take(H * T * Tk),
           output: pool.take(H * T * dv),
           entropy: pool.take(H * T),
           rowSums: pool.take(H * T),
@@ -158,7 +181,9 @@ export class Computer {
   compute(s: State & Partial<ArraysSlice>, { check = true }: { check?: boolean } = {}): AttentionResult {
     if (s.arrays && arraysMode(s.arrays) !== 'none') {
       const withArrays = s as State & ArraysSlice;
-      const r = computeArrays(this.core, withArrays, () => this.compute({ model: s.model }, { check: false }));
+      // The student's arrays are self-attention: the page's reference ignores a second sentence.
+      const self = { ...s.model, kvTokens: [] };
+      const r = computeArrays(this.core, withArrays, () => this.compute({ model: self }, { check: false }));
       // The Check runs on the student's Q, K, V (the weights mode has none: nothing to check).
       if (check && r.arrays!.mode !== 'weights' && checkWork(r.heads, r.t, r.dk) <= CHECK_AUTO_WORK)
         r.check = this.runArraysCheck(withArrays);
@@ -169,12 +194,15 @@ export class Computer {
     const computeMs = performance.now() - t0;
     const ex = c.ex;
     // The mask every kernel applies, from the core (the page draws forbidden cells from it).
-    const allowed = this.core.allowedMask({ t: ex.t, ...coreMaskOptions(s.model, ex.t) });
+    const tk = keysOf(ex);
+    const allowed = this.core.allowedMask({ tq: ex.t, tk, ...coreMaskOptions(s.model, ex.t, crossTk(ex)) });
     // core.check compares the standard computation's kernels; it takes no variant options.
-    const doCheck = check && isStandard(s.lesson) && checkWork(ex.heads, ex.t, ex.dk) <= CHECK_AUTO_WORK;
+    const doCheck = check && isStandard(s.lesson) && checkWork(ex.heads, ex.t, ex.dk, tk) <= CHECK_AUTO_WORK;
     return {
       tokens: [...ex.tokens],
       t: ex.t,
+      tk,
+      keyTokens: ex.xKv && ex.kvTokens ? [...ex.kvTokens] : [...ex.tokens],
       heads: ex.heads,
       kvHeads: ex.kvHeads,
       dModel: ex.dModel,
@@ -238,10 +266,10 @@ export class Computer {
       heads: ex.heads,
       kvHeads: p.kvHeads,
       tq: ex.t,
-      tk: ex.t,
+      tk: keysOf(ex),
       dk: p.dk,
       dv: p.dv,
-      ...coreOptions(s.model, ex.t),
+      ...coreOptions(s.model, ex.t, crossTk(ex)),
     });
     return { ...c, ms: performance.now() - t0, t: ex.t, heads: ex.heads, dk: ex.dk };
   }
@@ -264,7 +292,8 @@ export function projections(
     kvHeads: ex.kvHeads,
     dk: ex.dk,
     dv: ex.dv,
-    ...coreOptions(m, ex.t),
+    ...(ex.xKv ? { xKv: ex.xKv, tk: ex.tk } : {}),
+    ...coreOptions(m, ex.t, crossTk(ex)),
     kernel: 'naive',
     ...variant,
   });
@@ -327,12 +356,13 @@ export function computeFlops(
   if (s.arrays && arraysMode(s.arrays) !== 'none') return null; // the student's arrays: the Worker computes them
   const m = s.model;
   const t = m.tokens.length;
+  const tk = m.kvTokens && m.kvTokens.length > 0 ? m.kvTokens.length : t;
   let h: number, kv: number, dm: number, dk: number;
   if (m.source === 'random') [h, kv, dm, dk] = [m.heads, m.kvHeads, m.dModel, m.dK];
-  else if (last && last.state.model.source === m.source && last.result.t === t) {
+  else if (last && last.state.model.source === m.source && last.result.t === t && last.result.tk === tk) {
     [h, kv, dm, dk] = [last.result.heads, last.result.kvHeads, last.result.dModel, last.result.dk];
   } else return null;
-  return 2 * t * dm * (h * dk + 2 * kv * dk) + 4 * h * t * t * dk + 2 * t * h * dk * dm;
+  return 2 * t * dm * h * dk + 4 * tk * dm * kv * dk + 4 * h * t * tk * dk + 2 * t * h * dk * dm;
 }
 
 /** A thrown core refusal (AttnError, or anything carrying a field) as the error a computation

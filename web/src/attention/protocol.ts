@@ -50,17 +50,22 @@ export interface CheckResult extends CoreCheck {
 }
 
 export interface AttentionResult {
+  /** The query tokens (T_q = t rows). */
   tokens: string[];
   t: number;
+  /** T_k: the key/value positions (columns); t in self-attention. */
+  tk: number;
+  /** The key/value tokens (tk of them): another sentence in cross-attention, else tokens. */
+  keyTokens: string[];
   heads: number;
   kvHeads: number;
   dModel: number;
   dk: number;
   dv: number;
   scale: number;
-  /** (H, T, T) */
+  /** (H, T_q, T_k) */
   weights: Float32Array;
-  /** (H, T, T) scaled scores before the mask, or null. */
+  /** (H, T_q, T_k) scaled scores before the mask, or null. */
   scores: Float32Array | null;
   /** (H, T) nats */
   entropy: Float32Array;
@@ -73,7 +78,7 @@ export interface AttentionResult {
   merged: Float32Array;
   /** (T, d_model) */
   output: Float32Array;
-  /** (T, T) 1 = allowed: core.allowedMask for the state's mask (the same for every head). */
+  /** (T_q, T_k) 1 = allowed: core.allowedMask for the state's mask (the same for every head). */
   allowed: Uint8Array;
   /** Per head, rows whose weights came out NaN (the core's count). */
   nanRowsPerHead: number[];

@@ -52,6 +52,9 @@ export type Scale = 'sqrt' | 'none' | number;
 export interface ModelState {
   source: Source;
   tokens: string[];
+  /** Keys' and values' tokens: non-empty = cross-attention (queries from tokens, keys and values
+   *  from these); [] = the sentence attends to itself. */
+  kvTokens: string[];
   /** Sharpness of the hand-built induction model (lesson 1 uses 14). */
   sharpness: number;
   /** Seed of the random weights. */
@@ -126,38 +129,51 @@ const tokenKind: Kind<string[], ModelSlice> = {
     return list.split(/\s+/u).filter((t) => t !== '');
   },
   normalize(v, c) {
-    // Strip invisible control characters, cap length and count.
-    let stripped = false;
-    let cut = false;
-    let tokens = (Array.isArray(v) ? (v as unknown[]) : [])
-      .map((t) => String(t))
-      .map((t) => {
-        const x = t.replace(CONTROL, '');
-        if (x !== t) stripped = true;
-        return x;
-      })
-      .flatMap((t) => splitTokens(t))
-      .map((t) => {
-        const chars = Array.from(t);
-        if (chars.length <= MODEL_LIMITS.maxTokenLength) return t;
-        cut = true;
-        return chars.slice(0, MODEL_LIMITS.maxTokenLength).join('');
-      });
-    if (stripped) c.notices.push('tokens: invisible control characters were removed');
-    if (cut) c.notices.push(`tokens: tokens longer than ${MODEL_LIMITS.maxTokenLength} characters were shortened`);
-    if (tokens.length > MODEL_LIMITS.maxT) {
-      c.notices.push(
-        `tokens: ${tokens.length} tokens is more than the limit of ${MODEL_LIMITS.maxT}; kept the first ${MODEL_LIMITS.maxT}`,
-      );
-      tokens = tokens.slice(0, MODEL_LIMITS.maxT);
-    }
-    if (tokens.length === 0) {
-      c.notices.push('tokens: the token list was empty; using the lesson sentence');
-      tokens = [...LESSON_SENTENCE];
-    }
-    return tokens;
+    const tokens = cleanTokens(v, 'tokens', c.notices);
+    if (tokens.length > 0) return tokens;
+    c.notices.push('tokens: the token list was empty; using the lesson sentence');
+    return [...LESSON_SENTENCE];
   },
 };
+
+/** Keys' and values' tokens (cross-attention): written `kvtokens=le+chat` like `tokens`; empty
+ *  (the default) = the sentence attends to itself. */
+const kvTokenKind: Kind<string[], ModelSlice> = {
+  same: tokenKind.same,
+  format: (v, key) => [key, v.map((t) => encodeURIComponent(t)).join('+')],
+  parse: tokenKind.parse,
+  normalize: (v, c) => cleanTokens(v, 'kvtokens', c.notices),
+};
+
+/** Tokens as the page takes them: invisible control characters stripped, each at most
+ *  maxTokenLength characters, at most maxT of them (each cut said in a notice). */
+function cleanTokens(v: unknown, label: string, notices: string[]): string[] {
+  let stripped = false;
+  let cut = false;
+  let tokens = (Array.isArray(v) ? (v as unknown[]) : [])
+    .map((t) => String(t))
+    .map((t) => {
+      const x = t.replace(CONTROL, '');
+      if (x !== t) stripped = true;
+      return x;
+    })
+    .flatMap((t) => splitTokens(t))
+    .map((t) => {
+      const chars = Array.from(t);
+      if (chars.length <= MODEL_LIMITS.maxTokenLength) return t;
+      cut = true;
+      return chars.slice(0, MODEL_LIMITS.maxTokenLength).join('');
+    });
+  if (stripped) notices.push(`${label}: invisible control characters were removed`);
+  if (cut) notices.push(`${label}: tokens longer than ${MODEL_LIMITS.maxTokenLength} characters were shortened`);
+  if (tokens.length > MODEL_LIMITS.maxT) {
+    notices.push(
+      `${label}: ${tokens.length} tokens is more than the limit of ${MODEL_LIMITS.maxT}; kept the first ${MODEL_LIMITS.maxT}`,
+    );
+    tokens = tokens.slice(0, MODEL_LIMITS.maxT);
+  }
+  return tokens;
+}
 
 /** Scale: `sqrt`, `none` or a positive number. */
 const scaleKind: Kind<Scale, ModelSlice> = {
@@ -201,6 +217,8 @@ export function effectiveKvHeads(s: ModelSlice): number {
 }
 
 const T = (s: ModelSlice) => s.model.tokens.length;
+/** T_k: the keys' positions (the second sentence's in cross-attention). Padding marks keys. */
+const Tk = (s: ModelSlice) => (s.model.kvTokens?.length ? s.model.kvTokens.length : T(s));
 /** A link carrying lesson 2's X, W_q, W_k, W_v: one head (lesson 2's) unless it says `heads`, not
  *  the page's example's 2 (the arrays sub-state is read from the whole state the codec passes). */
 const projections = (s: ModelSlice) => arraysMode((s as ModelSlice & Partial<ArraysSlice>).arrays) === 'projections';
@@ -215,6 +233,7 @@ export const MODEL: SubState<ModelState, ModelSlice> = {
       compute: true,
     },
     tokens: { key: 'tokens', label: 'tokens', kind: tokenKind, default: [...LESSON_SENTENCE], compute: true },
+    kvTokens: { key: 'kvtokens', label: 'kvtokens', kind: kvTokenKind, default: [], compute: true },
     sharpness: { key: 'sharp', label: 'sharpness', kind: real(0, MODEL_LIMITS.maxSharp), default: 14, compute: true },
     seed: { key: 'seed', label: 'seed', kind: int(0, MODEL_LIMITS.maxSeed), default: 0, compute: true },
     init: {
@@ -252,7 +271,7 @@ export const MODEL: SubState<ModelState, ModelSlice> = {
     dK: { key: 'dk', label: 'd_k', kind: int(1, MODEL_LIMITS.maxDk), default: 4, compute: true },
     causal: { key: 'causal', label: 'causal', kind: yesNo(), default: true, compute: true },
     window: { key: 'win', label: 'window', kind: int(0, T), default: 0, compute: true },
-    padding: { key: 'pad', label: 'padding', kind: positions((s) => T(s) - 1), default: [], compute: true },
+    padding: { key: 'pad', label: 'padding', kind: positions((s) => Tk(s) - 1), default: [], compute: true },
     fill: {
       key: 'fill',
       label: 'mask fill',

@@ -69,6 +69,8 @@ function trainedResult(ta: TrainedAttention): AttentionResult {
   return {
     tokens: ta.tokens.map(tokenLabel),
     t: T,
+    tk: T,
+    keyTokens: ta.tokens.map(tokenLabel),
     heads: H,
     kvHeads: ta.kvHeads,
     dModel: 0,

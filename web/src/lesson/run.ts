@@ -20,7 +20,8 @@ export type RunModel = ExampleSettings & CoreSettings;
 export type Arr = Float32Array | Float64Array;
 
 export function exampleFor(core: AttnCore, m: RunModel): CoreExample {
-  return coreExample(core, m);
+  // The Lesson runs on self-attention: a second sentence for the keys (kvTokens) is not read here.
+  return coreExample(core, { ...m, kvTokens: [] });
 }
 
 /** The scale the core is given (shared/core-options.ts, as the attention views give it). */

@@ -19,7 +19,7 @@ export interface CoreSettings {
 export interface CoreMaskOptions {
   causal: boolean;
   window: number;
-  /** (T) 1 = real token, 0 = padding. */
+  /** (T_k) 1 = real token, 0 = padding. */
   keyPadding: Uint8Array;
 }
 export interface CoreOptions extends CoreMaskOptions {
@@ -41,19 +41,33 @@ export function coreScale(scale: CoreSettings['scale']): number | null {
 
 /** The mask options for T positions (core.allowedMask takes these alone). The window is capped at
  *  T: the student's arrays may be shorter than the page's tokens, whose length bounds the window. */
-export function coreMaskOptions(m: Pick<CoreSettings, 'causal' | 'window' | 'padding'>, t: number): CoreMaskOptions {
+export function coreMaskOptions(
+  m: Pick<CoreSettings, 'causal' | 'window' | 'padding'>,
+  t: number,
+  tk?: number,
+): CoreMaskOptions {
+  // Cross-attention (tk given): the keys are another sentence, so no key comes after a query; the
+  // causal mask and the window belong to a sequence attending to itself. Padding marks keys.
+  if (tk !== undefined) return { causal: false, window: 0, keyPadding: keyPadding(tk, m.padding) };
   return { causal: m.causal, window: Math.min(m.window, t), keyPadding: keyPadding(t, m.padding) };
 }
 
 /** Mask, scale and fill: what every attention call of the page spreads into its options. */
-export function coreOptions(m: CoreSettings, t: number): CoreOptions {
-  return { ...coreMaskOptions(m, t), scale: coreScale(m.scale), maskFill: m.fill };
+export function coreOptions(m: CoreSettings, t: number, tk?: number): CoreOptions {
+  return { ...coreMaskOptions(m, t, tk), scale: coreScale(m.scale), maskFill: m.fill };
+}
+
+/** Whether the settings ask for cross-attention (a second sentence for the keys and values). */
+export function isCross(m: { kvTokens?: readonly string[] }): boolean {
+  return (m.kvTokens?.length ?? 0) > 0;
 }
 
 /** The example settings read here (structurally the attention feature's ModelState). */
 export interface ExampleSettings {
   source: 'induction' | 'random';
   tokens: string[];
+  /** Keys' and values' tokens (cross-attention); absent or empty: self-attention. */
+  kvTokens?: string[];
   sharpness: number;
   seed: number;
   init: 'normal' | 'scaled';
@@ -67,6 +81,9 @@ export interface ExampleSettings {
 
 /** The model's example from the core: lesson 1's hand-built heads, or seeded random weights. */
 export function coreExample(core: AttnCore, m: ExampleSettings): CoreExample {
+  const kv = isCross(m) ? m.kvTokens : undefined;
+  if (m.source === 'induction' && kv)
+    return core.example('alignment', { queries: m.tokens, keys: kv, sharpness: m.sharpness });
   return m.source === 'induction'
     ? core.example('induction', { tokens: m.tokens, sharpness: m.sharpness })
     : core.example('random', {
@@ -81,6 +98,7 @@ export function coreExample(core: AttnCore, m: ExampleSettings): CoreExample {
         tokens: m.tokens,
         init: m.init,
         generator: m.generator,
+        ...(kv ? { kvTokens: kv } : {}),
       });
 }
 
@@ -94,7 +112,8 @@ export function runExample(core: AttnCore, ex: CoreExample, m: CoreSettings, var
     kvHeads: ex.kvHeads,
     dk: ex.dk,
     dv: ex.dv,
-    ...coreOptions(m, ex.t),
+    ...(ex.xKv ? { xKv: ex.xKv, tk: ex.tk } : {}),
+    ...coreOptions(m, ex.t, ex.xKv ? ex.tk : undefined),
     returnScores: true,
     kernel: 'naive',
     ...variant,

@@ -242,6 +242,8 @@ export function computeArrays(core: AttnCore, s: ArraysComputeState, example: ()
   return {
     tokens,
     t,
+    tk: t,
+    keyTokens: tokens,
     heads: H,
     kvHeads: opts.kvHeads ?? H,
     dModel: H * dv,
@@ -399,6 +401,8 @@ function computeWeights(
   return {
     tokens,
     t,
+    tk: t,
+    keyTokens: tokens,
     heads: H,
     kvHeads: H,
     dModel: 0,
