@@ -12,7 +12,7 @@ import type { CoreScoreBreakdown } from '../wasm/attn-core';
 import type { VariantState } from '../shared/variant';
 import type { AttentionContext } from './context';
 import { HeadRows, type Rows } from './head-rows';
-import { elementOf, whatIf, type Change } from './what-if';
+import { elementOf, keyCount, whatIf, type Change } from './what-if';
 import { parseWhatIf } from './state';
 
 /** The state the panel reads besides the model (the page's state has both). */
@@ -61,7 +61,7 @@ export class BreakdownPanel {
     this.ctx = ctx;
     const c = ctx.state.page.cell ?? [];
     const head = Math.min(ctx.state.page.head, ctx.result.heads - 1);
-    if (c.length !== 3 || c[0] !== head || c[1] >= ctx.result.t || c[2] >= ctx.result.t) {
+    if (c.length !== 3 || c[0] !== head || c[1] >= ctx.result.t || c[2] >= ctx.result.tk) {
       this.cell = null;
       this.root.hidden = true;
       return;
@@ -115,7 +115,7 @@ export class BreakdownPanel {
         heads: rows.heads,
         kvHeads: rows.kvHeads,
         tq: rows.t,
-        tk: rows.t,
+        tk: keyCount(rows),
         dk: rows.dk,
         dv: rows.dv,
         head: cell.head,
@@ -139,9 +139,10 @@ export class BreakdownPanel {
   private draw(ctx: AttentionContext, rows: Rows, b: CoreScoreBreakdown): void {
     const cell = this.cell!;
     const T = rows.t,
+      Tk = keyCount(rows),
       tokens = ctx.result.tokens;
-    const w = ctx.result.weights[(cell.head * T + cell.query) * T + cell.key];
-    this.title.textContent = `Why this weight? Head ${cell.head + 1}, query ${tokenRef(tokens, cell.query)} → key ${tokenRef(tokens, cell.key)}`;
+    const w = ctx.result.weights[(cell.head * T + cell.query) * Tk + cell.key];
+    this.title.textContent = `Why this weight? Head ${cell.head + 1}, query ${tokenRef(tokens, cell.query)} → key ${tokenRef(ctx.result.keyTokens, cell.key)}`;
     this.root.dataset.cell = `${cell.head},${cell.query},${cell.key}`;
     this.root.dataset.score = String(b.score);
     const d = rows.dk;

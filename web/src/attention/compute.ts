@@ -203,6 +203,7 @@ export class Computer {
       t: ex.t,
       tk,
       keyTokens: ex.xKv && ex.kvTokens ? [...ex.kvTokens] : [...ex.tokens],
+      ...(ex.xKv ? { cross: true } : {}),
       heads: ex.heads,
       kvHeads: ex.kvHeads,
       dModel: ex.dModel,

@@ -12,7 +12,7 @@ import {
   type HeadPoints,
 } from './export';
 import { summarize } from './selection';
-import { coreOptions } from '../shared/core-options';
+import { resultOptions } from './util';
 import { variantOptions } from '../shared/variant';
 import type { AttentionResult } from './protocol';
 import type { ModelSlice } from './state';
@@ -40,11 +40,9 @@ function breakdownOf(
   const b = core.scoreBreakdown(p.q, p.k, {
     heads: r.heads,
     kvHeads: p.kvHeads,
-    tq: r.t,
-    tk: r.t,
     dk: p.dk,
     dv: p.dv,
-    ...coreOptions(s.model, r.t),
+    ...resultOptions(r, s.model),
     ...variant,
     precision: 'float32',
     head,
@@ -61,7 +59,7 @@ function breakdownOf(
     scale: b.scale,
     bias: b.bias,
     score: b.score,
-    weight: r.weights[(head * r.t + query) * r.t + key],
+    weight: r.weights[(head * r.t + query) * r.tk + key],
   };
 }
 
@@ -72,11 +70,9 @@ function mapsOf(core: AttnCore, r: AttentionResult, s: ModelSlice & VariantSlice
     const m = core.qkMap(p.q, p.k, {
       heads: r.heads,
       kvHeads: p.kvHeads,
-      tq: r.t,
-      tk: r.t,
       dk: p.dk,
       dv: p.dv,
-      ...coreOptions(s.model, r.t),
+      ...resultOptions(r, s.model),
       ...variant,
       precision: 'float32',
       head,
@@ -147,7 +143,7 @@ export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
     }
     let breakdown: Breakdown | null = null;
     const c = deps.cell();
-    if (proj && c.length === 3 && c[0] < o.result.heads && c[1] < o.result.t && c[2] < o.result.t) {
+    if (proj && c.length === 3 && c[0] < o.result.heads && c[1] < o.result.t && c[2] < o.result.tk) {
       try {
         breakdown = breakdownOf(await deps.core(), o.result, o.state, proj, c);
       } catch {
@@ -170,7 +166,7 @@ export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
         const { beyond: _, ...s } = summarize(
           await deps.core(),
           r.weights,
-          { heads: r.heads, tq: r.t, tk: r.t },
+          { heads: r.heads, tq: r.t, tk: r.tk },
           Math.min(p.head, r.heads - 1),
           p.qsel,
           p.ksel,

@@ -72,27 +72,38 @@ export function exportJson(
   extra: { selection?: Selection | null; maps?: HeadPoints[] | null } = {},
 ): string {
   const T = r.t;
+  const Tk = r.tk;
   const heads = Array.from({ length: r.heads }, (_, h) => {
     const head: Record<string, unknown> = {
       head: h,
-      weights: rows(r.weights, T, T, h * T * T),
+      weights: rows(r.weights, T, Tk, h * T * Tk),
       output: rows(r.headOutputs, T, r.dv, h * T * r.dv),
     };
     if (proj) {
       const g = Math.floor(h / (r.heads / proj.kvHeads)); // GQA: the K/V head it reads
       head.q = rows(proj.q, T, proj.dk, h * T * proj.dk);
-      head.k = rows(proj.k, T, proj.dk, g * T * proj.dk);
-      head.v = rows(proj.v, T, proj.dv, g * T * proj.dv);
+      head.k = rows(proj.k, Tk, proj.dk, g * Tk * proj.dk);
+      head.v = rows(proj.v, Tk, proj.dv, g * Tk * proj.dv);
     }
     if (extra.maps?.[h]) head.map = extra.maps[h];
     return head;
   });
   return JSON.stringify({
     tokens: r.tokens,
+    // Cross-attention: the keys' and values' sentence (the weights are T_q × T_k).
+    ...(r.cross ? { kvTokens: r.keyTokens } : {}),
     heads,
     output: rows(r.output, T, r.dModel),
     merged: rows(r.merged, T, r.heads * r.dv),
-    shape: { t: T, heads: r.heads, kvHeads: r.kvHeads, dModel: r.dModel, dk: r.dk, dv: r.dv },
+    shape: {
+      t: T,
+      ...(r.cross ? { tk: Tk } : {}),
+      heads: r.heads,
+      kvHeads: r.kvHeads,
+      dModel: r.dModel,
+      dk: r.dk,
+      dv: r.dv,
+    },
     scale: r.scale,
     ...(breakdown ? { breakdown } : {}),
     ...(extra.selection ? { selection: extra.selection } : {}),
@@ -110,12 +121,13 @@ function csvCell(s: string): string {
 
 export function exportWeightsCsv(r: AttentionResult): string {
   const T = r.t;
+  const Tk = r.tk;
   const lines = ['head,query_pos,query_token,key_pos,key_token,weight'];
   for (let h = 0; h < r.heads; h++)
     for (let i = 0; i < T; i++)
-      for (let j = 0; j < T; j++)
+      for (let j = 0; j < Tk; j++)
         lines.push(
-          `${h + 1},${i},${csvCell(r.tokens[i])},${j},${csvCell(r.tokens[j])},${r.weights[(h * T + i) * T + j]}`,
+          `${h + 1},${i},${csvCell(r.tokens[i])},${j},${csvCell(r.keyTokens[j])},${r.weights[(h * T + i) * Tk + j]}`,
         );
   return lines.join('\n') + '\n';
 }

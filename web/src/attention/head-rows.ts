@@ -123,11 +123,12 @@ function compute(
       };
     }
     // The example's projections, as the JSON export takes them (compute.ts).
-    const t0 = ctx.result.t;
-    if (same) return { ...same, opts: { ...coreOptions(s.model, t0), ...v, precision: 'float32' } };
+    // Cross-attention: T_k keys from the second sentence, no causal mask or window.
+    const r = ctx.result;
+    const opts = { ...coreOptions(s.model, r.t, r.cross ? r.tk : undefined), ...v, precision: 'float32' };
+    if (same) return { ...same, opts };
     const p = projections(core, s);
-    const t = ctx.result.t;
-    return { ...p, heads: ctx.result.heads, t, opts: { ...coreOptions(s.model, t), ...v, precision: 'float32' } };
+    return { ...p, heads: r.heads, t: r.t, tk: r.tk, opts };
   } catch (e) {
     return `The queries and keys could not be computed: ${(e as Error).message}`;
   }

@@ -41,7 +41,8 @@ class HeadsView implements View<AttentionContext> {
       showLabels: true,
       interactive: true,
       axisTitles: ['keys →', 'queries ↓'],
-      describe: (i, j, v, f) => (this.ctx ? describeWeight(this.ctx.result.tokens, i, j, v, f) : ''),
+      describe: (i, j, v, f) =>
+        this.ctx ? describeWeight(this.ctx.result.tokens, i, j, v, f, this.ctx.result.keyTokens) : '',
       onCell: (text) => {
         this.readout.textContent = text;
       },
@@ -97,6 +98,7 @@ class HeadsView implements View<AttentionContext> {
     this.ctx = ctx;
     const { result: r, state: s } = ctx;
     const T = r.t;
+    const Tk = r.tk;
     const H = r.heads;
     const sel = Math.min(s.page.head, H - 1);
     const narrow = ctx.width < 760; // matches the @container (max-width: 759px) rule in styles.css
@@ -123,13 +125,13 @@ class HeadsView implements View<AttentionContext> {
       t.hm.setMaxSize(thumbSize);
       t.hm.update({
         rows: T,
-        cols: T,
-        values: headSlice(r.weights, h, T * T),
+        cols: Tk,
+        values: headSlice(r.weights, h, T * Tk),
         forbidden: ctx.forbidden,
         lo: 0,
         hi: 1,
         rowLabels: r.tokens,
-        colLabels: r.tokens,
+        colLabels: r.keyTokens,
       });
       t.box.classList.toggle('selected', h === sel);
       t.hm.setLabel(`Head ${h + 1}${h === sel ? ' (selected)' : ''}. Press Enter to zoom.`);
@@ -156,17 +158,17 @@ class HeadsView implements View<AttentionContext> {
     this.dkNote.hidden = !handBuilt;
     if (handBuilt)
       this.dkNote.textContent = `Why the heads look faded: this hand-built model gives every word and every position a dimension of its own, so d_k = max(12, words, T) = ${r.dk} here (12 for the lesson’s sentence). The scores are divided by √d_k = ${fmt(Math.sqrt(r.dk), 2)} instead of √12 = 3.46, so each row spreads its weight more. Raise Sharpness to sharpen them again.`;
-    this.zoom.setLabel(`${src}${num} attention weights, ${T} queries by ${T} keys`);
+    this.zoom.setLabel(`${src}${num} attention weights, ${T} queries by ${Tk} keys`);
     this.zoom.setMaxSize(size);
     this.zoom.update({
       rows: T,
-      cols: T,
-      values: headSlice(r.weights, sel, T * T),
+      cols: Tk,
+      values: headSlice(r.weights, sel, T * Tk),
       forbidden: ctx.forbidden,
       lo: 0,
       hi: 1,
       rowLabels: r.tokens,
-      colLabels: r.tokens,
+      colLabels: r.keyTokens,
     });
     if (ctx.height !== undefined && this.root.isConnected) {
       // The labels' height depends on the cell size: lay out once more with the measured chrome.
@@ -175,13 +177,13 @@ class HeadsView implements View<AttentionContext> {
         this.zoom.setMaxSize(again);
         this.zoom.update({
           rows: T,
-          cols: T,
-          values: headSlice(r.weights, sel, T * T),
+          cols: Tk,
+          values: headSlice(r.weights, sel, T * Tk),
           forbidden: ctx.forbidden,
           lo: 0,
           hi: 1,
           rowLabels: r.tokens,
-          colLabels: r.tokens,
+          colLabels: r.keyTokens,
         });
       }
     }
@@ -202,27 +204,30 @@ class HeadsView implements View<AttentionContext> {
     if (!this.tableBox.open) return;
     const r = ctx.result;
     const T = r.t;
+    const Tk = r.tk;
     const h = Math.min(ctx.state.page.head, r.heads - 1);
-    if (T > 64) {
+    if (Math.max(T, Tk) > 64) {
       this.tableBody.append(
         el('p', {
-          text: `The table is shown for up to 64 tokens (this sequence has ${T}). Use the JSON or CSV export for the full matrix.`,
+          text: `The table is shown for up to 64 tokens (this sequence has ${Math.max(T, Tk)}). Use the JSON or CSV export for the full matrix.`,
         }),
       );
       return;
     }
-    const w = headSlice(r.weights, h, T * T);
+    const w = headSlice(r.weights, h, T * Tk);
     const table = el('table', { class: 'weights-table' });
     const name = r.source ? `${r.source}, head ${h + 1}` : `Head ${h + 1}`;
     table.append(el('caption', { text: `${name} attention weights: rows are queries, columns are keys` }));
     const head = el('tr', {}, el('th', { scope: 'col', text: 'query \\ key' }));
-    for (let j = 0; j < T; j++) head.append(el('th', { scope: 'col', text: tokenRef(r.tokens, j) }));
+    for (let j = 0; j < Tk; j++) head.append(el('th', { scope: 'col', text: tokenRef(r.keyTokens, j) }));
     table.append(el('thead', {}, head));
     const body = el('tbody');
     for (let i = 0; i < T; i++) {
       const tr = el('tr', {}, el('th', { scope: 'row', text: tokenRef(r.tokens, i) }));
-      for (let j = 0; j < T; j++)
-        tr.append(el('td', { text: ctx.forbidden[i * T + j] ? `${fmt(w[i * T + j])} (masked)` : fmt(w[i * T + j]) }));
+      for (let j = 0; j < Tk; j++)
+        tr.append(
+          el('td', { text: ctx.forbidden[i * Tk + j] ? `${fmt(w[i * Tk + j])} (masked)` : fmt(w[i * Tk + j]) }),
+        );
       body.append(tr);
     }
     table.append(body);

@@ -3,6 +3,7 @@
 // shows the weights without the 1/√d_k scale, with the spread of q·k measured on the map's points.
 // With d_k = 2 the map is the vectors themselves: drag a point (or move it with Shift+arrows) and
 // the weights, the scores and, with d_v = 2, the output among the values follow, on a what-if copy.
+import { keyCount } from './what-if';
 import { el, fmt, tokenRef } from '../ui/dom';
 import { Heatmap } from '../ui/heatmap';
 import { loadCore, type AttnCore } from '../wasm/load-core';
@@ -207,10 +208,12 @@ export class MapPanel {
     }
     this.map = map;
     const tokens = ctx.result.tokens,
-      T = rows.t;
+      keyTokens = ctx.result.keyTokens,
+      T = rows.t,
+      Tk = keyCount(rows);
     const q = this.selectedQuery();
     const shown = plain ?? scaled;
-    const weights = q === null ? null : shown.weights.subarray(q * T, (q + 1) * T);
+    const weights = q === null ? null : shown.weights.subarray(q * Tk, (q + 1) * Tk);
     // Queries and keys of very different lengths (lesson 1's queries carry the sharpness 14, its
     // keys are unit vectors): the keys are drawn longer or shorter by one factor, so both read.
     // Not while dragging (the playground's points are the vectors themselves).
@@ -220,11 +223,11 @@ export class MapPanel {
     const ks = !this.draggable(rows) && nq > 0 && nk > 0 && (nq / nk > 2.5 || nk / nq > 2.5) ? nq / nk : 1;
     this.picture = {
       queries: map.queries.map(([x, y], i) => ({ x, y, label: `${tokens[i]} ${i}` })),
-      keys: map.keys.map(([x, y], j) => ({ x: ks * x, y: ks * y, label: `${tokens[j]} ${j}` })),
+      keys: map.keys.map(([x, y], j) => ({ x: ks * x, y: ks * y, label: `${keyTokens[j]} ${j}` })),
       query: q,
       weights,
       focus: this.focus,
-      allLabels: T <= 12,
+      allLabels: Math.max(T, Tk) <= 12,
       axisTitles: map.exact
         ? ['dim 0', 'dim 1']
         : [`axis 1 (${pct(map.explained[0])})`, `axis 2 (${pct(map.explained[1])})`],
@@ -235,13 +238,13 @@ export class MapPanel {
       explained: map.explained,
       keyScale: ks,
     });
-    this.info.textContent = infoText(map, T, ks, q !== null);
-    this.spread.textContent = spreadText(map, T, scaled.weights, plain?.weights ?? null, q, tokens);
+    this.info.textContent = infoText(map, T, ks, q !== null, Tk);
+    this.spread.textContent = spreadText(map, T, scaled.weights, plain?.weights ?? null, q, tokens, Tk, keyTokens);
     this.playText(rows);
-    this.valuesPlot(rows, head, q, shown, tokens);
+    this.valuesPlot(rows, head, q, shown, keyTokens, tokens);
     this.miniBox.hidden = !this.whatIf;
     if (this.whatIf)
-      this.mini.update({ rows: T, cols: T, values: shown.weights, forbidden: ctx.forbidden, lo: 0, hi: 1 });
+      this.mini.update({ rows: T, cols: Tk, values: shown.weights, forbidden: ctx.forbidden, lo: 0, hi: 1 });
     this.paint();
     this.announce();
     this.lastFrameMs = performance.now() - t0;
@@ -261,10 +264,11 @@ export class MapPanel {
     q: number | null,
     shown: ReturnType<typeof headRows>,
     tokens: readonly string[],
+    queryTokens: readonly string[] = tokens,
   ): void {
     this.valuesBox.hidden = rows.dv !== 2;
     if (rows.dv !== 2) return;
-    const T = rows.t;
+    const T = keyCount(rows);
     const v = headValues(rows, head);
     const pts: PlotPoint[] = Array.from({ length: T }, (_, j) => ({
       x: v[2 * j],
@@ -272,7 +276,9 @@ export class MapPanel {
       label: `v ${tokens[j]} ${j}`,
     }));
     const out =
-      q === null ? null : { x: shown.output[2 * q], y: shown.output[2 * q + 1], label: `output of ${tokens[q]} ${q}` };
+      q === null
+        ? null
+        : { x: shown.output[2 * q], y: shown.output[2 * q + 1], label: `output of ${queryTokens[q]} ${q}` };
     const size = Math.min(300, this.size);
     setSize(this.valuesCanvas, size);
     const g = this.valuesCanvas.getContext('2d')!;
@@ -281,7 +287,7 @@ export class MapPanel {
     this.valuesText.textContent =
       q === null
         ? 'd_v = 2: the values (green) and their convex hull. Pick a query to see its output.'
-        : `The output of ${tokenRef(tokens, q)} (×) = Σ weight · value: weights of at least 0 that sum to 1 keep it inside the values’ hull: attention averages, it cannot amplify.`;
+        : `The output of ${tokenRef(queryTokens, q)} (×) = Σ weight · value: weights of at least 0 that sum to 1 keep it inside the values’ hull: attention averages, it cannot amplify.`;
   }
 
   private paint(): void {
@@ -309,26 +315,26 @@ export class MapPanel {
     );
     const f = this.focus;
     if (!f) return;
-    const tokens = ctx.result.tokens;
+    const tokens = ctx.result.tokens,
+      keyTokens = ctx.result.keyTokens;
     if (f.which === 'q') {
       this.readout.textContent = `query ${tokenRef(tokens, f.index)}${f.index === p.query ? ' (picked)' : ''}`;
       return;
     }
     if (p.query === null || !p.weights) {
-      this.readout.textContent = `key ${tokenRef(tokens, f.index)}: pick a query to read its weight`;
+      this.readout.textContent = `key ${tokenRef(keyTokens, f.index)}: pick a query to read its weight`;
       return;
     }
     const core = this.core!,
       rows = this.whatIf?.rows ?? (this.rowsOf.get(core, ctx) as Rows);
     const r = headRows(core, rows, this.head(), { unscaled: this.unscaled.checked });
-    const T = rows.t;
-    this.readout.textContent = `key ${tokenRef(tokens, f.index)}: weight ${fmt(p.weights[f.index])}, score ${fmt(r.scores[p.query * T + f.index], 2)}${this.unscaled.checked ? ' (without the scale)' : ''}`;
+    const Tk = keyCount(rows);
+    this.readout.textContent = `key ${tokenRef(keyTokens, f.index)}: weight ${fmt(p.weights[f.index])}, score ${fmt(r.scores[p.query * Tk + f.index], 2)}${this.unscaled.checked ? ' (without the scale)' : ''}`;
   }
 
   private onKey(e: KeyboardEvent): void {
     const p = this.picture;
     if (!p) return;
-    const T = p.queries.length;
     const f = this.focus ?? { which: 'q' as const, index: 0 };
     const ctx = this.ctx!;
     if (e.shiftKey && e.key.startsWith('Arrow')) {
@@ -342,6 +348,7 @@ export class MapPanel {
       this.moveTo(f, pt.x + dx, pt.y + dy);
       return;
     }
+    const T = (f.which === 'q' ? p.queries : p.keys).length;
     let next: Focus = f;
     if (e.key === 'ArrowRight') next = { ...f, index: Math.min(T - 1, f.index + 1) };
     else if (e.key === 'ArrowLeft') next = { ...f, index: Math.max(0, f.index - 1) };
@@ -370,10 +377,11 @@ export class MapPanel {
       p = this.picture!;
     const head = this.head();
     if (f.which === 'q') {
-      const T = ctx.result.t;
-      const row = ctx.result.weights.subarray((head * T + f.index) * T, (head * T + f.index + 1) * T);
+      const T = ctx.result.t,
+        Tk = ctx.result.tk;
+      const row = ctx.result.weights.subarray((head * T + f.index) * Tk, (head * T + f.index + 1) * Tk);
       let b = 0;
-      for (let j = 1; j < T; j++) if (row[j] > row[b]) b = j;
+      for (let j = 1; j < Tk; j++) if (row[j] > row[b]) b = j;
       ctx.update({ page: { cell: [head, f.index, b], wif: '' } });
     } else ctx.update({ page: { cell: [head, p.query ?? 0, f.index], wif: '' } });
   }

@@ -3,6 +3,7 @@
 // query's row of weights and scores with or without the scale, on the head's vectors or on a
 // what-if copy where one vector was moved (the d_k = 2 playground). Every number is the core's.
 // Pure: no DOM.
+import { keyCount } from './what-if';
 import type { AttnCore } from '../wasm/load-core';
 import type { CoreAttentionOptions } from '../wasm/attn-core';
 import type { Rows } from './head-rows';
@@ -51,7 +52,7 @@ function shapeOpts(rows: Rows): CoreAttentionOptions {
     heads: rows.heads,
     kvHeads: rows.kvHeads,
     tq: rows.t,
-    tk: rows.t,
+    tk: keyCount(rows),
     dk: rows.dk,
     dv: rows.dv,
   } as CoreAttentionOptions;
@@ -74,10 +75,11 @@ export function headRows(
   const o = { ...shapeOpts(rows), kernel: 'naive', returnScores: true } as CoreAttentionOptions;
   if (opts.unscaled) (o as { scale?: number | null }).scale = 1;
   const a = core.attention(rows.q, rows.k, rows.v, o);
-  const T = rows.t;
+  const T = rows.t,
+    Tk = keyCount(rows);
   return {
-    weights: a.weights!.slice(head * T * T, (head + 1) * T * T),
-    scores: a.scores!.slice(head * T * T, (head + 1) * T * T),
+    weights: a.weights!.slice(head * T * Tk, (head + 1) * T * Tk),
+    scores: a.scores!.slice(head * T * Tk, (head + 1) * T * Tk),
     output: a.output.slice(head * T * rows.dv, (head + 1) * T * rows.dv),
   };
 }
@@ -93,24 +95,26 @@ export function moved(rows: Rows, head: number, which: 'q' | 'k', index: number,
   }
   const kvh = Math.floor(head / (rows.heads / rows.kvHeads));
   const k = rows.k.slice();
-  k.set(to, (kvh * rows.t + index) * d);
+  k.set(to, (kvh * keyCount(rows) + index) * d);
   return { ...rows, k };
 }
 
 /** The head's value vectors (T_k, d_v), of its K/V head. */
 export function headValues(rows: Rows, head: number): Float32Array {
   const kvh = Math.floor(head / (rows.heads / rows.kvHeads));
-  return rows.v.slice(kvh * rows.t * rows.dv, (kvh + 1) * rows.t * rows.dv);
+  const Tk = keyCount(rows);
+  return rows.v.slice(kvh * Tk * rows.dv, (kvh + 1) * Tk * rows.dv);
 }
 
 /** The head's weights and outputs as the views draw them (the controller's result: the core's). */
 export function drawn(
-  r: Pick<AttentionResult, 't' | 'dv' | 'weights' | 'headOutputs'>,
+  r: Pick<AttentionResult, 't' | 'tk' | 'dv' | 'weights' | 'headOutputs'>,
   head: number,
 ): { weights: Float32Array; scores: Float32Array; output: Float32Array } {
-  const T = r.t;
+  const T = r.t,
+    Tk = r.tk;
   return {
-    weights: r.weights.subarray(head * T * T, (head + 1) * T * T),
+    weights: r.weights.subarray(head * T * Tk, (head + 1) * T * Tk),
     scores: new Float32Array(0),
     output: r.headOutputs.subarray(head * T * r.dv, (head + 1) * T * r.dv),
   };

@@ -35,16 +35,17 @@ class MaskView implements View<AttentionContext> {
         onCell: (t) => (this.readout.textContent = t),
       });
     const toks = () => this.ctx?.result.tokens ?? [];
+    const keys = () => this.ctx?.result.keyTokens ?? [];
     this.scores = mk(
       'Scores before the mask',
       (i, j, v) =>
-        `score of query ${tokenRef(toks(), i)} → key ${tokenRef(toks(), j)}: ${fmt(v)} (scaled, before the mask)`,
+        `score of query ${tokenRef(toks(), i)} → key ${tokenRef(keys(), j)}: ${fmt(v)} (scaled, before the mask)`,
     );
     this.mask = mk(
       'The mask',
-      (i, j, _v, f) => `query ${tokenRef(toks(), i)} → key ${tokenRef(toks(), j)}: ${f ? 'forbidden' : 'allowed'}`,
+      (i, j, _v, f) => `query ${tokenRef(toks(), i)} → key ${tokenRef(keys(), j)}: ${f ? 'forbidden' : 'allowed'}`,
     );
-    this.weights = mk('Weights with the mask', (i, j, v, f) => describeWeight(toks(), i, j, v, f));
+    this.weights = mk('Weights with the mask', (i, j, v, f) => describeWeight(toks(), i, j, v, f, keys()));
     const panel = (title: string, sub: string, hm: Heatmap, extra?: HTMLElement) =>
       el(
         'figure',
@@ -96,6 +97,7 @@ class MaskView implements View<AttentionContext> {
     this.ctx = ctx;
     const r = ctx.result;
     const T = r.t;
+    const Tk = r.tk;
     const h = Math.min(ctx.state.page.head, r.heads - 1);
     this.title.textContent = `Head ${h + 1}: what the mask does (scale ${fmt(r.scale, 4)})`;
     if (this.headPick.options.length !== r.heads) {
@@ -118,7 +120,7 @@ class MaskView implements View<AttentionContext> {
       : ctx.width - 110;
     const size = Math.max(24, Math.floor(full * scale));
     for (const hm of [this.scores, this.mask, this.weights]) hm.setMaxSize(size);
-    const scores = r.scores ? headSlice(r.scores, h, T * T) : new Float32Array(T * T).fill(NaN);
+    const scores = r.scores ? headSlice(r.scores, h, T * Tk) : new Float32Array(T * Tk).fill(NaN);
     // Indexed loops over the T² cells, not iterators or Float32Array.from with a callback: at
     // T = 256 those took most of this view's redraw (CPU profile).
     let lo = Infinity;
@@ -132,15 +134,15 @@ class MaskView implements View<AttentionContext> {
       }
     }
     if (!Number.isFinite(lo)) [lo, hi] = [0, 1];
-    const labels = { rowLabels: r.tokens, colLabels: r.tokens };
-    this.scores.update({ rows: T, cols: T, values: scores, forbidden: null, lo, hi, ...labels });
+    const labels = { rowLabels: r.tokens, colLabels: r.keyTokens };
+    this.scores.update({ rows: T, cols: Tk, values: scores, forbidden: null, lo, hi, ...labels });
     // Allowed = 1 (yellow), forbidden = 0, which the heatmap paints grey at every size (and
     // hatches when the cells are large enough).
-    const allowed = new Float32Array(T * T);
+    const allowed = new Float32Array(T * Tk);
     for (let k = 0; k < allowed.length; k++) allowed[k] = ctx.forbidden[k] ? 0 : 1;
-    this.mask.update({ rows: T, cols: T, values: allowed, forbidden: ctx.forbidden, lo: 0, hi: 1, ...labels });
-    const w = headSlice(r.weights, h, T * T);
-    this.weights.update({ rows: T, cols: T, values: w, forbidden: ctx.forbidden, lo: 0, hi: 1, ...labels });
+    this.mask.update({ rows: T, cols: Tk, values: allowed, forbidden: ctx.forbidden, lo: 0, hi: 1, ...labels });
+    const w = headSlice(r.weights, h, T * Tk);
+    this.weights.update({ rows: T, cols: Tk, values: w, forbidden: ctx.forbidden, lo: 0, hi: 1, ...labels });
     clear(this.scoreLegend);
     this.scoreLegend.append(legend({ lo, hi, title: 'score', masked: false, nan: false }));
     // Row sums, aligned with the weight rows: the core's (Σ_j w_ij as it returned the weights).

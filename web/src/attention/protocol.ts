@@ -57,6 +57,8 @@ export interface AttentionResult {
   tk: number;
   /** The key/value tokens (tk of them): another sentence in cross-attention, else tokens. */
   keyTokens: string[];
+  /** Set when the keys and values come from a second sentence (cross-attention). */
+  cross?: boolean;
   heads: number;
   kvHeads: number;
   dModel: number;

@@ -76,7 +76,7 @@ export class SelectionPanel {
     this.root.classList.toggle('asked', asked);
     if (asked && !this.opened) (this.root as HTMLDetailsElement).open = this.opened = true;
     if (!(this.root as HTMLDetailsElement).open) return;
-    this.chips(r.tokens, qsel, ksel);
+    this.chips(r.tokens, qsel, ksel, r.keyTokens);
     this.clearBtn.disabled = qsel.length + ksel.length === 0;
     clear(this.out);
     this.summary = null;
@@ -100,18 +100,19 @@ export class SelectionPanel {
     }
     let s: SelectionSummary;
     try {
-      s = summarize(this.core, r.weights, { heads: r.heads, tq: r.t, tk: r.t }, head, qsel, ksel);
+      s = summarize(this.core, r.weights, { heads: r.heads, tq: r.t, tk: r.tk }, head, qsel, ksel);
     } catch (e) {
       this.out.append(el('p', { class: 'muted', text: `The core could not sum the picks: ${(e as Error).message}` }));
       return;
     }
     this.summary = s;
-    const tokens = r.tokens;
+    const tokens = r.tokens,
+      keyTokens = r.keyTokens;
     if (s.beyond.length > 0)
       this.out.append(
         el('p', {
           class: 'small muted',
-          text: `Positions ${s.beyond.join(', ')} are past this sentence’s ${r.t} tokens: kept in the link, not counted.`,
+          text: `Positions ${s.beyond.join(', ')} are past this sentence’s ${r.t === r.tk ? r.t : `${r.t} queries or ${r.tk} keys`}${r.t === r.tk ? ' tokens' : ''}: kept in the link, not counted.`,
         }),
       );
     const width = Math.max(200, Math.min(560, ctx.width - 24));
@@ -122,14 +123,14 @@ export class SelectionPanel {
       this.out.append(
         el('p', {
           'data-testid': 'sel-mean-text',
-          text: `Where ${who} attend${s.queries.length === 1 ? 's' : ''}: most to key ${tokenRef(tokens, best)}, mean weight ${fmt(s.mean[best])} (sum ${fmt(s.sum[best])} over ${s.queries.length} row${s.queries.length === 1 ? '' : 's'}). Bars: the mean per key.`,
+          text: `Where ${who} attend${s.queries.length === 1 ? 's' : ''}: most to key ${tokenRef(keyTokens, best)}, mean weight ${fmt(s.mean[best])} (sum ${fmt(s.sum[best])} over ${s.queries.length} row${s.queries.length === 1 ? '' : 's'}). Bars: the mean per key.`,
         }),
-        bars(s.mean, tokens, s.keys, width, `Mean weight of the picked queries on each key`, 'sel-mean'),
+        bars(s.mean, keyTokens, s.keys, width, `Mean weight of the picked queries on each key`, 'sel-mean'),
       );
     }
     if (s.keys.length > 0) {
       const best = argmax(s.column);
-      const what = s.keys.length === 1 ? `key ${tokenRef(tokens, s.keys[0])}` : `the ${s.keys.length} picked keys`;
+      const what = s.keys.length === 1 ? `key ${tokenRef(keyTokens, s.keys[0])}` : `the ${s.keys.length} picked keys`;
       this.out.append(
         el('p', {
           'data-testid': 'sel-column-text',
@@ -138,12 +139,17 @@ export class SelectionPanel {
         bars(s.column, tokens, s.queries, width, `Each query’s weight on the picked keys`, 'sel-column'),
       );
     }
-    this.out.append(table(s, tokens));
+    this.out.append(table(s, tokens, keyTokens));
   }
 
   /** One toggle button per token in each group; one tab stop per group, arrows move within. */
-  private chips(tokens: readonly string[], qsel: readonly number[], ksel: readonly number[]): void {
-    const key = tokens.join('\u0001');
+  private chips(
+    queryTokens: readonly string[],
+    qsel: readonly number[],
+    ksel: readonly number[],
+    keyTokens: readonly string[] = queryTokens,
+  ): void {
+    const key = queryTokens.join('\u0001') + '\u0002' + keyTokens.join('\u0001');
     if (key !== this.chipTokens) {
       this.chipTokens = key;
       for (const [box, axis] of [
@@ -152,6 +158,7 @@ export class SelectionPanel {
       ] as const) {
         clear(box);
         box.setAttribute('aria-label', axis === 'row' ? 'Queries to pick' : 'Keys to pick');
+        const tokens = axis === 'row' ? queryTokens : keyTokens;
         tokens.forEach((t, i) => {
           const b = el('button', {
             type: 'button',
@@ -250,31 +257,36 @@ function bars(
 }
 
 /** The exact numbers, for screen readers and for copying. */
-function table(s: SelectionSummary, tokens: readonly string[]): HTMLElement {
+function table(s: SelectionSummary, tokens: readonly string[], keyTokens: readonly string[] = tokens): HTMLElement {
+  // Cross-attention: a position is a key of the second sentence and a query of the first.
+  const cross = keyTokens !== tokens && keyTokens.join('\u0001') !== tokens.join('\u0001');
+  const n = Math.max(tokens.length, keyTokens.length);
   const t = el('table', { class: 'small' });
   t.append(
     el(
       'tr',
       {},
       el('th', { text: 'position' }),
-      el('th', { text: 'token' }),
+      el('th', { text: cross ? 'key token' : 'token' }),
+      cross ? el('th', { text: 'query token' }) : null,
       s.mean.length ? el('th', { text: 'mean (as a key)' }) : null,
       s.sum.length ? el('th', { text: 'sum (as a key)' }) : null,
       s.column.length ? el('th', { text: 'on the picked keys (as a query)' }) : null,
     ),
   );
-  tokens.forEach((tok, i) =>
+  const cell = (a: number[], i: number) => el('td', { text: i < a.length ? fmt(a[i], 4) : '' });
+  for (let i = 0; i < n; i++)
     t.append(
       el(
         'tr',
         {},
         el('td', { text: String(i) }),
-        el('td', { text: tok }),
-        s.mean.length ? el('td', { text: fmt(s.mean[i], 4) }) : null,
-        s.sum.length ? el('td', { text: fmt(s.sum[i], 4) }) : null,
-        s.column.length ? el('td', { text: fmt(s.column[i], 4) }) : null,
+        el('td', { text: (cross ? keyTokens : tokens)[i] ?? '' }),
+        cross ? el('td', { text: tokens[i] ?? '' }) : null,
+        s.mean.length ? cell(s.mean, i) : null,
+        s.sum.length ? cell(s.sum, i) : null,
+        s.column.length ? cell(s.column, i) : null,
       ),
-    ),
-  );
+    );
   return el('details', { class: 'sr-table' }, el('summary', { text: 'These numbers as a table' }), t);
 }

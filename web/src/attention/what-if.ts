@@ -22,6 +22,8 @@ export interface WhatIfRows {
   heads: number;
   kvHeads: number;
   t: number;
+  /** T_k: the keys' rows (cross-attention); absent: t. */
+  tk?: number;
   dk: number;
   dv: number;
   /** Mask, scale, fill and the variant, as for attention. */
@@ -39,25 +41,31 @@ export interface RowState {
   output: Float32Array;
 }
 
+/** T_k of the rows: the keys' count. */
+export function keyCount(r: Pick<WhatIfRows, 't' | 'tk'>): number {
+  return r.tk ?? r.t;
+}
+
 /** Index of the changed element in q or k. */
 function index(r: WhatIfRows, cell: Cell, c: Change): number {
   if (c.which === 'q') return (cell.head * r.t + cell.query) * r.dk + c.dim;
   const kvh = Math.floor(cell.head / (r.heads / r.kvHeads));
-  return (kvh * r.t + cell.key) * r.dk + c.dim;
+  return (kvh * keyCount(r) + cell.key) * r.dk + c.dim;
 }
 
 function rowOf(core: AttnCore, r: WhatIfRows, q: Float32Array, k: Float32Array, cell: Cell, value: number): RowState {
-  const shape = { heads: r.heads, kvHeads: r.kvHeads, tq: r.t, tk: r.t, dk: r.dk, dv: r.dv };
+  const tk = keyCount(r);
+  const shape = { heads: r.heads, kvHeads: r.kvHeads, tq: r.t, tk, dk: r.dk, dv: r.dv };
   const opts = { ...r.opts, ...shape } as CoreAttentionOptions;
   const a = core.attention(q, k, r.v, { ...opts, kernel: 'naive' });
   const b = core.scoreBreakdown(q, k, { ...opts, head: cell.head, query: cell.query, key: cell.key });
-  const row = (cell.head * r.t + cell.query) * r.t;
+  const row = (cell.head * r.t + cell.query) * tk;
   const out = (cell.head * r.t + cell.query) * r.dv;
   return {
     value,
     score: b.score,
     weight: a.weights![row + cell.key],
-    weights: a.weights!.slice(row, row + r.t),
+    weights: a.weights!.slice(row, row + tk),
     output: a.output.slice(out, out + r.dv),
   };
 }
