@@ -328,7 +328,8 @@ export function createAttentionController<S extends ControllerSlice, L>(
           drawMs,
         });
         if (timings.length > 200) timings.shift();
-        const what = `T = ${o.result.t}, ${o.result.heads} head${o.result.heads > 1 ? 's' : ''}`;
+        const shape = o.result.cross ? `T_q = ${o.result.t}, T_k = ${o.result.tk}` : `T = ${o.result.t}`;
+        const what = `${shape}, ${o.result.heads} head${o.result.heads > 1 ? 's' : ''}`;
         const work = `compute ${fmt(o.result.computeMs, 1)} ms, drawn in ${fmt(totalMs - startupMs, 1)} ms`;
         status.textContent = first
           ? `${what}: ${work} · start-up ${fmt(startupMs, 0)} ms (loading the WebAssembly core, once)`
@@ -407,7 +408,7 @@ export function createAttentionController<S extends ControllerSlice, L>(
         tokens: [...r.tokens],
         heads: r.heads,
         t: r.t,
-        weights: Array.from(r.weights.subarray(0, r.heads * r.t * r.t)),
+        weights: Array.from(r.weights.subarray(0, r.heads * r.t * r.tk)),
         arrays: r.arrays?.mode ?? null,
       };
     },

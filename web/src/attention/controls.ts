@@ -66,6 +66,16 @@ export function createControls(emit: (p: Patch) => void): Controls {
     if (!editingEmpty) onChange({ tokens: list });
   });
 
+  // Keys and values from a second sentence (cross-attention); empty = self-attention. Committed
+  // like the tokens box, except that an empty box is a valid state (the sentence attends to itself).
+  const kvTokens = el('textarea', {
+    rows: 2,
+    spellcheck: 'false',
+    autocomplete: 'off',
+    'data-testid': 'kv-tokens',
+  });
+  kvTokens.addEventListener('input', () => onChange({ kvTokens: splitTokens(kvTokens.value) }));
+
   // Model
   const src = el(
     'select',
@@ -129,6 +139,12 @@ export function createControls(emit: (p: Patch) => void): Controls {
     r.addEventListener('change', () => r.checked && onChange({ fill: f }));
     return r;
   });
+  const crossNote = el('p', {
+    class: 'hint',
+    'data-testid': 'cross-mask-note',
+    hidden: true,
+    text: 'Cross-attention: the keys are another sentence, so no key comes after a query; the causal mask (and the window) belong to a sequence attending to itself.',
+  });
   const clearPad = el('button', { type: 'button', class: 'link-btn', text: 'clear padding' });
   clearPad.addEventListener('click', () => onChange({ padding: [] }));
 
@@ -171,6 +187,10 @@ export function createControls(emit: (p: Patch) => void): Controls {
       'Tokens',
       field('Sequence (space-separated)', tokens),
       emptyHint,
+      field(
+        'Keys and values from a second sentence (cross-attention; empty: the sentence attends to itself)',
+        kvTokens,
+      ),
       el('p', {
         class: 'hint',
         id: 'tok-hint',
@@ -196,6 +216,7 @@ export function createControls(emit: (p: Patch) => void): Controls {
       'mask',
       'Mask',
       el('label', { class: 'check' }, causal, el('span', { text: 'Causal (query i sees keys ≤ i)' })),
+      crossNote,
       inline('Sliding window', win, winOut),
       el(
         'div',
@@ -235,14 +256,26 @@ export function createControls(emit: (p: Patch) => void): Controls {
       emptyHint.hidden = !editingEmpty;
     }
     shownTokens = text;
-    const key = text + '|' + s.model.padding.join(',');
+    const kvText = s.model.kvTokens.join(' ');
+    if (document.activeElement !== kvTokens && splitTokens(kvTokens.value).join(' ') !== kvText)
+      kvTokens.value = kvText;
+    else if (
+      document.activeElement === kvTokens &&
+      splitTokens(kvTokens.value).join(' ') !== kvText &&
+      !kvTokens.value.endsWith(' ')
+    )
+      kvTokens.value = kvText;
+    // Padding marks keys: in cross-attention the chips are the second sentence's tokens.
+    const cross = s.model.kvTokens.length > 0;
+    const keyTokens = cross ? s.model.kvTokens : s.model.tokens;
+    const key = keyTokens.join(' ') + '|' + s.model.padding.join(',');
     if (key !== chipKey) {
       chipKey = key;
       const focusedIdx = chips.contains(document.activeElement)
         ? Number((document.activeElement as HTMLElement).dataset.pos)
         : -1;
       clear(chips);
-      s.model.tokens.forEach((t, i) => {
+      keyTokens.forEach((t, i) => {
         const padded = s.model.padding.includes(i);
         const b = el(
           'button',
@@ -291,6 +324,10 @@ export function createControls(emit: (p: Patch) => void): Controls {
     if (document.activeElement !== dm) dm.value = String(s.model.dModel);
     if (document.activeElement !== dk) dk.value = String(s.model.dK);
     causal.checked = s.model.causal;
+    // The user's causal and window settings are kept; cross-attention does not apply them.
+    causal.disabled = cross;
+    win.disabled = cross;
+    crossNote.hidden = !cross;
     win.max = String(s.model.tokens.length);
     win.value = String(s.model.window);
     winOut.textContent = s.model.window === 0 ? 'off' : String(s.model.window);

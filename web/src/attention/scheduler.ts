@@ -135,7 +135,7 @@ export function createScheduler<S extends ModelSlice>(deps: SchedulerDeps<S>): S
     },
     scheduleCheck(s, r) {
       cancelCheck();
-      if (checkWork(r.heads, r.t, r.dk) > CHECK_AUTO_WORK) {
+      if (checkWork(r.heads, r.t, r.dk, r.tk) > CHECK_AUTO_WORK) {
         deps.check.show(null, s, r);
         return;
       }

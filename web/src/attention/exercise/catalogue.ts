@@ -81,7 +81,12 @@ export const BUILD_PASS = 0.8;
 /** A prediction is passed when its total variation distance to the core's row is at most this. */
 export const PREDICT_PASS_TV = 0.25;
 
-const LESSON1 = { src: 'induction', tokens: 'the cat sat on the mat because the cat was tired'.split(' ') };
+const LESSON1 = {
+  src: 'induction',
+  tokens: 'the cat sat on the mat because the cat was tired'.split(' '),
+  // Exercises are self-attention: a second sentence for the keys is cleared.
+  kvtokens: [] as string[],
+};
 const LESSON2 = {
   src: 'random',
   gen: 'numpy',
@@ -92,6 +97,7 @@ const LESSON2 = {
   dm: 8,
   dk: 4,
   causal: true,
+  kvtokens: [] as string[],
 };
 const MASK_HINTS = [
   'The mask controls are in the side column: “Causal”, “Window” and the token chips (press one to mark it as padding).',
