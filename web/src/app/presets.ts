@@ -135,6 +135,24 @@ export const PRESETS: Preset[] = [
     },
   },
   {
+    id: 'cross',
+    title: 'One sentence attending to another',
+    lesson: 'Beyond the lessons · cross-attention',
+    blurb:
+      'Queries from the English sentence, keys and values from its French translation (an encoder–decoder’s cross-attention). The hand-built heads: head 1 matches concepts, head 2 aligns relative positions. No causal mask: the keys are another sentence.',
+    figure:
+      'A 6 × 7 map: head 1 puts 0.90 on “cat” → “chat” (and “sat” → “assis”, “mat” → “tapis”) and splits “the” 0.48 / 0.48 between the two “le”; head 2 follows position, so “sat” goes to “était” (0.90).',
+    state: {
+      model: {
+        source: 'induction',
+        tokens: 'the cat sat on the mat'.split(' '),
+        kvTokens: 'le chat était assis sur le tapis'.split(' '),
+        sharpness: 14,
+      },
+      page: { view: 'heads', cell: [0, 1, 1] },
+    },
+  },
+  {
     id: 'dk2',
     title: 'd_k = 2: move the vectors',
     lesson: 'Lesson 1 · matching queries and keys',
