@@ -141,7 +141,11 @@ const tokenKind: Kind<string[], ModelSlice> = {
 const kvTokenKind: Kind<string[], ModelSlice> = {
   same: tokenKind.same,
   format: (v, key) => [key, v.map((t) => encodeURIComponent(t)).join('+')],
-  parse: tokenKind.parse,
+  parse(raw, key, notices) {
+    const parts = raw.split('+').map((t) => decodeComponent(t, false));
+    if (parts.some((t) => t === null)) notices.push(`${key}: a token is not valid percent-encoding; it was left out`);
+    return parts.filter((t): t is string => t !== null && t !== '');
+  },
   normalize: (v, c) => cleanTokens(v, 'kvtokens', c.notices),
 };
 
