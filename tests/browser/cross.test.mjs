@@ -72,6 +72,10 @@ print(json.dumps(w.tolist()))`,
   assert.equal(h.weights[0][5].toFixed(2), '0.48');
   // Head 2 follows position: “sat” (2) → “était” (2).
   assert.equal(j.heads[1].weights[2].indexOf(Math.max(...j.heads[1].weights[2])), 2);
+  // The Check runs on T_q ≠ T_k (core.check takes tq and tk).
+  await page.waitForSelector('[data-testid="check-f32"]');
+  assert.equal(await page.getByTestId('check-f32').getAttribute('data-verdict'), 'pass');
+  assert.equal(await page.getByTestId('check-tiled').getAttribute('data-verdict'), 'pass');
   // The preset's cell is taken apart: query “cat” → key “chat”.
   await page.waitForFunction(() => document.querySelector('[data-testid="breakdown"]')?.dataset.cell === '0,1,1');
   assert.match(await page.locator('[data-testid="breakdown"]').innerText(), /query 'cat' \(1\) → key 'chat' \(1\)/);
@@ -129,6 +133,15 @@ test('375 px: no sideways scroll; the heatmap’s arrow keys reach the last colu
   for (let c = 0; c < 8; c++) await page.keyboard.press('ArrowRight');
   assert.match(await page.getByTestId('readout').innerText(), /→ key 'tapis' \(6\)/);
   await page.screenshot({ path: join(SHOTS, 'cross-375.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the Lesson view says it runs on self-attention while a second sentence is set', async () => {
+  const { page, context, errors } = await open('#v=1&view=lesson&kvtokens=le+chat');
+  const note = page.getByTestId('lesson-source');
+  await note.waitFor({ state: 'visible' });
+  assert.match(await note.innerText(), /^The Lesson view runs on self-attention/);
   assert.deepEqual(errors, []);
   await context.close();
 });

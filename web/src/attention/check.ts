@@ -16,7 +16,7 @@ export interface CheckPanel {
   show(
     check: CheckResult | null,
     state: State,
-    shape: { t: number; heads: number; dk: number; nanRowsPerHead?: number[] },
+    shape: { t: number; tk?: number; heads: number; dk: number; nanRowsPerHead?: number[] },
   ): void;
   /** A result drawn without its check, which the Worker runs once the changes pause. */
   pending(): void;
@@ -127,7 +127,7 @@ export function createCheckPanel(client: () => Pick<ComputeClient, 'check'>): Ch
       pending = state;
       run.hidden = false;
       body.append(
-        `not run for this size: it costs about ten naive calls (H·T²·2d_k = ${checkWork(shape.heads, shape.t, shape.dk).toLocaleString('en')}; it runs with every change up to ${CHECK_AUTO_WORK.toLocaleString('en')}). `,
+        `not run for this size: it costs about ten naive calls (H·T²·2d_k = ${checkWork(shape.heads, shape.t, shape.dk, shape.tk).toLocaleString('en')}; it runs with every change up to ${CHECK_AUTO_WORK.toLocaleString('en')}). `,
       );
     },
   };

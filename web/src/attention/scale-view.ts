@@ -225,7 +225,7 @@ class ScaleView implements View<AttentionContext> {
       }
       if (i >= shown) continue;
       let allowed = 0;
-      for (let j = 0; j < T; j++) if (!ctx.forbidden[i * T + j]) allowed++;
+      for (let j = 0; j < r.tk; j++) if (!ctx.forbidden[i * r.tk + j]) allowed++;
       const ceil = allowed > 0 ? Math.log(allowed) : 0;
       const frac = ceil > 0 && Number.isFinite(e) ? Math.min(1, e / ceil) : 0;
       const row = this.rows[i];

@@ -252,8 +252,15 @@ class LessonView implements View<LessonContext> {
    *  pictures says which (or why the page's example is drawn instead). */
   private studentInputs(ctx: LessonContext): StudentInputs | null {
     const s = ctx.student;
-    this.sourceNote.hidden = s === null;
+    // A second sentence for the keys (cross-attention, the attention views' kvtokens) is not read here.
+    const cross = (ctx.state.model.kvTokens?.length ?? 0) > 0;
+    this.sourceNote.hidden = s === null && !cross;
     this.cardsTitle.textContent = 'Experiments';
+    if (!s && cross) {
+      this.sourceNote.textContent =
+        'The Lesson view runs on self-attention: the first sentence attends to itself here; the second sentence (the keys and values of the attention views’ cross-attention) is not read.';
+      this.sourceNote.dataset.source = 'example';
+    }
     if (!s || !this.core) return null;
     let inputs: StudentInputs | null = null;
     try {
