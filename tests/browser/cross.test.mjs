@@ -102,6 +102,13 @@ test('the causal box and the window are disabled with the reason; the state keep
       assert.ok(row[6] > 0, `row ${i}: key 6 allowed`);
     });
   assert.equal(j.state.causal, true);
+  // The padding chips are the keys' tokens; a chip pressed reruns attention on the cached Q, K, V.
+  assert.deepEqual(await page.locator('.chips .chip-tok').allTextContents(), FR);
+  await page.locator('.chips button[data-pos="2"]').click();
+  await page.waitForFunction(() => /pad=1(%2C|,)2/.test(location.hash));
+  await waitReady(page);
+  const j2 = await exportJson(page);
+  j2.heads[0].weights.forEach((row, i) => assert.ok(row[1] === 0 && row[2] === 0, `row ${i}: keys 1 and 2 padded`));
   // Emptying the second box is self-attention again, with the causal mask.
   await page.getByTestId('kv-tokens').fill('');
   await page.waitForFunction(() => !/kvtokens/.test(location.hash));
@@ -142,6 +149,24 @@ test('the Lesson view says it runs on self-attention while a second sentence is 
   const note = page.getByTestId('lesson-source');
   await note.waitFor({ state: 'visible' });
   assert.match(await note.innerText(), /^The Lesson view runs on self-attention/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('random weights with a second sentence: T_q × T_k rows that sum to 1, the Check passes', async () => {
+  const { page, context, errors } = await open('#v=1&src=random&tokens=a+b+c&kvtokens=w+x+y+z&seed=1&heads=2&kv=1');
+  const j = await exportJson(page);
+  assert.deepEqual(j.kvTokens, ['w', 'x', 'y', 'z']);
+  for (const h of j.heads) {
+    assert.equal(h.weights.length, 3);
+    h.weights.forEach((row) => {
+      assert.equal(row.length, 4);
+      assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+    });
+    assert.equal(h.k.length, 4);
+  }
+  await page.waitForSelector('[data-testid="check-f32"]');
+  assert.equal(await page.getByTestId('check-f32').getAttribute('data-verdict'), 'pass');
   assert.deepEqual(errors, []);
   await context.close();
 });
