@@ -136,7 +136,9 @@ export function createExportBar<S extends ModelSlice & VariantSlice>(deps: {
     let proj: Projections | null = null;
     if (!o.result.source) {
       try {
-        proj = projections(await deps.core(), o.state);
+        // A result that is not cross-attention (the student's arrays) pairs with self-attention's q, k, v.
+        const m = o.result.cross ? o.state.model : { ...o.state.model, kvTokens: [] };
+        proj = projections(await deps.core(), { ...o.state, model: m });
       } catch {
         /* the export goes without q, k, v */
       }

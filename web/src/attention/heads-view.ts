@@ -157,7 +157,7 @@ class HeadsView implements View<AttentionContext> {
     const handBuilt = !r.source && s.model.source === 'induction' && r.dk > 12;
     this.dkNote.hidden = !handBuilt;
     if (handBuilt)
-      this.dkNote.textContent = `Why the heads look faded: this hand-built model gives every word and every position a dimension of its own, so d_k = max(12, words, T) = ${r.dk} here (12 for the lesson’s sentence). The scores are divided by √d_k = ${fmt(Math.sqrt(r.dk), 2)} instead of √12 = 3.46, so each row spreads its weight more. Raise Sharpness to sharpen them again.`;
+      this.dkNote.textContent = `Why the heads look faded: this hand-built model gives every word and every position a dimension of its own, so d_k = max(12, words, ${r.cross ? 'T_q, T_k' : 'T'}) = ${r.dk} here (12 for the lesson’s sentence). The scores are divided by √d_k = ${fmt(Math.sqrt(r.dk), 2)} instead of √12 = 3.46, so each row spreads its weight more. Raise Sharpness to sharpen them again.`;
     this.zoom.setLabel(`${src}${num} attention weights, ${T} queries by ${Tk} keys`);
     this.zoom.setMaxSize(size);
     this.zoom.update({
