@@ -267,6 +267,8 @@ export function createControls(emit: (p: Patch) => void): Controls {
       kvTokens.value = kvText;
     // Padding marks keys: in cross-attention the chips are the second sentence's tokens.
     const cross = s.model.kvTokens.length > 0;
+    // The hand-built weights of cross-attention are the alignment model (built like lesson 1's).
+    src.options[0].text = cross ? 'Hand-built alignment (2 heads: meaning, position)' : 'Lesson 1 hand-built (2 heads)';
     const keyTokens = cross ? s.model.kvTokens : s.model.tokens;
     const key = keyTokens.join(' ') + '|' + s.model.padding.join(',');
     if (key !== chipKey) {
