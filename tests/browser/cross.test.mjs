@@ -170,3 +170,18 @@ test('random weights with a second sentence: T_q × T_k rows that sum to 1, the 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the word-order preset: head 1 crosses (“black” → “noir”, “cat” → “chat”), head 2 stays on the diagonal, as its figure says', async () => {
+  const o = await open('');
+  const href = await o.page.locator('a[data-preset="cross-order"]').getAttribute('href');
+  await o.page.goto(env.server.url + '/' + href);
+  await waitReady(o.page);
+  const j = await exportJson(o.page);
+  assert.deepEqual(j.kvTokens, ['le', 'chat', 'noir']);
+  const [h1, h2] = [j.heads[0].weights, j.heads[1].weights];
+  assert.equal(h1[1][2].toFixed(2), '0.97', 'black → noir');
+  assert.equal(h1[2][1].toFixed(2), '0.97', 'cat → chat');
+  assert.equal(h2[1][1].toFixed(2), '0.97', 'black → chat by position');
+  assert.deepEqual(o.errors, []);
+  await o.context.close();
+});

@@ -94,6 +94,8 @@ test('the d_k = 2 playground: dragging a key moves the weights as NumPy’s soft
   // Exact map: the points are the exported vectors.
   m.queries.forEach((p, i) => p.forEach((v, c) => assert.ok(Math.abs(v - j.heads[0].q[i][c]) < 1e-6)));
   assert.match(await page.getByTestId('qk-map-info').innerText(), /^d_k = 2: the map is exact/);
+  // The preset's figure: “mat” (5) gives key “sat” (2) 0.98 of its weight.
+  assert.equal(j.heads[0].weights[5][2].toFixed(2), '0.98');
   assert.match(await page.getByTestId('qk-values-text').innerText(), /inside the values’ hull/);
   // Keyboard drag: focus the map, go to the keys, key 0, Shift+Right ×4 moves it right.
   const canvas = page.getByTestId('qk-map-canvas');

@@ -153,13 +153,31 @@ export const PRESETS: Preset[] = [
     },
   },
   {
+    id: 'cross-order',
+    title: 'Word order across languages',
+    lesson: 'Beyond the lessons · cross-attention',
+    blurb:
+      '“the black cat” against “le chat noir”: French puts the adjective after the noun. The meaning head crosses over; the position head does not.',
+    figure:
+      'Head 1 (meaning) crosses: “black” → “noir” and “cat” → “chat”, 0.97 each; head 2 (position) stays on the diagonal: “black” → “chat” (0.97).',
+    state: {
+      model: {
+        source: 'induction',
+        tokens: 'the black cat'.split(' '),
+        kvTokens: 'le chat noir'.split(' '),
+        sharpness: 14,
+      },
+      page: { view: 'heads', cell: [0, 1, 2] },
+    },
+  },
+  {
     id: 'dk2',
     title: 'd_k = 2: move the vectors',
     lesson: 'Lesson 1 · matching queries and keys',
     blurb:
       'One head whose queries, keys and values have two dimensions, so the map under the heatmap is exact. Drag a query or a key and the weights follow; the output stays inside the values’ hull.',
     figure:
-      'Under the heatmap, the map is exact (x = dimension 0, y = dimension 1); query “cat” (1) is picked, and its output (×) lies inside the hull of the values.',
+      'Under the heatmap, the map is exact (x = dimension 0, y = dimension 1); query “mat” (5) is picked, its arrow points towards key “sat” (2), which takes 0.98 of its weight, and its output (×) lies inside the hull of the values.',
     state: {
       model: {
         source: 'random',
