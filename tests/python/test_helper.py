@@ -248,10 +248,10 @@ class Show(unittest.TestCase):
     def test_non_square_weights_are_refused_with_the_pages_reason(self):
         with self.assertRaises(ValueError) as cm:
             ap.show(np.full((4, 6), 1 / 6), url=URL)
-        self.assertIn("W is 4 x 6: the page draws square weights (one query per key)", str(cm.exception))
+        self.assertIn("W is 4 x 6: the page draws your arrays as square weights (one query per key)", str(cm.exception))
         with self.assertRaises(ValueError) as cm:
             ap.show(Q=np.ones((4, 2)), K=np.ones((6, 2)), V=np.ones((6, 2)), url=URL)
-        self.assertIn("Q has 4 rows but K has 6: the page draws square weights", str(cm.exception))
+        self.assertIn("Q has 4 rows but K has 6: the page draws your arrays as square weights", str(cm.exception))
 
     def caught(self, **kwargs):
         with warnings.catch_warnings(record=True) as caught:

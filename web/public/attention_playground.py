@@ -216,7 +216,7 @@ def _check_weights(W):
                          % (list(at), W[at]))
     if W.shape[-2] != W.shape[-1]:
         # The page's reason, word for word: it draws one query row per key.
-        raise ValueError("W is %d x %d: the page draws square weights (one query per key)" % W.shape[-2:])
+        raise ValueError("W is %d x %d: the page draws your arrays as square weights (one query per key)" % W.shape[-2:])
     nan = np.isnan(W)
     if nan.any():
         at = tuple(int(i) for i in np.argwhere(nan)[0])
@@ -322,7 +322,7 @@ def _check_qkv(Q, K, V, mask):
     if hq % hk:
         raise ValueError("Q has %d heads, which %d K/V heads do not divide" % (hq, hk))
     if tq != tk:
-        raise ValueError("Q has %d rows but K has %d: the page draws square weights (T_q = T_k)" % (tq, tk))
+        raise ValueError("Q has %d rows but K has %d: the page draws your arrays as square weights (T_q = T_k)" % (tq, tk))
     for n, a in (("Q", Q), ("K", K), ("V", V)):
         _warn_non_finite(n, a)
     if mask is not None:

@@ -98,7 +98,7 @@ export function arraysCall(
     const { dims, warnings } = checked(() => checkAttentionInputs({ Q, K, V, mask: M }), null);
     if (dims.tq !== dims.tk)
       throw refuse(
-        `Q has ${dims.tq} rows but K has ${dims.tk}: the page draws square weights (one query per key), so T_q must equal T_k`,
+        `Q has ${dims.tq} rows but K has ${dims.tk}: the page draws your arrays as square weights (one query per key), so T_q must equal T_k`,
         'q',
       );
     const t = dims.tq;
@@ -339,7 +339,7 @@ function computeWeights(
   const c = checked(() => checkWeights(W, 'W'), 'weights');
   if (c.tq !== c.tk)
     throw refuse(
-      `W has shape ${shapeText(W.shape)}: the page draws square weights (one query per key), so T_q must equal T_k`,
+      `W has shape ${shapeText(W.shape)}: the page draws your arrays as square weights (one query per key), so T_q must equal T_k`,
       'weights',
     );
   const t = c.tq,

@@ -205,12 +205,14 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
       if (mode === 'weights') {
         const c = checkWeights(roles.weights!, 'W');
         if (c.tq !== c.tk)
-          throw new ArrayParseError(`W is ${c.tq} × ${c.tk}: the page draws square weights (one query per key)`);
+          throw new ArrayParseError(
+            `W is ${c.tq} × ${c.tk}: the page draws your arrays as square weights (one query per key)`,
+          );
       } else if (mode === 'qkv') {
         const { dims } = checkAttentionInputs({ Q: roles.q!, K: roles.k!, V: roles.v!, mask: roles.mask ?? null });
         if (dims.tq !== dims.tk)
           throw new ArrayParseError(
-            `Q has ${dims.tq} rows but K has ${dims.tk}: the page draws square weights (T_q = T_k)`,
+            `Q has ${dims.tq} rows but K has ${dims.tk}: the page draws your arrays as square weights (T_q = T_k)`,
           );
       } else checkProjectionInputs({ X: roles.x!, W_q: roles.wq!, W_k: roles.wk!, W_v: roles.wv! }, h);
       const s = encodeRoles(roles);
