@@ -248,10 +248,15 @@ class Show(unittest.TestCase):
     def test_non_square_weights_are_refused_with_the_pages_reason(self):
         with self.assertRaises(ValueError) as cm:
             ap.show(np.full((4, 6), 1 / 6), url=URL)
-        self.assertIn("W is 4 x 6: the page draws your arrays as square weights (one query per key)", str(cm.exception))
-        with self.assertRaises(ValueError) as cm:
-            ap.show(Q=np.ones((4, 2)), K=np.ones((6, 2)), V=np.ones((6, 2)), url=URL)
-        self.assertIn("Q has 4 rows but K has 6: the page draws your arrays as square weights", str(cm.exception))
+        self.assertIn("W is 4 x 6: the page draws a W you give as square weights (one query per key); "
+                      "give Q, K, V for cross-attention", str(cm.exception))
+
+    def test_q_and_k_of_different_lengths_are_linked_as_cross_attention(self):
+        q, k, v = np.ones((4, 2)), np.ones((6, 2)), np.ones((6, 3))
+        f = fields(ap.show(Q=q, K=k, V=v, url=URL).url)
+        self.assertEqual(ap.decode_array(f["uq"]).shape, (4, 2))
+        self.assertEqual(ap.decode_array(f["uk"]).shape, (6, 2))
+        self.assertEqual(ap.decode_array(f["uv"]).shape, (6, 3))
 
     def caught(self, **kwargs):
         with warnings.catch_warnings(record=True) as caught:

@@ -216,7 +216,8 @@ def _check_weights(W):
                          % (list(at), W[at]))
     if W.shape[-2] != W.shape[-1]:
         # The page's reason, word for word: it draws one query row per key.
-        raise ValueError("W is %d x %d: the page draws your arrays as square weights (one query per key)" % W.shape[-2:])
+        raise ValueError("W is %d x %d: the page draws a W you give as square weights (one query per key); "
+                         "give Q, K, V for cross-attention" % W.shape[-2:])
     nan = np.isnan(W)
     if nan.any():
         at = tuple(int(i) for i in np.argwhere(nan)[0])
@@ -244,15 +245,17 @@ def _warn_non_finite(name, a):
                       % (name, n, "" if n == 1 else "s", name, at, _REACHES[name]), stacklevel=4)
 
 
-def _allowed(t, mask, options):
-    """(T, T) bool: what the page lets each query attend to: the student's mask ANDed with the
-    page's causal (on unless causal=False), window and padding options (docs/js-api.md)."""
-    i, j = np.indices((t, t))
-    ok = np.ones((t, t), bool)
-    if options.get("causal", True) is not False:
+def _allowed(t, mask, options, tq=None):
+    """(T_q, T_k) bool, T_k = t (T_q = tq, default t): what the page lets each query attend to: the
+    student's mask ANDed with the page's causal (on unless causal=False), window and padding options
+    (docs/js-api.md). With T_q != T_k (cross-attention) the page applies no causal mask or window."""
+    tq = t if tq is None else tq
+    i, j = np.indices((tq, t))
+    ok = np.ones((tq, t), bool)
+    if tq == t and options.get("causal", True) is not False:
         ok &= j <= i
     w = options.get("window") or 0
-    if 0 < w < t:
+    if tq == t and 0 < w < t:
         ok &= j > i - w
     for p in options.get("padding") or ():
         if 0 <= int(p) < t:
@@ -268,9 +271,12 @@ def _rows_text(rows):
     return ", ".join(str(r) for r in rows[:8]) + (", …" if len(rows) > 8 else "")
 
 
-def _warn_masking(mask, t, options):
-    """Warn, with the fix, when the mask looks inverted or leaves a row nothing to attend to."""
-    if mask is not None and mask.ndim == 2 and t > 1:
+def _warn_masking(mask, t, options, tq=None):
+    """Warn, with the fix, when the mask looks inverted or leaves a row nothing to attend to. t = T_k;
+    tq = T_q (default t; with T_q != T_k the page draws cross-attention: no causal mask or window)."""
+    tq = t if tq is None else tq
+    cross = tq != t
+    if mask is not None and mask.ndim == 2 and t > 1 and not cross:
         m = mask.astype(bool)
         i, j = np.indices(m.shape)
         only_future = m.any() and not (m & (j <= i)).any()
@@ -282,7 +288,7 @@ def _warn_masking(mask, t, options):
                           "np.tril(np.ones((T, T), bool)) for a causal mask" % what, stacklevel=3)
     if mask is None and not options.get("padding"):
         return  # causal and window alone always leave each query its own position
-    ok = _allowed(t, mask, options)
+    ok = _allowed(t, mask, options, tq)
     empty = np.flatnonzero(~ok.any(axis=1))
     if empty.size:
         fill = options.get("fill") or "neg_inf"
@@ -292,15 +298,15 @@ def _warn_masking(mask, t, options):
                   "finite": "with fill='finite' %s weights spread evenly over every key, forbidden ones included" % its,
                   "zero": "with fill='zero' %s weights %s all zeros" % (its, is_)}[fill]
         parts = ["your mask"] if mask is not None else []
-        if options.get("causal", True) is not False:
+        if not cross and options.get("causal", True) is not False:
             parts.append("causal=True (the page's default; causal=False turns it off)")
-        if 0 < (options.get("window") or 0) < t:
+        if not cross and 0 < (options.get("window") or 0) < t:
             parts.append("window=%d" % options["window"])
         if options.get("padding"):
             parts.append("padding=%s" % (list(options["padding"]),))
         warnings.warn("%d of %d rows (row%s %s, counting from 0) may attend to no key under %s: %s. "
                       "Allow at least one key in each row%s"
-                      % (empty.size, t, "" if one else "s", _rows_text(empty), " AND ".join(parts), effect,
+                      % (empty.size, tq, "" if one else "s", _rows_text(empty), " AND ".join(parts), effect,
                          ", or pass fill='finite' or fill='zero'" if fill == "neg_inf" else ""), stacklevel=3)
 
 
@@ -321,8 +327,6 @@ def _check_qkv(Q, K, V, mask):
         raise ValueError("V has %d heads but K has %d (K and V come in pairs)" % (hv, hk))
     if hq % hk:
         raise ValueError("Q has %d heads, which %d K/V heads do not divide" % (hq, hk))
-    if tq != tk:
-        raise ValueError("Q has %d rows but K has %d: the page draws your arrays as square weights (T_q = T_k)" % (tq, tk))
     for n, a in (("Q", Q), ("K", K), ("V", V)):
         _warn_non_finite(n, a)
     if mask is not None:
@@ -565,7 +569,8 @@ def show(W=None, tokens=None, *, Q=None, K=None, V=None, mask=None, X=None, W_q=
             key, write = _OPTIONS[name]
             parts.append("%s=%s" % (key, write(name, options[name])))
     if not groups[0]:
-        _warn_masking(arrays.get("mask"), t_keys, options)
+        q = arrays.get("Q")
+        _warn_masking(arrays.get("mask"), t_keys, options, None if q is None else q.shape[-2])
     encoded = {KEYS[n]: encode_array(a, name=n) for n, a in arrays.items()}
     size = sum(len(v) + len(k) + 2 for k, v in encoded.items())
 

@@ -97,6 +97,7 @@ function compute(
           heads: o.heads,
           kvHeads: o.kvHeads ?? o.heads,
           t: o.tq,
+          tk: o.tk,
           dk: o.dk,
           dv: o.dv,
           opts: { ...o, ...v, precision: 'float32' },

@@ -26,7 +26,8 @@ export function describeWeight(
 }
 
 /** A result's shape and the state's mask, scale and fill as the core's options: T_q = t rows,
- *  T_k = tk columns; in cross-attention no causal mask or window (shared/core-options.ts). */
+ *  T_k = tk columns; in cross-attention (a second sentence, or the student's Q and K of different
+ *  lengths) no causal mask or window (shared/core-options.ts). */
 export function resultOptions(r: AttentionResult, m: CoreSettings): { tq: number; tk: number } & CoreOptions {
-  return { tq: r.t, tk: r.tk, ...coreOptions(m, r.t, r.cross ? r.tk : undefined) };
+  return { tq: r.t, tk: r.tk, ...coreOptions(m, r.t, r.cross || r.tk !== r.t ? r.tk : undefined) };
 }

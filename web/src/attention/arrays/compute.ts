@@ -96,26 +96,24 @@ export function arraysCall(
       V = decode(s, 'v');
     const M = s.arrays.mask !== '' ? decode(s, 'mask') : null;
     const { dims, warnings } = checked(() => checkAttentionInputs({ Q, K, V, mask: M }), null);
-    if (dims.tq !== dims.tk)
-      throw refuse(
-        `Q has ${dims.tq} rows but K has ${dims.tk}: the page draws your arrays as square weights (one query per key), so T_q must equal T_k`,
-        'q',
-      );
-    const t = dims.tq;
-    const m = coreOptions(s.model, t);
+    // T_q ≠ T_k: cross-attention (T_q × T_k weights), as with the page's second sentence: the
+    // causal mask and the window belong to a sequence attending to itself, so they are not applied.
+    const tq = dims.tq,
+      tk = dims.tk;
+    const m = coreOptions(s.model, tq, tq !== tk ? tk : undefined);
     let mask: Uint8Array | null = null;
     if (M && dims.mask === 'padding') {
       // A (T_k,) key mask, 1 = may attend: ANDed with the page's padding.
-      for (let j = 0; j < t; j++) if (!(M.data[j] !== 0 && !Number.isNaN(M.data[j]))) m.keyPadding![j] = 0;
+      for (let j = 0; j < tk; j++) if (!(M.data[j] !== 0 && !Number.isNaN(M.data[j]))) m.keyPadding![j] = 0;
     } else if (M) {
-      mask = new Uint8Array(t * t);
+      mask = new Uint8Array(tq * tk);
       for (let k = 0; k < mask.length; k++) mask[k] = M.data[k] !== 0 && !Number.isNaN(M.data[k]) ? 1 : 0;
     }
     const opts = {
       heads: dims.heads,
       kvHeads: dims.kvHeads,
-      tq: t,
-      tk: t,
+      tq,
+      tk,
       dk: dims.dk,
       dv: dims.dv,
       ...m,
@@ -180,6 +178,7 @@ export function computeArrays(core: AttnCore, s: ArraysComputeState, example: ()
   const c = arraysCall(core, s);
   const { q, k, v, opts } = c;
   const t = opts.tq,
+    tk = opts.tk ?? t,
     H = opts.heads,
     dv = opts.dv;
   let weights: Float32Array,
@@ -217,21 +216,29 @@ export function computeArrays(core: AttnCore, s: ArraysComputeState, example: ()
   for (let i = 0; i < H * dv; i++) eye[i * H * dv + i] = 1;
   const merged = core.mergeHeads(headOutputs, eye, { t, heads: H, dv, dModel: H * dv }).merged;
   const allowed = core.allowedMask({
-    t,
+    tq: t,
+    tk,
     causal: opts.causal,
     window: opts.window,
     keyPadding: opts.keyPadding,
     mask: opts.mask,
   });
   const { tokens, fromPositions } = labels(s, t);
+  const keyTokens = tk === t ? tokens : labels(s, tk).tokens;
   const what =
-    mode === 'qkv' ? `Q ${shapeText(shapeOf(H, t, opts.dk))}, K, V` : `X, W_q, W_k, W_v (${H} head${H > 1 ? 's' : ''})`;
+    mode === 'qkv'
+      ? `Q ${shapeText(shapeOf(H, t, opts.dk))}, K${tk !== t ? ` ${shapeText(shapeOf(opts.kvHeads ?? H, tk, opts.dk))}` : ''}, V` : `X, W_q, W_k, W_v (${H} head${H > 1 ? 's' : ''})`;
   const inverted = c.warnings.find((w) => w.startsWith('the mask looks inverted')) ?? null;
-  const nanRows = rowsWithNaN(weights, H, t);
-  const nanCause = nanRows.length === 0 ? null : nanCauseOf(s, c, allowed, t, nanRows, inverted);
+  const nanRows = rowsWithNaN(weights, H, t, tk);
+  const nanCause = nanRows.length === 0 ? null : nanCauseOf(s, c, allowed, t, tk, nanRows, inverted);
   const arrays: ArraysInfo = {
     mode,
-    findings: [`Computed by the core from your ${what} with the page’s mask, fill and scale.`, ...c.warnings],
+    findings: [
+      tk === t
+        ? `Computed by the core from your ${what} with the page’s mask, fill and scale.`
+        : `Computed by the core from your ${what} as cross-attention (${t} queries × ${tk} keys) with the page’s padding, fill and scale; no causal mask or window (they belong to a sequence attending to itself).`,
+      ...c.warnings,
+    ],
     fromPositions,
     compare: null,
     compareNote: null,
@@ -242,8 +249,8 @@ export function computeArrays(core: AttnCore, s: ArraysComputeState, example: ()
   return {
     tokens,
     t,
-    tk: t,
-    keyTokens: tokens,
+    tk,
+    keyTokens,
     heads: H,
     kvHeads: opts.kvHeads ?? H,
     dModel: H * dv,
@@ -270,12 +277,12 @@ const shapeOf = (h: number, t: number, d: number) => (h > 1 ? [h, t, d] : [t, d]
 const cap = (x: string) => x.charAt(0).toUpperCase() + x.slice(1);
 
 /** The rows (0-based) that hold a NaN in any head. */
-function rowsWithNaN(w: Float32Array, H: number, t: number): number[] {
+function rowsWithNaN(w: Float32Array, H: number, t: number, tk = t): number[] {
   const out: number[] = [];
   for (let i = 0; i < t; i++) {
     let nan = false;
     for (let h = 0; h < H && !nan; h++)
-      nan = w.subarray((h * t + i) * t, (h * t + i + 1) * t).some((x) => Number.isNaN(x));
+      nan = w.subarray((h * t + i) * tk, (h * t + i + 1) * tk).some((x) => Number.isNaN(x));
     if (nan) out.push(i);
   }
   return out;
@@ -289,29 +296,31 @@ function nanCauseOf(
   c: ArraysCall,
   allowed: Uint8Array,
   t: number,
+  tk: number,
   nanRows: number[],
   inverted: string | null,
 ): string {
   // Rows without a key are NaN by the fill only under −∞ (else the cause is in the values).
-  const empty = new Set(s.model.fill === 'neg_inf' ? emptyRows(allowed, t, t) : []);
+  const empty = new Set(s.model.fill === 'neg_inf' ? emptyRows(allowed, t, tk) : []);
   const masked = nanRows.filter((i) => empty.has(i));
   const other = nanRows.filter((i) => !empty.has(i));
   const out: string[] = [];
   if (masked.length > 0) {
     const given = c.opts.mask ?? null;
-    const mine = given ? emptyRows(given, t, t) : [];
+    const mine = given ? emptyRows(given, t, tk) : [];
     const byMineAlone = masked.every((i) => mine.includes(i));
     const parts: string[] = [];
     if (c.opts.mask || s.arrays.mask !== '') parts.push('your mask');
     if (!byMineAlone || parts.length === 0) {
       if (c.opts.causal) parts.push('the page’s causal mask');
-      if (c.opts.window && c.opts.window < t) parts.push(`the page’s window of ${c.opts.window}`);
-      if (s.model.padding.length > 0) parts.push(`the page’s padding (${s.model.padding.join(', ')})`);
+      if (c.opts.window && c.opts.window < tk) parts.push(`the page’s window of ${c.opts.window}`);
+      const pad = s.model.padding.filter((p) => p >= 0 && p < tk);
+      if (pad.length > 0) parts.push(`the page’s padding (${pad.join(', ')})`);
     }
     out.push(
       `${cap(rowsText(masked))} (counting from 0) may attend to no key under ${parts.join(' AND ')}, and the fill is −∞, so the softmax computes exp(−∞ − (−∞)) = NaN.`,
     );
-    if (inverted)
+    if (inverted && tk === t)
       out.push(
         `Your mask looks inverted: here 1 / True = may attend (lesson 1’s convention), and it ${maskLooksInverted(given!, t)}, as lesson 2’s np.triu(…, k=1) of forbidden keys does. Pass ~mask (in a notebook: ap.show(…, mask=~mask)).`,
       );
@@ -339,7 +348,7 @@ function computeWeights(
   const c = checked(() => checkWeights(W, 'W'), 'weights');
   if (c.tq !== c.tk)
     throw refuse(
-      `W has shape ${shapeText(W.shape)}: the page draws your arrays as square weights (one query per key), so T_q must equal T_k`,
+      `W has shape ${shapeText(W.shape)}: the page draws a W you give as square weights (one query per key), so T_q must equal T_k; give Q, K, V for cross-attention (T_q × T_k)`,
       'weights',
     );
   const t = c.tq,

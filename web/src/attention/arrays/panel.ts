@@ -206,14 +206,11 @@ export function createArraysPanel(hooks: ArraysPanelHooks): ArraysPanel {
         const c = checkWeights(roles.weights!, 'W');
         if (c.tq !== c.tk)
           throw new ArrayParseError(
-            `W is ${c.tq} × ${c.tk}: the page draws your arrays as square weights (one query per key)`,
+            `W is ${c.tq} × ${c.tk}: the page draws a W you give as square weights (one query per key); give Q, K, V for cross-attention`,
           );
       } else if (mode === 'qkv') {
-        const { dims } = checkAttentionInputs({ Q: roles.q!, K: roles.k!, V: roles.v!, mask: roles.mask ?? null });
-        if (dims.tq !== dims.tk)
-          throw new ArrayParseError(
-            `Q has ${dims.tq} rows but K has ${dims.tk}: the page draws your arrays as square weights (T_q = T_k)`,
-          );
+        // T_q ≠ T_k is drawn as cross-attention (T_q × T_k weights).
+        checkAttentionInputs({ Q: roles.q!, K: roles.k!, V: roles.v!, mask: roles.mask ?? null });
       } else checkProjectionInputs({ X: roles.x!, W_q: roles.wq!, W_k: roles.wk!, W_v: roles.wv! }, h);
       const s = encodeRoles(roles);
       error.hidden = true;
