@@ -227,7 +227,8 @@ export function computeArrays(core: AttnCore, s: ArraysComputeState, example: ()
   const keyTokens = tk === t ? tokens : labels(s, tk).tokens;
   const what =
     mode === 'qkv'
-      ? `Q ${shapeText(shapeOf(H, t, opts.dk))}, K${tk !== t ? ` ${shapeText(shapeOf(opts.kvHeads ?? H, tk, opts.dk))}` : ''}, V` : `X, W_q, W_k, W_v (${H} head${H > 1 ? 's' : ''})`;
+      ? `Q ${shapeText(shapeOf(H, t, opts.dk))}, K${tk !== t ? ` ${shapeText(shapeOf(opts.kvHeads ?? H, tk, opts.dk))}` : ''}, V`
+      : `X, W_q, W_k, W_v (${H} head${H > 1 ? 's' : ''})`;
   const inverted = c.warnings.find((w) => w.startsWith('the mask looks inverted')) ?? null;
   const nanRows = rowsWithNaN(weights, H, t, tk);
   const nanCause = nanRows.length === 0 ? null : nanCauseOf(s, c, allowed, t, tk, nanRows, inverted);
