@@ -288,15 +288,16 @@ test('strict-CSP host (default-src \'self\'): the Embed dialog\'s strict-CSP sni
 test('height switches: the element honours height, maxheight caps the auto-height, autosize="off" keeps the frame still; maxheight= in an iframe link', async () => {
   const host = await hostServer({
     pages: {
+      // The listener comes first, as a classic script: the frame may post its one resize message
+      // (capped at once) before a module script placed after it would run.
       '/sizes.html': `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>
+<script>addEventListener('message', (e) => { if (e.data && e.data.id === 'f') window.lastFrameHeight = e.data.height; });</script>
 <iframe id="f" src="${app.url}/?embed=1&maxheight=450&id=f#v=1" width="100%" height="640" frameborder="0"></iframe>
 <attention-playground id="h" preset="induction" height="420"></attention-playground>
 <attention-playground id="m" preset="induction" maxheight="500"></attention-playground>
 <attention-playground id="o" preset="induction" autosize="off"></attention-playground>
 <script type="module" src="${app.url}/attention-playground.js"></script>
-<script type="module">
-addEventListener('message', (e) => { if (e.data && e.data.id === 'f') window.lastFrameHeight = e.data.height; });
-</script></body></html>`,
+</body></html>`,
     },
   });
   try {
