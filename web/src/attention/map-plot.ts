@@ -45,12 +45,9 @@ export function frame(size: number, m: number) {
   };
 }
 
-export function paintMap(g: CanvasRenderingContext2D, size: number, p: MapPicture, ink = '#16181d'): void {
-  const all = [...p.queries, ...p.keys];
-  const m = extent(all);
-  const f = frame(size, m);
+/** A cleared square with the two axes through the origin. */
+function clearWithAxes(g: CanvasRenderingContext2D, size: number, f: ReturnType<typeof frame>): void {
   g.clearRect(0, 0, size, size);
-  // Axes through the origin.
   g.strokeStyle = 'rgba(120,120,130,0.45)';
   g.lineWidth = 1;
   g.beginPath();
@@ -59,6 +56,13 @@ export function paintMap(g: CanvasRenderingContext2D, size: number, p: MapPictur
   g.moveTo(f.px(0), 8);
   g.lineTo(f.px(0), size - 8);
   g.stroke();
+}
+
+export function paintMap(g: CanvasRenderingContext2D, size: number, p: MapPicture, ink = '#16181d'): void {
+  const all = [...p.queries, ...p.keys];
+  const m = extent(all);
+  const f = frame(size, m);
+  clearWithAxes(g, size, f);
   g.fillStyle = ink;
   g.font = '11px system-ui, sans-serif';
   g.textAlign = 'right';
@@ -198,15 +202,7 @@ export function paintValues(
 ): void {
   const m = extent(output ? [...values, output] : values);
   const f = frame(size, m);
-  g.clearRect(0, 0, size, size);
-  g.strokeStyle = 'rgba(120,120,130,0.45)';
-  g.lineWidth = 1;
-  g.beginPath();
-  g.moveTo(8, f.py(0));
-  g.lineTo(size - 8, f.py(0));
-  g.moveTo(f.px(0), 8);
-  g.lineTo(f.px(0), size - 8);
-  g.stroke();
+  clearWithAxes(g, size, f);
   const h = hull(values);
   if (h.length >= 2) {
     g.fillStyle = 'rgba(19,121,91,0.12)';
