@@ -1,7 +1,8 @@
 // The Train tab's presets: each is a TrainState patch; its card is a share link (the page encodes
 // the state). `figure` says what you should see, and `claim` is the same statement as numbers
-// about the run to its stop step (seed 0), which a browser test checks against the card's own run
-// (tests/browser/train-defects.test.mjs), so a card's text cannot drift from what its run shows.
+// about the run to its stop step (seed 0), which tests check against the card's own run (every
+// card in Node, tests/web/train-cards.test.ts; the induction card's link in Chromium,
+// tests/browser/train-defects.test.mjs), so a card's text cannot drift from what its run shows.
 import { defaultTrainState, type TrainState } from './config';
 
 export interface TrainPreset {
