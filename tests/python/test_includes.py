@@ -121,6 +121,47 @@ def describe(comp, graph):
     return "\n".join(lines)
 
 
+def sources_reaching(header, cpp):
+    """The .cpp files under cpp/src that include `header` (a path under cpp/), directly or not."""
+    target = os.path.normpath(os.path.join(cpp, header))
+    memo = {}
+
+    def reaches(path, seen):
+        if path == target:
+            return True
+        if path in memo:
+            return memo[path]
+        if path in seen:
+            return False
+        seen.add(path)
+        with open(path, encoding="utf-8") as f:
+            incs = INCLUDE_RE.findall(f.read())
+        r = any(t is not None and reaches(t, seen) for t in (resolve(i, path, cpp) for i in incs))
+        memo[path] = r
+        return r
+
+    out = []
+    for dirpath, _, names in os.walk(os.path.join(cpp, "src")):
+        for n in sorted(names):
+            if n.endswith(".cpp") and reaches(os.path.join(dirpath, n), set()):
+                out.append(os.path.relpath(os.path.join(dirpath, n), os.path.dirname(cpp)))
+    return sorted(p.replace(os.sep, "/") for p in out)
+
+
+class RelaxedSources(unittest.TestCase):
+    def test_relaxed_build_recompiles_every_simd_source(self):
+        # CMakeLists.txt compiles only ATTN_CORE_SIMD_SOURCES again for the relaxed-SIMD module
+        # (the rest are attn_core's objects): a source that reaches simd_ops.hpp (the madd that the
+        # relaxed build fuses) and is missing from that list would keep SIMD128 code there.
+        with open(os.path.join(ROOT, "CMakeLists.txt"), encoding="utf-8") as f:
+            m = re.search(r"set\(ATTN_CORE_SIMD_SOURCES\s+([^)]*)\)", f.read())
+        self.assertIsNotNone(m, "CMakeLists.txt sets ATTN_CORE_SIMD_SOURCES")
+        listed = sorted(m.group(1).split())
+        found = sources_reaching("src/simd_ops.hpp", os.path.join(ROOT, "cpp"))
+        self.assertIn("cpp/src/simd_kernels.cpp", found)  # the walk follows includes
+        self.assertEqual(listed, found)
+
+
 class IncludeCircles(unittest.TestCase):
     def test_no_circle_between_units(self):
         cpp = os.path.join(ROOT, "cpp")
