@@ -65,7 +65,9 @@
   // Shapes of every parameter, in the flat order the core uses.
   function shapes(c) {
     var dh = c.dModel / c.heads;
-    var s = { embed: c.vocab * c.dModel, pos: c.positional === 'learned' ? c.seqLen * c.dModel : 0,
+    // The table P: (T, D) for 'learned' and 'shortformer' (added to the queries' and keys' input).
+    var table = c.positional === 'learned' || c.positional === 'shortformer';
+    var s = { embed: c.vocab * c.dModel, pos: table ? c.seqLen * c.dModel : 0,
       wq: c.dModel * c.heads * dh, wkv: c.dModel * c.kvHeads * dh, wo: c.heads * dh * c.dModel,
       ln: c.layerNorm ? c.dModel : 0, unembed: c.dModel * c.vocab };
     s.total = s.embed + s.pos + c.layers * (s.wq + 2 * s.wkv + s.wo) + 2 * s.ln + s.unembed;

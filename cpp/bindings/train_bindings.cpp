@@ -31,8 +31,9 @@ val ok() {
 }
 
 // The names the config's string fields take, from the cores' own tables: the tasks
-// (attn/tr/tasks.hpp), positional ('learned' and the core's positions, attn/tr/model.hpp), the
-// normalizers and kernels (attn/names.hpp). Read once by train_api.js into tr module.names.
+// (attn/tr/tasks.hpp), positional ('learned', the core's positions, then 'shortformer':
+// attn/tr/model.hpp), the normalizers and kernels (attn/names.hpp). Read once by train_api.js
+// into tr module.names.
 std::vector<std::string> task_names() {
   using attn::tr::Task;
   std::vector<std::string> r;
@@ -50,6 +51,10 @@ std::vector<std::string> positional_names() {
     c.position = static_cast<attn::Position>(i);
     r.push_back(attn::tr::positional_name(c));
   }
+  c.positional = true;
+  c.shortformer = true;
+  c.position = attn::Position::kNone;
+  r.push_back(attn::tr::positional_name(c));
   return r;
 }
 std::string must_be(const char* option, const std::vector<std::string>& names,

@@ -23,7 +23,8 @@ inline attn::tr::ModelConfig config(const json& c) {
   m.kv_heads = o.at("kvHeads");
   m.d_model = o.at("dModel");
   const std::string positional = o.at("positional").get<std::string>();
-  m.positional = positional == "learned";
+  m.positional = positional == "learned" || positional == "shortformer";
+  m.shortformer = positional == "shortformer";
   if (positional == "rope") m.position = attn::Position::kRope;
   if (positional == "alibi") m.position = attn::Position::kAlibi;
   if (o.contains("normalizer")) {

@@ -5,6 +5,7 @@
 
 #include "attn/rng.hpp"
 #include "attn/tr/decode.hpp"
+#include "attn/tr/trainer.hpp"
 #include "fixtures.hpp"
 
 using attn::tr::ModelConfig;
@@ -157,7 +158,8 @@ TEST_CASE("decode - cache(layer) holds layer 0's keys and values (E + P) W_K, W_
 // ---------- attention variants ----------
 //
 // The reference for step n is written here from the model's definition (model.hpp): x = E[tok]
-// (+ P[pos] when learned), per layer x += merge_h(attention(x W_Q, x W_K, x W_V)) W_O with the
+// (+ P[pos] when learned), per layer x += merge_h(attention(x W_Q, x W_K, x W_V)) W_O (for
+// shortformer: attention((x + P) W_Q, (x + P) W_K, x W_V), x_0 = E[tok]) with the
 // core's attn::attention (causal, T_q = T_k = n, the config's variant: qkNorm, RoPE, ALiBi and
 // the normalizer are the core's, checked against the NumPy oracle elsewhere), the final
 // LayerNorm, x U; projections in double. Its last row is what the decoder's step n must give, in
@@ -231,6 +233,14 @@ std::vector<NamedConfig> variant_configs() {
   c.positional = false;
   c.position = Position::kRope;
   out.push_back({"relu, RoPE, one layer", c, false});
+  // Shortformer: P in every layer's queries and keys; the cached keys carry their own position's P.
+  c = base(4, 2, 16);
+  c.shortformer = true;
+  out.push_back({"softmax, shortformer, GQA", c, true});
+  c = base(4, 1, 16);
+  c.shortformer = true;
+  c.normalizer = Normalizer::kLinear;
+  out.push_back({"linear, shortformer, MQA (the recurrent state)", c, true});
   return out;
 }
 
@@ -241,28 +251,31 @@ void reference_forward(const ModelConfig& c, const std::vector<float>& p,
   const auto P = attn::tr::param_layout(c);
   const std::size_t D = c.d_model, H = c.heads, G = c.kv_heads, dh = attn::tr::d_head(c);
   const std::size_t V = c.vocab;
+  const bool embed_pos = c.positional && !c.shortformer, qk_pos = c.positional && c.shortformer;
   std::vector<double> x(n * D);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t d = 0; d < D; ++d)
       x[i * D + d] =
-          double(p[P.embed + tok[i] * D + d]) + (c.positional ? double(p[P.pos + i * D + d]) : 0.0);
+          double(p[P.embed + tok[i] * D + d]) + (embed_pos ? double(p[P.pos + i * D + d]) : 0.0);
   weights->assign(c.layers, {});
   for (std::size_t l = 0; l < c.layers; ++l) {
     const auto& W = P.layer[l];
-    // (heads, n, d_h) row-major from x W (W: (D, heads*d_h)).
-    auto project = [&](std::size_t off, std::size_t heads) {
+    // (heads, n, d_h) row-major from (x [+ P]) W (W: (D, heads*d_h)).
+    auto project = [&](std::size_t off, std::size_t heads, bool add_p) {
       std::vector<float> out(heads * n * dh);
       for (std::size_t h = 0; h < heads; ++h)
         for (std::size_t i = 0; i < n; ++i)
           for (std::size_t e = 0; e < dh; ++e) {
             double s = 0;
             for (std::size_t d = 0; d < D; ++d)
-              s += x[i * D + d] * double(p[off + d * heads * dh + h * dh + e]);
+              s += (x[i * D + d] + (add_p ? double(p[P.pos + i * D + d]) : 0.0)) *
+                   double(p[off + d * heads * dh + h * dh + e]);
             out[(h * n + i) * dh + e] = float(s);
           }
       return out;
     };
-    const auto q = project(W.wq, H), k = project(W.wk, G), v = project(W.wv, G);
+    const auto q = project(W.wq, H, qk_pos), k = project(W.wk, G, qk_pos);
+    const auto v = project(W.wv, G, false);
     attn::AttentionOptions ao;
     ao.shape = attn::Shape{H, G, n, n, dh, dh};
     ao.mask.causal = true;
@@ -462,5 +475,59 @@ TEST_CASE("decode - relu and sigmoid's default bias: causal, so the cache is exa
       REQUIRE(w.size() == wr.size());
       CHECK(fixtures::max_abs_diff(w.data(), wr.data(), w.size()) < 1e-5);
     }
+  }
+}
+
+TEST_CASE(
+    "decode - shortformer: cached keys are (E + P) W_K, values E W_V; cache and recompute "
+    "generate the same tokens",
+    "[decode][shortformer]") {
+  ModelConfig c = variant(1);  // GQA, LayerNorm
+  c.shortformer = true;
+  REQUIRE(attn::tr::validate_model(c, 1).ok());
+  const auto P = attn::tr::param_layout(c);
+  auto params = std::make_shared<std::vector<float>>(P.total);
+  attn::tr::init_params(c, 17, params->data());
+  const float* p = params->data();
+  const std::size_t D = c.d_model, G = c.kv_heads, dh = attn::tr::d_head(c), V = c.vocab;
+  const std::vector<std::int32_t> tok = {3, 1, 4, 1, 5, 9, 2, 6};
+  attn::tr::Decoder dec(c, params, true, {}), re(c, params, false, {});
+  std::vector<float> logits, w, lr, wr, k, v;
+  for (std::int32_t t : tok) {
+    REQUIRE(dec.append(t, &logits, &w).ok());
+    REQUIRE(re.append(t, &lr, &wr).ok());
+    CHECK(fixtures::max_abs_diff(logits.data(), lr.data(), V) < 1e-4);
+    REQUIRE(w.size() == wr.size());
+    CHECK(fixtures::max_abs_diff(w.data(), wr.data(), w.size()) < 1e-5);
+  }
+  const std::size_t n = tok.size();
+  REQUIRE(dec.cache(0, &k, &v).ok());
+  double worst = 0;
+  for (std::size_t pos = 0; pos < n; ++pos)
+    for (std::size_t col = 0; col < G * dh; ++col) {
+      // Layer 0 in double: k = (E[token] + P[pos]) W_K, v = E[token] W_V.
+      double rk = 0, rv = 0;
+      for (std::size_t d = 0; d < D; ++d) {
+        const double e = double(p[P.embed + tok[pos] * D + d]);
+        rk += (e + double(p[P.pos + pos * D + d])) * p[P.layer[0].wk + d * G * dh + col];
+        rv += e * p[P.layer[0].wv + d * G * dh + col];
+      }
+      const std::size_t g = col / dh, i = col % dh;
+      worst = std::max(worst, std::abs(k[(g * n + pos) * dh + i] - rk));
+      worst = std::max(worst, std::abs(v[(g * n + pos) * dh + i] - rv));
+    }
+  CHECK(worst < 1e-4);
+  // Generation through the trainer: greedy and sampled, cache == recompute token for token.
+  attn::tr::TrainerConfig tc;
+  tc.model = c;
+  tc.batch = 2;
+  std::unique_ptr<attn::tr::Trainer> tr;
+  REQUIRE(attn::tr::Trainer::create(tc, params.get(), &tr).ok());
+  for (double temp : {0.0, 1.0}) {
+    std::vector<std::int32_t> a, b;
+    REQUIRE(tr->generate({3, 1, 4}, c.seq_len - 3, true, temp, 8, &a).ok());
+    REQUIRE(tr->generate({3, 1, 4}, c.seq_len - 3, false, temp, 8, &b).ok());
+    CHECK(a.size() == c.seq_len - 3);
+    CHECK(a == b);
   }
 }

@@ -32,6 +32,7 @@ void check_fixture(double tol_rel, const char* label, const char* family = "grad
   const auto fx = fixtures::load("model.json");
   double worst_loss = 0, worst_grad = 0;
   REQUIRE(fx.at(family).size() >= 10);
+  std::size_t with_weights = 0;
   for (const auto& c : fx.at(family)) {
     const std::string name = c.at("name");
     INFO(name);
@@ -52,7 +53,27 @@ void check_fixture(double tol_rel, const char* label, const char* family = "grad
     const double dg = fixtures::max_abs_diff(g.data(), want.data(), want.size());
     worst_grad = std::max(worst_grad, dg / std::max(1.0, gmax));
     CHECK(dg <= tol_rel * std::max(1.0, gmax));
+    if (c.contains("weights0")) {
+      // The forward's own weights of the first sequence (L, H, T, T) against the oracle's.
+      attn::tr::Workspace<T> ws;
+      attn::tr::RunOptions ro;
+      ro.keep_weights = true;
+      const auto tok = model_fx::tokens(c);
+      REQUIRE(attn::tr::forward_backward(cfg, p.data(), tok.data(),
+                                         static_cast<const std::uint8_t*>(nullptr), 1, cfg.seq_len,
+                                         ro, &ws, static_cast<T*>(nullptr),
+                                         static_cast<double*>(nullptr), nullptr)
+                  .ok());
+      const auto w0 = fixtures::vec<double>(c.at("weights0"));
+      const std::size_t per = cfg.heads * cfg.seq_len * cfg.seq_len;
+      REQUIRE(w0.size() == cfg.layers * per);
+      for (std::size_t l = 0; l < cfg.layers; ++l)
+        CHECK(fixtures::max_abs_diff(ws.att[l].weights.data(), w0.data() + l * per, per) <=
+              tol_rel);
+      ++with_weights;
+    }
   }
+  if (std::string(family) == "shortformer") CHECK(with_weights == fx.at(family).size());
   WARN(label << ": max |delta| loss " << worst_loss << ", gradients " << worst_grad
              << " (relative to max(1, max |grad|) per case)");
 }
@@ -78,6 +99,66 @@ TEST_CASE("model - attention variants: loss and every gradient match PyTorch, bo
                         attn::Kernel::kTiled);
   check_fixture<float>(2e-5, "variants naive float32 vs PyTorch", "variants");
   check_fixture<float>(2e-5, "variants tiled float32 vs PyTorch", "variants", attn::Kernel::kTiled);
+}
+
+TEST_CASE("model - shortformer: loss, every gradient (dP too) and the weights match PyTorch",
+          "[model][oracle][shortformer]") {
+  // P added to every layer's W_Q and W_K input only; with LayerNorm, GQA / MQA, 1 to 3 layers,
+  // sigmoid + qkNorm and linear (the variant kernels), both kernels.
+  for (attn::Kernel kernel : {attn::Kernel::kNaive, attn::Kernel::kTiled}) {
+    const bool tiled = kernel == attn::Kernel::kTiled;
+    check_fixture<double>(1e-10, tiled ? "shortformer tiled float64" : "shortformer naive float64",
+                          "shortformer", kernel);
+    check_fixture<float>(2e-5, tiled ? "shortformer tiled float32" : "shortformer naive float32",
+                         "shortformer", kernel);
+  }
+}
+
+TEST_CASE(
+    "model - shortformer: P never reaches x_0 or W_V, and float64 gradients agree with "
+    "finite differences",
+    "[model][finite-diff][shortformer]") {
+  ModelConfig c;
+  c.vocab = 7;
+  c.seq_len = 5;
+  c.layers = 2;
+  c.heads = 2;
+  c.kv_heads = 1;
+  c.d_model = 6;
+  c.layer_norm = true;
+  c.shortformer = true;
+  c.init_std = 0.6;
+  REQUIRE(attn::tr::validate_model(c, 2).ok());
+  const auto L = attn::tr::param_layout(c);
+  std::vector<double> p(L.total);
+  attn::tr::init_params(c, 21, p.data());
+  std::vector<std::int32_t> tok = {1, 4, 2, 1, 4, 0, 3, 6, 5, 3};
+  std::vector<std::uint8_t> mask = {0, 1, 1, 0, 1, 1, 1, 1, 1, 1};
+  std::vector<double> g;
+  loss_grads(c, p, tok, mask, 2, &g);
+  double worst = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double h = 1e-5, keep = p[i];
+    p[i] = keep + h;
+    const double lp = loss_grads<double>(c, p, tok, mask, 2, nullptr);
+    p[i] = keep - h;
+    const double lm = loss_grads<double>(c, p, tok, mask, 2, nullptr);
+    p[i] = keep;
+    const double fd = (lp - lm) / (2 * h);
+    worst = std::max(worst, std::abs(fd - g[i]));
+    REQUIRE(std::abs(fd - g[i]) <= 1e-7 + 1e-6 * std::abs(fd));
+  }
+  WARN("finite differences shortformer: max |delta| " << worst);
+  // With W_Q = W_K = 0 the scores are 0 whatever P is, and P reaches nothing else: the loss is
+  // the same for any P and dP = 0 (a table added to x_0 or to W_V's input would move both).
+  for (const auto& W : L.layer) {
+    std::fill(p.begin() + W.wq, p.begin() + W.wq + c.d_model * c.d_model, 0.0);
+    std::fill(p.begin() + W.wk, p.begin() + W.wk + c.d_model * attn::tr::d_head(c), 0.0);
+  }
+  const double l0 = loss_grads(c, p, tok, mask, 2, &g);
+  for (std::size_t i = 0; i < c.seq_len * c.d_model; ++i) CHECK(g[L.pos + i] == 0.0);
+  for (std::size_t i = 0; i < c.seq_len * c.d_model; ++i) p[L.pos + i] += 0.5 + 0.1 * i;
+  CHECK(loss_grads<double>(c, p, tok, mask, 2, nullptr) == l0);
 }
 
 TEST_CASE("model - attention variants: float64 gradients agree with finite differences",
@@ -363,6 +444,36 @@ TEST_CASE("model - validation names the field", "[model][errors]") {
   CHECK(st.code == attn::StatusCode::kResourceExhausted);
 }
 
+TEST_CASE("model - shortformer: its name, its table in the layout, and the refused combinations",
+          "[model][errors][shortformer]") {
+  for (const char* name : {"learned", "none", "rope", "alibi", "shortformer"}) {
+    ModelConfig c;
+    REQUIRE(attn::tr::parse_positional(name, &c));
+    CHECK(std::string(attn::tr::positional_name(c)) == name);
+    CHECK(c.shortformer == (std::string(name) == "shortformer"));
+  }
+  ModelConfig c;
+  CHECK_FALSE(attn::tr::parse_positional("short", &c));
+  // The same table, in the same place, filled by the same draws as 'learned'.
+  ModelConfig learned, sf;
+  REQUIRE(attn::tr::parse_positional("shortformer", &sf));
+  const auto a = attn::tr::param_layout(learned), b = attn::tr::param_layout(sf);
+  CHECK(a.total == b.total);
+  CHECK(a.pos == b.pos);
+  CHECK(a.unembed == b.unembed);
+  std::vector<float> pa(a.total), pb(b.total);
+  attn::tr::init_params(learned, 5, pa.data());
+  attn::tr::init_params(sf, 5, pb.data());
+  CHECK(pa == pb);
+  CHECK(attn::tr::validate_model(sf, 4).ok());
+  ModelConfig x = sf;
+  x.positional = false;  // no table to add
+  CHECK(attn::tr::validate_model(x, 4).field == "positional");
+  x = sf;
+  x.position = attn::Position::kRope;
+  CHECK(attn::tr::validate_model(x, 4).field == "positional");
+}
+
 TEST_CASE("model - tokens outside the vocabulary are refused", "[model][errors]") {
   ModelConfig c;
   c.seq_len = 4;
@@ -522,7 +633,7 @@ TEST_CASE("model - wq_grads_only: the W_Q gradients and the loss of a full pass,
   // grouped KV heads, LayerNorm, the variants), both precisions, with an ablated head.
   const auto fx = fixtures::load("model.json");
   std::size_t cases = 0;
-  for (const char* family : {"grad", "interp", "variants"}) {
+  for (const char* family : {"grad", "interp", "variants", "shortformer"}) {
     if (!fx.contains(family)) continue;
     for (const auto& c : fx.at(family)) {
       const std::string name = c.at("name");

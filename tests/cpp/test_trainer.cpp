@@ -483,10 +483,11 @@ TEST_CASE("trainer - diagnostics gives evaluate, head_scores and score_gradients
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
   };
   auto bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
-  for (int variant = 0; variant < 4; ++variant) {
+  for (int variant = 0; variant < 6; ++variant) {
     TrainerConfig c = small();
     c.model.layers = 3;
-    if (variant == 1) c.model.kernel = attn::Kernel::kTiled;
+    if (variant == 1 || variant == 5) c.model.kernel = attn::Kernel::kTiled;
+    if (variant >= 4) c.model.shortformer = true;
     if (variant == 2) {
       c.model.kv_heads = 1;
       c.model.layer_norm = true;
@@ -525,39 +526,51 @@ TEST_CASE("trainer - diagnostics gives evaluate, head_scores and score_gradients
 }
 
 // attention()'s qkv: each layer's q, k, v as the layer's attention read them. The core's own
-// attention on those rows (softmax, learned positions: no variant transform) forms the weights
-// attention() returned, and layer 0's q is the embedding (+ position) row times W_Q by hand.
+// attention on those rows (softmax, learned or shortformer positions: no variant transform) forms
+// the weights attention() returned, and layer 0's q is the embedding + position row times W_Q by
+// hand (both kinds), its v the embedding (+ position for 'learned') times W_V.
 TEST_CASE("trainer - attention's qkv are the rows each layer attended with", "[trainer]") {
-  TrainerConfig c = small();
-  c.model.layers = 2;
-  auto t = make(c);
-  attn::tr::TrainReport r;
-  REQUIRE(t->train(3, &r).ok());
-  const std::vector<std::int32_t> tok = {1, 5, 2, 7, 3};
-  const std::size_t n = tok.size(), L = c.model.layers, H = c.model.heads, D = c.model.d_model;
-  const std::size_t kv = c.model.kv_heads ? c.model.kv_heads : H, dh = D / H;
-  std::vector<float> w, lg, qkv;
-  REQUIRE(t->attention(tok, &w, &lg, &qkv).ok());
-  const std::size_t nq = H * n * dh, nk = kv * n * dh;
-  REQUIRE(qkv.size() == L * (nq + 2 * nk));
-  for (std::size_t l = 0; l < L; ++l) {
-    const float* q = qkv.data() + l * (nq + 2 * nk);
-    attn::AttentionOptions o;
-    o.shape = {H, kv, n, n, dh, dh};
-    o.mask.causal = true;
-    attn::AttentionResult<float> a;
-    REQUIRE(attn::attention(q, nq, q + nq, nk, q + nq + nk, nk, o, attn::Kernel::kNaive, &a).ok());
-    for (std::size_t x = 0; x < H * n * n; ++x)
-      CHECK(a.weights[x] == Approx(w[l * H * n * n + x]).margin(2e-6));
-  }
-  // Layer 0, head 0, position 2: (E[tok 2] + P[2]) · W_Q[:, 0:dh].
-  const auto& p = t->params();
-  const auto& lay = t->layout();
-  for (std::size_t d = 0; d < dh; ++d) {
-    double want = 0;
-    for (std::size_t e = 0; e < D; ++e)
-      want += (double(p[lay.embed + tok[2] * D + e]) + p[lay.pos + 2 * D + e]) *
-              p[lay.layer[0].wq + e * H * dh + d];
-    CHECK(qkv[(0 * n + 2) * dh + d] == Approx(want).margin(1e-5));
+  for (const bool shortformer : {false, true}) {
+    INFO((shortformer ? "shortformer" : "learned"));
+    TrainerConfig c = small();
+    c.model.layers = 2;
+    c.model.shortformer = shortformer;
+    auto t = make(c);
+    attn::tr::TrainReport r;
+    REQUIRE(t->train(3, &r).ok());
+    const std::vector<std::int32_t> tok = {1, 5, 2, 7, 3};
+    const std::size_t n = tok.size(), L = c.model.layers, H = c.model.heads, D = c.model.d_model;
+    const std::size_t kv = c.model.kv_heads ? c.model.kv_heads : H, dh = D / H;
+    std::vector<float> w, lg, qkv;
+    REQUIRE(t->attention(tok, &w, &lg, &qkv).ok());
+    const std::size_t nq = H * n * dh, nk = kv * n * dh;
+    REQUIRE(qkv.size() == L * (nq + 2 * nk));
+    for (std::size_t l = 0; l < L; ++l) {
+      const float* q = qkv.data() + l * (nq + 2 * nk);
+      attn::AttentionOptions o;
+      o.shape = {H, kv, n, n, dh, dh};
+      o.mask.causal = true;
+      attn::AttentionResult<float> a;
+      REQUIRE(
+          attn::attention(q, nq, q + nq, nk, q + nq + nk, nk, o, attn::Kernel::kNaive, &a).ok());
+      for (std::size_t x = 0; x < H * n * n; ++x)
+        CHECK(a.weights[x] == Approx(w[l * H * n * n + x]).margin(2e-6));
+    }
+    // Layer 0, head 0, position 2: (E[tok 2] + P[2]) · W_Q[:, 0:dh].
+    const auto& p = t->params();
+    const auto& lay = t->layout();
+    for (std::size_t d = 0; d < dh; ++d) {
+      double want = 0;
+      for (std::size_t e = 0; e < D; ++e)
+        want += (double(p[lay.embed + tok[2] * D + e]) + p[lay.pos + 2 * D + e]) *
+                p[lay.layer[0].wq + e * H * dh + d];
+      CHECK(qkv[(0 * n + 2) * dh + d] == Approx(want).margin(1e-5));
+      double want_v = 0;
+      for (std::size_t e = 0; e < D; ++e)
+        want_v += (double(p[lay.embed + tok[2] * D + e]) +
+                   (shortformer ? 0.0 : double(p[lay.pos + 2 * D + e]))) *
+                  p[lay.layer[0].wv + e * kv * dh + d];
+      CHECK(qkv[nq + nk + (0 * n + 2) * dh + d] == Approx(want_v).margin(1e-5));
+    }
   }
 }

@@ -134,3 +134,51 @@ test('variants: the Heads view weights (tr.attention) equal the PyTorch oracle\'
   assert.ok(n >= 14);
   console.log(`# Heads view weights of ${n} variant cases vs PyTorch: max |delta| ${worst.toExponential(2)}`);
 });
+
+test('shortformer: lossAndGradients and the Heads view weights match PyTorch; decoding cache == recompute', async () => {
+  const lib = await loadTrain();
+  const fx = loadFixture('model.json');
+  assert.ok(fx.shortformer.length >= 8);
+  let worst = 0;
+  for (const c of fx.shortformer) for (const kernel of ['naive', 'tiled']) {
+    const tr = fixtureTrainer(lib, c, kernel);
+    assert.equal(tr.config.positional, 'shortformer');
+    assert.equal(tr.weights().pos.length, c.config.seqLen * c.config.dModel);
+    const r = tr.lossAndGradients(Int32Array.from(c.tokens), Uint8Array.from(c.lossMask));
+    const pairs = [[r.grads.embed, c.grads.embed], [r.grads.pos, c.grads.pos], [r.grads.unembed, c.grads.unembed]];
+    r.grads.layers.forEach((L, l) => {
+      for (const k of ['wq', 'wk', 'wv', 'wo']) pairs.push([L[k], c.grads.layers[l][k]]);
+    });
+    let gmax = 1;
+    for (const [, want] of pairs) for (const x of want) gmax = Math.max(gmax, Math.abs(x));
+    let d = Math.abs(r.loss - c.loss) / Math.max(1, Math.abs(c.loss));
+    for (const [got, want] of pairs) d = Math.max(d, maxAbsDiff(got, want) / gmax);
+    assert.ok(d <= 2e-5, `${c.name} (${kernel}): relative max |delta| ${d}`);
+    const a = tr.attention(c.tokens.slice(0, c.config.seqLen));
+    const dw = maxAbsDiff(a.weights, c.weights0);
+    assert.ok(dw <= 1e-5, `${c.name} (${kernel}): weights max |delta| ${dw}`);
+    worst = Math.max(worst, d, dw);
+    tr.delete();
+  }
+  console.log(`# model.json shortformer through the wasm module: max |delta| ${worst.toExponential(2)}`);
+  const tr = lib.createTrainer({ ...SMALL, positional: 'shortformer', layerNorm: true });
+  tr.train(20);
+  const toks = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8];
+  const full = tr.attention(toks);
+  const c = tr.decoder({ cache: true }), r = tr.decoder({ cache: false });
+  let dd = 0;
+  toks.forEach((t, i) => {
+    const x = c.append(t), y = r.append(t);
+    dd = Math.max(dd, maxAbsDiff(x.logits, y.logits), maxAbsDiff(x.weights, y.weights),
+      maxAbsDiff(x.logits, full.logits.subarray(i * 16, (i + 1) * 16)));
+  });
+  assert.ok(dd <= 2e-5, `decoding max |delta| ${dd}`);
+  for (const temperature of [0, 0.8]) {
+    const g1 = tr.generate([3, 4, 5], 9, { cache: true, temperature, seed: 7 });
+    const g2 = tr.generate([3, 4, 5], 9, { cache: false, temperature, seed: 7 });
+    assert.deepEqual(Array.from(g1.tokens), Array.from(g2.tokens), `temperature ${temperature}`);
+  }
+  c.delete();
+  r.delete();
+  tr.delete();
+});

@@ -20,6 +20,8 @@ Families:
   interp  pattern scores, K-composition, ablation losses, loss and accuracy
   variants  as grad, for the attention variants: normalizer softmax1 / sigmoid (+ sigmoidBias) /
           relu / linear, positional rope / alibi, qkNorm (their definitions: docs/train-api.md)
+  shortformer  as grad (and the first sequence's weights), positional 'shortformer': the table P
+          is added to the input of W_Q and W_K in every layer, never to x_0 nor to W_V's input
 """
 
 import argparse
@@ -44,7 +46,7 @@ def make_params(rng, cfg, std):
     V, T, D, H, Hkv = cfg["vocab"], cfg["seqLen"], cfg["dModel"], cfg["heads"], cfg["kvHeads"]
     dh = D // H
     p = {"embed": f32(rng, (V, D), std),
-         "pos": f32(rng, (T, D), std) if cfg["positional"] == "learned" else None,
+         "pos": f32(rng, (T, D), std) if cfg["positional"] in ("learned", "shortformer") else None,
          "layers": []}
     for _ in range(cfg["layers"]):
         p["layers"].append({"wq": f32(rng, (D, H * dh), std), "wk": f32(rng, (D, Hkv * dh), std),
@@ -153,14 +155,17 @@ def forward(cfg, tp, tokens, ablate=None, want_weights=False):
     dh = D // H
     scale = cfg["scale"] if cfg["scale"] is not None else 1.0 / np.sqrt(dh)
     tok = torch.tensor(tokens, dtype=torch.long)
+    shortformer = cfg["positional"] == "shortformer"
     x = tp["embed"][tok]
-    if tp["pos"] is not None:
+    if tp["pos"] is not None and not shortformer:
         x = x + tp["pos"][:T]
     allowed = torch.tril(torch.ones(T, T, dtype=torch.bool))
     weights = []
     for l, L in enumerate(tp["layers"]):
-        q = (x @ L["wq"]).reshape(B, T, H, dh).transpose(1, 2)
-        k = (x @ L["wk"]).reshape(B, T, Hkv, dh).transpose(1, 2).repeat_interleave(H // Hkv, dim=1)
+        # Shortformer (Press et al. 2021): queries and keys read x + P, values read x.
+        xqk = x + tp["pos"][:T] if shortformer else x
+        q = (xqk @ L["wq"]).reshape(B, T, H, dh).transpose(1, 2)
+        k = (xqk @ L["wk"]).reshape(B, T, Hkv, dh).transpose(1, 2).repeat_interleave(H // Hkv, dim=1)
         v = (x @ L["wv"]).reshape(B, T, Hkv, dh).transpose(1, 2).repeat_interleave(H // Hkv, dim=1)
         a = attend(cfg, q, k, allowed, scale)
         weights.append(a)
@@ -433,9 +438,30 @@ def build_all():
                                                 normalizer="linear", positional="none"), with_weights=True),
         relu_kink_case("v-relu-kink"),
     ]
+    # Shortformer positions: plain and with LayerNorm, GQA / MQA, one and three layers, a
+    # two-token context, and with a variant normalizer / qkNorm (the trainer's variant kernels).
+    sf = "shortformer"
+    shortformer = [
+        grad_case("sf-base", config(positional=sf), with_weights=True),
+        grad_case("sf-layernorm", config(positional=sf, layerNorm=True), with_weights=True),
+        grad_case("sf-gqa", config(heads=4, kvHeads=2, dModel=16, positional=sf), with_weights=True),
+        grad_case("sf-gqa-layernorm", config(heads=4, kvHeads=2, dModel=16, positional=sf,
+                                             layerNorm=True), with_weights=True),
+        grad_case("sf-mqa-three-layers", config(layers=3, heads=4, kvHeads=1, dModel=8, vocab=7,
+                                                seqLen=6, positional=sf), with_weights=True),
+        grad_case("sf-one-layer", config(layers=1, positional=sf), with_weights=True),
+        grad_case("sf-single-head-t2", config(heads=1, dModel=4, seqLen=2, vocab=5, positional=sf),
+                  batch=2, with_weights=True),
+        grad_case("sf-long", config(vocab=13, seqLen=16, heads=2, dModel=12, positional=sf,
+                                    layerNorm=True), batch=4, with_weights=True),
+        grad_case("sf-sigmoid-qknorm", config(positional=sf, normalizer="sigmoid", qkNorm=True,
+                                              scale=3.0), with_weights=True),
+        grad_case("sf-linear-gqa", config(heads=4, kvHeads=2, dModel=16, positional=sf,
+                                          normalizer="linear"), with_weights=True),
+    ]
     return {"model.json": {"description": "PyTorch autograd oracle (tests/oracle/gen_model_fixtures.py)",
                            "grad": cases, "adamw": adamw, "interp": interp,
-                           "variants": variants}}
+                           "variants": variants, "shortformer": shortformer}}
 
 
 def main():

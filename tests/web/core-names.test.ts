@@ -37,7 +37,7 @@ const UNIONS: { [K in keyof AttnCore['names']]: Record<AttnCore['names'][K][numb
 };
 const TRAIN_UNIONS: { [K in keyof AttnTrainLib['names']]: Record<string, true> } = {
   task: { induction: true, 'induction-fixed': true, random: true } satisfies Record<TrainTask, true>,
-  positional: { learned: true, none: true, rope: true, alibi: true } satisfies Record<TrainPositional, true>,
+  positional: { learned: true, none: true, rope: true, alibi: true, shortformer: true } satisfies Record<TrainPositional, true>,
   normalizer: { softmax: true, softmax1: true, sigmoid: true, relu: true, linear: true } satisfies Record<TrainNormalizer, true>,
   kernel: { naive: true, tiled: true } satisfies Record<TrainKernel, true>,
 };

@@ -14,9 +14,10 @@ namespace attn::tr {
 namespace {
 
 // The attention variant the model's forward runs (attention_variant, model.hpp) and whether
-// a learned positional table is added to the embedding.
+// a learned positional table is added to the embedding ('learned'; 'shortformer' adds it to
+// the queries' and keys' input instead).
 Variant model_variant(const ModelConfig& c, bool* learned_pos) {
-  *learned_pos = c.positional;
+  *learned_pos = c.positional && !c.shortformer;
   return attention_variant(c);
 }
 
@@ -137,6 +138,7 @@ Decoder::Decoder(const ModelConfig& c, std::shared_ptr<const std::vector<float>>
     : c_(c), params_(std::move(params)), mode_(mode), ablate_(std::move(ablate)) {
   mode_status_ = check_decode_mode(c_, mode_);
   var_ = model_variant(c_, &learned_pos_);
+  qk_pos_ = c_.positional && c_.shortformer;
   const std::size_t dh = d_head(c_);
   if (var_.position == Position::kAlibi) slopes_ = alibi_slopes(c_.heads);
   if (var_.position == Position::kRope) {
@@ -329,7 +331,7 @@ Status Decoder::append(std::int32_t token, std::vector<float>* logits,
     return Status::Ok();
   }
 
-  // x = E[token] + P[pos]
+  // x = E[token] + P[pos] ('learned'; shortformer: x = E[token])
   x_.assign(p + P.embed + static_cast<std::size_t>(token) * D,
             p + P.embed + static_cast<std::size_t>(token) * D + D);
   if (learned_pos_)
@@ -339,9 +341,16 @@ Status Decoder::append(std::int32_t token, std::vector<float>* logits,
   z_.resize(H * dh);
   for (std::size_t l = 0; l < L; ++l) {
     const auto& W = P.layer[l];
-    // Pass 1: q, k, v of the new token; qkNorm and RoPE (at pos) on q and k, once.
-    gemm(Trans::kNN, 1, H * dh, D, x_.data(), D, p + W.wq, H * dh, 0.0f, q_.data(), H * dh, &pack_);
-    gemm(Trans::kNN, 1, Hkv * dh, D, x_.data(), D, p + W.wk, Hkv * dh, 0.0f, kv_.data(), Hkv * dh,
+    // Pass 1: q, k, v of the new token; qkNorm and RoPE (at pos) on q and k, once. Shortformer:
+    // q and k from x + P[pos] (the cached key keeps its own position's P), v from x.
+    const float* xqk = x_.data();
+    if (qk_pos_) {
+      xp_.resize(D);
+      for (std::size_t d = 0; d < D; ++d) xp_[d] = x_[d] + p[P.pos + pos * D + d];
+      xqk = xp_.data();
+    }
+    gemm(Trans::kNN, 1, H * dh, D, xqk, D, p + W.wq, H * dh, 0.0f, q_.data(), H * dh, &pack_);
+    gemm(Trans::kNN, 1, Hkv * dh, D, xqk, D, p + W.wk, Hkv * dh, 0.0f, kv_.data(), Hkv * dh,
          &pack_);
     gemm(Trans::kNN, 1, Hkv * dh, D, x_.data(), D, p + W.wv, Hkv * dh, 0.0f, kv_.data() + Hkv * dh,
          Hkv * dh, &pack_);

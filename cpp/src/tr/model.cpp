@@ -46,19 +46,21 @@ Variant attention_variant(const ModelConfig& c) {
 }
 
 const char* positional_name(const ModelConfig& c) {
-  if (c.positional) return "learned";
+  if (c.positional) return c.shortformer ? "shortformer" : "learned";
   return c.position == Position::kNone ? "none" : position_name(c.position);
 }
 
 bool parse_positional(const std::string& name, ModelConfig* c) {
-  if (name == "learned") {
+  if (name == "learned" || name == "shortformer") {
     c->positional = true;
+    c->shortformer = name == "shortformer";
     c->position = Position::kNone;
     return true;
   }
   Position p;
   if (!parse_position(name.c_str(), &p)) return false;
   c->positional = false;
+  c->shortformer = false;
   c->position = p;
   return true;
 }
@@ -137,9 +139,14 @@ Status validate_model(const ModelConfig& c, std::size_t batch) {
   }
   if (c.positional && c.position != Position::kNone) {
     return Status::Invalid("positional",
-                           "positional is one of 'learned', 'none', 'rope' or "
-                           "'alibi': a learned table cannot be combined with " +
+                           "positional is one of 'learned', 'none', 'rope', 'alibi' or "
+                           "'shortformer': a learned table cannot be combined with " +
                                std::string(position_name(c.position)));
+  }
+  if (c.shortformer && !c.positional) {
+    return Status::Invalid("positional",
+                           "positional 'shortformer' adds the learned table to the queries' and "
+                           "keys' input: it needs the table (positional = true)");
   }
   if (c.position == Position::kRope && d_head(c) % 2 != 0) {
     return Status::Invalid("positional",
@@ -197,6 +204,7 @@ std::size_t estimate_training_bytes(const ModelConfig& c, std::size_t batch) {
   // The backward of one layer: dQ/dK/dV, a forward copy and (naive) dP/dS rows.
   n = sat_add(n, sat_mul(N, sat_mul(4 * (H + 2 * Hkv), dh)));
   if (naive) n = sat_add(n, w);
+  if (c.positional && c.shortformer) n = sat_add(n, sat_mul(N, 2 * D));  // x_l + P, its gradient
   return sat_mul(n, 4);  // float32 training; float64 test runs stay far below any cap
 }
 
@@ -283,6 +291,19 @@ void pack_qkv(const T* wq, const T* wk, const T* wv, std::size_t D, std::size_t 
     copy_run(wk + r * wkv_w, wkv_w, out + r * w3 + wq_w);
     copy_run(wv + r * wkv_w, wkv_w, out + r * w3 + wq_w + wkv_w);
   }
+}
+
+// Shortformer's query/key input: xp[b*t + i] = x[b*t + i] + P[i], rows (N, D).
+template <class T>
+void add_positions(const T* x, const T* pos, std::size_t batch, std::size_t t, std::size_t D,
+                   T* xp) {
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t i = 0; i < t; ++i) {
+      const T* xr = x + (b * t + i) * D;
+      const T* p = pos + i * D;
+      T* o = xp + (b * t + i) * D;
+      for (std::size_t d = 0; d < D; ++d) o[d] = xr[d] + p[d];
+    }
 }
 
 std::uint64_t layer_seed(std::uint64_t seed, std::size_t layer) {
@@ -414,6 +435,10 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   const bool tiled = c.kernel == Kernel::kTiled && !ro.keep_weights;
   const Kernel kernel = tiled ? Kernel::kTiled : Kernel::kNaive;
   const bool variant = uses_variant(c);
+  // The learned table goes into x_0 ('learned') or into every layer's W_Q, W_K input
+  // ('shortformer').
+  const bool embed_pos = c.positional && !c.shortformer;
+  const bool qk_pos = c.positional && c.shortformer;
   const std::size_t from = ro.from_layer;
   const bool keep_att = ro.keep_from_attention;
   if ((from > 0 || keep_att) &&
@@ -453,7 +478,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
         const std::size_t r = b * t + i;
         const T* e = params + P.embed + static_cast<std::size_t>(tokens[r]) * D;
         T* x = ws->x[0].data() + r * D;
-        if (c.positional) {
+        if (embed_pos) {
           const T* p = params + P.pos + i * D;
           for (std::size_t d = 0; d < D; ++d) x[d] = e[d] + p[d];
         } else {
@@ -463,7 +488,7 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   }
 
   // Pass 2: layers. Project, split into (B*H, t, d_h), attend, merge, project out.
-  const std::size_t w3 = wq_w + 2 * wkv_w;
+  const std::size_t w3 = wq_w + 2 * wkv_w, wqk_w = wq_w + wkv_w;
   ws->qkv.resize(N * w3);
   ws->wqkv.resize(L);
   for (std::size_t l = from; l < L; ++l) {
@@ -474,7 +499,18 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
       // q | k | v = x W_QKV in one product (N, w3), then each part into head layout.
       ws->wqkv[l].resize(D * w3);
       pack_qkv(params + W.wq, params + W.wk, params + W.wv, D, wq_w, wkv_w, ws->wqkv[l].data());
-      gemm(Trans::kNN, N, w3, D, x, D, ws->wqkv[l].data(), w3, T(0), ws->qkv.data(), w3, &ws->pack);
+      if (qk_pos) {
+        // q | k = (x + P) [W_Q | W_K], v = x W_V: the same columns of W_QKV, two products.
+        ws->xp.resize(N * D);
+        add_positions(x, params + P.pos, batch, t, D, ws->xp.data());
+        gemm(Trans::kNN, N, wqk_w, D, ws->xp.data(), D, ws->wqkv[l].data(), w3, T(0),
+             ws->qkv.data(), w3, &ws->pack);
+        gemm(Trans::kNN, N, wkv_w, D, x, D, ws->wqkv[l].data() + wqk_w, w3, T(0),
+             ws->qkv.data() + wqk_w, w3, &ws->pack);
+      } else {
+        gemm(Trans::kNN, N, w3, D, x, D, ws->wqkv[l].data(), w3, T(0), ws->qkv.data(), w3,
+             &ws->pack);
+      }
       ws->qh[l].resize(N * wq_w);
       ws->kh[l].resize(N * wkv_w);
       ws->vh[l].resize(N * wkv_w);
@@ -610,7 +646,9 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
   }
 
   // Pass 8: layers in reverse. ws->dx holds dL/dx_{l+1}; the residual passes it through.
+  // Shortformer's dP sums the q/k input gradients of every layer (last layer first) and row.
   ws->dz.resize(N * wq_w);
+  if (qk_pos && all_grads) std::fill(grads + P.pos, grads + P.pos + c.seq_len * D, T(0));
   for (std::size_t l = L; l-- > 0;) {
     const auto& W = P.layer[l];
     const T* x = ws->x[l].data();
@@ -638,9 +676,22 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
     merge(ws->grads.dq.data(), batch, t, H, dh, nullptr, ws->qkv.data(), w3);
     merge(ws->grads.dk.data(), batch, t, Hkv, dh, nullptr, ws->qkv.data() + wq_w, w3);
     merge(ws->grads.dv.data(), batch, t, Hkv, dh, nullptr, ws->qkv.data() + wq_w + wkv_w, w3);
+    if (qk_pos) {
+      // The forward's q/k input again (the same bits): dW_Q | dW_K = (x + P)^T [dq | dk].
+      ws->xp.resize(N * D);
+      add_positions(x, params + P.pos, batch, t, D, ws->xp.data());
+    }
+    const T* xqk = qk_pos ? ws->xp.data() : x;
     if (all_grads) {
       ws->dw.resize(D * w3);
-      gemm(Trans::kTN, D, w3, N, x, D, ws->qkv.data(), w3, T(0), ws->dw.data(), w3, &ws->pack);
+      if (qk_pos) {
+        gemm(Trans::kTN, D, wqk_w, N, xqk, D, ws->qkv.data(), w3, T(0), ws->dw.data(), w3,
+             &ws->pack);
+        gemm(Trans::kTN, D, wkv_w, N, x, D, ws->qkv.data() + wqk_w, w3, T(0), ws->dw.data() + wqk_w,
+             w3, &ws->pack);
+      } else {
+        gemm(Trans::kTN, D, w3, N, x, D, ws->qkv.data(), w3, T(0), ws->dw.data(), w3, &ws->pack);
+      }
       for (std::size_t r = 0; r < D; ++r) {
         const T* src = ws->dw.data() + r * w3;
         copy_run(src, wq_w, grads + W.wq + r * wq_w);
@@ -649,24 +700,43 @@ Status forward_backward(const ModelConfig& c, const T* params, const std::int32_
       }
     } else {
       // dW_Q alone: the dq columns of the same product (each element the same sum over rows).
-      gemm(Trans::kTN, D, wq_w, N, x, D, ws->qkv.data(), w3, T(0), grads + W.wq, wq_w, &ws->pack);
+      gemm(Trans::kTN, D, wq_w, N, xqk, D, ws->qkv.data(), w3, T(0), grads + W.wq, wq_w, &ws->pack);
       if (l == 0) return Status::Ok();  // dL/dx_0 feeds only the embeddings' gradients
     }
-    gemm(Trans::kNT, N, D, w3, ws->qkv.data(), w3, ws->wqkv[l].data(), w3, T(1), ws->dx.data(), D,
-         &ws->pack);
+    if (qk_pos) {
+      // d(x + P) = [dq | dk] [W_Q | W_K]^T; dx += d(x + P) + dv W_V^T; dP[i] += d(x + P) rows.
+      ws->dxp.resize(N * D);
+      gemm(Trans::kNT, N, D, wqk_w, ws->qkv.data(), w3, ws->wqkv[l].data(), w3, T(0),
+           ws->dxp.data(), D, &ws->pack);
+      T* dx = ws->dx.data();
+      const T* dxp = ws->dxp.data();
+      for (std::size_t e = 0; e < N * D; ++e) dx[e] += dxp[e];
+      gemm(Trans::kNT, N, D, wkv_w, ws->qkv.data() + wqk_w, w3, ws->wqkv[l].data() + wqk_w, w3,
+           T(1), dx, D, &ws->pack);
+      if (all_grads)
+        for (std::size_t b = 0; b < batch; ++b)
+          for (std::size_t i = 0; i < t; ++i) {
+            T* p = grads + P.pos + i * D;
+            const T* g = dxp + (b * t + i) * D;
+            for (std::size_t d = 0; d < D; ++d) p[d] += g[d];
+          }
+    } else {
+      gemm(Trans::kNT, N, D, w3, ws->qkv.data(), w3, ws->wqkv[l].data(), w3, T(1), ws->dx.data(), D,
+           &ws->pack);
+    }
   }
 
   // Pass 9: embeddings, rows in ascending order (a fixed summation order).
   T* de = grads + P.embed;
   std::fill(de, de + V * D, T(0));
-  if (c.positional) std::fill(grads + P.pos, grads + P.pos + c.seq_len * D, T(0));
+  if (embed_pos) std::fill(grads + P.pos, grads + P.pos + c.seq_len * D, T(0));
   for (std::size_t b = 0; b < batch; ++b)
     for (std::size_t i = 0; i < t; ++i) {
       const std::size_t r = b * t + i;
       const T* g = ws->dx.data() + r * D;
       T* e = de + static_cast<std::size_t>(tokens[r]) * D;
       for (std::size_t d = 0; d < D; ++d) e[d] += g[d];
-      if (c.positional) {
+      if (embed_pos) {
         T* p = grads + P.pos + i * D;
         for (std::size_t d = 0; d < D; ++d) p[d] += g[d];
       }

@@ -3,8 +3,9 @@
 // are in train/state.ts.
 
 export type TrainTask = 'induction' | 'induction-fixed' | 'random';
-/** Positions: a learned table, none, or inside attention (RoPE on q and k, ALiBi biases). */
-export type TrainPositional = 'learned' | 'none' | 'rope' | 'alibi';
+/** Positions: a learned table, none, inside attention (RoPE on q and k, ALiBi biases), or the
+ *  learned table added only to every layer's query and key input (Shortformer). */
+export type TrainPositional = 'learned' | 'none' | 'rope' | 'alibi' | 'shortformer';
 /** The attention normalizer (the core's variants; docs/train-api.md). */
 export type TrainNormalizer = 'softmax' | 'softmax1' | 'sigmoid' | 'relu' | 'linear';
 /** sigmoid's bias: 'auto' = −ln seqLen, the model's context length (the module's default: the
@@ -17,13 +18,14 @@ export type TrainScale = 'sqrt' | 'none' | number;
 // The literal lists the link kinds need; tests/web/core-names.test.ts fails when they and the
 // training module's (lib.names, from the cores' tables) differ.
 export const TRAIN_TASKS: readonly TrainTask[] = ['induction', 'induction-fixed', 'random'];
-export const TRAIN_POSITIONAL: readonly TrainPositional[] = ['learned', 'none', 'rope', 'alibi'];
+export const TRAIN_POSITIONAL: readonly TrainPositional[] = ['learned', 'none', 'rope', 'alibi', 'shortformer'];
 export const TRAIN_NORMALIZERS: readonly TrainNormalizer[] = ['softmax', 'softmax1', 'sigmoid', 'relu', 'linear'];
 export const POSITIONAL_LABEL: Record<TrainPositional, string> = {
   learned: 'learned table',
   none: 'none',
   rope: 'RoPE (rotary, in attention)',
   alibi: 'ALiBi (distance bias)',
+  shortformer: 'Shortformer (table into q and k only)',
 };
 export const NORMALIZER_LABEL: Record<TrainNormalizer, string> = {
   softmax: 'softmax',

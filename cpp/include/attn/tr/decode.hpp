@@ -8,6 +8,8 @@
 // and RoPE rewrite a key once, when it enters the cache (RoPE at its own position j; the
 // query at the new position t), ALiBi adds -m_h (t - j), which depends only on the distance,
 // and the normalizer (softmax, softmax1, sigmoid, relu, linear) runs over the one row.
+// Shortformer positions: every layer's q and k of the new token come from x + P[t] (so a
+// cached key carries its own position's P), v from x.
 // State mode (normalizer 'linear' only, whose decoding is causal here): no keys are kept.
 // Per layer and K/V head g the recurrent state
 //   S_g = sum_{j <= t} phi(k_j) v_j^T   (d_h, d_h),   z_g = sum_{j <= t} phi(k_j)   (d_h)
@@ -89,13 +91,14 @@ class Decoder {
   Status mode_status_;
   Variant var_;                 // the model's attention variant
   bool learned_pos_ = true;     // learned positional table P added to the embedding
+  bool qk_pos_ = false;         // shortformer: P added to the input of W_Q and W_K
   std::vector<double> slopes_;  // ALiBi m_h for the H query heads (empty otherwise)
   std::vector<double> theta_;   // RoPE angles per pair p: ropeBase^(-2p/d_h)
   std::vector<std::uint8_t> ablate_;
   std::vector<std::int32_t> tokens_;
   std::vector<std::vector<float>> k_, v_;   // cache: per layer (H_kv, seq_len, d_h)
   std::vector<std::vector<float>> s_, zs_;  // state: per layer (H_kv, d_h, d_h), (H_kv, d_h)
-  std::vector<float> x_, q_, kv_, z_, y_, pack_, phi_, num_;
+  std::vector<float> x_, xp_, q_, kv_, z_, y_, pack_, phi_, num_;
   AttentionResult<float> att_;
   Workspace<float> ws_;  // recompute mode
 };

@@ -4,6 +4,9 @@
 //                (P only with the learned table: positional 'learned')
 //   x_{l+1}  = x_l + Z_l W_O^l                          Z_l: (N, H*d_h), the merged head outputs
 //   Z_l head h = attention(x_l W_Q^h, x_l W_K^g, x_l W_V^g), causal, g = h / (H / H_kv)
+//                (positional 'shortformer', Press et al. 2021: x_0 = E[tokens] and the same
+//                table enters every layer's queries and keys only:
+//                attention((x_l + P) W_Q^h, (x_l + P) W_K^g, x_l W_V^g))
 //                (softmax by default; a config with a variant - normalizer, RoPE, ALiBi, qkNorm -
 //                runs the trainer's own variant kernels, cpp/src/tr/variant_attention.hpp)
 //   y        = LayerNorm(x_L) * gain + bias   (optional; eps 1e-5, biased variance as torch)
@@ -44,9 +47,11 @@ struct ModelConfig {
   std::size_t kv_heads = 2;  // H_kv, divides H
   std::size_t d_model = 64;  // D, divisible by H
   // The JS field `positional` is one choice: 'learned' (positional = true, position = kNone),
-  // 'none' (false, kNone), 'rope' (false, kRope), 'alibi' (false, kAlibi); a learned table
-  // together with RoPE or ALiBi is rejected (field positional).
+  // 'none' (false, kNone), 'rope' (false, kRope), 'alibi' (false, kAlibi), 'shortformer'
+  // (positional = true, shortformer = true, kNone); a learned table together with RoPE or
+  // ALiBi, or shortformer without the table, is rejected (field positional).
   bool positional = true;               // learned positional embedding P: (T, D)
+  bool shortformer = false;             // P goes into W_Q and W_K's input, not into x_0
   Position position = Position::kNone;  // inside attention: RoPE on q and k, or ALiBi biases
   bool layer_norm = false;              // final LayerNorm with gain and bias
   std::optional<double> scale;          // unset: 1/sqrt(d_h) ('sqrt'); 'none' is scale 1
@@ -69,7 +74,7 @@ struct ParamLayout {
     std::size_t wq, wk, wv, wo;  // (D, H*d_h), (D, H_kv*d_h), (D, H_kv*d_h), (H*d_h, D)
   };
   std::size_t embed = 0;  // (V, D)
-  std::size_t pos = 0;    // (T, D) when positional
+  std::size_t pos = 0;    // (T, D) when positional (also for shortformer)
   std::vector<Layer> layer;
   std::size_t ln_gain = 0, ln_bias = 0;  // (D,) each when layer_norm
   std::size_t unembed = 0;               // (D, V)
@@ -83,9 +88,9 @@ bool uses_variant(const ModelConfig& c);
 // The core's Variant for one head's attention call with this config (for callers that run
 // attn::attention per head, e.g. to show the weights; ALiBi's slopes there are per call).
 Variant attention_variant(const ModelConfig& c);
-// The JS name of the positional choice: 'learned', 'none', 'rope' or 'alibi'.
+// The JS name of the positional choice: 'learned', 'none', 'rope', 'alibi' or 'shortformer'.
 const char* positional_name(const ModelConfig& c);
-// Parses that name into c->positional and c->position; false for anything else.
+// Parses that name into c->positional, c->shortformer and c->position; false for anything else.
 bool parse_positional(const std::string& name, ModelConfig* c);
 ParamLayout param_layout(const ModelConfig& c);
 
@@ -149,8 +154,9 @@ struct Workspace {
   std::vector<AlignedVector<T>> wqkv;        // per layer [W_Q | W_K | W_V] packed (D, w3)
   AlignedVector<T> qkv;  // (N, w3): q | k | v, then dq | dk | dv in the backward
   AlignedVector<T> dx, dz, dout, dw, dlogits, dy;  // backward scratch
-  std::vector<T> pack;                             // the products' packing scratch
-  AlignedVector<T> ce;  // (V) one row's exp(logit - max) when there are no gradients
+  AlignedVector<T> xp, dxp;  // shortformer: x_l + P and its gradient (N, D), one layer at a time
+  std::vector<T> pack;       // the products' packing scratch
+  AlignedVector<T> ce;       // (V) one row's exp(logit - max) when there are no gradients
   AttentionGrads<T> grads;
   std::vector<VariantCache<T>> vcache;  // per layer, when the config uses a variant
 };
