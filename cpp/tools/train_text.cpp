@@ -188,7 +188,8 @@ Fail parse_flags(int argc, char** argv, Options* o, bool* help) {
     o->checkpoints = 4;
     o->eval_windows = 8;
   }
-  for (const auto& [name, value] : given) {
+  for (const auto& nv : given) {
+    const std::string &name = nv.first, &value = nv.second;  // (lambdas below capture them)
     const std::string flag = "--" + name;
     std::uint64_t u = 0;
     double d = 0;
