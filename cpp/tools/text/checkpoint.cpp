@@ -1,0 +1,136 @@
+#include "checkpoint.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <thread>
+
+namespace train_text {
+
+using attn::Status;
+
+std::vector<std::size_t> eval_offsets(std::size_t n, std::size_t T, std::size_t windows) {
+  std::vector<std::size_t> o(windows, 0);
+  if (windows > 1)
+    for (std::size_t i = 0; i < windows; ++i) o[i] = i * (n - T) / (windows - 1);
+  return o;
+}
+
+Fail held_out_loss(Pool* pool, const attn::tr::ModelConfig& m, const float* params,
+                   const std::vector<std::int32_t>& tokens, std::size_t windows,
+                   std::vector<attn::tr::Workspace<float>>* ws, double* out) {
+  const std::size_t T = m.seq_len, chunks = (windows + kEvalChunk - 1) / kEvalChunk;
+  const std::vector<std::uint8_t> mask(kEvalChunk * T, 1);
+  std::vector<double> sums(chunks, 0);
+  std::vector<std::size_t> counts(chunks, 0);
+  std::vector<Status> status(pool->size());
+  pool->run([&](std::size_t t) {
+    for (std::size_t c = t; c < chunks; c += pool->size()) {
+      const std::size_t rows = std::min(kEvalChunk, windows - c * kEvalChunk);
+      attn::tr::RunOptions ro;
+      ro.loss_norm = 1;  // the chunk's sum
+      Status st = attn::tr::forward_backward(m, params, tokens.data() + c * kEvalChunk * T,
+                                             mask.data(), rows, T, ro, &(*ws)[t],
+                                             static_cast<float*>(nullptr), &sums[c], &counts[c]);
+      if (!st.ok()) status[t] = st;
+    }
+  });
+  for (const auto& st : status)
+    if (!st.ok()) return run_error("held-out loss: " + st.message);
+  double total = 0;
+  std::size_t n = 0;
+  for (std::size_t c = 0; c < chunks; ++c) {
+    total += sums[c];
+    n += counts[c];
+  }
+  *out = total / static_cast<double>(n);
+  return {};
+}
+
+void add_probe_metrics(const attn::tr::ModelConfig& /*model*/, const std::vector<float>& /*params*/,
+                       const Corpus& /*corpus*/, ojson* /*checkpoint*/) {}
+
+std::vector<std::size_t> checkpoint_steps(std::size_t S, std::size_t K) {
+  std::vector<std::size_t> s;
+  for (std::size_t i = 0; i < K; ++i) {
+    const double x = std::pow(static_cast<double>(S) + 1, static_cast<double>(i) / (K - 1));
+    s.push_back(std::min(S, static_cast<std::size_t>(std::llround(x)) - 1));
+  }
+  s.front() = 0;
+  s.back() = S;
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+ojson config_json(const attn::tr::ModelConfig& mc, const attn::tr::TrainerConfig& tc) {
+  ojson cfg;
+  cfg["vocab"] = mc.vocab;
+  cfg["seqLen"] = mc.seq_len;
+  cfg["layers"] = mc.layers;
+  cfg["heads"] = mc.heads;
+  cfg["kvHeads"] = mc.kv_heads;
+  cfg["dModel"] = mc.d_model;
+  cfg["positional"] = attn::tr::positional_name(mc);
+  cfg["normalizer"] = "softmax";
+  cfg["layerNorm"] = mc.layer_norm;
+  cfg["scale"] = "sqrt";
+  cfg["initStd"] = nullptr;
+  cfg["dropout"] = 0;
+  cfg["lr"] = tc.opt.lr;
+  cfg["beta1"] = tc.opt.beta1;
+  cfg["beta2"] = tc.opt.beta2;
+  cfg["eps"] = tc.opt.eps;
+  cfg["weightDecay"] = tc.opt.weight_decay;
+  cfg["clip"] = tc.opt.clip;
+  cfg["batch"] = tc.batch;
+  cfg["seed"] = tc.seed;
+  cfg["kernel"] = "naive";
+  return cfg;
+}
+
+ojson tokenizer_json(const Corpus& corpus) {
+  return {{"kind", "char"}, {"symbols", symbols_json(corpus)}, {"unknown", utf8_of(kUnknown)}};
+}
+
+ojson corpus_json(const Corpus& corpus) {
+  return {{"package", kCorpusPackage},
+          {"version", corpus.version},
+          {"split",
+           {{"train", "year < 2000"},
+            {"heldOut", "year >= 2000"},
+            {"separator", "\n\n"},
+            {"trainAddresses", corpus.train_docs},
+            {"heldOutAddresses", corpus.held_docs},
+            {"trainTokens", corpus.train.size()},
+            {"heldOutTokens", corpus.held.size()},
+            {"heldOutUnknown", corpus.held_unknown}}}};
+}
+
+std::string machine_string() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model;
+  std::size_t cpus = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("processor", 0) == 0) ++cpus;
+    if (model.empty() && line.rfind("model name", 0) == 0) {
+      const auto c = line.find(':');
+      if (c != std::string::npos) model = line.substr(line.find_first_not_of(" \t", c + 1));
+    }
+  }
+  if (model.empty()) model = "unknown CPU";
+  return model + ", " + std::to_string(cpus ? cpus : std::thread::hardware_concurrency()) +
+         " logical CPUs";
+}
+
+std::string shell_quote(const std::string& a) {
+  if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789-_=+./:,@%") == std::string::npos) {
+    return a;
+  }
+  std::string q = "'";
+  for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+}  // namespace train_text
