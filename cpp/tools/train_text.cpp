@@ -14,7 +14,8 @@
 //   - the step's gradient is the Trainer's fixed shards (kShards, shard s on thread s % N)
 //     summed in shard order by apply_gradients; replicas get set_params every step;
 //   - the lr of step k is attn::tr::lr_at (a pure function of k);
-//   - the held-out loss sums fixed chunks of windows in chunk order (any thread count).
+//   - the held-out loss sums fixed chunks of windows in chunk order (any thread count);
+//   - the probe metrics run on the main thread in their own workspace, reading the weights.
 // Wall time and the machine go to model.json only, never into an .npz. tokens/s counts the
 // steps' time (batch, shards, AdamW), not the checkpoints' held-out passes.
 //
@@ -33,6 +34,7 @@
 
 #include "attn/rng.hpp"
 #include "attn/tr/model.hpp"
+#include "attn/tr/probe.hpp"
 #include "attn/tr/schedule.hpp"
 #include "attn/tr/trainer.hpp"
 #include "text/checkpoint.hpp"
@@ -125,6 +127,9 @@ int run(int argc, char** argv) {
   if (rep_rows > 0 && T < 8) {
     return fail(usage_error("--repeat", "repeats need --seq-len >= 8 (m from max(4, T/8) to T/2)"));
   }
+  if (!o.out.empty() && attn::tr::probe_length(T) < 2) {
+    return fail(usage_error("--seq-len", "must be at least 4 for the probe of every checkpoint"));
+  }
   tc.model.vocab = 2;  // validated again with the corpus's vocabulary below
   st = attn::tr::validate_trainer(tc);
   if (!st.ok() && st.field != "memory") return fail(from_status(st));
@@ -183,6 +188,9 @@ int run(int argc, char** argv) {
 
   Pool pool(threads);
   std::vector<attn::tr::Workspace<float>> eval_ws(threads);
+  TextProbe probe;
+  f = make_text_probe(mc, corpus, o.probe_rows, &probe);
+  if (f.bad()) return fail(f);
   const auto ckpt = checkpoint_steps(steps, o.checkpoints);
 
   // model.json's parts, put together by write_json (an ordered_json keeps its members in a
@@ -225,6 +233,7 @@ int run(int argc, char** argv) {
     doc["corpus"] = corpus_part;
     doc["training"] = trj;
     doc["evaluation"] = evaluation;
+    doc["probe"] = probe_json(probe);
     doc["checkpoints"] = checkpoints;
     if (!write_bytes(fs::path(o.out) / "model.json", doc.dump(1) + "\n"))
       return run_error("--out: cannot write model.json in " + o.out);
@@ -250,10 +259,18 @@ int run(int argc, char** argv) {
     c["heldOutLoss"] = held;
     c["trainLoss"] = step ? ojson(last_loss) : ojson(nullptr);
     c["lr"] = step ? ojson(attn::tr::lr_at(sched, step - 1)) : ojson(nullptr);
-    add_probe_metrics(mc, tr[0]->params(), corpus, &c);
+    // After the held-out pass, on this thread alone, in its own workspace (the weights are
+    // only read): the training bits do not see it.
+    ProbeSummary ps;
+    e = add_probe_metrics(mc, tr[0]->params().data(), &probe, &c, &ps);
+    if (e.bad()) return e;
     checkpoints.push_back(c);
-    std::fprintf(stderr, "%s: checkpoint step %zu: held-out loss %.4f nats (%s)\n", kProg, step,
-                 held, name);
+    char ind[16] = "-";
+    if (mc.layers >= 2) std::snprintf(ind, sizeof ind, "%.3f", ps.induction);
+    std::fprintf(stderr,
+                 "%s: checkpoint step %zu: held-out loss %.4f nats, ic %+.3f ind %s prev %.3f "
+                 "(%s)\n",
+                 kProg, step, held, ps.in_context, ind, ps.previous, name);
     return write_json();
   };
 

@@ -5,6 +5,9 @@
 #include <fstream>
 #include <thread>
 
+#include "attn/tr/probe.hpp"
+#include "flags.hpp"
+
 namespace train_text {
 
 using attn::Status;
@@ -47,8 +50,80 @@ Fail held_out_loss(Pool* pool, const attn::tr::ModelConfig& m, const float* para
   return {};
 }
 
-void add_probe_metrics(const attn::tr::ModelConfig& /*model*/, const std::vector<float>& /*params*/,
-                       const Corpus& /*corpus*/, ojson* /*checkpoint*/) {}
+Fail make_text_probe(const attn::tr::ModelConfig& m, const Corpus& corpus, std::size_t rows,
+                     TextProbe* probe) {
+  probe->rows = rows;
+  probe->n = attn::tr::probe_length(m.seq_len);
+  probe->candidates = frequent_tokens(corpus, kProbeCandidates);
+  const Status st = attn::tr::make_probe(m, probe->candidates, rows, kProbeSeed, &probe->tokens);
+  return st.ok() ? Fail{} : from_status(st);
+}
+
+ojson probe_json(const TextProbe& probe) {
+  return {{"rows", probe.rows},
+          {"seed", kProbeSeed},
+          {"n", probe.n},
+          {"candidates", probe.candidates.size()},
+          {"chunkRows", kProbeChunk},
+          {"definition",
+           "attn::tr::make_probe: rows [r, r] of 2n tokens, r drawn with replacement from the "
+           "training split's most frequent tokens (at most 1000); inContext = mean CE of the "
+           "second copy minus the first's (nats), induction(l, h) = mean weight from query i >= n "
+           "to key i - n + 1, previous(l, h) = mean weight from i to i - 1 (attn/tr/probe.hpp); "
+           "a checkpoint's induction is its best head in layers >= 2, previous its best in "
+           "layer 1"}};
+}
+
+Fail add_probe_metrics(const attn::tr::ModelConfig& m, const float* params, TextProbe* probe,
+                       ojson* checkpoint, ProbeSummary* summary) {
+  const std::size_t L = m.layers, H = m.heads, t = 2 * probe->n, rows = probe->rows;
+  double ce_first = 0, ce_second = 0;
+  std::vector<double> induction(L * H, 0.0), previous(L * H, 0.0);
+  for (std::size_t r0 = 0; r0 < rows; r0 += kProbeChunk) {
+    const std::size_t count = std::min(kProbeChunk, rows - r0);
+    attn::tr::ProbeScores ps;
+    const Status st =
+        attn::tr::probe_scores(m, params, probe->tokens.data() + r0 * t, count,
+                               static_cast<const std::uint8_t*>(nullptr), &probe->ws, &ps);
+    if (!st.ok()) return run_error("probe: " + st.message);
+    // Every row has the same number of targets and queries: a chunk's mean times its rows.
+    const double w = static_cast<double>(count);
+    ce_first += ps.ce_first * w;
+    ce_second += ps.ce_second * w;
+    for (std::size_t i = 0; i < L * H; ++i) {
+      induction[i] += ps.induction[i] * w;
+      previous[i] += ps.previous[i] * w;
+    }
+  }
+  const double all = static_cast<double>(rows);
+  ce_first /= all;
+  ce_second /= all;
+  ojson ind_heads = ojson::array(), prev_heads = ojson::array();
+  summary->in_context = ce_second - ce_first;
+  double best_ind = -1, best_prev = -1;  // weights are >= 0
+  for (std::size_t l = 0; l < L; ++l) {
+    ojson il = ojson::array(), pl = ojson::array();
+    for (std::size_t h = 0; h < H; ++h) {
+      const double ind = induction[l * H + h] / all, prev = previous[l * H + h] / all;
+      il.push_back(ind);
+      pl.push_back(prev);
+      if (l >= 1) best_ind = std::max(best_ind, ind);
+      if (l == 0) best_prev = std::max(best_prev, prev);
+    }
+    ind_heads.push_back(il);
+    prev_heads.push_back(pl);
+  }
+  summary->induction = L >= 2 ? best_ind : std::nan("");
+  summary->previous = best_prev;
+  ojson& c = *checkpoint;
+  c["inContext"] = summary->in_context;
+  c["ceFirst"] = ce_first;
+  c["ceSecond"] = ce_second;
+  c["induction"] = L >= 2 ? ojson(summary->induction) : ojson(nullptr);
+  c["previous"] = summary->previous;
+  c["heads"] = {{"induction", ind_heads}, {"previous", prev_heads}};
+  return {};
+}
 
 std::vector<std::size_t> checkpoint_steps(std::size_t S, std::size_t K) {
   std::vector<std::size_t> s;

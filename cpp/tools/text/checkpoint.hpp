@@ -27,10 +27,40 @@ Fail held_out_loss(Pool* pool, const attn::tr::ModelConfig& m, const float* para
                    const std::vector<std::int32_t>& tokens, std::size_t windows,
                    std::vector<attn::tr::Workspace<float>>* ws, double* out);
 
-// Where a later step adds the probe metrics of a checkpoint (inContext, induction, previous):
-// the weights after `step` steps and the tokenizer are here. Nothing yet.
-void add_probe_metrics(const attn::tr::ModelConfig& model, const std::vector<float>& params,
-                       const Corpus& corpus, ojson* checkpoint);
+// ---- the probe (attn/tr/probe.hpp's definitions), the same rows at every checkpoint
+
+inline constexpr std::uint64_t kProbeSeed = 0;         // not --seed: every run meets one probe
+inline constexpr std::size_t kProbeCandidates = 1000;  // the most frequent training tokens
+inline constexpr std::size_t kProbeChunk = 16;         // probe rows per forward
+
+struct TextProbe {
+  std::size_t rows = 0, n = 0;  // n = probe_length(seqLen)
+  std::vector<std::int32_t> candidates;
+  std::vector<std::int32_t> tokens;  // (rows, 2n): make_probe(candidates, rows, kProbeSeed)
+  attn::tr::Workspace<float> ws;     // its own: the trainers' and the held-out's are untouched
+};
+
+// Candidates = frequent_tokens(corpus, kProbeCandidates); errors name the flag (--seq-len:
+// seqLen < 4 has no probe; --probe-rows).
+Fail make_text_probe(const attn::tr::ModelConfig& m, const Corpus& corpus, std::size_t rows,
+                     TextProbe* probe);
+
+// model.json's "probe": {rows, seed, n, candidates (their count), chunkRows, definition}.
+ojson probe_json(const TextProbe& probe);
+
+struct ProbeSummary {
+  double in_context = 0, previous = 0;
+  double induction = 0;  // NaN for a 1-layer model (no layer >= 2)
+};
+
+// probe_scores of params (read only) on one thread, kProbeChunk rows per forward (the kept
+// weights are kProbeChunk * H * (2n)^2 floats per layer, whatever --probe-rows), each chunk's
+// means weighted by its rows and added in chunk order: the same bits for any --threads. Writes
+// into the checkpoint's JSON: inContext, ceFirst, ceSecond, induction (the best head of layers
+// >= 2; null for one layer), previous (the best head of layer 1), heads: {induction,
+// previous} as [layer][head].
+Fail add_probe_metrics(const attn::tr::ModelConfig& m, const float* params, TextProbe* probe,
+                       ojson* checkpoint, ProbeSummary* summary);
 
 // The checkpoint steps: round((S+1)^(i/(K-1))) - 1 for i < K (log-spaced over step + 1, so 0
 // and S are the ends), sorted, deduplicated.

@@ -215,6 +215,20 @@ ojson symbols_json(const Corpus& c) {
   return a;
 }
 
+std::vector<std::int32_t> frequent_tokens(const Corpus& c, std::size_t max) {
+  std::vector<std::size_t> count(c.symbols.size(), 0);
+  for (std::int32_t id : c.train) ++count[static_cast<std::size_t>(id)];
+  std::vector<std::int32_t> ids;
+  for (std::size_t i = 0; i < count.size(); ++i)
+    if (count[i] > 0) ids.push_back(static_cast<std::int32_t>(i));
+  // Ascending ids, stably sorted by count: equal counts keep the smaller id first.
+  std::stable_sort(ids.begin(), ids.end(), [&](std::int32_t a, std::int32_t b) {
+    return count[static_cast<std::size_t>(a)] > count[static_cast<std::size_t>(b)];
+  });
+  if (ids.size() > max) ids.resize(max);
+  return ids;
+}
+
 Fail dump_tokens(const std::string& dir, const Corpus& c) {
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -31,6 +31,10 @@ Fail load_corpus(const std::string& dir, Corpus* c);
 std::string utf8_of(char32_t cp);
 // The symbol table as UTF-8 strings, in id order.
 ojson symbols_json(const Corpus& c);
+// The training split's token ids by their count there (descending; ties: the smaller id first),
+// the first `max` of them (all that occur if fewer; an id that never occurs, as the unknown
+// symbol's, is never listed). The probe's candidates.
+std::vector<std::int32_t> frequent_tokens(const Corpus& c, std::size_t max);
 // --dump-tokens: dir/train.u16, dir/heldout.u16 (little-endian uint16 ids), dir/symbols.json.
 Fail dump_tokens(const std::string& dir, const Corpus& c);
 

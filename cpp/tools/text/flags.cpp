@@ -36,6 +36,7 @@ const char* const kHelp =
     "Run\n"
     "  --out DIR  --seed N (0)  --threads N (hardware threads; at most 4 are used: the 4 shards)\n"
     "  --checkpoints K      K log-spaced steps from 0 to the last, deduplicated (16, K >= 2)\n"
+    "  --probe-rows N       rows of the induction probe scored at every checkpoint (128)\n"
     "  --quick              a tiny config for tests (seconds); other flags still apply over it\n"
     "  --help\n";
 
@@ -54,10 +55,11 @@ bool parse_double(const std::string& s, double* v) {
 Fail parse_flags(int argc, char** argv, Options* o, bool* help) {
   std::vector<std::pair<std::string, std::string>> given;
   static const std::vector<std::string> kValued = {
-      "corpus", "out",      "dump-tokens", "seed",         "threads",       "d-model",
-      "heads",  "kv-heads", "layers",      "seq-len",      "positional",    "layer-norm",
-      "batch",  "lr",       "warmup",      "warmup-start", "final-lr-frac", "weight-decay",
-      "clip",   "beta2",    "tokens",      "repeat",       "checkpoints",   "eval-windows"};
+      "corpus",       "out",           "dump-tokens",  "seed",         "threads",
+      "d-model",      "heads",         "kv-heads",     "layers",       "seq-len",
+      "positional",   "layer-norm",    "batch",        "lr",           "warmup",
+      "warmup-start", "final-lr-frac", "weight-decay", "clip",         "beta2",
+      "tokens",       "repeat",        "checkpoints",  "eval-windows", "probe-rows"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -149,6 +151,8 @@ Fail parse_flags(int argc, char** argv, Options* o, bool* help) {
       f = whole(&o->checkpoints, 2, 100000);
     } else if (name == "eval-windows") {
       f = whole(&o->eval_windows, 1, 1 << 20);
+    } else if (name == "probe-rows") {
+      f = whole(&o->probe_rows, 1, 65536);
     } else if (name == "positional") {
       o->positional = value;
     } else if (name == "layer-norm") {
@@ -209,7 +213,8 @@ std::string flag_of(const std::string& field) {
                                                        {"warmup", "--warmup"},
                                                        {"warmup-start", "--warmup-start"},
                                                        {"final-lr-frac", "--final-lr-frac"},
-                                                       {"steps", "--tokens"}};
+                                                       {"steps", "--tokens"},
+                                                       {"count", "--probe-rows"}};
   const auto it = m.find(field);
   return it == m.end() ? field : it->second;
 }

@@ -23,6 +23,7 @@ struct Options {
   double weight_decay = 0.01, clip = 1.0, beta2 = 0.99;
   double tokens = 1e7, repeat = 0;
   std::size_t checkpoints = 16, eval_windows = 128;
+  std::size_t probe_rows = 128;  // rows of the probe measured at every checkpoint
   bool quick = false;
 };
 
