@@ -7,6 +7,9 @@
 - the checkpoints read back with np.load (names, shapes, float32), and the held-out loss in
   model.json recomputed by a NumPy float64 forward written from docs/train-api.md's formulas
   over the held-out windows this file cuts itself from its own tokenization;
+- the probe metrics of a last checkpoint (inContext, ceFirst, ceSecond, every head's induction
+  and previous score) recomputed by the same forward, keeping its weights, on the probe redrawn
+  here: candidates from Python's own tokens by frequency, rows by attn_ref's SplitMix64;
 - the token ids of the whole held-out (and training) split and the symbol table against Python's
   own str (the split of scripts/text-model/extract.py);
 - bad flags and a missing or corrupt corpus: a clear error and a non-zero exit.
@@ -19,10 +22,14 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "oracle"))
+from attn_ref import SplitMix64  # noqa: E402  (the documented generator, rng.hpp)
 
 BIN = os.environ.get("ATTN_TRAIN_TEXT", "")
 SOTU = os.environ.get("ATTN_SOTU", "")
@@ -58,10 +65,11 @@ def python_tokens(train, held):
     return syms, train_ids, held_ids
 
 
-def forward_loss(w, cfg, windows):
-    """Mean cross-entropy over every target (t >= 1) of windows (n, T), float64, from the
-    formulas of docs/train-api.md: x0 = E[tok] (+ P), x += concat_h softmax(q k^T / sqrt(d_h),
-    causal) v  W_O per layer, optional LayerNorm (eps 1e-5, biased variance), logits = y U."""
+def forward(w, cfg, windows):
+    """Logits (n, T, V) and every layer's attention weights (n, H, T, T) of windows (n, T),
+    float64, from the formulas of docs/train-api.md: x0 = E[tok] (+ P), x += concat_h
+    softmax(q k^T / sqrt(d_h), causal) v  W_O per layer, optional LayerNorm (eps 1e-5, biased
+    variance), logits = y U."""
     W = {k: w[k].astype(np.float64) for k in w.files}
     n, T = windows.shape
     H, Hkv, D = cfg["heads"], cfg["kvHeads"], cfg["dModel"]
@@ -71,6 +79,7 @@ def forward_loss(w, cfg, windows):
     if pos == "learned":
         x = x + W["pos"][None, :T]
     causal = np.tril(np.ones((T, T), dtype=bool))
+    weights = []
     for l in range(cfg["layers"]):
         qk_in = x + W["pos"][None, :T] if pos == "shortformer" else x
         q = (qk_in @ W[f"layers.{l}.wq"]).reshape(n, T, H, dh).transpose(0, 2, 1, 3)
@@ -81,17 +90,56 @@ def forward_loss(w, cfg, windows):
         s = np.where(causal, s, -np.inf)
         a = np.exp(s - s.max(-1, keepdims=True))
         a /= a.sum(-1, keepdims=True)
+        weights.append(a)
         z = np.einsum("nhij,nhjd->nhid", a, v[:, g]).transpose(0, 2, 1, 3).reshape(n, T, H * dh)
         x = x + z @ W[f"layers.{l}.wo"]
     if cfg["layerNorm"]:
         mu = x.mean(-1, keepdims=True)
         var = ((x - mu) ** 2).mean(-1, keepdims=True)
         x = (x - mu) / np.sqrt(var + 1e-5) * W["ln_gain"] + W["ln_bias"]
-    logits = x @ W["unembed"]
+    return x @ W["unembed"], weights
+
+
+def token_ce(logits, windows):
+    """(n, T-1): -log softmax(logits[:, t-1])[windows[:, t]] for t >= 1."""
     m = logits.max(-1, keepdims=True)
     lse = (m + np.log(np.exp(logits - m).sum(-1, keepdims=True)))[..., 0]
     tgt = np.take_along_axis(logits[:, :-1], windows[:, 1:, None], -1)[..., 0]
-    return float((lse[:, :-1] - tgt).mean())
+    return lse[:, :-1] - tgt
+
+
+def forward_loss(w, cfg, windows):
+    """Mean cross-entropy over every target (t >= 1) of windows (n, T)."""
+    return float(token_ce(forward(w, cfg, windows)[0], windows).mean())
+
+
+def probe_candidates(train_ids, limit=1000):
+    """The training split's ids by their count there, descending, ties by the smaller id."""
+    counts = np.bincount(train_ids)
+    ids = [i for i in range(len(counts)) if counts[i] > 0]
+    ids.sort(key=lambda i: (-int(counts[i]), i))
+    return ids[:limit]
+
+
+def draw_probe(candidates, rows, n, seed):
+    """probe.hpp's draws: row b = [r, r], r[i] = candidates[floor(uniform() * m)]."""
+    rng = SplitMix64(seed)
+    m = len(candidates)
+    r = np.array([[candidates[int(rng.uniform() * m)] for _ in range(n)] for _ in range(rows)],
+                 dtype=np.int64)
+    return np.concatenate([r, r], axis=1)
+
+
+def probe_metrics(w, cfg, probe, n):
+    """probe.hpp's scores in float64: CE of each copy, per-head induction and previous."""
+    logits, weights = forward(w, cfg, probe)
+    ce = token_ce(logits, probe)  # column j - 1 predicts token j
+    ce_first, ce_second = ce[:, :n - 1].mean(), ce[:, n:].mean()
+    qi = np.arange(n, 2 * n)  # induction: query i -> key i - n + 1
+    qp = np.arange(1, 2 * n)  # previous: query i -> key i - 1
+    ind = [a[:, :, qi, qi - n + 1].mean(axis=(0, 2)) for a in weights]
+    prev = [a[:, :, qp, qp - 1].mean(axis=(0, 2)) for a in weights]
+    return ce_first, ce_second, np.array(ind), np.array(prev)
 
 
 def expected_names(cfg):
@@ -142,10 +190,15 @@ class TrainText(unittest.TestCase):
         train("a3", "--quick", "--threads", "2")
         # 6 rows: uneven shards (1, 2, 1, 2 rows); half the rows repeat.
         train("b1", "--quick", "--batch", "6", "--repeat", "0.5", "--threads", "1")
-        train("b3", "--quick", "--batch", "6", "--repeat", "0.5", "--threads", "3")
+        # Another probe size too: the probe never touches the training bits.
+        train("b3", "--quick", "--batch", "6", "--repeat", "0.5", "--threads", "3",
+              "--probe-rows", "20")
         # No positional table, no LayerNorm, grouped K/V heads.
         train("c1", "--quick", "--positional", "none", "--layer-norm", "off", "--heads", "4",
               "--kv-heads", "2", "--checkpoints", "2", "--threads", "2")
+        # One layer (no induction score); 20 probe rows: a last chunk of 4 rows.
+        train("d1", "--quick", "--layers", "1", "--checkpoints", "2", "--probe-rows", "20",
+              "--threads", "2")
         cls.train_text, cls.held_text = python_splits(SOTU)
         cls.syms, cls.train_ids, cls.held_ids = python_tokens(cls.train_text, cls.held_text)
 
@@ -165,7 +218,7 @@ class TrainText(unittest.TestCase):
         self.assertEqual(a1, a2, "--quick twice")
         self.assertEqual(a1, a3, "1 thread against 2")
         b1, b3 = npz_bytes(self.runs["b1"]), npz_bytes(self.runs["b3"])
-        self.assertEqual(b1, b3, "1 thread against 3, uneven shards, repeats")
+        self.assertEqual(b1, b3, "1 thread against 3, uneven shards, repeats, 128 or 20 probe rows")
         last = sorted(a1)[-1]
         self.assertEqual(sorted(a1)[0], "step-00000000.npz")
         self.assertNotEqual(a1[last], a1[sorted(a1)[0]], "training moved the weights")
@@ -234,6 +287,54 @@ class TrainText(unittest.TestCase):
         self.runs["s1"] = out
         self.check_run("s1")
 
+    # ---- the probe metrics through NumPy
+
+    def check_probe(self, name, rows):
+        """The last checkpoint's probe metrics against NumPy: the candidates from this file's
+        own tokens, the rows redrawn with attn_ref's SplitMix64, a float64 forward."""
+        m = self.model(name)
+        cfg, p, c = m["config"], m["probe"], m["checkpoints"][-1]
+        L, H, n = cfg["layers"], cfg["heads"], min(cfg["seqLen"] // 2, 50)
+        cands = probe_candidates(self.train_ids)
+        # Every symbol but the unknown occurs in training: 90 candidates, in frequency order.
+        self.assertEqual(len(cands), len(self.syms) - 1)
+        self.assertEqual(self.syms[cands[0]], " ")
+        self.assertEqual((p["rows"], p["seed"], p["n"], p["candidates"]), (rows, 0, n, len(cands)))
+        probe = draw_probe(cands, rows, n, 0)
+        with np.load(os.path.join(self.runs[name], c["file"])) as w:
+            ce1, ce2, ind, prev = probe_metrics(w, cfg, probe, n)
+        got_ind, got_prev = np.array(c["heads"]["induction"]), np.array(c["heads"]["previous"])
+        self.assertEqual(got_ind.shape, (L, H))
+        self.assertEqual(got_prev.shape, (L, H))
+        # float32 forward against float64, means over the rows (and queries): measured up to
+        # 2.3e-8 for the CEs and 2.7e-10 for a head's score; the tolerances leave ~20x.
+        diff = {"ceFirst": abs(c["ceFirst"] - ce1), "ceSecond": abs(c["ceSecond"] - ce2),
+                "inContext": abs(c["inContext"] - (ce2 - ce1)),
+                "induction": float(np.abs(got_ind - ind).max()),
+                "previous": float(np.abs(got_prev - prev).max())}
+        tol = {"ceFirst": 5e-7, "ceSecond": 5e-7, "inContext": 5e-7, "induction": 5e-9,
+               "previous": 5e-9}
+        for k in diff:
+            self.assertLess(diff[k], tol[k], "%s %s: %r" % (name, k, diff))
+        # The summaries are the JSON's own heads: best induction in layers >= 2, previous in 1.
+        self.assertEqual(c["previous"], max(c["heads"]["previous"][0]))
+        if L >= 2:
+            self.assertEqual(c["induction"], max(max(hs) for hs in c["heads"]["induction"][1:]))
+        else:
+            self.assertIsNone(c["induction"])
+        for k in ("inContext", "ceFirst", "ceSecond", "heads"):
+            self.assertIn(k, m["checkpoints"][0])
+        return diff
+
+    def test_probe_metrics_learned_layernorm(self):
+        self.check_probe("a1", 128)
+
+    def test_probe_metrics_no_positions_gqa(self):
+        self.check_probe("c1", 128)
+
+    def test_probe_metrics_one_layer_partial_chunk(self):
+        self.check_probe("d1", 20)
+
     # ---- tokens
 
     def test_tokens_against_python(self):
@@ -279,6 +380,8 @@ class TrainText(unittest.TestCase):
         self.assert_fails(base + ["--tokens", "10"], "--tokens", code=2)
         self.assert_fails(base + ["--repeat", "2"], "--repeat", code=2)
         self.assert_fails(base + ["--checkpoints", "1"], "--checkpoints", code=2)
+        self.assert_fails(base + ["--probe-rows", "0"], "--probe-rows", code=2)
+        self.assert_fails(base + ["--seq-len", "3"], "--seq-len", "probe", code=2)
         self.assert_fails(base + ["--seed"], "--seed", "needs a value", code=2)
         self.assert_fails(["--corpus", SOTU, "--quick"], "--out", code=2)
         self.assertFalse(os.path.exists(out), "nothing written for a bad flag")
