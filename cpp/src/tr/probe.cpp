@@ -16,15 +16,15 @@ Status make_probe(const ModelConfig& c, const std::vector<std::int32_t>& candida
                   std::size_t count, std::uint64_t seed, std::vector<std::int32_t>* tokens) {
   const std::size_t n = probe_length(c.seq_len);
   if (n < 2) {
-    return Status::Invalid("seqLen", "the probe needs seqLen >= 4 (got " +
-                                         std::to_string(c.seq_len) + ")");
+    return Status::Invalid("seqLen",
+                           "the probe needs seqLen >= 4 (got " + std::to_string(c.seq_len) + ")");
   }
   if (count < 1) return Status::Invalid("count", "count must be at least 1");
   if (candidates.empty()) return Status::Invalid("candidates", "candidates must not be empty");
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (candidates[i] < 0 || static_cast<std::size_t>(candidates[i]) >= c.vocab) {
-      return Status::Invalid("candidates", "candidates[" + std::to_string(i) + "] = " +
-                                               std::to_string(candidates[i]) +
+      return Status::Invalid("candidates", "candidates[" + std::to_string(i) +
+                                               "] = " + std::to_string(candidates[i]) +
                                                " is outside [0, vocab)");
     }
   }
@@ -55,8 +55,7 @@ Status forward_keep(const ModelConfig& c, const T* params, const std::int32_t* t
   ro.keep_weights = true;
   ro.ablate = ablate;
   return forward_backward(c, params, tokens, static_cast<const std::uint8_t*>(nullptr), batch, t,
-                          ro, ws, static_cast<T*>(nullptr), static_cast<double*>(nullptr),
-                          nullptr);
+                          ro, ws, static_cast<T*>(nullptr), static_cast<double*>(nullptr), nullptr);
 }
 
 // -log softmax(logits)[target] in double.
@@ -77,8 +76,8 @@ Status probe_scores(const ModelConfig& c, const T* params, const std::int32_t* p
                     ProbeScores* out) {
   const std::size_t n = probe_length(c.seq_len), t = 2 * n;
   if (n < 2) {
-    return Status::Invalid("seqLen", "the probe needs seqLen >= 4 (got " +
-                                         std::to_string(c.seq_len) + ")");
+    return Status::Invalid("seqLen",
+                           "the probe needs seqLen >= 4 (got " + std::to_string(c.seq_len) + ")");
   }
   if (count < 1) return Status::Invalid("count", "count must be at least 1");
   Status st = forward_keep(c, params, probe, count, t, ablate, ws);
@@ -121,8 +120,8 @@ Status text_head_scores(const ModelConfig& c, const T* params, const std::int32_
                         std::size_t t, const std::uint8_t* ablate, Workspace<T>* ws,
                         TextHeadScores* out) {
   if (t < 2 || t > c.seq_len) {
-    return Status::Invalid("tokens", "tokens must hold 2 to seqLen (" +
-                                         std::to_string(c.seq_len) + ") values");
+    return Status::Invalid(
+        "tokens", "tokens must hold 2 to seqLen (" + std::to_string(c.seq_len) + ") values");
   }
   Status st = forward_keep(c, params, tokens, 1, t, ablate, ws);
   if (!st.ok()) return st;

@@ -52,10 +52,10 @@ Status make_probe(const ModelConfig& c, const std::vector<std::int32_t>& candida
                   std::size_t count, std::uint64_t seed, std::vector<std::int32_t>* tokens);
 
 struct ProbeScores {
-  double in_context = 0;              // ce_second - ce_first
+  double in_context = 0;               // ce_second - ce_first
   double ce_first = 0, ce_second = 0;  // the two means (nats)
-  std::vector<double> induction;      // (L*H), index l*H + h
-  std::vector<double> previous;       // (L*H)
+  std::vector<double> induction;       // (L*H), index l*H + h
+  std::vector<double> previous;        // (L*H)
 };
 
 // Scores of a probe batch: probe (count, 2n) as make_probe gives it, n = probe_length(seqLen).
