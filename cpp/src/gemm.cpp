@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
-#include <wasm_simd128.h>
+#include "attn/simd128.hpp"
+#ifdef ATTN_SIMD128
 #define ATTN_GEMM_SIMD 1
 #endif
 
@@ -67,13 +67,14 @@ inline void micro(bool ta, std::size_t i, std::size_t j, std::size_t k, const fl
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < V; ++v)
       acc[r][v] = zero ? wasm_f32x4_splat(0.0f) : wasm_v128_load(c + (i + r) * ldc + j + 4 * v);
-  const std::size_t as_i = ta ? 1 : lda, as_k = ta ? lda : 1;
-  const float* ap = a + i * as_i;
-  const float* bp = b + j;
   // The loop ends on B's pointer, not on a counter: V8 then tests one register against another
   // instead of adding to a counter and comparing it with a bound it keeps on the stack, two
   // fewer instructions per k in a loop that is front-end bound (docs/performance.md).
+  // With k = 0, A and B may be null: no pointer into them is formed.
   if (k > 0) {
+    const std::size_t as_i = ta ? 1 : lda, as_k = ta ? lda : 1;
+    const float* ap = a + i * as_i;
+    const float* bp = b + j;
     const float* const b_end = bp + k * ldb;
     do {
       v128_t bv[V];

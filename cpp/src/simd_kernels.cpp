@@ -16,6 +16,13 @@
 
 namespace attn::detail {
 
+// The dispatch's kSimdKernels (simd_kernels.hpp) and the kernels compiled here agree.
+#ifdef ATTN_HAVE_SIMD
+static_assert(kSimdKernels);
+#else
+static_assert(!kSimdKernels);
+#endif
+
 #ifndef ATTN_HAVE_SIMD
 
 bool simd_eligible(const float*, const float*, const float*, const AttentionOptions&, float) {
@@ -69,7 +76,7 @@ void online_softmax_impl(float* sc, const std::size_t* jq, std::size_t quads, fl
     // The maximum in four independent chains (one chain waits on each max).
     v128_t mx0 = splat(ninf), mx1 = mx0, mx2 = mx0, mx3 = mx0;
     float* p = col;
-#pragma clang loop unroll(disable)
+    ATTN_NO_UNROLL
     for (; p != end4; p += 4 * kW) {
       mx0 = vmax(mx0, ld(p));
       mx1 = vmax(mx1, ld(p + kW));
@@ -89,7 +96,7 @@ void online_softmax_impl(float* sc, const std::size_t* jq, std::size_t quads, fl
     st(m + 4 * x, m_new);
     st(alpha + 4 * x, a);
     v128_t ls = splat(0.f), ts = ls;
-#pragma clang loop unroll(disable)
+    ATTN_NO_UNROLL
     for (p = col; p != end; p += kW) {
       const v128_t d = vmax(sub(ld(p), m_safe), dmin), e = vexp2_clamped(d);
       st(p, e);
@@ -191,7 +198,7 @@ void softmax_quads_impl(float* sc, const std::int32_t* hi, std::size_t quads, st
         std::max(std::max(hi[4 * x], hi[4 * x + 1]), std::max(hi[4 * x + 2], hi[4 * x + 3])));
     // 1. Each row's maximum over its keys (rows past the tile: 0, so nothing is infinite).
     v128_t mx = splat(ninf);
-#pragma clang loop unroll(disable)
+    ATTN_NO_UNROLL
     for (std::size_t jj = 0; jj < qhi; ++jj) {
       const v128_t ok = wasm_i32x4_gt(hv, wasm_i32x4_splat(static_cast<std::int32_t>(jj)));
       mx = vmax(mx, wasm_v128_bitselect(ld(col + jj * kW), splat(ninf), ok));
@@ -199,7 +206,7 @@ void softmax_quads_impl(float* sc, const std::int32_t* hi, std::size_t quads, st
     const v128_t m = wasm_v128_bitselect(mx, zero, wasm_i32x4_gt(hv, wasm_i32x4_splat(0)));
     // 2. e = 2^(s - m) in place (0 where forbidden), l and t in four accumulators each.
     v128_t l4[4] = {zero, zero, zero, zero}, t4[4] = {zero, zero, zero, zero};
-#pragma clang loop unroll(disable)
+    ATTN_NO_UNROLL
     for (std::size_t jj = 0; jj < qhi; ++jj) {
       float* p = col + jj * kW;
       const v128_t ok = wasm_i32x4_gt(hv, wasm_i32x4_splat(static_cast<std::int32_t>(jj)));
@@ -213,7 +220,7 @@ void softmax_quads_impl(float* sc, const std::int32_t* hi, std::size_t quads, st
     const v128_t t = add(add(t4[0], t4[1]), add(t4[2], t4[3]));
     // 3. Normalise (w = e * (1 / l), as softmax_row); keys past every row's range get 0.
     const v128_t inv = wasm_v128_and(wasm_f32x4_div(splat(1.f), l), wasm_f32x4_gt(l, zero));
-#pragma clang loop unroll(disable)
+    ATTN_NO_UNROLL
     for (std::size_t jj = 0; jj < qhi; ++jj) st(col + jj * kW, mul(ld(col + jj * kW), inv));
     for (std::size_t jj = qhi; jj < J; ++jj) st(col + jj * kW, zero);
     st(m_out + 4 * x, m), st(l_out + 4 * x, l), st(t_out + 4 * x, t);

@@ -36,7 +36,8 @@
 
 namespace attn::detail {
 
-#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
+// attn/simd128.hpp's ATTN_SIMD128 condition, here without parsing the intrinsics' header.
+#if !defined(ATTN_SCALAR) && (defined(__wasm_simd128__) || defined(ATTN_SIMDE))
 inline constexpr bool kSimdKernels = true;
 #else
 inline constexpr bool kSimdKernels = false;

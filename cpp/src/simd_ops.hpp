@@ -1,15 +1,25 @@
 // WebAssembly SIMD128 primitives of the float32 kernels (internal header): loads, stores,
 // arithmetic, the multiply-add (fused only in the relaxed-SIMD build) and the vectorised exp and
-// exp2. Defines ATTN_HAVE_SIMD when the build has SIMD128 and not ATTN_SCALAR; empty otherwise.
+// exp2. Defines ATTN_HAVE_SIMD when the build has the SIMD128 intrinsics (wasm, or natively
+// through SIMDe: attn/simd128.hpp) and not ATTN_SCALAR; empty otherwise.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <limits>
 
-#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
-#include <wasm_simd128.h>
+#include "attn/simd128.hpp"
+
+#ifdef ATTN_SIMD128
 #define ATTN_HAVE_SIMD 1
+#endif
+
+// Keeps a kernel loop rolled where clang compiles it (wasm, the ASan build); gcc does not unroll
+// these loops at -O3 and does not know the pragma.
+#ifdef __clang__
+#define ATTN_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#define ATTN_NO_UNROLL
 #endif
 
 #ifdef ATTN_HAVE_SIMD

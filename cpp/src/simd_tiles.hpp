@@ -81,7 +81,7 @@ inline void score_tile_impl(const float* qt, std::size_t dk, const float* kt, st
       v128_t a0 = splat(0.f), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
       const float *qc = qg, *x0 = k0, *x1 = k1;
       // Pointers stepped, not unrolled: LLVM would hoist later loads and V8 spill them.
-#pragma clang loop unroll(disable)
+      ATTN_NO_UNROLL
       for (; x0 != k1; ++x0, ++x1, qc += kW) {
         const v128_t q0 = ld(qc), q1 = ld(qc + 4), q2 = ld(qc + 8), q3 = ld(qc + 12);
         const v128_t x = bcast(x0), y = DK ? bcast(x0 + DK) : bcast(x1);
@@ -173,7 +173,7 @@ inline void accumulate_pv_impl(const float* p0, const float* p1, const float* v,
   // Once the running maxima settle, alpha is exactly 1 for most tiles: skip the rescale
   // (y * 1 = y, so the result is the same bits).
   const bool rescale = alpha0 != 1.f || alpha1 != 1.f;
-#pragma clang loop unroll(disable)
+  ATTN_NO_UNROLL
   for (; c + 16 <= dv; c += 16) {
     v128_t a0, a1, a2, a3, b0, b1, b2, b3;
     if constexpr (FRESH) {
@@ -191,10 +191,10 @@ inline void accumulate_pv_impl(const float* p0, const float* p1, const float* v,
     const float* const pend = p0 + n * PS;
     // Not unrolled: LLVM would hoist the loads of later steps, which V8 then spills.
     if (PS == kW) {  // key-major: row 1's weight is next to row 0's (see accumulate_pv)
-#pragma clang loop unroll(disable)
+      ATTN_NO_UNROLL
       for (; pa != pend; pa += PS, vj += dv) ATTN_PV_STEP(pa, pa + 1, vj);
     } else {
-#pragma clang loop unroll(disable)
+      ATTN_NO_UNROLL
       for (; pa != pend; pa += PS, pb += PS, vj += dv) ATTN_PV_STEP(pa, pb, vj);
     }
     if (two) st(y1 + c, b0), st(y1 + c + 4, b1), st(y1 + c + 8, b2), st(y1 + c + 12, b3);

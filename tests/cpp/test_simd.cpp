@@ -1,11 +1,12 @@
 // The float32 SIMD kernels (cpp/src/simd_kernels.hpp) against the scalar kernels
-// they replace. Natively the SIMD kernels are not compiled in and the dispatch runs
-// the scalar code on both sides; the wasm build (ctest under Node) is where these
-// comparisons exercise SIMD128. Every test here is tagged [wasm]: the native builds (native,
-// native-asan) leave them out (CMakeLists.txt: TEST_SPEC ~[wasm]), as they would compare
-// scalar code (and libm exp) with itself.
+// they replace, and the SIMD128 intrinsics they are written in (attn/simd128.hpp) against the
+// WebAssembly spec. They run in the wasm build (ctest under Node) and natively where the
+// intrinsics come from SIMDe (ATTN_NATIVE_SIMD). Every test here is tagged [wasm]: a native
+// build without SIMDe (or with ATTN_SCALAR) leaves them out (CMakeLists.txt: TEST_SPEC ~[wasm]),
+// as they would compare scalar code (and libm exp) with itself.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -16,6 +17,7 @@
 #include "kernels.hpp"
 #include "random_inputs.hpp"
 #include "simd_kernels.hpp"
+#include "simd_ops.hpp"
 
 using attn::AttentionOptions;
 using attn::AttentionResult;
@@ -87,8 +89,9 @@ double ulps(float y, double r) {
 
 }  // namespace
 
-TEST_CASE("simd - the wasm build compiles the SIMD kernels in", "[wasm][simd]") {
-#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
+TEST_CASE("simd - the wasm build (and natively SIMDe's) compiles the SIMD kernels in",
+          "[wasm][simd]") {
+#ifdef ATTN_SIMD128
   CHECK(attn::detail::kSimdKernels);
 #else
   CHECK_FALSE(attn::detail::kSimdKernels);
@@ -111,6 +114,101 @@ TEST_CASE("simd - the wasm build compiles the SIMD kernels in", "[wasm][simd]") 
         attn::detail::kSimdKernels);
   CHECK(attn::detail::tiled_kernel_simd(in.q.data(), in.k.data(), in.v.data(), o, 0.5f, &r) ==
         attn::detail::kSimdKernels);
+}
+
+#ifdef ATTN_SIMD128
+namespace {
+// The four lanes of v as float32 bit patterns, and the four floats as a vector (through memory,
+// so the compiler cannot fold the operations under test).
+std::uint32_t simd128_lane_bits(v128_t v, int lane) {
+  std::uint32_t b[4];
+  wasm_v128_store(b, v);
+  return b[lane];
+}
+v128_t simd128_floats(float a, float b, float c, float d) {
+  const float x[4] = {a, b, c, d};
+  return wasm_v128_load(x);
+}
+std::uint32_t simd128_bits_of(float x) {
+  std::uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+}  // namespace
+#endif
+
+// The operations whose x86 forms differ from SIMD128 at a corner (signed zeros, NaN, ties,
+// saturation, unsigned lanes), each against the value the WebAssembly SIMD spec defines: natively
+// this checks SIMDe's implementation, in wasm the engine's. And no multiply-add is fused.
+TEST_CASE("simd - the SIMD128 intrinsics the kernels use give the spec's values at the corners",
+          "[wasm][simd]") {
+#ifndef ATTN_SIMD128
+  WARN("no SIMD128 intrinsics in this build");
+#else
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::uint32_t pz = simd128_bits_of(0.f), nz = simd128_bits_of(-0.f);
+  // pmax(a, b) = a < b ? b : a; pmin(a, b) = b < a ? b : a: the first operand on ties and NaN.
+  const v128_t a = simd128_floats(-0.f, 0.f, nan, 1.f), b = simd128_floats(0.f, -0.f, 1.f, nan);
+  const v128_t mx = wasm_f32x4_pmax(a, b), mn = wasm_f32x4_pmin(a, b);
+  CHECK(simd128_lane_bits(mx, 0) == nz);
+  CHECK(simd128_lane_bits(mx, 1) == pz);
+  CHECK(std::isnan(wasm_f32x4_extract_lane(mx, 2)));
+  CHECK(wasm_f32x4_extract_lane(mx, 3) == 1.f);
+  CHECK(simd128_lane_bits(mn, 0) == nz);
+  CHECK(simd128_lane_bits(mn, 1) == pz);
+  CHECK(std::isnan(wasm_f32x4_extract_lane(mn, 2)));
+  CHECK(wasm_f32x4_extract_lane(mn, 3) == 1.f);
+  // nearest: ties to even, the sign of zero kept.
+  const v128_t r = wasm_f32x4_nearest(simd128_floats(2.5f, 3.5f, -0.5f, -1.4999999f));
+  CHECK(wasm_f32x4_extract_lane(r, 0) == 2.f);
+  CHECK(wasm_f32x4_extract_lane(r, 1) == 4.f);
+  CHECK(simd128_lane_bits(r, 2) == nz);
+  CHECK(wasm_f32x4_extract_lane(r, 3) == -1.f);
+  const float inf = std::numeric_limits<float>::infinity();
+  const v128_t rb = wasm_f32x4_nearest(simd128_floats(8388607.5f, -8388609.f, 1e30f, -inf));
+  CHECK(wasm_f32x4_extract_lane(rb, 0) == 8388608.f);
+  CHECK(wasm_f32x4_extract_lane(rb, 1) == -8388609.f);
+  CHECK(wasm_f32x4_extract_lane(rb, 2) == 1e30f);
+  CHECK(wasm_f32x4_extract_lane(rb, 3) == -inf);
+  // trunc_sat: toward zero, saturating, NaN to 0.
+  const v128_t t = wasm_i32x4_trunc_sat_f32x4(simd128_floats(-1.9f, 3e9f, -3e9f, nan));
+  CHECK(wasm_i32x4_extract_lane(t, 0) == -1);
+  CHECK(wasm_i32x4_extract_lane(t, 1) == std::numeric_limits<std::int32_t>::max());
+  CHECK(wasm_i32x4_extract_lane(t, 2) == std::numeric_limits<std::int32_t>::min());
+  CHECK(wasm_i32x4_extract_lane(t, 3) == 0);
+  // unsigned lanes: 0x80000000 and 0xffffffff are the largest, not negative.
+  const std::uint32_t ua[4] = {0x80000000u, 1u, 0xffffffffu, 7u}, ub[4] = {1u, 0x80000000u, 0u, 9u};
+  const v128_t um = wasm_u32x4_max(wasm_v128_load(ua), wasm_v128_load(ub));
+  CHECK(wasm_u32x4_extract_lane(um, 0) == 0x80000000u);
+  CHECK(wasm_u32x4_extract_lane(um, 1) == 0x80000000u);
+  CHECK(wasm_u32x4_extract_lane(um, 2) == 0xffffffffu);
+  CHECK(wasm_u32x4_extract_lane(um, 3) == 9u);
+  // comparisons with NaN: only ne is true; signed integer compares.
+  const v128_t n4 = simd128_floats(nan, nan, nan, nan), one4 = wasm_f32x4_splat(1.f);
+  CHECK(simd128_lane_bits(wasm_f32x4_ne(n4, n4), 0) == 0xffffffffu);
+  CHECK(simd128_lane_bits(wasm_f32x4_eq(n4, n4), 0) == 0u);
+  CHECK(simd128_lane_bits(wasm_f32x4_lt(n4, one4), 0) == 0u);
+  CHECK(simd128_lane_bits(wasm_f32x4_gt(n4, one4), 0) == 0u);
+  CHECK(simd128_lane_bits(wasm_i32x4_gt(wasm_i32x4_splat(-1), wasm_i32x4_splat(1)), 0) == 0u);
+  CHECK(simd128_lane_bits(wasm_i32x4_le(wasm_i32x4_splat(-1), wasm_i32x4_splat(1)), 0) ==
+        0xffffffffu);
+  // shuffle's lane numbers: 0-3 the first operand, 4-7 the second.
+  const v128_t s = wasm_i32x4_shuffle(simd128_floats(0.f, 1.f, 2.f, 3.f),
+                                      simd128_floats(4.f, 5.f, 6.f, 7.f), 2, 6, 3, 7);
+  CHECK(wasm_f32x4_extract_lane(s, 0) == 2.f);
+  CHECK(wasm_f32x4_extract_lane(s, 1) == 6.f);
+  CHECK(wasm_f32x4_extract_lane(s, 2) == 3.f);
+  CHECK(wasm_f32x4_extract_lane(s, 3) == 7.f);
+  // a * b + c rounds twice: (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 rounds to 1 + 2^-11 (a tie, to
+  // even), so the sum is exactly 0; one fused multiply-add would give 2^-24.
+  const float e = 1.f + std::ldexp(1.f, -12), f = -(1.f + std::ldexp(1.f, -11));
+  const v128_t m = attn::detail::simd::madd(simd128_floats(e, e, e, e), wasm_f32x4_splat(e),
+                                            simd128_floats(f, f, f, f));
+  CHECK(wasm_f32x4_extract_lane(m, 0) == 0.f);
+  const v128_t p = wasm_f32x4_add(wasm_f32x4_mul(simd128_floats(e, 0, 0, 0), wasm_f32x4_splat(e)),
+                                  simd128_floats(f, 0, 0, 0));
+  CHECK(wasm_f32x4_extract_lane(p, 0) == 0.f);
+#endif
 }
 
 TEST_CASE("simd - vectorised exp is within 2 ulp of exp and exact at the edges",

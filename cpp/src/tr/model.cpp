@@ -11,11 +11,11 @@
 #include "attn/names.hpp"
 #include "attn/rng.hpp"
 #include "attn/row_ops.hpp"
+#include "attn/simd128.hpp"
 #include "attn/tiled.hpp"
 #include "variant_attention.hpp"
 
-#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
-#include <wasm_simd128.h>
+#ifdef ATTN_SIMD128
 #define ATTN_MODEL_SIMD 1
 #endif
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <type_traits>
 
-#if defined(__wasm_simd128__) && !defined(ATTN_SCALAR)
-#include <wasm_simd128.h>
+#include "attn/simd128.hpp"
+#ifdef ATTN_SIMD128
 #define ATTN_OPTIM_SIMD 1
 #endif
 
