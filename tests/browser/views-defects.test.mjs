@@ -97,8 +97,11 @@ test('Decode: the total time names the fitted exponents, not N² and N³', async
   const total = await page.getByTestId('decode-total').textContent();
   assert.doesNotMatch(total, /≈ N² with the cache, ≈ N³ without/, total);
   // The text states p + 1 to two decimals; the attribute holds p itself (rounding may differ in the last digit).
-  const stated = (what) => Number((total.match(new RegExp(`N\\^([\\d.]+) ${what}`)) ?? [])[1]);
-  assert.ok(Math.abs(stated('with the cache') - (pc + 1)) <= 0.006 && Math.abs(stated('without') - (pr + 1)) <= 0.006, total);
+  assert.doesNotMatch(total, /about −/, `a negative total: ${total}`);
+  if (pc > -1 && pr > -1) {
+    const stated = (what) => Number((total.match(new RegExp(`N\\^([\\d.]+) ${what}`)) ?? [])[1]);
+    assert.ok(Math.abs(stated('with the cache') - (pc + 1)) <= 0.006 && Math.abs(stated('without') - (pr + 1)) <= 0.006, total);
+  } else assert.match(total, /timing noise, not a growth law/, total); // a noisy fit (p ≤ −1 was seen once)
   assert.doesNotMatch(total, /\d{3,}\.\d+ s/, `a duration with too many digits: ${total}`);
   assert.deepEqual(errors, []);
   await context.close();

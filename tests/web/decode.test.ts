@@ -2,7 +2,7 @@
 // step, the cache-bytes formula, MHA/GQA/MQA variants, the total-time integral, the settings'
 // normalisation and their URL round trip.
 import { describe, it, expect } from 'vitest';
-import { copyPrompt, expectedAt, stepFlops, cacheBytesFormula, kvVariants, totalMs, timingRows, exportCsv } from '../../web/src/decode/model';
+import { copyPrompt, expectedAt, stepFlops, cacheBytesFormula, kvVariants, totalMs, growthLawHolds, timingRows, exportCsv } from '../../web/src/decode/model';
 import { decodeHash, encodeState, defaultState, normalizeState } from '../../web/src/app/state';
 import { stats } from '../../web/src/measure/model';
 
@@ -48,10 +48,18 @@ describe('FLOPs and bytes', () => {
     expect(kvVariants(8)).toEqual([{ name: 'MHA', kvHeads: 8 }, { name: 'GQA', kvHeads: 2 }, { name: 'MQA', kvHeads: 1 }]);
     expect(kvVariants(2).map((v) => v.name)).toEqual(['MHA', 'MQA']);
   });
-  it('total time: the integral of c·t^p', () => {
-    // p = 1, c = 1e-3 ms: Σ ≈ c·N²/2
+  it('total time: the sum of c·t^p over t = 1…N, positive even for a noisy p ≤ −1', () => {
+    // p = 1, c = 1e-3 ms: Σ t = N(N+1)/2
     const fit = { exponent: 1, intercept: Math.log(1e-3), ts: [1, 2] };
-    expect(totalMs(fit, 1000)).toBeCloseTo(1e-3 * 1e6 / 2, 6);
+    expect(totalMs(fit, 1000)).toBeCloseTo((1e-3 * 1000 * 1001) / 2, 6);
+    expect(growthLawHolds(fit)).toBe(true);
+    // p = −1.12 (measured once on a noisy run): the integral c·N^(p+1)/(p+1) would be negative.
+    const noisy = { exponent: -1.12, intercept: Math.log(2), ts: [1, 2] };
+    let sum = 0;
+    for (let t = 1; t <= 4096; t++) sum += 2 * t ** -1.12;
+    expect(totalMs(noisy, 4096)).toBeGreaterThan(0);
+    expect(totalMs(noisy, 4096)).toBeCloseTo(sum, 9);
+    expect(growthLawHolds(noisy)).toBe(false);
   });
   it('timing rows and CSV pair the modes per T', () => {
     const pt = (t: number, mode: 'cached' | 'recompute', ms: number) => ({ t, mode, samples: [ms], stats: stats([ms]), heapBytes: 0 });

@@ -11,6 +11,7 @@ import {
   kvVariants,
   timingRows,
   totalMs,
+  growthLawHolds,
   type DecodeMode,
   type DecodePoint,
   type DecodeShape,
@@ -201,7 +202,10 @@ export class CostPanel {
         el('span', {
           class: 'muted',
           'data-testid': 'decode-total-how',
-          text: `Σ over t = 1…${N} of the fitted per-step time c·tᵖ ≈ c·N^(p+1)/(p+1): with the fitted p that grows as N^${(fc.exponent + 1).toFixed(2)} with the cache and N^${(fr.exponent + 1).toFixed(2)} without (an ideal cached step, p = 1, would give N²; an ideal recompute, p = 2, N³).`,
+          text:
+            growthLawHolds(fc) && growthLawHolds(fr)
+              ? `Σ over t = 1…${N} of the fitted per-step time c·tᵖ (≈ c·N^(p+1)/(p+1)): with the fitted p that grows as N^${(fc.exponent + 1).toFixed(2)} with the cache and N^${(fr.exponent + 1).toFixed(2)} without (an ideal cached step, p = 1, would give N²; an ideal recompute, p = 2, N³).`
+              : `Σ over t = 1…${N} of the fitted per-step time c·tᵖ. The fitted p is ${fc.exponent.toFixed(2)} with the cache and ${fr.exponent.toFixed(2)} without: a step that gets cheaper as T grows is timing noise, not a growth law, so these totals are not a forecast — press “Time decoding” again (a wider range of T steadies the fit).`,
         }),
       );
     } else

@@ -121,11 +121,20 @@ export function fitOf(points: readonly DecodePoint[], mode: DecodeMode, floor?: 
 }
 
 /**
- * Time to generate n tokens one by one from an empty cache, from a fitted per-token cost
- * c·t^p: Σ_{t=1..n} c·t^p ≈ ∫ c·t^p dt = c·n^(p+1)/(p+1) (≈ n² cached, ≈ n³ recompute).
+ * Time to generate n tokens one by one from an empty cache, from a fitted per-token cost c·t^p:
+ * the sum Σ_{t=1..n} c·t^p itself, not the integral c·n^(p+1)/(p+1), which turns negative for a
+ * noisy fit with p ≤ −1 (the sum stays positive for any p).
  */
 export function totalMs(fit: Fit, n: number): number {
-  return (Math.exp(fit.intercept) * n ** (fit.exponent + 1)) / (fit.exponent + 1);
+  const c = Math.exp(fit.intercept);
+  let s = 0;
+  for (let t = 1; t <= n; t++) s += t ** fit.exponent;
+  return c * s;
+}
+
+/** Whether the fitted exponent describes a cost that grows with T (p > −1 keeps N^(p+1) growing). */
+export function growthLawHolds(fit: Fit): boolean {
+  return fit.exponent > -1;
 }
 
 export interface StepRecord {
