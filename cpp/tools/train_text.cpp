@@ -37,6 +37,7 @@
 #include "attn/tr/probe.hpp"
 #include "attn/tr/schedule.hpp"
 #include "attn/tr/trainer.hpp"
+#include "attn/variants.hpp"
 #include "text/checkpoint.hpp"
 #include "text/common.hpp"
 #include "text/corpus.hpp"
@@ -205,6 +206,7 @@ int run(int argc, char** argv) {
   trj["steps"] = steps;
   trj["tokens"] = steps * B * T;
   trj["repeat"] = o.repeat;
+  trj["dtype"] = o.half ? "float16" : "float32";
   trj["repeatRows"] = rep_rows;
   trj["schedule"] = {{"kind",
                       "linear warmup, then cosine to a floor (torch SequentialLR of "
@@ -240,17 +242,27 @@ int run(int argc, char** argv) {
     return {};
   };
   double last_loss = std::nan("");
+  std::vector<float> shipped;  // --dtype float16: the rounded weights of the checkpoint
   auto checkpoint = [&](std::size_t step) -> Fail {
     char name[40];
     std::snprintf(name, sizeof name, "step-%08zu.npz", step);
+    // With --dtype float16 the file's weights are the binary16 roundings, and so are the
+    // measured ones (the figures in model.json describe the shipped bytes); training keeps
+    // its float32 weights untouched.
+    const float* w = tr[0]->params().data();
+    if (o.half) {
+      shipped.assign(w, w + layout.total);
+      for (float& x : shipped) x = attn::round_to_half(x);
+      w = shipped.data();
+    }
     std::string bytes;
-    if (!npz_bytes(named_params(mc, layout, tr[0]->params().data()), &bytes))
-      return run_error("checkpoint: the model is too large for a zip without zip64");
+    if (!npz_bytes(named_params(mc, layout, w), o.half, &bytes))
+      return run_error(o.half ? "checkpoint: a weight exceeds float16's range (use --dtype float32)"
+                              : "checkpoint: the model is too large for a zip without zip64");
     if (!write_bytes(fs::path(o.out) / name, bytes))
       return run_error("--out: cannot write " + std::string(name));
     double held = 0;
-    Fail e = held_out_loss(&pool, mc, tr[0]->params().data(), eval_tokens, o.eval_windows, &eval_ws,
-                           &held);
+    Fail e = held_out_loss(&pool, mc, w, eval_tokens, o.eval_windows, &eval_ws, &held);
     if (e.bad()) return e;
     ojson c;
     c["step"] = step;
@@ -262,7 +274,7 @@ int run(int argc, char** argv) {
     // After the held-out pass, on this thread alone, in its own workspace (the weights are
     // only read): the training bits do not see it.
     ProbeSummary ps;
-    e = add_probe_metrics(mc, tr[0]->params().data(), &probe, &c, &ps);
+    e = add_probe_metrics(mc, w, &probe, &c, &ps);
     if (e.bad()) return e;
     checkpoints.push_back(c);
     char ind[16] = "-";

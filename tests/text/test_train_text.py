@@ -269,8 +269,9 @@ class TrainText(unittest.TestCase):
         for c in m["checkpoints"]:
             with np.load(os.path.join(self.runs[name], c["file"])) as w:
                 self.assertEqual(sorted(w.files), sorted(shapes), c["file"])
+                dtype = np.float16 if m["training"]["dtype"] == "float16" else np.float32
                 for k in w.files:
-                    self.assertEqual(w[k].dtype, np.float32, k)
+                    self.assertEqual(w[k].dtype, dtype, k)
                     self.assertEqual(w[k].shape, shapes[k], k)
                 loss = forward_loss(w, cfg, windows)
             # The C++ forward runs in float32 (sums of the loss in float64): relative 2e-6
@@ -291,6 +292,31 @@ class TrainText(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.runs["s1"] = out
         self.check_run("s1")
+
+    def test_float16_checkpoints(self):
+        """--dtype float16: every array is NumPy's own float16 cast of the float32 run's (the
+        same training bits), and model.json's figures are those of the float16 file."""
+        out = os.path.join(self.tmp, "h1")
+        r = run_cmd("--corpus", SOTU, "--out", out, "--quick", "--dtype", "float16",
+                    "--threads", "2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.runs["h1"] = out
+        self.assertEqual(self.model("h1")["training"]["dtype"], "float16")
+        self.assertEqual(self.model("a1")["training"]["dtype"], "float32")
+        for c in self.model("h1")["checkpoints"]:
+            with np.load(os.path.join(out, c["file"])) as h, \
+                    np.load(os.path.join(self.runs["a1"], c["file"])) as f:
+                self.assertEqual(sorted(h.files), sorted(f.files))
+                for k in h.files:
+                    self.assertEqual(h[k].dtype, np.float16, k)
+                    np.testing.assert_array_equal(h[k], f[k].astype(np.float16), err_msg=k)
+        self.check_run("h1")
+        self.check_probe("h1", 128)
+        # The rounding moved the figures a little, not the training: the float32 run's
+        # last held-out loss differs, and the float16 file is about half the size.
+        a, h = self.model("a1")["checkpoints"][-1], self.model("h1")["checkpoints"][-1]
+        self.assertNotEqual(a["heldOutLoss"], h["heldOutLoss"])
+        self.assertAlmostEqual(a["heldOutLoss"], h["heldOutLoss"], delta=1e-3)
 
     # ---- the probe metrics through NumPy
 
@@ -397,6 +423,7 @@ class TrainText(unittest.TestCase):
         self.assert_fails(base + ["--probe-rows", "0"], "--probe-rows", code=2)
         self.assert_fails(base + ["--seq-len", "3"], "--seq-len", "probe", code=2)
         self.assert_fails(base + ["--seed"], "--seed", "needs a value", code=2)
+        self.assert_fails(base + ["--dtype", "bfloat16"], "--dtype", "float16", code=2)
         self.assert_fails(["--corpus", SOTU, "--quick"], "--out", code=2)
         self.assertFalse(os.path.exists(out), "nothing written for a bad flag")
         r = run_cmd("--help")

@@ -37,6 +37,9 @@ const char* const kHelp =
     "  --out DIR  --seed N (0)  --threads N (hardware threads; at most 4 are used: the 4 shards)\n"
     "  --checkpoints K      K log-spaced steps from 0 to the last, deduplicated (16, K >= 2)\n"
     "  --probe-rows N       rows of the induction probe scored at every checkpoint (128)\n"
+    "  --dtype NAME         float32 or float16: the checkpoints' arrays; with float16 the weights\n"
+    "                       are rounded to binary16 for the file and its measurements only,\n"
+    "                       training keeps float32 (float32)\n"
     "  --quick              a tiny config for tests (seconds); other flags still apply over it\n"
     "  --help\n";
 
@@ -55,11 +58,11 @@ bool parse_double(const std::string& s, double* v) {
 Fail parse_flags(int argc, char** argv, Options* o, bool* help) {
   std::vector<std::pair<std::string, std::string>> given;
   static const std::vector<std::string> kValued = {
-      "corpus",       "out",           "dump-tokens",  "seed",         "threads",
-      "d-model",      "heads",         "kv-heads",     "layers",       "seq-len",
-      "positional",   "layer-norm",    "batch",        "lr",           "warmup",
-      "warmup-start", "final-lr-frac", "weight-decay", "clip",         "beta2",
-      "tokens",       "repeat",        "checkpoints",  "eval-windows", "probe-rows"};
+      "corpus",     "out",      "dump-tokens", "seed",         "threads",       "d-model",
+      "heads",      "kv-heads", "layers",      "seq-len",      "positional",    "layer-norm",
+      "batch",      "lr",       "warmup",      "warmup-start", "final-lr-frac", "weight-decay",
+      "clip",       "beta2",    "tokens",      "repeat",       "checkpoints",   "eval-windows",
+      "probe-rows", "dtype"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -155,6 +158,12 @@ Fail parse_flags(int argc, char** argv, Options* o, bool* help) {
       f = whole(&o->probe_rows, 1, 65536);
     } else if (name == "positional") {
       o->positional = value;
+    } else if (name == "dtype") {
+      if (value == "float32" || value == "float16") {
+        o->half = value == "float16";
+      } else {
+        return usage_error(flag, "must be float32 or float16 (got '" + value + "')");
+      }
     } else if (name == "layer-norm") {
       if (value == "on" || value == "1" || value == "true") {
         o->layer_norm = true;

@@ -24,6 +24,7 @@ struct Options {
   double tokens = 1e7, repeat = 0;
   std::size_t checkpoints = 16, eval_windows = 128;
   std::size_t probe_rows = 128;  // rows of the probe measured at every checkpoint
+  bool half = false;  // --dtype float16: checkpoints hold binary16 arrays (and are measured so)
   bool quick = false;
 };
 

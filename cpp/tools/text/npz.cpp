@@ -1,7 +1,11 @@
 #include "npz.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <utility>
+
+#include "attn/variants.hpp"
 
 // zlib for the zip entries' CRC-32 only: Debian's zlib1g-dev (scripts/setup.sh installs it),
 // the reference implementation, already linked by half the system. The .npz entries are
@@ -19,8 +23,22 @@ void put_le(std::string* s, std::uint64_t v, int bytes) {
 }
 
 // NPY 1.0: magic, version, header length (uint16 LE), the header dict padded with spaces to
-// a multiple of 64 bytes in all (ending in '\n'), then little-endian float32 data.
-std::string npy_bytes(const NamedArray& a) {
+// The binary16 bits of a float that is already a binary16 value (round_to_half's output):
+// sign, 5-bit exponent (bias 15), 10-bit fraction; subnormals below 2^-14.
+std::uint16_t half_bits(float h) {
+  std::uint32_t f;
+  std::memcpy(&f, &h, 4);
+  const std::uint16_t sign = static_cast<std::uint16_t>((f >> 16) & 0x8000);
+  const float a = std::fabs(h);
+  if (a == 0) return sign;
+  if (a < 6.103515625e-05f)  // 2^-14: subnormal, fraction = a / 2^-24 (exact for a binary16 value)
+    return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(a * 16777216.0f));
+  const int e = static_cast<int>((f >> 23) & 0xFF) - 127;  // -14 ... 15
+  return static_cast<std::uint16_t>(sign | ((e + 15) << 10) | ((f >> 13) & 0x3FF));
+}
+
+// a multiple of 64 bytes in all (ending in '\n'), then little-endian float32 (or binary16) data.
+bool npy_bytes(const NamedArray& a, bool half, std::string* out) {
   std::string shape = "(";
   std::size_t n = 1;
   for (std::size_t i = 0; i < a.shape.size(); ++i) {
@@ -28,7 +46,8 @@ std::string npy_bytes(const NamedArray& a) {
     n *= a.shape[i];
   }
   shape += a.shape.size() == 1 ? ",)" : ")";
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header = std::string("{'descr': '") + (half ? "<f2" : "<f4") +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
   const std::size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header.push_back('\n');
@@ -37,22 +56,31 @@ std::string npy_bytes(const NamedArray& a) {
   s.push_back('\x00');
   put_le(&s, header.size(), 2);
   s += header;
-  s.reserve(s.size() + 4 * n);
+  s.reserve(s.size() + (half ? 2 : 4) * n);
   for (std::size_t i = 0; i < n; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, a.data + i, 4);
-    put_le(&s, bits, 4);
+    if (half) {
+      const float h = attn::round_to_half(a.data[i]);
+      if (!std::isfinite(h)) return false;
+      put_le(&s, half_bits(h), 2);
+    } else {
+      std::uint32_t bits;
+      std::memcpy(&bits, a.data + i, 4);
+      put_le(&s, bits, 4);
+    }
   }
-  return s;
+  *out = std::move(s);
+  return true;
 }
 
 }  // namespace
 
-bool npz_bytes(const std::vector<NamedArray>& arrays, std::string* out) {
+bool npz_bytes(const std::vector<NamedArray>& arrays, bool half, std::string* out) {
   std::string body, central;
   const std::uint32_t dos_time = 0, dos_date = (0 << 9) | (1 << 5) | 1;
   for (const auto& a : arrays) {
-    const std::string name = a.name + ".npy", data = npy_bytes(a);
+    const std::string name = a.name + ".npy";
+    std::string data;
+    if (!npy_bytes(a, half, &data)) return false;
     if (data.size() >= 0xFFFFFFFFull || body.size() >= 0xFFFFFFFFull) return false;
     uLong crc = crc32(0L, Z_NULL, 0);
     crc = crc32(crc, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size()));
