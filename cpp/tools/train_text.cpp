@@ -202,6 +202,8 @@ int run(int argc, char** argv) {
   std::string cmd;
   for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + shell_quote(argv[i]);
   trj["commandLine"] = cmd;
+  // How to rebuild it (e.g. "npm run text-model"); by default the command line itself.
+  trj["command"] = o.command.empty() ? cmd : o.command;
   trj["seed"] = o.seed;
   trj["steps"] = steps;
   trj["tokens"] = steps * B * T;

