@@ -7,6 +7,8 @@
     ap.show(W, tokens="the cat sat on the mat .".split())     # your weights, 2-D or 3-D (heads)
     ap.show(Q=Q, K=K, V=V, mask=None, causal=True)            # the page's core computes attention
     ap.show(X=X, W_q=Wq, W_k=Wk, W_v=Wv)                      # lesson 2's inputs (one head; heads=2 splits)
+    m = ap.load_text_model("dist/models/sotu-char")          # the page's text model, as NumPy arrays
+    ids = m.encode("the state of the union"); logits, maps = m.forward(ids)
 
 `show` returns an object that Jupyter draws as an <iframe> of the playground (its `url` attribute is
 the link). Small arrays travel in the link itself (no script needed, works in any notebook and in
@@ -35,7 +37,7 @@ import zlib
 
 import numpy as np
 
-__all__ = ["show", "serve", "encode_array", "decode_array", "Playground", "Server"]
+__all__ = ["show", "serve", "encode_array", "decode_array", "Playground", "Server", "load_text_model", "TextModel"]
 __version__ = "1.0"
 
 #: Version of the array link strings ("1.f4.6x6.b.<base64url>").
@@ -592,3 +594,191 @@ def show(W=None, tokens=None, *, Q=None, K=None, V=None, mask=None, X=None, W_q=
     page = urllib.parse.urlunsplit((split.scheme, split.netloc, split.path or "/", urllib.parse.urlencode(query),
                                     "&".join(parts)))
     return Playground(page, frame_id, int(height) if height is not None else DEFAULT_HEIGHT, message)
+
+
+# ---- the text model (web/public/models/<name>/: model.json and .npz checkpoints; docs/text-model.md)
+
+#: Where the playground ships its text model, relative to the page.
+TEXT_MODEL_PATH = "models/sotu-char"
+#: Refuse an array that declares more elements than this (a hostile or corrupt file).
+TEXT_MODEL_MAX_ELEMENTS = 1 << 24
+
+
+class TextModel:
+    """One checkpoint of the playground's text model, as NumPy arrays (see load_text_model).
+
+    Attributes: ``config`` (model.json's config: vocab, seqLen, layers, heads, kvHeads, dModel,
+    positional, layerNorm, ...), ``symbols`` (id -> character), ``unknown`` (the character of the
+    unknown id), ``checkpoint`` (model.json's entry of this step: step, tokens, heldOutLoss,
+    inContext, induction, previous, ...), ``checkpoints`` (all entries), ``weights`` (name ->
+    float32 array, shaped as in the .npz: embed (V, D), pos (T, D), layers.{l}.wq (D, H·d_h), ...).
+    """
+
+    def __init__(self, meta, checkpoint, weights, source):
+        self.meta = meta
+        self.config = meta["config"]
+        tok = meta["tokenizer"]
+        self.symbols = list(tok["symbols"])
+        self.unknown = tok["unknown"]
+        self._ids = {s: i for i, s in enumerate(self.symbols)}
+        self._unknown_id = self._ids[self.unknown]
+        self.checkpoints = meta["checkpoints"]
+        self.checkpoint = checkpoint
+        self.step = checkpoint["step"]
+        self.weights = weights
+        self.source = source
+
+    def encode(self, text):
+        """Token ids of ``text``: one per character (code point); characters outside the table
+        map to the unknown id (as the page and the trainer do)."""
+        return np.array([self._ids.get(c, self._unknown_id) for c in text], dtype=np.int64)
+
+    def decode(self, ids):
+        """The characters of token ids."""
+        return "".join(self.symbols[int(i)] for i in ids)
+
+    def forward(self, ids):
+        """(logits (t, V), [attention weights (H, t, t) per layer]) of one sequence of ids, float64,
+        from docs/train-api.md's formulas: x = E[ids] (+ P), per layer x += concat_h softmax(q kᵀ/√d_h,
+        causal) v · W_O, with q, k read from x + P for 'shortformer'; optional LayerNorm; logits = x U."""
+        c, w = self.config, {k: v.astype(np.float64) for k, v in self.weights.items()}
+        ids = np.asarray(ids, dtype=np.int64)
+        t = len(ids)
+        if not 1 <= t <= c["seqLen"]:
+            raise ValueError("ids: %d tokens; this model reads 1 to %d" % (t, c["seqLen"]))
+        if ids.min() < 0 or ids.max() >= c["vocab"]:
+            raise ValueError("ids: every id must be in [0, %d)" % c["vocab"])
+        H, D = c["heads"], c["dModel"]
+        Hkv, dh = c.get("kvHeads") or H, D // H
+        x = w["embed"][ids]
+        if c["positional"] == "learned":
+            x = x + w["pos"][:t]
+        causal = np.tril(np.ones((t, t), dtype=bool))
+        maps = []
+        for l in range(c["layers"]):
+            qk = x + w["pos"][:t] if c["positional"] == "shortformer" else x
+            q = (qk @ w["layers.%d.wq" % l]).reshape(t, H, dh).transpose(1, 0, 2)
+            k = (qk @ w["layers.%d.wk" % l]).reshape(t, Hkv, dh).transpose(1, 0, 2)
+            v = (x @ w["layers.%d.wv" % l]).reshape(t, Hkv, dh).transpose(1, 0, 2)
+            g = np.arange(H) // (H // Hkv)
+            s = np.where(causal, q @ k[g].transpose(0, 2, 1) / math.sqrt(dh), -np.inf)
+            a = np.exp(s - s.max(-1, keepdims=True))
+            a /= a.sum(-1, keepdims=True)
+            maps.append(a)
+            x = x + (a @ v[g]).transpose(1, 0, 2).reshape(t, H * dh) @ w["layers.%d.wo" % l]
+        if c.get("layerNorm"):
+            mu = x.mean(-1, keepdims=True)
+            x = (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * w["ln_gain"] + w["ln_bias"]
+        return x @ w["unembed"], maps
+
+    def __repr__(self):
+        c = self.config
+        return "<attention_playground.TextModel step %d of %s: %d layers x %d heads, d_model %d, T %d, V %d>" % (
+            self.step, self.source, c["layers"], c["heads"], c["dModel"], c["seqLen"], c["vocab"])
+
+
+def _read_source(base, name):
+    """Bytes of ``name`` under a folder or an http(s) URL."""
+    if base.startswith(("http://", "https://")):
+        import urllib.request
+        with urllib.request.urlopen(urllib.parse.urljoin(base.rstrip("/") + "/", name)) as r:
+            return r.read()
+    with open(os.path.join(base, name), "rb") as f:
+        return f.read()
+
+
+def _text_model_shapes(c):
+    """name -> shape of every array a checkpoint of config ``c`` holds."""
+    V, T, D, H = c["vocab"], c["seqLen"], c["dModel"], c["heads"]
+    Hkv = c.get("kvHeads") or H
+    dh = D // H
+    s = {"embed": (V, D), "unembed": (D, V)}
+    if c["positional"] in ("learned", "shortformer"):
+        s["pos"] = (T, D)
+    for l in range(c["layers"]):
+        s.update({"layers.%d.wq" % l: (D, H * dh), "layers.%d.wk" % l: (D, Hkv * dh),
+                  "layers.%d.wv" % l: (D, Hkv * dh), "layers.%d.wo" % l: (H * dh, D)})
+    if c.get("layerNorm"):
+        s.update({"ln_gain": (D,), "ln_bias": (D,)})
+    return s
+
+
+def load_text_model(path=None, step=None):
+    """The playground's text model at one checkpoint, NumPy only (no page needed).
+
+    path: the folder (or http(s) URL) holding model.json and the .npz files: by default the
+    ``models/sotu-char`` folder of the playground serve() serves, else of the page's url.
+    step: a checkpoint's step (model.json lists them); None = the last (the shipped model).
+    Raises ValueError naming the file and the field for a file that is not a model of this kind
+    (the arrays are read with allow_pickle=False: a hostile file cannot run code).
+
+        m = ap.load_text_model("dist/models/sotu-char")
+        ids = m.encode("the United States of America")
+        W_q = m.weights["layers.0.wq"]           # (D, H·d_h): lesson 2's W_q for every head
+        logits, maps = m.forward(ids)            # maps[l]: (H, t, t) attention weights
+    """
+    import io
+    if path is None:
+        if _default_url is None:
+            raise ValueError("path: give the folder holding model.json (or call serve() first)")
+        path = urllib.parse.urljoin(_default_url, TEXT_MODEL_PATH)
+    path = os.fspath(path)
+    try:
+        meta = json.loads(_read_source(path, "model.json").decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise ValueError("model.json: cannot be read as JSON (%s)" % e) from None
+    for field in ("config", "tokenizer", "checkpoints"):
+        if not isinstance(meta, dict) or field not in meta:
+            raise ValueError("model.json: no '%s'" % field)
+    c = meta["config"]
+    for field in ("vocab", "seqLen", "layers", "heads", "dModel"):
+        v = c.get(field) if isinstance(c, dict) else None
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 1 << 16:
+            raise ValueError("model.json: config.%s must be a whole number in [1, 65536] (got %r)" % (field, v))
+    if c.get("positional") not in ("learned", "shortformer", "none"):
+        raise ValueError("model.json: config.positional %r: this helper reads 'learned', 'shortformer' and 'none'"
+                         % (c.get("positional"),))
+    if c["dModel"] % c["heads"]:
+        raise ValueError("model.json: config.dModel %d is not a multiple of config.heads %d" % (c["dModel"], c["heads"]))
+    shapes = _text_model_shapes(c)
+    if sum(math.prod(s) for s in shapes.values()) > TEXT_MODEL_MAX_ELEMENTS:
+        raise ValueError("model.json: config declares more than %d weights" % TEXT_MODEL_MAX_ELEMENTS)
+    tok = meta["tokenizer"]
+    if not isinstance(tok, dict) or tok.get("kind") != "char" or not isinstance(tok.get("symbols"), list) \
+            or len(tok["symbols"]) != c["vocab"] or tok.get("unknown") not in tok["symbols"]:
+        raise ValueError("model.json: tokenizer must be {kind: 'char', symbols: [%d characters], unknown}"
+                         % c["vocab"])
+    cks = meta["checkpoints"]
+    if not isinstance(cks, list) or not cks or not all(isinstance(k, dict) and "step" in k and "file" in k for k in cks):
+        raise ValueError("model.json: checkpoints must be a non-empty list of {step, file, ...}")
+    if step is None:
+        ck = cks[-1]
+    else:
+        ck = next((k for k in cks if k["step"] == step), None)
+        if ck is None:
+            raise ValueError("step: no checkpoint at step %r (steps: %s)" % (step, ", ".join(str(k["step"]) for k in cks)))
+    name = ck["file"]
+    if not isinstance(name, str) or "/" in name or "\\" in name or not name.endswith(".npz"):
+        raise ValueError("model.json: checkpoint file %r is not a .npz name in the model's folder" % (name,))
+    try:
+        with np.load(io.BytesIO(_read_source(path, name)), allow_pickle=False) as z:
+            got = {k: z[k] for k in z.files}
+    except OSError as e:
+        raise ValueError("%s: cannot be read (%s)" % (name, e)) from None
+    except Exception as e:  # zipfile.BadZipFile, ValueError of a bad .npy header, ...
+        raise ValueError("%s: not a readable .npz (%s)" % (name, e)) from None
+    weights = {}
+    for k, shape in shapes.items():
+        if k not in got:
+            raise ValueError("%s: no array '%s'" % (name, k))
+        a = got[k]
+        if a.dtype not in (np.float16, np.float32) or a.shape != shape:
+            raise ValueError("%s: '%s' is %s %s; config needs float16 or float32 %s" % (name, k, a.dtype, a.shape, shape))
+        a = a.astype(np.float32)
+        if not np.isfinite(a).all():
+            raise ValueError("%s: '%s' holds NaN or Inf" % (name, k))
+        weights[k] = a
+    extra = sorted(set(got) - set(shapes))
+    if extra:
+        raise ValueError("%s: arrays this config does not have: %s" % (name, ", ".join(extra)))
+    return TextModel(meta, ck, weights, path)
