@@ -20,6 +20,11 @@
     delete Module['trainNames'];
     for (var key in names) Object.freeze(names[key]);
     NAMES = Module['names'] = Object.freeze(names);
+    // The roles textScores() gives and its threshold (attn/tr/probe.hpp): { names, threshold }.
+    var roles = Module['headRoles']();
+    delete Module['headRoles'];
+    Object.freeze(roles.names);
+    Module['headRoles'] = Object.freeze(roles);
   });
 
   var fail = attnFail;  // errors.js
@@ -266,6 +271,16 @@
       out.layers = layers;
     }
     return out;
+  };
+  // Per head (index l*H + h) the text scores of attn/tr/probe.hpp on one text (2 to seqLen
+  // tokens), with the trainer's ablations: Float64Arrays previous, induction, duplicate, first,
+  // and roles (names from headRoles.names).
+  Trainer.prototype.textScores = function (tokens) {
+    var t = int32s(tokens, 'tokens');
+    if (t.length < 2 || t.length > this._c.seqLen) fail('tokens', 'tokens must hold 2 to seqLen (' + this._c.seqLen + ') values');
+    var r = unwrap(this._live().textScores(t));
+    return { previous: copy(r.previous), induction: copy(r.induction), duplicate: copy(r.duplicate),
+      first: copy(r.first), roles: r.roles.slice() };
   };
   Trainer.prototype.sampleBatch = function () {
     var r = unwrap(this._live().sampleBatch());

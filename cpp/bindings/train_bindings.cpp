@@ -71,6 +71,14 @@ val js_array(const std::vector<std::string>& names) {
 val list_array(const attn::NameList& l) {
   return js_array(std::vector<std::string>(l.names, l.names + l.size));
 }
+// The head roles of textScores: the core's names (attn/tr/probe.hpp, in HeadRole order) and
+// kRoleThreshold. Read once by train_api.js into tr module.headRoles.
+val headRoles() {
+  val r = val::object();
+  r.set("names", list_array(attn::tr::head_role_names()));
+  r.set("threshold", attn::tr::kRoleThreshold);
+  return r;
+}
 val trainNames() {
   val r = val::object();
   r.set("task", js_array(task_names()));
@@ -238,6 +246,31 @@ class TrainerHandle {
     r.set("weights", view(w_.data(), w_.size()));
     r.set("logits", view(g_.data(), g_.size()));
     if (withQkv) r.set("qkv", view(qkv_.data(), qkv_.size()));
+    return r;
+  }
+
+  // Per head (L*H, index l*H + h) the text scores of attn/tr/probe.hpp as float64 views, and
+  // each head's role name. The length is checked before the array is copied into the heap.
+  val textScores(val tokens) {
+    const double n = tokens["length"].as<double>();
+    if (n < 2 || n > static_cast<double>(t_->config().model.seq_len)) {
+      return error(attn::Status::Invalid("tokens", "tokens must hold 2 to seqLen (" +
+                                                       std::to_string(t_->config().model.seq_len) +
+                                                       ") values"));
+    }
+    attn::Status st = t_->text_scores(vec<std::int32_t>(tokens), &ts_);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    const std::size_t lh = ts_.previous.size();
+    r.set("previous", view(ts_.previous.data(), lh));
+    r.set("induction", view(ts_.induction.data(), lh));
+    r.set("duplicate", view(ts_.duplicate.data(), lh));
+    r.set("first", view(ts_.first.data(), lh));
+    val roles = val::array();
+    for (std::size_t i = 0; i < lh; ++i) {
+      roles.call<void>("push", std::string(attn::tr::head_role_name(attn::tr::head_role(ts_, i))));
+    }
+    r.set("roles", roles);
     return r;
   }
 
@@ -489,6 +522,7 @@ class TrainerHandle {
   std::unique_ptr<attn::tr::Trainer> t_;
   attn::tr::TrainReport report_;
   attn::tr::HeadScores hs_;
+  attn::tr::TextHeadScores ts_;
   attn::tr::Diagnostics dg_;
   std::vector<float> f_, w_, g_, qkv_;
   std::vector<double> sg_, wqn_;
@@ -567,6 +601,7 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .function("scoreGradients", &TrainerHandle::scoreGradients)
       .function("diagnostics", &TrainerHandle::diagnostics)
       .function("attention", &TrainerHandle::attention)
+      .function("textScores", &TrainerHandle::textScores)
       .function("sampleBatch", &TrainerHandle::sampleBatch)
       .function("lossAndGradients", &TrainerHandle::lossAndGradients)
       .function("trainOn", &TrainerHandle::trainOn)
@@ -592,4 +627,5 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .function("reset", &DecoderHandle::reset)
       .function("length", &DecoderHandle::length);
   emscripten::function("trainNames", &trainNames);
+  emscripten::function("headRoles", &headRoles);
 }

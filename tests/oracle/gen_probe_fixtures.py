@@ -14,7 +14,11 @@ Written from the definitions (not from the C++):
   target at j is predicted from the logits at j-1); induction(l, h) = mean over rows and
   i = n .. 2n-1 of A[i, i-n+1]; previous(l, h) = mean over rows and i = 1 .. 2n-1 of A[i, i-1].
   On one text: previous = mean_{i=1..t-1} A[i, i-1], first = mean_{i=1..t-1} A[i, 0], duplicate =
-  mean over the i with an earlier j holding the same token of sum_j A[i, j] (0 if there is none).
+  mean over the i with an earlier j holding the same token of sum_j A[i, j] (0 if there is none),
+  induction = mean over the i with a non-empty K_i = {j + 1 : j < i, tok[j] == tok[i],
+  j + 1 <= i - 1} of sum_{k in K_i} A[i, k] (0 if there is none).
+  Role: of (previous-token, induction, duplicate-token, first-token) the one with the largest score
+  (the earlier on a tie) if that score >= 0.4, else mixed.
 The model is the one of docs/train-api.md, forward only, in float64: x_0 = E[tok] (+ P for
 'learned'); per layer x += concat_h softmax(scale q k^T, causal) v W_O with q = x' W_Q, k = x' W_K
 (x' = x + P for 'shortformer', else x), v = x W_V, GQA head h reading K/V head h // (H / H_kv);
@@ -122,7 +126,7 @@ def probe_scores(cfg, p, probe):
 def text_scores(cfg, p, tokens):
     t = len(tokens)
     _, weights = forward(cfg, p, np.array([tokens], dtype=np.int64))
-    prev, dup, first = [], [], []
+    prev, dup, first, ind = [], [], [], []
     for a in weights:
         for h in range(cfg["heads"]):
             w = a[0, h]
@@ -131,7 +135,32 @@ def text_scores(cfg, p, tokens):
             rows = [sum(w[i, j] for j in range(i) if tokens[j] == tokens[i])
                     for i in range(t) if any(tokens[j] == tokens[i] for j in range(i))]
             dup.append(np.mean(rows) if rows else 0.0)
-    return prev, dup, first
+            keys = [{j + 1 for j in range(i) if tokens[j] == tokens[i] and j + 1 <= i - 1}
+                    for i in range(t)]
+            rows = [sum(w[i, k] for k in keys[i]) for i in range(1, t) if keys[i]]
+            ind.append(np.mean(rows) if rows else 0.0)
+    return prev, dup, first, ind
+
+
+ROLE_NAMES = ["previous-token", "induction", "duplicate-token", "first-token", "mixed"]
+ROLE_THRESHOLD = 0.4
+
+
+def role(previous, induction, duplicate, first):
+    scores = [previous, induction, duplicate, first]
+    best = max(range(4), key=lambda k: (scores[k], -k))  # the earlier score on a tie
+    return ROLE_NAMES[best] if scores[best] >= ROLE_THRESHOLD else ROLE_NAMES[4]
+
+
+def role_close(prev, ind, dup, fst):
+    """Per head: could a float32 forward (scores within ~2e-5) flip its role? True when the top
+    score is within 1e-4 of the threshold or, at or above it, of the runner-up."""
+    out = []
+    for q in zip(prev, ind, dup, fst):
+        top = sorted(q, reverse=True)
+        out.append(bool(abs(top[0] - ROLE_THRESHOLD) < 1e-4 or
+                        (top[0] >= ROLE_THRESHOLD and top[0] - top[1] < 1e-4)))
+    return out
 
 
 def config(vocab=20, seqLen=12, layers=2, heads=2, kvHeads=None, dModel=8, positional="learned",
@@ -159,9 +188,12 @@ def case(name, cfg, candidates, count, seed, texts, std=0.6):
            "ceFirst": float(first), "ceSecond": float(second), "inContext": float(second - first),
            "induction": f64_list(induction), "previous": f64_list(previous), "texts": []}
     for tokens in texts:
-        prev, dup, fst = text_scores(cfg, p, tokens)
+        prev, dup, fst, ind = text_scores(cfg, p, tokens)
         out["texts"].append({"tokens": tokens, "previous": f64_list(prev),
-                             "duplicate": f64_list(dup), "first": f64_list(fst)})
+                             "duplicate": f64_list(dup), "first": f64_list(fst),
+                             "induction": f64_list(ind),
+                             "roles": [role(*q) for q in zip(prev, ind, dup, fst)],
+                             "roleClose": role_close(prev, ind, dup, fst)})
     return out
 
 
@@ -183,8 +215,16 @@ def build_all():
                                           dModel=8, heads=2, kvHeads=1),
              list(range(5, 40, 2)), 3, 99, [[(i * 7) % 13 for i in range(110)]]),
     ]
+    # The role rule on chosen scores (previous, induction, duplicate, first): ties, the
+    # threshold itself, just below it.
+    rule = [[0.5, 0.1, 0.2, 0.3], [0.1, 0.6, 0.59, 0.0], [0.4, 0.4, 0.1, 0.1],
+            [0.39, 0.1, 0.2, 0.3], [0.0, 0.0, 0.0, 0.4], [0.2, 0.3, 0.45, 0.44],
+            [0.1, 0.3999999, 0.2, 0.0], [0.0, 0.0, 0.0, 0.0], [0.3, 0.9, 0.9, 0.95],
+            [1.2, 0.0, 0.0, 0.0], [0.0, 0.41, 0.0, 0.41]]
+    roles = {"names": ROLE_NAMES, "threshold": ROLE_THRESHOLD,
+             "cases": [{"scores": q, "role": role(*q)} for q in rule]}
     return {"probe.json": {"description": "NumPy oracle (tests/oracle/gen_probe_fixtures.py)",
-                           "cases": cases}}
+                           "cases": cases, "roles": roles}}
 
 
 def main():

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <limits>
 #include <string>
 
 #include "attn/rng.hpp"
@@ -129,31 +131,77 @@ Status text_head_scores(const ModelConfig& c, const T* params, const std::int32_
   out->previous.assign(L * H, 0.0);
   out->duplicate.assign(L * H, 0.0);
   out->first.assign(L * H, 0.0);
+  out->induction.assign(L * H, 0.0);
   for (std::size_t l = 0; l < L; ++l)
     for (std::size_t h = 0; h < H; ++h) {
       const T* a = ws->att[l].weights.data() + h * t * t;
-      double prev = 0, first = 0, dup = 0;
-      std::size_t dup_rows = 0;
+      double prev = 0, first = 0, dup = 0, ind = 0;
+      std::size_t dup_rows = 0, ind_rows = 0;
       for (std::size_t i = 1; i < t; ++i) {
         prev += double(a[i * t + i - 1]);
         first += double(a[i * t]);
-        double s = 0;
-        bool any = false;
+        double s = 0, si = 0;
+        bool any = false, any_ind = false;
         for (std::size_t j = 0; j < i; ++j)
           if (tokens[j] == tokens[i]) {
             s += double(a[i * t + j]);
             any = true;
+            // Key j + 1 once per earlier occurrence j (distinct j give distinct keys); j + 1 = i
+            // is the previous-token key, left out.
+            if (j + 1 < i) {
+              si += double(a[i * t + j + 1]);
+              any_ind = true;
+            }
           }
         if (any) {
           dup += s;
           ++dup_rows;
         }
+        if (any_ind) {
+          ind += si;
+          ++ind_rows;
+        }
       }
       out->previous[l * H + h] = prev / double(t - 1);
       out->first[l * H + h] = first / double(t - 1);
       out->duplicate[l * H + h] = dup_rows ? dup / double(dup_rows) : 0.0;
+      out->induction[l * H + h] = ind_rows ? ind / double(ind_rows) : 0.0;
     }
   return Status::Ok();
+}
+
+namespace {
+
+constexpr const char* kHeadRoles[] = {"previous-token", "induction", "duplicate-token",
+                                      "first-token", "mixed"};
+static_assert(std::size(kHeadRoles) == kHeadRoleCount);
+static_assert(static_cast<std::size_t>(HeadRole::kMixed) + 1 == kHeadRoleCount);
+constexpr NameList kHeadRoleList{"role", kHeadRoles, std::size(kHeadRoles)};
+
+}  // namespace
+
+const NameList& head_role_names() {
+  return kHeadRoleList;
+}
+
+const char* head_role_name(HeadRole r) {
+  return kHeadRoles[static_cast<std::size_t>(r)];
+}
+
+HeadRole head_role(double previous, double induction, double duplicate, double first) {
+  const double s[] = {previous, induction, duplicate, first};  // in HeadRole order
+  std::size_t best = 0;
+  double v = -std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < 4; ++k)
+    if (s[k] > v) {  // strict: a tie keeps the earlier score; NaN never compares greater
+      v = s[k];
+      best = k;
+    }
+  return v >= kRoleThreshold ? static_cast<HeadRole>(best) : HeadRole::kMixed;
+}
+
+HeadRole head_role(const TextHeadScores& s, std::size_t index) {
+  return head_role(s.previous[index], s.induction[index], s.duplicate[index], s.first[index]);
 }
 
 #define ATTN_PROBE(T)                                                                             \

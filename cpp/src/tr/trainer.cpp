@@ -470,6 +470,17 @@ Status Trainer::attention(const std::vector<std::int32_t>& tokens, std::vector<f
   return Status::Ok();
 }
 
+Status Trainer::text_scores(const std::vector<std::int32_t>& tokens, TextHeadScores* out) {
+  const std::size_t t = tokens.size();
+  // A bad length gets text_head_scores' own message (field tokens); a good one the cap of
+  // attention().
+  if (t >= 2 && t <= c_.model.seq_len) {
+    Status st = check_weights_cap(c_.model, 1, t);
+    if (!st.ok()) return st;
+  }
+  return text_head_scores(c_.model, params_->data(), tokens.data(), t, ablate_.data(), &ws_, out);
+}
+
 Status Trainer::sample_batch(std::vector<std::int32_t>* tokens, std::vector<std::uint8_t>* mask) {
   if (!task_status_.ok()) return task_status_;
   const std::size_t n = c_.batch * c_.model.seq_len;

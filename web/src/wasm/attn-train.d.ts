@@ -36,6 +36,21 @@ export interface AttnKeptShardResult {
   grads: null;
   kept: true;
 }
+/** tr.textScores(tokens) (docs/train-api.md, "The text model's probe"): each array L*H long. */
+export interface AttnTextScores {
+  previous: Float64Array;
+  induction: Float64Array;
+  duplicate: Float64Array;
+  first: Float64Array;
+  /** each head's role: one of lib.headRoles.names */
+  roles: string[];
+}
+/** lib.headRoles: the role names (in the core's order) and the score a role needs. */
+export interface AttnHeadRoles {
+  /** 'previous-token', 'induction', 'duplicate-token', 'first-token', 'mixed' */
+  readonly names: readonly string[];
+  readonly threshold: number;
+}
 export interface AttnTrainer {
   nextBatch(): AttnStepBatch;
   /** the non-empty shards of this batch, in summation order */
@@ -84,6 +99,9 @@ export interface AttnTrainer {
     logits: Float32Array;
     layers?: { q: Float32Array; k: Float32Array; v: Float32Array }[];
   };
+  /** Per head (index l*H + h) the text scores of attn/tr/probe.hpp on one text of 2 to seqLen
+   *  tokens, with the current ablations; roles: names from lib.headRoles.names. */
+  textScores(tokens: Int32Array | readonly number[]): AttnTextScores;
   sampleBatch(): { tokens: Int32Array; lossMask: Uint8Array };
   weights(): Record<string, unknown>;
   setLearningRate(lr: number): void;
@@ -110,6 +128,8 @@ export interface AttnTrainNames {
 export interface AttnTrainLib {
   createTrainer(config: Record<string, unknown>): AttnTrainer;
   readonly names: AttnTrainNames;
+  /** textScores()' roles and threshold, from the core (frozen). */
+  readonly headRoles: AttnHeadRoles;
   /** The default working-memory cap, bytes. */
   readonly limits: { memoryCap: number };
   /** The error class every check throws (`field`, `code`). */

@@ -21,7 +21,14 @@
 //   previous(l, h)    = mean over i = 1 .. t-1 of the weight from i to i - 1;
 //   first(l, h)       = mean over i = 1 .. t-1 of the weight from i to key 0;
 //   duplicate(l, h)   = mean, over the queries i with at least one j < i holding the same token,
-//                       of the summed weight on those j (0 when no query has one).
+//                       of the summed weight on those j (0 when no query has one);
+//   induction(l, h)   = mean, over the queries i with K_i non-empty, of the summed weight on
+//                       K_i = { j + 1 : j < i, tokens[j] == tokens[i], j + 1 <= i - 1 } (the key
+//                       after each earlier occurrence of i's token; j + 1 = i, the previous-token
+//                       key, is left out), 0 when no query has one.
+// Role of a head on a text (head_role): the largest of (previous, induction, duplicate, first)
+// if it is >= kRoleThreshold, else mixed; ties go to the earlier score in that order, and a NaN
+// score never wins.
 // Weights are the model's attention weights as its forward forms them (any normalizer; rows of
 // sigmoid / relu need not sum to 1), ablated heads included (their weights are still formed).
 //
@@ -36,6 +43,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "attn/names.hpp"
 #include "attn/status.hpp"
 #include "attn/tr/model.hpp"
 
@@ -66,7 +74,7 @@ Status probe_scores(const ModelConfig& c, const T* params, const std::int32_t* p
                     ProbeScores* out);
 
 struct TextHeadScores {
-  std::vector<double> previous, duplicate, first;  // (L*H) each, index l*H + h
+  std::vector<double> previous, duplicate, first, induction;  // (L*H) each, index l*H + h
 };
 
 // Per-head scores of one text, tokens (t), 2 <= t <= seqLen. ablate: (L*H) or null.
@@ -74,5 +82,20 @@ template <class T>
 Status text_head_scores(const ModelConfig& c, const T* params, const std::int32_t* tokens,
                         std::size_t t, const std::uint8_t* ablate, Workspace<T>* ws,
                         TextHeadScores* out);
+
+// A head's role on a text, in the order of head_role_names() (a role's index is its value).
+enum class HeadRole { kPreviousToken, kInduction, kDuplicateToken, kFirstToken, kMixed };
+inline constexpr std::size_t kHeadRoleCount = 5;
+inline constexpr double kRoleThreshold = 0.4;
+
+// "previous-token", "induction", "duplicate-token", "first-token", "mixed" (option "role"):
+// the one spelling of the roles; the JS API hands it on as lib.headRoles.names.
+const NameList& head_role_names();
+const char* head_role_name(HeadRole r);
+
+// The rule of the header comment on four scores.
+HeadRole head_role(double previous, double induction, double duplicate, double first);
+// Head `index` (= l*H + h) of s; index must be below s.previous.size().
+HeadRole head_role(const TextHeadScores& s, std::size_t index);
 
 }  // namespace attn::tr

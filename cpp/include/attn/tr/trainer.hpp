@@ -46,6 +46,7 @@
 #include "attn/tr/interp.hpp"
 #include "attn/tr/model.hpp"
 #include "attn/tr/optim.hpp"
+#include "attn/tr/probe.hpp"
 #include "attn/tr/tasks.hpp"
 
 namespace attn::tr {
@@ -150,6 +151,9 @@ class Trainer {
   // q (H, t, d_h), k (H_kv, t, d_h), v (H_kv, t, d_h) - what "why this weight" takes apart.
   Status attention(const std::vector<std::int32_t>& tokens, std::vector<float>* weights,
                    std::vector<float>* logits, std::vector<float>* qkv = nullptr);
+  // text_head_scores (attn/tr/probe.hpp) of one text (2 <= t <= seqLen) at this trainer's
+  // weights, with this trainer's ablations.
+  Status text_scores(const std::vector<std::int32_t>& tokens, TextHeadScores* out);
   // A batch from the task's own stream (task_status() first).
   Status sample_batch(std::vector<std::int32_t>* tokens, std::vector<std::uint8_t>* mask);
   // Ok, or why the task cannot be drawn for this vocab and seqLen (fields seqLen, vocab).
