@@ -146,6 +146,14 @@ describe('the session', () => {
     expect(s.result!.checkpoint.step).toBe(0);
     expect(s.notices).toEqual([]);
     expect(s.selectedHead()).toEqual({ layer: 1, head: 1 });
+    // Another head only changes what is drawn: nothing is computed again.
+    const before = s.result;
+    s.setInputs({ text: 'the cat', ckpt: 0, head: '1.2' });
+    expect(s.settled).toBe(true);
+    expect(s.result).toBe(before);
+    expect(s.selectedHead()).toEqual({ layer: 0, head: 1 });
+    s.setInputs({ text: 'the cat', ckpt: 0, head: '9.9' });
+    expect(s.notices).toEqual(['This model has 2 layers of 2 heads: there is no L9 H9; showing L1 H1.']);
   });
 
   it('knocking a head out: the layer above changes, its own layer does not; the intact surprise is kept', async () => {

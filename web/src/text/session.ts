@@ -58,8 +58,8 @@ export class TextSession {
   roles: RoleTable | null = null;
   result: TextResult | null = null;
   status: TextStatus = { state: 'idle' };
-  /** Sentences about what the view used instead of what the link asked for. */
-  notices: string[] = [];
+  /** Sentences about what the computation on screen used instead of what was asked for. */
+  private runNotices: string[] = [];
   private want: TextInputs | null = null;
   private ablation = new Set<string>();
   private loadedKey = '';
@@ -72,12 +72,25 @@ export class TextSession {
     private readonly onChange: (what: TextChange) => void,
   ) {}
 
-  /** The view's inputs (from the page's state); starts a computation if they changed. */
+  /** The view's inputs (from the page's state); starts a computation if the text or the
+   *  checkpoint changed (the selected head only changes what is drawn). */
   setInputs(i: TextInputs): void {
     const w = this.want;
     if (w && w.text === i.text && w.ckpt === i.ckpt && w.head === i.head) return;
     this.want = { ...i };
-    this.request();
+    if (w && w.text === i.text && w.ckpt === i.ckpt) this.onChange('result');
+    else this.request();
+  }
+
+  /** Sentences about what the view uses instead of what the link asked for. */
+  get notices(): string[] {
+    const c = this.info?.config;
+    const h = parseHead(this.want?.head ?? '1.1');
+    if (!c || (h.layer < c.layers && h.head < c.heads)) return this.runNotices;
+    return [
+      ...this.runNotices,
+      `This model has ${c.layers} layer${c.layers === 1 ? '' : 's'} of ${c.heads} head${c.heads === 1 ? '' : 's'}: there is no ${headLabel(h.layer, h.head)}; showing L1 H1.`,
+    ];
   }
 
   /** Nothing is computing or waiting: what is on screen answers the latest inputs. */
@@ -164,11 +177,6 @@ export class TextSession {
     const info = this.info;
     const { index, notice } = TextSession.resolveStep(info.checkpoints, want.ckpt);
     const notices = notice ? [notice] : [];
-    const h = parseHead(want.head);
-    if (h.layer >= info.config.layers || h.head >= info.config.heads)
-      notices.push(
-        `This model has ${info.config.layers} layer${info.config.layers === 1 ? '' : 's'} of ${info.config.heads} head${info.config.heads === 1 ? '' : 's'}: there is no ${headLabel(h.layer, h.head)}; showing L1 H1.`,
-      );
     const ck = info.checkpoints[index];
     const key = `${ck.step}`;
     if (this.loadedKey !== key) {
@@ -184,7 +192,7 @@ export class TextSession {
       notices.push(
         `The text is ${all.ids.length.toLocaleString('en')} characters long; the model reads at most ${info.config.seqLen}, so it reads the last ${info.config.seqLen}.`,
       );
-    this.notices = notices;
+    this.runNotices = notices;
     if (tokens.ids.length === 0) {
       this.result = null;
       this.onChange('result');
