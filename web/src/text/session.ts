@@ -36,7 +36,7 @@ export interface TextResult {
   index: number;
   /** The tokens the model read (the text's last seqLen characters). */
   tokens: Tokenized;
-  /** Characters cut from the start of the text (it was longer than seqLen). */
+  /** Characters cut from the start of the text (it was longer than seqLen; the text panel says so). */
   dropped: number;
   /** Heads knocked out, [layer, head] from 0, sorted. */
   ablated: [number, number][];
@@ -188,10 +188,6 @@ export class TextSession {
     }
     const all = this.tokenizer!.encode(want.text);
     const { tokens, dropped } = lastTokens(all, info.config.seqLen);
-    if (dropped > 0)
-      notices.push(
-        `The text is ${all.ids.length.toLocaleString('en')} characters long; the model reads at most ${info.config.seqLen}, so it reads the last ${info.config.seqLen}.`,
-      );
     this.runNotices = notices;
     if (tokens.ids.length === 0) {
       this.result = null;
