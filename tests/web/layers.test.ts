@@ -3,7 +3,7 @@
 // files and JSDoc, `new URL('…', import.meta.url)` Workers, `?url` / `?worker` suffixes, css
 // imports) is resolved to a file and checked:
 //   - foundations (state/, wasm/, ui/, shared/, measure/) import only foundations;
-//   - features (attention/, timing/, train/, decode/, embed/, lesson/) import foundations and
+//   - features (attention/, timing/, train/, decode/, embed/, lesson/, text/) import foundations and
 //     their own folder, never another feature nor app/;
 //   - app/ (the feature list and the shell) may import anything;
 //   - only wasm/ reaches outside web/src (the generated build/wasm/* modules, cpp/bindings);
@@ -34,7 +34,7 @@ const { dirname, join, relative, resolve, sep } = (await import(/* @vite-ignore 
 
 const SRC = resolve(decodeURIComponent(new URL('../../web/src', import.meta.url).pathname));
 export const FOUNDATIONS = ['state', 'wasm', 'ui', 'shared', 'measure'] as const;
-export const FEATURES = ['attention', 'timing', 'train', 'decode', 'embed', 'lesson'] as const;
+export const FEATURES = ['attention', 'timing', 'train', 'decode', 'embed', 'lesson', 'text'] as const;
 const APP = 'app';
 /** The only folder that may import from outside web/src (the generated wasm modules). */
 const OUTSIDE_ALLOWED = 'wasm';

@@ -24,6 +24,8 @@ import { DECODE } from '../decode/state';
 import { decodeView } from '../decode/decode-view';
 import { LESSON } from '../lesson/state';
 import { lessonView } from '../lesson/lesson-view';
+import { TEXT } from '../text/state';
+import { textView } from '../text/text-view';
 
 export const FEATURES = [
   { key: 'model', state: MODEL, views: [headsView, maskView, scaleView, outputView] },
@@ -36,6 +38,9 @@ export const FEATURES = [
   { key: 'arrays', state: ARRAYS, views: [] },
   // The exercise a link opens (shown by the attention views' controller; no tab of its own).
   { key: 'exercise', state: EXERCISE, views: [] },
+  // The Text model tab (a char-level model trained on State of the Union addresses). After the
+  // others: its keys are new, so every earlier link reads as before; its tab comes last.
+  { key: 'text', state: TEXT, views: [textView] },
 ] as const;
 
 export type Feature = (typeof FEATURES)[number];

@@ -11,6 +11,7 @@
 //   state.lesson  the Lesson view and the attention variant (rows in lesson/state.ts)
 //   state.arrays  the student's own arrays (rows in attention/arrays/state.ts)
 //   state.exercise the exercise a link opens (rows in attention/exercise/state.ts)
+//   state.text    the Text model tab: text, checkpoint, head (rows in text/state.ts)
 //
 // HOW A NEW TAB ADDS ITS SUB-STATE (e.g. a tab `probe`):
 //   1. Create web/src/probe/state.ts with

@@ -1,0 +1,233 @@
+// The Text model tab in Chromium, on the tiny fixture model (tests/fixtures/text-model/, served
+// where the page looks for the shipped one, models/sotu-char/): a link opens it on the text, the
+// checkpoint and the head it names; the grid shows every head with its role; the scrubber
+// (keyboard) changes the checkpoint; a character's top 5 appear on focus; the thumbnails and the
+// knock-out toggles are buttons; the export; model.json's shippedNote; a missing model is an
+// error naming the file; 375 and 233 px without sideways scrolling; ?embed=1; no console errors.
+// Screenshots go to SHOTS/text-*.png. No timed assertions.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+import { DIST, ROOT, SHOTS, ensureBuilt, launch, watch } from './helpers.mjs';
+
+const MODEL = join(ROOT, 'tests', 'fixtures', 'text-model');
+const NOTE = 'The fixture model is tiny: no head reaches an induction score of 0.4.';
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json' };
+
+/** dist/ at /, and the same page under /note/ (its model.json carries a shippedNote) and under
+ *  /missing/ (no model); models/sotu-char/ is the fixture model in all three. */
+async function serveWithModel() {
+  const server = createServer(async (req, res) => {
+    try {
+      let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      const prefix = /^\/(note|missing)\//.exec(path)?.[1] ?? '';
+      if (prefix) path = path.slice(prefix.length + 1);
+      let file;
+      if (path.startsWith('/models/sotu-char/')) {
+        if (prefix === 'missing') throw new Error('no model');
+        file = normalize(join(MODEL, path.slice('/models/sotu-char/'.length)));
+        if (!file.startsWith(MODEL)) throw new Error('outside');
+        if (prefix === 'note' && path.endsWith('/model.json')) {
+          const j = JSON.parse(await readFile(file, 'utf8'));
+          j.shippedNote = NOTE;
+          res.writeHead(200, { 'content-type': TYPES['.json'] });
+          res.end(JSON.stringify(j));
+          return;
+        }
+      } else {
+        file = normalize(join(DIST, path));
+        if (!file.startsWith(DIST)) throw new Error('outside');
+        if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      }
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+    }
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+let server, browser;
+before(async () => {
+  ensureBuilt();
+  server = await serveWithModel();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const ROLES = ['previous-token', 'induction', 'duplicate-token', 'first-token', 'mixed'];
+const TEXT = 'Mr. Lincoln spoke, then Mr. Lincoln';
+
+async function open(path, viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const w = watch(page);
+  await page.goto(server.url + path);
+  await page.getByTestId('text-view').waitFor();
+  return { page, context, ...w };
+}
+
+/** Wait until the view shows checkpoint `step` with nothing computing. */
+async function shown(page, step) {
+  await page.waitForFunction(
+    (s) => {
+      const v = document.querySelector('[data-testid="text-view"]');
+      return v?.dataset.status === 'ready' && (s === null || v.dataset.step === String(s));
+    },
+    step,
+    { timeout: 30000, polling: 50 },
+  );
+}
+
+const noOverflow = (page) => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+/** The link is written once changes pause (app/link-writer.ts): wait for it. */
+const linkMatches = (page, re) => page.waitForFunction((src) => new RegExp(src).test(location.hash), re.source, { timeout: 10000 });
+
+test('a link opens the text, the checkpoint and the head it names; every head shows its role', async () => {
+  const { page, context, errors } = await open(`/#v=1&view=text&text=${encodeURIComponent(TEXT)}&ckpt=4&thead=2.1`);
+  await shown(page, 4);
+  assert.equal(await page.getByRole('tab', { name: 'Text model' }).getAttribute('aria-selected'), 'true');
+  assert.equal(await page.getByTestId('text-input').inputValue(), TEXT);
+  // The fixture model reads 32 characters: the text is 35, so the first 3 are cut, and it says so.
+  assert.match(await page.getByTestId('text-cut').textContent(), /at most 32 characters: the first 3 of your text are not shown or read/);
+  assert.equal(await page.locator('.tx-tok').count(), 32);
+  assert.equal(await page.locator('.tx-thumb').count(), 4);
+  for (const [l, h] of [[1, 1], [1, 2], [2, 1], [2, 2]]) {
+    const thumb = page.getByTestId(`text-head-${l}-${h}`);
+    assert.ok(ROLES.includes(await thumb.locator('.tx-role').textContent()), `L${l} H${h} has a role`);
+    assert.match(await thumb.locator('.tx-scores').textContent(), /^text: prev \d\.\d\d ind \d\.\d\d dup \d\.\d\d first \d\.\d\d$/);
+    assert.match(await thumb.locator('.tx-probe').textContent(), /^probe: ind \d\.\d\d prev \d\.\d\d$/);
+  }
+  assert.equal(await page.getByTestId('text-head-2-1').getAttribute('aria-pressed'), 'true');
+  assert.match(await page.getByTestId('text-zoom-title').textContent(), /^L2 H1 at step 4$/);
+  assert.match(await page.getByTestId('text-model-about').textContent(), /2 layers of 2 attention heads, d_model 16.*Shown: checkpoint step 4 \(1,024 training tokens\), held-out loss \d\.\d{3} nats per character\./);
+  assert.match(await page.getByTestId('text-role-rule').textContent(), /at least 0\.4; else “mixed”\. The names \(previous-token, induction, duplicate-token, first-token, mixed\)/);
+  // Nothing is redrawn once the view is ready (a redraw loop once rebuilt the cells every frame).
+  const cell = await page.locator('.tx-tok').first().elementHandle();
+  await page.waitForTimeout(500);
+  assert.equal(await cell.evaluate((e) => e.isConnected), true, 'the cells stay');
+  await page.getByTestId('text-definitions').locator('summary').click();
+  await page.screenshot({ path: join(SHOTS, 'text-model-1280.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('keyboard only: the scrubber changes the checkpoint, a character shows its top 5, a thumbnail zooms', async () => {
+  const { page, context, errors } = await open(`/#v=1&view=text&text=${encodeURIComponent('the cat sat. the cat sat.')}`);
+  await shown(page, 24); // the last checkpoint by default
+  const range = page.getByTestId('text-ckpt');
+  assert.equal(await range.inputValue(), '2');
+  assert.match(await page.getByTestId('text-ckpt-label').textContent(), /^step 24 of 24, 6,144 training tokens$/);
+  await range.focus();
+  await page.keyboard.press('Home');
+  await shown(page, 0);
+  await linkMatches(page, /&ckpt=0(&|$)/);
+  await page.keyboard.press('ArrowRight');
+  await shown(page, 4);
+  await linkMatches(page, /&ckpt=4(&|$)/);
+  assert.match(await page.locator('svg[data-series="heldOutLoss"]').getAttribute('aria-label'), /at the checkpoint shown \(step 4\) \d\.\d{3}/);
+  await page.keyboard.press('End');
+  await shown(page, 24);
+  await linkMatches(page, /^(?!.*ckpt=)/); // the last checkpoint is the default: not in the link
+
+  // The characters: one tab stop; arrows move; each shows the 5 most probable next characters.
+  await page.locator('.tx-tok[tabindex="0"]').focus();
+  await page.keyboard.press('Home');
+  const top = page.getByTestId('text-top5');
+  assert.equal(await top.getAttribute('data-pos'), '0');
+  assert.equal(await top.locator('li').count(), 5);
+  const ps = (await top.locator('.tx-top-p').allTextContents()).map((t) => Number(t.replace(' %', '')));
+  assert.ok(ps.every((p, i) => i === 0 || p <= ps[i - 1]), `descending: ${ps}`);
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await top.getAttribute('data-pos'), '1');
+  assert.match(await page.getByTestId('text-next').textContent(), /After “th” \(character 1\), checkpoint step 24 predicts:.*The text goes on with ‘e’: p = \d+\.\d %, surprise \d\.\d\d nats/);
+
+  // A thumbnail is a button: Enter zooms it (and puts it in the link).
+  await page.getByTestId('text-head-1-2').focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => location.hash.includes('thead=1.2'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="text-zoom-title"]').textContent.startsWith('L1 H2 at step 24'));
+  // Knock it out with the keyboard: the view says what is measured, on the text only.
+  await page.getByTestId('text-knock-1-2').focus();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="text-ablation"]').hidden);
+  await shown(page, 24);
+  assert.equal(await page.getByTestId('text-knock-1-2').getAttribute('aria-pressed'), 'true');
+  assert.match(await page.getByTestId('text-ablation').textContent(), /^Knocked out: L1 H2\. Measured on your text only .*mean surprise \d\.\d{3} nats intact, \d\.\d{3} with it knocked out \([+−]\d\.\d{3}\)/);
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('text-export-json').click()]);
+  const e = JSON.parse(await readFile(await dl.path(), 'utf8'));
+  assert.deepEqual(Object.keys(e).sort(), ['ablated', 'checkpoint', 'droppedChars', 'ids', 'layers', 'logprobs', 'next', 'text', 'tokens'].sort());
+  assert.equal(e.text, 'the cat sat. the cat sat.');
+  assert.equal(e.checkpoint, 24);
+  assert.deepEqual(e.ablated, [[0, 1]]);
+  assert.equal(e.layers.length, 2);
+  assert.equal(e.layers[1].heads[0].weights.length, 25);
+  assert.ok(ROLES.includes(e.layers[0].heads[1].role));
+  assert.equal(e.next.length, 25);
+  assert.equal(e.next[0].length, 5);
+  assert.equal(e.logprobs.length, 24);
+  await page.getByTestId('text-view').screenshot({ path: join(SHOTS, 'text-model-knocked-out.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a step the model does not have: the nearest, said; typing reruns and rewrites the link', async () => {
+  const { page, context, errors } = await open('/#v=1&view=text&ckpt=5&thead=3.1');
+  await shown(page, 4);
+  const notes = await page.getByTestId('text-notices').textContent();
+  assert.match(notes, /no checkpoint at step 5; showing the nearest, step 4\./);
+  assert.match(notes, /there is no L3 H1; showing L1 H1\./);
+  await page.getByTestId('text-input').fill('hello hello');
+  await page.waitForFunction(() => document.querySelector('[data-testid="text-view"]').dataset.tokens === '11');
+  await shown(page, 4);
+  await linkMatches(page, /text=hello%20hello/);
+  assert.equal(await page.getByTestId('text-cut').isHidden(), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('model.json’s shippedNote is shown prominently', async () => {
+  const { page, context, errors } = await open('/note/#v=1&view=text');
+  await shown(page, 24);
+  const note = page.getByTestId('text-shipped-note');
+  assert.equal(await note.isVisible(), true);
+  assert.equal(await note.textContent(), `What this model misses: ${NOTE}`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('no model: an error naming the file, and the rest of the page works', async () => {
+  const { page, context } = await open('/missing/#v=1&view=text');
+  await page.waitForFunction(() => document.querySelector('[data-testid="text-view"]').dataset.status === 'error');
+  assert.match(await page.getByTestId('text-status').textContent(), /^The model’s files could not be used: model\.json: \(file\): HTTP 404/);
+  await page.getByRole('tab', { name: 'Heads' }).click();
+  await page.waitForFunction(() => document.documentElement.dataset.status === 'ready');
+  await context.close();
+});
+
+test('375 px and 233 px: no sideways scrolling; ?embed=1', async () => {
+  for (const width of [375, 233]) {
+    const { page, context, errors } = await open(`/#v=1&view=text&text=${encodeURIComponent(TEXT)}&thead=2.2`, { width, height: 900 });
+    await shown(page, 24);
+    assert.ok(await noOverflow(page), `no sideways scrolling at ${width} px`);
+    await page.getByTestId('text-view').screenshot({ path: join(SHOTS, `text-model-${width}.png`) });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  const { page, context, errors } = await open(`/?embed=1#v=1&view=text&text=${encodeURIComponent(TEXT)}`, { width: 375, height: 700 });
+  await shown(page, 24);
+  assert.ok(await noOverflow(page), 'embedded: no sideways scrolling');
+  assert.equal(await page.locator('.tx-thumb').count(), 4);
+  await page.screenshot({ path: join(SHOTS, 'text-model-embed-375.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,80 @@
+// The text model's forward, on the training module (attn_train): one trainer per checkpoint,
+// made with the checkpoint's weights, asked for the attention maps and logits of a text
+// (tr.attention) and every head's scores and role on it (tr.textScores: the core's definitions
+// and role rule, never re-implemented here). Used by the tab's Worker (worker.ts) and, as is, by
+// the tests under Node. No DOM.
+import type { AttnTrainLib, AttnTrainer } from '../wasm/load-train';
+import type { TextWeights } from './model-files';
+
+/** Every head's scores on the text (index l·H + h) and its role. */
+export interface HeadScoresOnText {
+  previous: Float64Array;
+  induction: Float64Array;
+  duplicate: Float64Array;
+  first: Float64Array;
+  roles: string[];
+}
+
+export interface TextRun {
+  /** (L, H, t, t) attention weights, with the ablated heads knocked out. */
+  weights: Float32Array;
+  /** (t, V) logits of the next token at every position, with the ablations. */
+  logits: Float32Array;
+  /** null for a text of one token (the scores need two). */
+  scores: HeadScoresOnText | null;
+  /** (t, V) the intact model's logits, when some head is ablated (else null). */
+  intactLogits: Float32Array | null;
+}
+
+/** The core's role names and the score a role needs (lib.headRoles). */
+export interface RoleTable {
+  names: string[];
+  threshold: number;
+}
+
+export class TextRunner {
+  private tr: AttnTrainer | null = null;
+  private heads = 0;
+
+  constructor(private readonly lib: AttnTrainLib) {}
+
+  roles(): RoleTable {
+    const r = this.lib.headRoles;
+    return { names: [...r.names], threshold: r.threshold };
+  }
+
+  /** A trainer holding these weights (the previous one is freed). Throws the module's AttnError
+   *  (its `field` names the part) when the config or a weight is refused. */
+  load(config: Record<string, unknown>, weights: TextWeights): void {
+    this.free();
+    // batch 1: the trainer's memory estimate counts a training batch that is never drawn here.
+    this.tr = this.lib.createTrainer({ ...config, batch: 1, task: 'random', weights });
+    this.heads = Number(this.tr.config.heads);
+  }
+
+  /** The forward of `ids` (1 … seqLen tokens) with the heads in `ablated` ([layer, head], from 0)
+   *  knocked out. The trainer's ablations are cleared again afterwards. */
+  run(ids: Int32Array, ablated: readonly (readonly [number, number])[]): TextRun {
+    const tr = this.tr;
+    if (!tr) throw new Error('no checkpoint is loaded');
+    const intact = ablated.length > 0 ? tr.attention(ids).logits : null;
+    try {
+      for (const [l, h] of ablated) tr.setAblation(l, h, true);
+      const a = tr.attention(ids);
+      const scores = ids.length >= 2 ? tr.textScores(ids) : null;
+      return { weights: a.weights, logits: a.logits, scores, intactLogits: intact };
+    } finally {
+      for (const [l, h] of ablated) tr.setAblation(l, h, false);
+    }
+  }
+
+  get loaded(): boolean {
+    return this.tr !== null && this.heads > 0;
+  }
+
+  free(): void {
+    this.tr?.delete();
+    this.tr = null;
+    this.heads = 0;
+  }
+}
