@@ -2,8 +2,9 @@
 
     /usr/bin/python3 -m unittest tests/python/test_text_model_helper.py -v
 
-Against a small committed model written by the C++ trainer (tests/fixtures/text-model-quick:
-attn_train_text --quick --dtype float16 --checkpoints 3): the arrays as np.load reads them, the
+Against the small committed model written by the C++ trainer that the page's tests also read
+(tests/fixtures/text-model: attn_train_text --quick --checkpoints 3, float32, and a float16 copy
+of its last checkpoint): the arrays as np.load reads them, the
 char table, the helper's forward against the trainer's own held-out loss in model.json (two
 independent implementations of docs/train-api.md), and hostile files -> ValueError naming the
 file and the field.
@@ -25,7 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "web", "public"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "text"))
 import attention_playground as ap  # noqa: E402
 
-MODEL = os.path.join(ROOT, "tests", "fixtures", "text-model-quick")
+MODEL = os.path.join(ROOT, "tests", "fixtures", "text-model")
 SOTU = os.path.join(ROOT, "node_modules", "@stdlib", "datasets-sotu")
 
 
@@ -50,13 +51,20 @@ class TextModelHelper(unittest.TestCase):
         with np.load(os.path.join(MODEL, m.checkpoint["file"])) as z:
             self.assertEqual(sorted(z.files), sorted(m.weights))
             for k in z.files:
-                self.assertEqual(z[k].dtype, np.float16)
                 self.assertEqual(m.weights[k].dtype, np.float32)
-                np.testing.assert_array_equal(m.weights[k], z[k].astype(np.float32))
+                np.testing.assert_array_equal(m.weights[k], z[k])
         first = ap.load_text_model(MODEL, step=0)
         self.assertEqual(first.step, 0)
         self.assertFalse(np.array_equal(first.weights["embed"], m.weights["embed"]))
         self.assertIn("step %d" % m.step, repr(m))
+        # float16 arrays (what the shipped model holds) are widened exactly
+        meta = dict(self.meta, checkpoints=[dict(self.meta["checkpoints"][-1], file="step-00000024.f16.npz")])
+        self.write_meta(meta)
+        h = ap.load_text_model(self.copy)
+        with np.load(os.path.join(MODEL, "step-00000024.f16.npz")) as z:
+            for k in z.files:
+                self.assertEqual(z[k].dtype, np.float16)
+                np.testing.assert_array_equal(h.weights[k], z[k].astype(np.float32))
 
     def test_char_table(self):
         m = ap.load_text_model(MODEL)
@@ -141,7 +149,7 @@ class TextModelHelper(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, name + ": 'embed' holds NaN or Inf"):
             ap.load_text_model(self.copy)
         rewrite({**arrays, "unembed": arrays["unembed"].T})
-        with self.assertRaisesRegex(ValueError, name + ": 'unembed' is float16"):
+        with self.assertRaisesRegex(ValueError, name + r": 'unembed' is float32 \(91, 16\)"):
             ap.load_text_model(self.copy)
         rewrite({k: v for k, v in arrays.items() if k != "layers.1.wo"})
         with self.assertRaisesRegex(ValueError, name + ": no array 'layers.1.wo'"):
