@@ -321,6 +321,37 @@ class TrainText(unittest.TestCase):
         self.assertNotEqual(a["heldOutLoss"], h["heldOutLoss"])
         self.assertAlmostEqual(a["heldOutLoss"], h["heldOutLoss"], delta=1e-3)
 
+    def test_bigram_baseline(self):
+        """evaluation.bigramLoss against NumPy: the interpolated bigram of the training stream
+        (lambda chosen on its last 5 %), on the same held-out windows as heldOutLoss."""
+        m = self.model("a1")
+        V, T, n = m["config"]["vocab"], m["config"]["seqLen"], m["evaluation"]["windows"]
+        tr = np.asarray(self.train_ids, dtype=np.int64)
+
+        def counts(ids):
+            return (np.bincount(ids, minlength=V).astype(np.float64),
+                    np.bincount(ids[:-1] * V + ids[1:], minlength=V * V).reshape(V, V).astype(np.float64))
+
+        def nll(uni, big, N, a, b, lam):
+            pu = (uni[b] + 1) / (N + V)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                pb = np.where(uni[a] > 0, big[a, b] / uni[a], 0.0)
+            return -np.log(lam * pb + (1 - lam) * pu)
+
+        cut = len(tr) * 95 // 100
+        uni, big = counts(tr[:cut])
+        tail = tr[cut:]
+        lams = [0.5, 0.7, 0.8, 0.9, 0.95, 0.98]
+        sums = [nll(uni, big, cut, tail[:-1], tail[1:], l).sum() for l in lams]
+        lam = lams[int(np.argmin(sums))]
+        uni, big = counts(tr)
+        L = len(self.held_ids)
+        offs = [i * (L - T) // (n - 1) for i in range(n)]
+        w = np.stack([np.asarray(self.held_ids[o:o + T]) for o in offs])
+        want = nll(uni, big, len(tr), w[:, :-1].ravel(), w[:, 1:].ravel(), lam).mean()
+        self.assertEqual(m["evaluation"]["bigram"]["lambda"], lam)
+        self.assertAlmostEqual(m["evaluation"]["bigramLoss"], want, delta=1e-12 * want)
+
     # ---- the probe metrics through NumPy
 
     def check_probe(self, name, rows):

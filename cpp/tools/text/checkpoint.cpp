@@ -208,4 +208,56 @@ std::string shell_quote(const std::string& a) {
   return q + "'";
 }
 
+namespace {
+
+struct BigramCounts {
+  std::vector<double> uni, big;  // (V), (V * V)
+  double n = 0;
+};
+
+BigramCounts count_bigrams(const std::int32_t* ids, std::size_t n, std::size_t V) {
+  BigramCounts c{std::vector<double>(V), std::vector<double>(V * V), static_cast<double>(n)};
+  for (std::size_t i = 0; i < n; ++i) {
+    c.uni[static_cast<std::size_t>(ids[i])] += 1;
+    if (i + 1 < n)
+      c.big[static_cast<std::size_t>(ids[i]) * V + static_cast<std::size_t>(ids[i + 1])] += 1;
+  }
+  return c;
+}
+
+// -log p(b | a) of the interpolated bigram.
+double bigram_nll(const BigramCounts& c, std::size_t V, std::int32_t a, std::int32_t b,
+                  double lam) {
+  const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
+  const double pu = (c.uni[ub] + 1) / (c.n + static_cast<double>(V));
+  const double pb = c.uni[ua] > 0 ? c.big[ua * V + ub] / c.uni[ua] : 0.0;
+  return -std::log(lam * pb + (1 - lam) * pu);
+}
+
+}  // namespace
+
+double bigram_loss(const std::vector<std::int32_t>& train, std::size_t vocab,
+                   const std::vector<std::int32_t>& windows, std::size_t T, double* lam_out) {
+  const std::size_t cut = train.size() * 95 / 100;
+  const BigramCounts head = count_bigrams(train.data(), cut, vocab);
+  double best = 0, best_nll = INFINITY;
+  for (double lam : {0.5, 0.7, 0.8, 0.9, 0.95, 0.98}) {
+    double s = 0;
+    for (std::size_t i = cut; i + 1 < train.size(); ++i)
+      s += bigram_nll(head, vocab, train[i], train[i + 1], lam);
+    if (s < best_nll) {
+      best_nll = s;
+      best = lam;
+    }
+  }
+  const BigramCounts all = count_bigrams(train.data(), train.size(), vocab);
+  double s = 0;
+  std::size_t n = 0;
+  for (std::size_t w = 0; w + T <= windows.size(); w += T)
+    for (std::size_t t = 1; t < T; ++t, ++n)
+      s += bigram_nll(all, vocab, windows[w + t - 1], windows[w + t], best);
+  if (lam_out) *lam_out = best;
+  return n ? s / static_cast<double>(n) : 0.0;
+}
+
 }  // namespace train_text

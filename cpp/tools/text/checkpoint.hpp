@@ -27,6 +27,15 @@ Fail held_out_loss(Pool* pool, const attn::tr::ModelConfig& m, const float* para
                    const std::vector<std::int32_t>& tokens, std::size_t windows,
                    std::vector<attn::tr::Workspace<float>>* ws, double* out);
 
+// The baseline the held-out loss is judged against: an interpolated (Jelinek-Mercer) bigram of
+// the training stream, p(b | a) = lam * c(a, b) / c(a) + (1 - lam) * (c(b) + 1) / (N + V)
+// (c(a, b) / c(a) = 0 when c(a) = 0), lam in {0.5, 0.7, 0.8, 0.9, 0.95, 0.98} chosen on the last
+// 5 % of the training stream with counts from the first 95 %, then counted on all of it; its mean
+// cross-entropy (nats) over exactly the held-out windows' targets (windows rows of T: token t
+// predicted from token t - 1, t >= 1). *lam_out: the lam chosen.
+double bigram_loss(const std::vector<std::int32_t>& train, std::size_t vocab,
+                   const std::vector<std::int32_t>& windows, std::size_t T, double* lam_out);
+
 // ---- the probe (attn/tr/probe.hpp's definitions), the same rows at every checkpoint
 
 inline constexpr std::uint64_t kProbeSeed = 0;         // not --seed: every run meets one probe
