@@ -249,6 +249,7 @@ int run(int argc, char** argv) {
     doc["evaluation"] = evaluation;
     doc["probe"] = probe_json(probe);
     doc["checkpoints"] = checkpoints;
+    doc["targets"] = targets_json(checkpoints, bigram, static_cast<double>(steps * B * T));
     if (!write_bytes(fs::path(o.out) / "model.json", doc.dump(1) + "\n"))
       return run_error("--out: cannot write model.json in " + o.out);
     return {};

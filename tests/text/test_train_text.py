@@ -352,6 +352,38 @@ class TrainText(unittest.TestCase):
         self.assertEqual(m["evaluation"]["bigram"]["lambda"], lam)
         self.assertAlmostEqual(m["evaluation"]["bigramLoss"], want, delta=1e-12 * want)
 
+    def test_targets(self):
+        """model.json's targets, recomputed from its own checkpoints by the definitions of
+        docs/text-model.md; a run that meets none and a one-layer run (no induction score)."""
+        for name in ("a1", "d1", "c1"):
+            m = self.model(name)
+            cks, last = m["checkpoints"], m["checkpoints"][-1]
+            t = {x["name"]: x for x in m["targets"]}
+            self.assertEqual(list(t), ["heldOut", "inContext", "induction", "previous", "phaseChange"])
+            ratio = last["heldOutLoss"] / m["evaluation"]["bigramLoss"]
+            self.assertAlmostEqual(t["heldOut"]["got"], ratio, delta=1e-12)
+            self.assertEqual(t["heldOut"]["met"], ratio <= 0.9)
+            self.assertEqual(t["inContext"]["met"], last["inContext"] <= -1.0)
+            if last["induction"] is None:
+                self.assertIsNone(t["induction"]["got"])
+                self.assertFalse(t["induction"]["met"])
+            else:
+                self.assertEqual(t["induction"]["met"], last["induction"] >= 0.4)
+            self.assertEqual(t["previous"]["met"], last["previous"] >= 0.4)
+            after = next((i for i, c in enumerate(cks) if c["inContext"] < -1.0), None)
+            before = None if after is None else next(
+                (i for i in range(after - 1, -1, -1) if cks[i]["inContext"] > -0.2), None)
+            tokens = m["training"]["steps"] * m["config"]["batch"] * m["config"]["seqLen"]
+            if before is None:
+                self.assertIsNone(t["phaseChange"]["got"], name)
+                self.assertFalse(t["phaseChange"]["met"])
+            else:
+                span = (cks[after]["tokens"] - cks[before]["tokens"]) / tokens
+                self.assertAlmostEqual(t["phaseChange"]["got"], span, delta=1e-12)
+                self.assertEqual(t["phaseChange"]["met"], span <= 1 / 3)
+        # --quick is far from every target but the held-out one may go either way: a fixed check
+        self.assertFalse({x["name"]: x for x in self.model("a1")["targets"]}["induction"]["met"])
+
     # ---- the probe metrics through NumPy
 
     def check_probe(self, name, rows):

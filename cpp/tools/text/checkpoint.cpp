@@ -260,4 +260,43 @@ double bigram_loss(const std::vector<std::int32_t>& train, std::size_t vocab,
   return n ? s / static_cast<double>(n) : 0.0;
 }
 
+ojson targets_json(const ojson& checkpoints, double bigram_loss, double training_tokens) {
+  ojson out = ojson::array();
+  if (checkpoints.empty()) return out;
+  const ojson& last = checkpoints.back();
+  auto num = [](const ojson& v) { return v.is_number() ? v.get<double>() : std::nan(""); };
+  auto add = [&](const char* name, const char* want, double got, bool met) {
+    out.push_back({{"name", name},
+                   {"want", want},
+                   {"got", std::isfinite(got) ? ojson(got) : ojson(nullptr)},
+                   {"met", met}});
+  };
+  const double held = num(last["heldOutLoss"]), ic = num(last["inContext"]);
+  const double ind = num(last["induction"]), prev = num(last["previous"]);
+  add("heldOut", "held-out loss / the smoothed bigram's <= 0.9", held / bigram_loss,
+      held <= 0.9 * bigram_loss);
+  add("inContext", "in-context score <= -1.0 nat", ic, ic <= -1.0);
+  add("induction", "a head in layer >= 2 with induction score >= 0.4", ind, ind >= 0.4);
+  add("previous", "a layer-1 head with previous-token score >= 0.4", prev, prev >= 0.4);
+  // Phase change: the last checkpoint before (ic > -0.2) that precedes the first after (< -1).
+  std::size_t after = checkpoints.size();
+  for (std::size_t i = 0; i < checkpoints.size() && after == checkpoints.size(); ++i)
+    if (num(checkpoints[i]["inContext"]) < -1.0) after = i;
+  double span = std::nan("");
+  bool met = false;
+  if (after < checkpoints.size()) {
+    for (std::size_t i = after; i-- > 0;)
+      if (num(checkpoints[i]["inContext"]) > -0.2) {
+        span = num(checkpoints[after]["tokens"]) - num(checkpoints[i]["tokens"]);
+        met = span <= training_tokens / 3;
+        break;
+      }
+  }
+  add("phaseChange",
+      "in-context > -0.2 at one checkpoint, < -1.0 at a later one, within a third of the "
+      "training tokens",
+      std::isfinite(span) ? span / training_tokens : std::nan(""), met);
+  return out;
+}
+
 }  // namespace train_text

@@ -76,6 +76,14 @@ Fail add_probe_metrics(const attn::tr::ModelConfig& m, const float* params, Text
 std::vector<std::size_t> checkpoint_steps(std::size_t S, std::size_t K);
 
 // model.json's "config" (createTrainer's field names), "tokenizer" and "corpus".
+// The text model's targets, judged on the checkpoints written so far (the last one is the
+// model): held-out loss <= 0.9 x the bigram's; in-context score <= -1 nat; a layer >= 2 head with
+// induction >= 0.4; a layer-1 head with previous-token >= 0.4; a phase change: a checkpoint with
+// in-context > -0.2 followed by one < -1.0, the tokens between the last such "before" and the
+// first "after" at most a third of the training tokens. [{name, want, got, met, ...}]: the page
+// shows the misses.
+ojson targets_json(const ojson& checkpoints, double bigram_loss, double training_tokens);
+
 ojson config_json(const attn::tr::ModelConfig& mc, const attn::tr::TrainerConfig& tc);
 ojson tokenizer_json(const Corpus& corpus);
 ojson corpus_json(const Corpus& corpus);

@@ -63,6 +63,14 @@ export interface CheckpointInfo {
   heads: HeadGrid | null;
 }
 
+/** One of the trainer's targets (docs/text-model.md): what it asks, the figure, met or not. */
+export interface TextTarget {
+  name: string;
+  want: string;
+  got: number | null;
+  met: boolean;
+}
+
 export interface TextModelInfo {
   config: TextModelConfig;
   /** What createTrainer is given (the forward's fields of model.json's config). */
@@ -73,6 +81,8 @@ export interface TextModelInfo {
   checkpoints: CheckpointInfo[];
   /** What the shipped model misses, when model.json says so. */
   shippedNote: string | null;
+  /** The trainer's targets judged on the last checkpoint (model.json's `targets`; [] without). */
+  targets: TextTarget[];
   /** model.json's `corpus`, when it names its package and split (else null). */
   corpus: { package: string; version: string; train: string; heldOut: string } | null;
 }
@@ -178,6 +188,26 @@ export function parseModelJson(text: string, file = 'model.json'): TextModelInfo
       fail('shippedNote', `must be text of at most ${LIM.maxNoteChars} characters`);
     shippedNote = (j.shippedNote as string).trim() || null;
   }
+  const targets: TextTarget[] = [];
+  if (j.targets !== undefined && j.targets !== null) {
+    if (!Array.isArray(j.targets) || j.targets.length > 16) fail('targets', 'must be a list of at most 16 targets');
+    (j.targets as unknown[]).forEach((t, i) => {
+      const at = `targets[${i}]`;
+      if (!isObj(t)) return fail(at, 'must be an object { name, want, got, met }');
+      if (typeof t.name !== 'string' || t.name.length > 40) fail(`${at}.name`, 'must be text of at most 40 characters');
+      if (typeof t.want !== 'string' || t.want.length > 300)
+        fail(`${at}.want`, 'must be text of at most 300 characters');
+      if (t.got !== null && !(typeof t.got === 'number' && Number.isFinite(t.got)))
+        fail(`${at}.got`, 'must be a finite number or null');
+      if (typeof t.met !== 'boolean') fail(`${at}.met`, 'must be true or false');
+      targets.push({
+        name: t.name as string,
+        want: t.want as string,
+        got: t.got as number | null,
+        met: t.met as boolean,
+      });
+    });
+  }
   return {
     config: cfg,
     trainerConfig,
@@ -185,6 +215,7 @@ export function parseModelJson(text: string, file = 'model.json'): TextModelInfo
     unknownId,
     checkpoints,
     shippedNote,
+    targets,
     corpus: corpusOf(j.corpus),
   };
 }

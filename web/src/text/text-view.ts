@@ -145,10 +145,32 @@ class TextView implements View<TextContext> {
     this.rolesText.textContent = roles
       ? `the score with the largest value among the four, if it is at least ${roles.threshold}; else “mixed”. The names (${roles.names.join(', ')}) and the threshold are the core’s (the training module’s headRoles).`
       : 'the score with the largest value among the four, if it reaches the core’s threshold; else “mixed”.';
-    this.note.hidden = !info.shippedNote;
-    if (info.shippedNote) {
-      clear(this.note);
-      this.note.append(el('strong', { text: 'What this model misses: ' }), info.shippedNote);
+    const missed = info.targets.filter((t) => !t.met);
+    this.note.hidden = !info.shippedNote && missed.length === 0;
+    clear(this.note);
+    if (info.shippedNote) this.note.append(el('strong', { text: 'What this model misses: ' }), info.shippedNote);
+    if (missed.length) {
+      const last = info.checkpoints[info.checkpoints.length - 1];
+      this.note.append(
+        el('p', {
+          text: `This model misses ${missed.length} of the ${info.targets.length} targets it was trained for (the trainer's own figures at its last checkpoint, step ${last.step.toLocaleString('en')}; met: ${
+            info.targets
+              .filter((t) => t.met)
+              .map((t) => t.want)
+              .join('; ') || 'none'
+          }):`,
+        }),
+        el(
+          'ul',
+          { 'data-testid': 'text-targets-missed' },
+          ...missed.map((t) =>
+            el('li', {
+              'data-name': t.name,
+              text: `${t.want}: ${t.got === null ? 'never reached' : `measured ${fmt(t.got, 3)}`}`,
+            }),
+          ),
+        ),
+      );
     }
     const c = info.config;
     const r = s.result;
