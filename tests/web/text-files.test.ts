@@ -125,6 +125,8 @@ describe('model.json', () => {
 
   it('reads the trainer’s targets (none in the fixture: an older model.json)', () => {
     expect(INFO.targets).toEqual([]);
+    expect(INFO.repeat).toBe(0); // --quick trains on pure text
+    expect(parseModelJson(jsonWith((j) => (j.training.repeat = 0.5))).repeat).toBe(0.5);
     const t = [
       { name: 'heldOut', want: 'held-out loss / the smoothed bigram’s <= 0.9', got: 0.66, met: true },
       { name: 'induction', want: 'a head in layer >= 2 with induction score >= 0.4', got: 0.0001, met: false },
@@ -159,6 +161,7 @@ describe('model.json', () => {
     ['a loss that is text', jsonWith((j) => (j.checkpoints[0].heldOutLoss = 'low')), /checkpoints\[0\]\.heldOutLoss: must be a number/],
     ['a probe grid of the wrong size', jsonWith((j) => j.checkpoints[0].heads.induction[1].pop()), /checkpoints\[0\]\.heads\.induction\[1\]: must be a list of 2 numbers/],
     ['a note that is not text', jsonWith((j) => (j.shippedNote = 5)), /shippedNote: must be text/],
+    ['a repeat fraction of 2', jsonWith((j) => (j.training.repeat = 2)), /training\.repeat: must be a fraction/],
     ['targets that are not a list', jsonWith((j) => (j.targets = { a: 1 })), /^model\.json: targets: must be a list/],
     ['a target met = "yes"', jsonWith((j) => (j.targets = [{ name: 'a', want: 'b', got: 1, met: 'yes' }])), /targets\[0\]\.met: must be true or false/],
     ['a target got = NaN text', jsonWith((j) => (j.targets = [{ name: 'a', want: 'b', got: 'NaN', met: false }])), /targets\[0\]\.got: must be a finite number or null/],

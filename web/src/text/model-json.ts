@@ -81,6 +81,8 @@ export interface TextModelInfo {
   checkpoints: CheckpointInfo[];
   /** What the shipped model misses, when model.json says so. */
   shippedNote: string | null;
+  /** The fraction of training rows that ended in a repeated passage (training.repeat; null without). */
+  repeat: number | null;
   /** The trainer's targets judged on the last checkpoint (model.json's `targets`; [] without). */
   targets: TextTarget[];
   /** model.json's `corpus`, when it names its package and split (else null). */
@@ -208,6 +210,10 @@ export function parseModelJson(text: string, file = 'model.json'): TextModelInfo
       });
     });
   }
+  const tr = isObj(j.training) ? j.training : {};
+  const rep = tr.repeat;
+  if (rep !== undefined && !(typeof rep === 'number' && rep >= 0 && rep <= 1))
+    fail('training.repeat', 'must be a fraction in [0, 1]');
   return {
     config: cfg,
     trainerConfig,
@@ -215,6 +221,7 @@ export function parseModelJson(text: string, file = 'model.json'): TextModelInfo
     unknownId,
     checkpoints,
     shippedNote,
+    repeat: typeof rep === 'number' ? rep : null,
     targets,
     corpus: corpusOf(j.corpus),
   };

@@ -180,6 +180,9 @@ class TextView implements View<TextContext> {
     const ck = r?.checkpoint;
     this.about.textContent =
       `The model reads one character at a time (${c.vocab} symbols) and sees at most ${c.seqLen}: ${c.layers} layer${c.layers === 1 ? '' : 's'} of ${c.heads} attention head${c.heads === 1 ? '' : 's'}, d_model ${c.dModel}, no MLP, trained by this project's own trainer${corpus}.` +
+      (info.repeat
+        ? ` Not pure text: in ${fmt(info.repeat * 100, 0)} % of its training rows the last m characters (m from ${Math.max(4, Math.floor(c.seqLen / 8))} to ${Math.floor(c.seqLen / 2)}) repeated the m before them, to invite induction heads.`
+        : '') +
       (ck
         ? ` Shown: checkpoint step ${ck.step.toLocaleString('en')} (${ck.tokens.toLocaleString('en')} training tokens)${ck.heldOutLoss === null ? '' : `, held-out loss ${fmt(ck.heldOutLoss, 3)} nats per character`}.`
         : '');
