@@ -7,6 +7,13 @@ import { PRESETS, presetHash, presetState } from '../../web/src/app/presets';
 const roundTrip = (s: State) => decodeHash(encodeState(s));
 
 describe('URL codec: round trips', () => {
+  it('src=text points to the Text model tab instead of silently showing other heads', () => {
+    const d = decodeHash('#v=1&src=text');
+    expect(d.state.model.source).toBe('induction');
+    expect(d.notices.join(' ')).toMatch(/weights source “text”: the model trained on real text has its own tab, Text model \(view=text/);
+    expect(decodeHash('#v=1&src=bogus').notices.join(' ')).toMatch(/weights source “bogus” is unknown; using induction/);
+  });
+
   it('the default state encodes to just the version and decodes without notices', () => {
     expect(encodeState(defaultState())).toBe('#v=1');
     expect(decodeHash('#v=1')).toEqual({ state: defaultState(), notices: [] });

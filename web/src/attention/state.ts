@@ -232,7 +232,11 @@ export const MODEL: SubState<ModelState, ModelSlice> = {
     source: {
       key: 'src',
       label: 'weights source',
-      kind: oneOf(['induction', 'random'] as const),
+      kind: oneOf(['induction', 'random'] as const, (l, v, fallback) =>
+        v === 'text'
+          ? `${l} “text”: the model trained on real text has its own tab, Text model (view=text, with text=…); these views show the hand-built (induction) or random heads, so using ${fallback}`
+          : `${l} “${v}” is unknown; using ${fallback}`,
+      ),
       default: 'induction',
       compute: true,
     },
