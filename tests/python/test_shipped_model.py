@@ -1,0 +1,94 @@
+"""The text model the page ships (web/public/models/sotu-char/), checked as a student would load it.
+
+    /usr/bin/python3 -m unittest tests/python/test_shipped_model.py -v
+
+- its files: 16-24 checkpoints from step 0 to the last, log-spaced, every array float16 with the
+  config's shapes, all of one model <= 4 MB gzipped; model.json names the command that rebuilds it;
+- the trainer's figures: the notebook helper's NumPy float64 forward (independent of the C++ core)
+  gives the last checkpoint's held-out loss on the trainer's windows, and the bigram baseline;
+- the targets model.json reports agree with its checkpoints (the page shows the missed ones).
+"""
+
+import gzip
+import json
+import math
+import os
+import sys
+import unittest
+
+import numpy as np
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "web", "public"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "text"))
+import attention_playground as ap  # noqa: E402
+
+MODEL = os.path.join(ROOT, "web", "public", "models", "sotu-char")
+SOTU = os.path.join(ROOT, "node_modules", "@stdlib", "datasets-sotu")
+
+
+class ShippedModel(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        with open(os.path.join(MODEL, "model.json"), encoding="utf-8") as f:
+            cls.meta = json.load(f)
+
+    def test_files(self):
+        m, cks = self.meta, self.meta["checkpoints"]
+        self.assertTrue(16 <= len(cks) <= 24, len(cks))
+        self.assertEqual(cks[0]["step"], 0)
+        self.assertEqual(cks[-1]["step"], m["training"]["steps"])
+        self.assertEqual(m["training"]["command"], "npm run text-model")
+        self.assertEqual(m["training"]["dtype"], "float16")
+        # log-spaced: each step at most ~2x the previous one's + 1 beyond the first few
+        for a, b in zip(cks[5:], cks[6:]):
+            self.assertLess(b["step"], 2.2 * a["step"] + 2, (a["step"], b["step"]))
+        gz = 0
+        shapes = ap._text_model_shapes(m["config"])
+        for ck in cks:
+            path = os.path.join(MODEL, ck["file"])
+            with open(path, "rb") as f:
+                gz += len(gzip.compress(f.read(), 6))
+            with np.load(path) as z:
+                self.assertEqual(sorted(z.files), sorted(shapes))
+                for k in z.files:
+                    self.assertEqual((z[k].dtype, z[k].shape), (np.dtype(np.float16), shapes[k]), k)
+        with open(os.path.join(MODEL, "model.json"), "rb") as f:
+            gz += len(gzip.compress(f.read(), 6))
+        self.assertLessEqual(gz, 4 * 1024 * 1024, "%d bytes gzipped" % gz)
+        extra = set(os.listdir(MODEL)) - {c["file"] for c in cks} - {"model.json"}
+        self.assertEqual(extra, set(), "files the model does not list")
+
+    def test_held_out_loss_and_bigram(self):
+        if not os.path.isdir(os.path.join(SOTU, "data")):
+            raise AssertionError("no corpus at %s: run npm ci" % SOTU)
+        import test_train_text as ttt
+        train, held = ttt.python_splits(SOTU)
+        m = ap.load_text_model(MODEL)
+        ids = m.encode(held)
+        T, n = m.config["seqLen"], self.meta["evaluation"]["windows"]
+        offs = [i * (len(ids) - T) // (n - 1) for i in range(n)]
+        ces = []
+        for o in offs:
+            w = ids[o:o + T]
+            logits, _ = m.forward(w)
+            mx = logits.max(-1, keepdims=True)
+            lse = (mx + np.log(np.exp(logits - mx).sum(-1, keepdims=True)))[:, 0]
+            ces.append(lse[:-1] - logits[np.arange(T - 1), w[1:]])
+        loss = float(np.mean(ces))
+        self.assertAlmostEqual(loss, m.checkpoint["heldOutLoss"], delta=2e-6 * loss)
+        bigram = self.meta["evaluation"]["bigramLoss"]
+        self.assertLess(loss, 0.9 * bigram, "the 10 %% target (%.3f against %.3f)" % (loss, bigram))
+
+    def test_targets_agree_with_the_checkpoints(self):
+        t = {x["name"]: x for x in self.meta["targets"]}
+        last = self.meta["checkpoints"][-1]
+        self.assertEqual(t["induction"]["met"], last["induction"] >= 0.4)
+        self.assertEqual(t["previous"]["met"], last["previous"] >= 0.4)
+        self.assertEqual(t["inContext"]["met"], last["inContext"] <= -1.0)
+        self.assertAlmostEqual(t["heldOut"]["got"], last["heldOutLoss"] / self.meta["evaluation"]["bigramLoss"],
+                               delta=1e-12)
+
+
+if __name__ == "__main__":
+    unittest.main()
