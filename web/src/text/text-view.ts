@@ -153,7 +153,7 @@ class TextView implements View<TextContext> {
       const last = info.checkpoints[info.checkpoints.length - 1];
       this.note.append(
         el('p', {
-          text: `This model misses ${missed.length} of the ${info.targets.length} targets it was trained for (the trainer's own figures at its last checkpoint, step ${last.step.toLocaleString('en')}; met: ${
+          text: `This model misses ${missed.length} of the ${info.targets.length} targets set for it (the trainer's own figures at its last checkpoint, step ${last.step.toLocaleString('en')}; met: ${
             info.targets
               .filter((t) => t.met)
               .map((t) => t.want)
