@@ -79,32 +79,6 @@ val headRoles() {
   r.set("threshold", attn::tr::kRoleThreshold);
   return r;
 }
-// attn::tr::sample_token on given logits and u (train_api.js: lib.sampleToken, for the oracle
-// test).
-val sampleToken(val logits, double temperature, double top_k, double top_p, double u) {
-  const std::vector<float> lg = vec<float>(logits);
-  attn::tr::SampleConfig s;
-  s.temperature = temperature;
-  s.top_k = static_cast<std::size_t>(top_k);
-  s.top_p = top_p;
-  if (attn::Status st = attn::tr::check_sample_config(s); !st.ok()) return error(st);
-  if (lg.empty())
-    return error(attn::Status::Invalid("logits", "logits must hold at least one value"));
-  std::int32_t ids[5];
-  float probs[5];
-  const std::size_t nt = std::min<std::size_t>(5, lg.size());
-  const std::int32_t tok = attn::tr::sample_token(lg.data(), lg.size(), s, u, nt, ids, probs);
-  val r = ok();
-  r.set("token", tok);
-  val id = val::array(), pr = val::array();  // plain arrays: ids / probs live on the stack
-  for (std::size_t i = 0; i < nt; ++i) {
-    id.call<void>("push", ids[i]);
-    pr.call<void>("push", static_cast<double>(probs[i]));
-  }
-  r.set("topIds", id);
-  r.set("topProbs", pr);
-  return r;
-}
 val trainNames() {
   val r = val::object();
   r.set("task", js_array(task_names()));
@@ -624,6 +598,32 @@ class DecoderHandle {
 
 }  // namespace
 
+// attn::tr::sample_token on given logits and u (train_api.js: lib.sampleToken, for the oracle
+// test).
+val sampleToken(val logits, double temperature, double top_k, double top_p, double u) {
+  const std::vector<float> lg = vec<float>(logits);
+  attn::tr::SampleConfig s;
+  s.temperature = temperature;
+  s.top_k = static_cast<std::size_t>(top_k);
+  s.top_p = top_p;
+  if (attn::Status st = attn::tr::check_sample_config(s); !st.ok()) return error(st);
+  if (lg.empty())
+    return error(attn::Status::Invalid("logits", "logits must hold at least one value"));
+  std::int32_t ids[5];
+  float probs[5];
+  const std::size_t nt = std::min<std::size_t>(5, lg.size());
+  const std::int32_t tok = attn::tr::sample_token(lg.data(), lg.size(), s, u, nt, ids, probs);
+  val r = ok();
+  r.set("token", tok);
+  val id = val::array(), pr = val::array();  // plain arrays: ids / probs live on the stack
+  for (std::size_t i = 0; i < nt; ++i) {
+    id.call<void>("push", ids[i]);
+    pr.call<void>("push", static_cast<double>(probs[i]));
+  }
+  r.set("topIds", id);
+  r.set("topProbs", pr);
+  return r;
+}
 EMSCRIPTEN_BINDINGS(attn_train) {
   emscripten::class_<TrainerHandle>("TrainerHandle")
       .constructor<>()
