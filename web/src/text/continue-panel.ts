@@ -138,14 +138,20 @@ export class ContinuePanel {
     if (!c || i < 0 || i >= c.top.length) return;
     this.bars.append(
       el('p', { class: 'muted', text: `Character ${i + 1} (“${showChar(c.chars[i])}”) was drawn from:` }),
-      ...c.top[i].map((t) =>
-        el(
-          'div',
-          { class: `tx-gen-bar${t.id === c.ids[i] ? ' tx-gen-picked' : ''}` },
-          el('span', { class: 'tx-gen-sym', text: showChar(t.token) }),
-          el('span', { class: 'tx-gen-fill', style: `width: ${(t.p * 100).toFixed(1)}%` }),
-          el('span', { class: 'tx-gen-p', text: fmt(t.p, 3) }),
-        ),
+      el(
+        'ul',
+        { class: 'tx-top' },
+        ...c.top[i].map((t) => {
+          const bar = el('span', { class: 'tx-bar' });
+          bar.style.width = `${(t.p * 100).toFixed(1)}%`; // CSSOM: the page's CSP refuses style attributes
+          return el(
+            'li',
+            { class: `tx-gen-bar${t.id === c.ids[i] ? ' tx-actual' : ''}` },
+            el('span', { class: 'tx-top-ch', text: showChar(t.token) }),
+            el('span', { class: 'tx-bar-box' }, bar),
+            el('span', { class: 'tx-top-p', text: fmt(t.p, 3) }),
+          );
+        }),
       ),
     );
   }
