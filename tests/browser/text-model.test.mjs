@@ -165,7 +165,8 @@ test('keyboard only: the scrubber changes the checkpoint, a character shows its 
   assert.match(await page.getByTestId('text-ablation').textContent(), /^Knocked out: L1 H2\. Measured on your text only .*mean surprise \d\.\d{3} nats intact, \d\.\d{3} with it knocked out \([+−]\d\.\d{3}\)/);
   const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('text-export-json').click()]);
   const e = JSON.parse(await readFile(await dl.path(), 'utf8'));
-  assert.deepEqual(Object.keys(e).sort(), ['ablated', 'checkpoint', 'droppedChars', 'ids', 'layers', 'logprobs', 'next', 'text', 'tokens'].sort());
+  assert.deepEqual(Object.keys(e).sort(), ['ablated', 'checkpoint', 'droppedChars', 'generated', 'ids', 'layers', 'logprobs', 'next', 'text', 'tokens'].sort());
+  assert.equal(e.generated, null); // no continuation asked for
   assert.equal(e.text, 'the cat sat. the cat sat.');
   assert.equal(e.checkpoint, 24);
   assert.deepEqual(e.ablated, [[0, 1]]);

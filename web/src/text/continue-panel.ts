@@ -137,7 +137,13 @@ export class ContinuePanel {
     clear(this.bars);
     if (!c || i < 0 || i >= c.top.length) return;
     this.bars.append(
-      el('p', { class: 'muted', text: `Character ${i + 1} (“${showChar(c.chars[i])}”) was drawn from:` }),
+      el('p', {
+        class: 'muted',
+        text:
+          c.request.temp > 0
+            ? `Character ${i + 1} (“${showChar(c.chars[i])}”) was drawn from (after top-k / top-p):`
+            : `Character ${i + 1} (“${showChar(c.chars[i])}”): the most probable of the model’s top 5:`,
+      }),
       el(
         'ul',
         { class: 'tx-top' },
