@@ -92,7 +92,9 @@ export class ContinuePanel {
     if (!st.tgen || !c) {
       this.out.hidden = true;
       this.info.textContent = st.tgen
-        ? 'Generating…'
+        ? this.s.settled
+          ? 'Nothing to continue: type some text.'
+          : 'Generating…'
         : 'Press Generate: the model continues your text, one character at a time.';
       if (!st.tgen) clear(this.bars);
       this.drawn = null;
