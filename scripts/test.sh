@@ -99,6 +99,7 @@ spawn "variant oracle fixture is current" /usr/bin/python3 tests/oracle/gen_vari
 spawn "lesson page-figure oracle fixture is current" /usr/bin/python3 tests/oracle/gen_lesson_fixtures.py --check
 spawn "PyTorch model fixtures are current" /usr/bin/python3 tests/oracle/gen_model_fixtures.py --check
 spawn "PyTorch score-gradient fixture is current" /usr/bin/python3 tests/oracle/gen_score_grad_fixtures.py --check
+spawn "sampling oracle fixture is current" /usr/bin/python3 tests/oracle/gen_sampling_fixtures.py --check
 spawn "NumPy probe fixture is current" /usr/bin/python3 tests/oracle/gen_probe_fixtures.py --check
 spawn "PyTorch lr-schedule fixture is current" /usr/bin/python3 tests/oracle/gen_schedule_fixtures.py --check
 spawn "Python text-view fixtures (held-out ids, softmax, float16 checkpoint) are current" /usr/bin/python3 tests/oracle/gen_text_view_fixtures.py --check

@@ -7,7 +7,7 @@
 (function () {
   var DEFAULT_CAP = 512 * 1024 * 1024;
   var MAX_DIM = 0x7fffffff;
-  var TrainerClass = null, DecoderClass = null;
+  var TrainerClass = null, DecoderClass = null, sampleTokenRaw = null;
   // The names the config's string fields take (task, positional, normalizer, kernel), from the
   // cores' tables (train_bindings.cpp: trainNames), read at start; also tr module.names.
   var NAMES = null;
@@ -23,6 +23,8 @@
     // The roles textScores() gives and its threshold (attn/tr/probe.hpp): { names, threshold }.
     var roles = Module['headRoles']();
     delete Module['headRoles'];
+    sampleTokenRaw = Module['sampleTokenRaw'];
+    delete Module['sampleTokenRaw'];
     Object.freeze(roles.names);
     Module['headRoles'] = Object.freeze(roles);
   });
@@ -406,15 +408,24 @@
     unwrap(this._live().checkDecoder(mode));
     return new Decoder(new DecoderClass(this._live(), mode), this);
   };
+  // topK: whole >= 0 (0 = off); topP: in (0, 1] (1 = off).
+  function sampleOpts(opts) {
+    var topK = intField(opts, 'topK', 0, 0);
+    var topP = numField(opts, 'topP', 1);
+    if (!(topP > 0 && topP <= 1)) fail('topP', 'topP must be a number with 0 < topP <= 1');
+    var temperature = numField(opts, 'temperature', 0);
+    if (temperature < 0) fail('temperature', 'temperature must be >= 0');
+    return { temperature: temperature, topK: topK, topP: topP };
+  }
   Trainer.prototype.generate = function (prompt, n, opts) {
     if (opts === undefined || opts === null) opts = {};
     if (!isObject(opts)) fail('opts', 'opts must be an object');
     var p = int32s(prompt, 'prompt');
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_DIM) fail('n', 'n must be a non-negative integer');
-    var temperature = numField(opts, 'temperature', 0);
-    if (temperature < 0) fail('temperature', 'temperature must be >= 0');
-    var r = unwrap(this._live().generate(p, n, boolField(opts, 'cache', true), temperature, seedValue(opts.seed, 'seed')));
-    return { tokens: copy(r.tokens) };
+    var s = sampleOpts(opts);
+    var r = unwrap(this._live().generate(p, n, boolField(opts, 'cache', true), s.temperature, seedValue(opts.seed, 'seed'),
+      s.topK, s.topP));
+    return { tokens: copy(r.tokens), topIds: copy(r.topIds), topProbs: copy(r.topProbs) };
   };
   // Extra (benchmarks): median ms of forward, forward + backward and optimizer over `reps`
   // steps on one fixed batch; the weights move as in training.
@@ -438,6 +449,16 @@
   Module['SHARDS'] = SHARDS;
   Module['heapBytes'] = function () {
     return wasmMemory.buffer.byteLength;
+  };
+  // One draw of tr.generate's sampler on given logits with a given uniform u in [0, 1).
+  Module['sampleToken'] = function (logits, opts, u) {
+    if (!(logits instanceof Float32Array || Array.isArray(logits))) fail('logits', 'logits must be a Float32Array or an array');
+    if (opts === undefined || opts === null) opts = {};
+    if (!isObject(opts)) fail('opts', 'opts must be an object');
+    var s = sampleOpts(opts);
+    if (typeof u !== 'number' || !(u >= 0 && u < 1)) fail('u', 'u must be a number with 0 <= u < 1');
+    var r = unwrap(sampleTokenRaw(Float32Array.from(logits), s.temperature, s.topK, s.topP, u));
+    return { token: r.token, topIds: r.topIds, topProbs: r.topProbs };
   };
   Module['createTrainer'] = function (cfg) {
     var c = normalise(cfg);

@@ -452,15 +452,22 @@ class TrainerHandle {
     return st.ok() ? ok() : error(st);
   }
 
-  val generate(val prompt, double n, bool cache, double temperature, double seed) {
+  val generate(val prompt, double n, bool cache, double temperature, double seed, double top_k,
+               double top_p) {
     if (prompt["length"].as<double>() > static_cast<double>(t_->config().model.seq_len)) {
       return error(attn::Status::Invalid("prompt", "prompt must hold at most seqLen tokens"));
     }
-    attn::Status st = t_->generate(vec<std::int32_t>(prompt), static_cast<std::size_t>(n), cache,
-                                   temperature, static_cast<std::uint64_t>(seed), &tok_);
+    attn::tr::SampleConfig s;
+    s.temperature = temperature;
+    s.top_k = static_cast<std::size_t>(top_k);  // whole, 0..2^31 - 1 (train_api.js)
+    s.top_p = top_p;
+    attn::Status st = t_->generate(vec<std::int32_t>(prompt), static_cast<std::size_t>(n), cache, s,
+                                   static_cast<std::uint64_t>(seed), &tok_, &top_ids_, &top_probs_);
     if (!st.ok()) return error(st);
     val r = ok();
     r.set("tokens", view(tok_.data(), tok_.size()));
+    r.set("topIds", view(top_ids_.data(), top_ids_.size()));
+    r.set("topProbs", view(top_probs_.data(), top_probs_.size()));
     return r;
   }
 
@@ -526,7 +533,8 @@ class TrainerHandle {
   attn::tr::Diagnostics dg_;
   std::vector<float> f_, w_, g_, qkv_;
   std::vector<double> sg_, wqn_;
-  std::vector<std::int32_t> tok_;
+  std::vector<std::int32_t> tok_, top_ids_;
+  std::vector<float> top_probs_;
   std::vector<std::uint8_t> mask_;
   attn::tr::StepBatch batch_;
   std::vector<std::vector<float>> shard_g_;
@@ -590,6 +598,32 @@ class DecoderHandle {
 
 }  // namespace
 
+// attn::tr::sample_token on given logits and u (train_api.js: lib.sampleToken, for the oracle
+// test).
+val sampleToken(val logits, double temperature, double top_k, double top_p, double u) {
+  const std::vector<float> lg = vec<float>(logits);
+  attn::tr::SampleConfig s;
+  s.temperature = temperature;
+  s.top_k = static_cast<std::size_t>(top_k);
+  s.top_p = top_p;
+  if (attn::Status st = attn::tr::check_sample_config(s); !st.ok()) return error(st);
+  if (lg.empty())
+    return error(attn::Status::Invalid("logits", "logits must hold at least one value"));
+  std::int32_t ids[5];
+  float probs[5];
+  const std::size_t nt = std::min<std::size_t>(5, lg.size());
+  const std::int32_t tok = attn::tr::sample_token(lg.data(), lg.size(), s, u, nt, ids, probs);
+  val r = ok();
+  r.set("token", tok);
+  val id = val::array(), pr = val::array();  // plain arrays: ids / probs live on the stack
+  for (std::size_t i = 0; i < nt; ++i) {
+    id.call<void>("push", ids[i]);
+    pr.call<void>("push", static_cast<double>(probs[i]));
+  }
+  r.set("topIds", id);
+  r.set("topProbs", pr);
+  return r;
+}
 EMSCRIPTEN_BINDINGS(attn_train) {
   emscripten::class_<TrainerHandle>("TrainerHandle")
       .constructor<>()
@@ -628,4 +662,5 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .function("length", &DecoderHandle::length);
   emscripten::function("trainNames", &trainNames);
   emscripten::function("headRoles", &headRoles);
+  emscripten::function("sampleTokenRaw", &sampleToken);
 }

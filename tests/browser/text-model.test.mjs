@@ -165,7 +165,8 @@ test('keyboard only: the scrubber changes the checkpoint, a character shows its 
   assert.match(await page.getByTestId('text-ablation').textContent(), /^Knocked out: L1 H2\. Measured on your text only .*mean surprise \d\.\d{3} nats intact, \d\.\d{3} with it knocked out \([+−]\d\.\d{3}\)/);
   const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('text-export-json').click()]);
   const e = JSON.parse(await readFile(await dl.path(), 'utf8'));
-  assert.deepEqual(Object.keys(e).sort(), ['ablated', 'checkpoint', 'droppedChars', 'ids', 'layers', 'logprobs', 'next', 'text', 'tokens'].sort());
+  assert.deepEqual(Object.keys(e).sort(), ['ablated', 'checkpoint', 'droppedChars', 'generated', 'ids', 'layers', 'logprobs', 'next', 'text', 'tokens'].sort());
+  assert.equal(e.generated, null); // no continuation asked for
   assert.equal(e.text, 'the cat sat. the cat sat.');
   assert.equal(e.checkpoint, 24);
   assert.deepEqual(e.ablated, [[0, 1]]);
@@ -230,4 +231,53 @@ test('375 px and 233 px: no sideways scrolling; ?embed=1', async () => {
   await page.screenshot({ path: join(SHOTS, 'text-model-embed-375.png') });
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('continue the text: a link generates at once, the same on reload; greedy differs; keyboard; 375 px', async () => {
+  const prompt = 'the cat sat. the cat';
+  const link = `/#v=1&view=text&text=${encodeURIComponent(prompt)}&tgen=1&temp=0.8&topk=5&sseed=3`;
+  const generated = async (page) => {
+    await shown(page, null);
+    const g = page.getByTestId('text-generated');
+    await g.waitFor();
+    return g.getAttribute('data-text');
+  };
+  const { page, context, errors } = await open(link);
+  const first = await generated(page);
+  // 20 characters of prompt in a 32-character model: 12 fit (dlen 40 asked), and the panel says so.
+  assert.equal(Array.from(first).length, 12);
+  assert.match(await page.getByTestId('text-gen-info').textContent(), /^12 characters, sampled at temperature 0\.8, top-k 5, seed 3\. Only 12 more fit/);
+  assert.equal(await page.locator('.tx-gen-prompt').textContent(), prompt);
+  await page.reload();
+  assert.equal(await generated(page), first, 'the same link gives the same continuation');
+  // Keyboard: from the Generate button, Tab reaches the first generated character; its bars show.
+  await page.getByTestId('text-generate').focus();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('tx-gen-char')), true);
+  assert.equal(await page.locator('.tx-gen-bar').count(), 5);
+  assert.match(await page.getByTestId('text-gen-bars').textContent(), /^Character 1 /);
+  // Greedy (keyboard: the radio) gives other text, and the link says so.
+  await page.getByTestId('text-gen-greedy').focus();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(
+    (f) => {
+      const g = document.querySelector('[data-testid="text-generated"]');
+      return g && g.getAttribute('data-text') !== f && document.querySelector('[data-testid="text-view"]')?.dataset.status === 'ready';
+    },
+    first,
+    { timeout: 30000, polling: 50 },
+  );
+  assert.match(await page.getByTestId('text-gen-info').textContent(), /^12 characters, greedy\./);
+  await linkMatches(page, /tgen=1/);
+  assert.doesNotMatch(await page.evaluate(() => location.hash), /temp=/);
+  assert.equal(await page.evaluate(() => window.__textModel.export().generated.length), 12);
+  await page.getByTestId('text-continue').screenshot({ path: join(SHOTS, 'text-model-continue.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+  const narrow = await open(link, { width: 375, height: 800 });
+  assert.equal(await generated(narrow.page), first);
+  assert.equal(await noOverflow(narrow.page), true, '375 px: no sideways scrolling');
+  await narrow.page.getByTestId('text-continue').screenshot({ path: join(SHOTS, 'text-model-continue-375.png') });
+  assert.deepEqual(narrow.errors, []);
+  await narrow.context.close();
 });

@@ -531,3 +531,84 @@ TEST_CASE(
     CHECK(a == b);
   }
 }
+
+TEST_CASE("decode - sample_token equals the NumPy oracle's temperature / topK / topP draw",
+          "[decode][oracle]") {
+  const auto fx = fixtures::load("sampling.json").at("cases");
+  REQUIRE(fx.size() >= 200);
+  for (const auto& c : fx) {
+    INFO(c.at("name").get<std::string>());
+    const std::vector<float> lg = fixtures::vec<float>(c.at("logits"));
+    attn::tr::SampleConfig s;
+    s.temperature = c.at("temperature");
+    s.top_k = c.at("topK");
+    s.top_p = c.at("topP");
+    REQUIRE(attn::tr::check_sample_config(s).ok());
+    const std::size_t nt = std::min<std::size_t>(5, lg.size());
+    std::vector<std::int32_t> ids(nt, -1);
+    std::vector<float> pr(nt, -1);
+    const std::int32_t tok =
+        attn::tr::sample_token(lg.data(), lg.size(), s, c.at("u"), 5, ids.data(), pr.data());
+    CHECK(tok == c.at("token").get<std::int32_t>());
+    CHECK(ids == c.at("topIds").get<std::vector<std::int32_t>>());
+    const auto want = c.at("topProbs").get<std::vector<double>>();
+    for (std::size_t r = 0; r < nt; ++r) CHECK(std::abs(pr[r] - want[r]) < 1e-6);
+  }
+}
+
+TEST_CASE("decode - sample_token without filters is pick_token bit for bit; generate's topK/topP",
+          "[decode]") {
+  attn::Rng data(5), a(9), b(9);
+  for (int i = 0; i < 500; ++i) {
+    const std::size_t V = 1 + i % 37;
+    std::vector<float> lg(V);
+    for (auto& x : lg) x = static_cast<float>(data.normal() * (i % 3 ? 1.0 : 8.0));
+    attn::tr::SampleConfig s;
+    s.temperature = (i % 5) * 0.4;
+    s.top_k = (i % 2) ? 0 : V + i % 3;  // 0 or >= V: off
+    const std::int32_t want = attn::tr::pick_token(lg, s.temperature, &a);
+    const double u = s.temperature > 0 ? b.uniform() : 0.0;
+    CHECK(attn::tr::sample_token(lg.data(), V, s, u) == want);
+  }
+  ModelConfig c = variant(0);
+  REQUIRE(attn::tr::validate_model(c, 1).ok());
+  attn::tr::TrainerConfig tc;
+  tc.model = c;
+  tc.batch = 2;
+  std::unique_ptr<attn::tr::Trainer> tr;
+  REQUIRE(attn::tr::Trainer::create(tc, nullptr, &tr).ok());
+  const std::size_t n = c.seq_len - 3;
+  std::vector<std::int32_t> old, now, greedy, k1, p0, ids;
+  std::vector<float> pr;
+  attn::tr::SampleConfig s;
+  s.temperature = 1.3;
+  REQUIRE(tr->generate({3, 1, 4}, n, true, 1.3, 11, &old).ok());
+  REQUIRE(tr->generate({3, 1, 4}, n, true, s, 11, &now, &ids, &pr).ok());
+  CHECK(now == old);  // temperature only: today's bits
+  REQUIRE(ids.size() == n * 5);
+  REQUIRE(pr.size() == n * 5);
+  for (std::size_t i = 0; i < n; ++i) {
+    double sum = 0;
+    for (std::size_t r = 0; r < 5; ++r) {
+      sum += pr[i * 5 + r];
+      if (r) CHECK(pr[i * 5 + r] <= pr[i * 5 + r - 1]);
+    }
+    CHECK(sum <= 1.0 + 1e-6);
+  }
+  REQUIRE(tr->generate({3, 1, 4}, n, true, 0.0, 0, &greedy).ok());
+  s.top_k = 1;  // only the most probable token is left: greedy
+  REQUIRE(tr->generate({3, 1, 4}, n, false, s, 11, &k1, &ids, &pr).ok());
+  CHECK(k1 == greedy);
+  for (std::size_t i = 0; i < n; ++i) CHECK(pr[i * 5] == 1.0f);
+  s.top_k = 0;
+  s.top_p = 1e-9;  // the first token alone reaches p
+  REQUIRE(tr->generate({3, 1, 4}, n, true, s, 11, &p0).ok());
+  CHECK(p0 == greedy);
+  for (double bad : {0.0, -0.1, 1.0000001, std::nan("")}) {
+    s.top_p = bad;
+    CHECK(tr->generate({1}, 1, true, s, 0, &p0).field == "topP");
+  }
+  s.top_p = 1;
+  s.temperature = -1;
+  CHECK(tr->generate({1}, 1, true, s, 0, &p0).field == "temperature");
+}

@@ -7,7 +7,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import type { AttnTrainLib, CreateAttnTrain } from '../../web/src/wasm/attn-train';
 import { ModelFiles, parseModelJson, readCheckpoint, type ModelSource } from '../../web/src/text/model-files';
 import { TextRunner } from '../../web/src/text/runner';
-import { TextSession, type TextBackend } from '../../web/src/text/session';
+import { TextSession, continuationPlan, type TextBackend } from '../../web/src/text/session';
 import { CharTokenizer } from '../../web/src/text/tokenizer';
 import { nextLogprobs, meanSurprise } from '../../web/src/text/next';
 import { DEFAULT_TEXT } from '../../web/src/text/state';
@@ -35,6 +35,7 @@ function backend(): TextBackend & { runner: TextRunner } {
       return runner.roles();
     },
     run: async (_key, ids, ablated) => runner.run(ids, ablated),
+    generate: async (_key, ids, n, opts, ablated) => runner.generate(ids, n, opts, ablated),
   };
 }
 
@@ -248,5 +249,61 @@ describe('the session', () => {
       if (hit) expect(Math.abs(Math.log(hit.p) - e.logprobs[i])).toBeLessThan(1e-12);
     }
     expect(JSON.parse(JSON.stringify(e))).toEqual(e);
+  });
+});
+
+describe('continue the text (tr.generate through the runner)', () => {
+  const SAMPLED = { dlen: 12, temp: 0.8, topk: 5, topp: 1, sseed: 3 };
+  const text = 'the cat sat. the cat';
+
+  it('gives the same continuation for the same request, after the prompt, with top-5 rows', async () => {
+    const a = session();
+    a.s.setInputs({ text, ckpt: -1, head: '1.1', gen: SAMPLED });
+    await a.settle();
+    const c = a.s.result!.continuation!;
+    expect(c.prompt.join('')).toBe(text);
+    expect(c.promptCut).toBe(0);
+    expect(c.chars.length).toBe(12);
+    expect(c.capped).toBe(false);
+    expect(c.top.length).toBe(12);
+    for (const [i, row] of c.top.entries()) {
+      expect(row.length).toBe(5);
+      expect(row.map((r) => r.id)).toContain(c.ids[i]); // top-k 5: the draw is among the 5
+      expect(Math.abs(row.reduce((x, r) => x + r.p, 0) - 1)).toBeLessThan(1e-5);
+    }
+    expect(a.s.exportData()!.generated).toBe(c.chars.join(''));
+    const b = session();
+    b.s.setInputs({ text, ckpt: -1, head: '1.1', gen: { ...SAMPLED } });
+    await b.settle();
+    expect(b.s.result!.continuation!.chars).toEqual(c.chars);
+    // Another seed and greedy decoding give other text (this model, this prompt).
+    b.s.setInputs({ text, ckpt: -1, head: '1.1', gen: { ...SAMPLED, temp: 0 } });
+    await b.settle();
+    const greedy = b.s.result!.continuation!;
+    expect(greedy.chars).not.toEqual(c.chars);
+    expect(greedy.ids).toEqual(greedy.top.map((r) => r[0].id)); // greedy: the most probable
+    b.s.setInputs({ text, ckpt: -1, head: '1.1', gen: null });
+    await b.settle();
+    expect(b.s.result!.continuation).toBeNull();
+    expect(b.s.exportData()!.generated).toBeNull();
+  });
+
+  it('keeps the last seqLen − 1 characters as the prompt and caps the length at seqLen − prompt', async () => {
+    const T = INFO.config.seqLen;
+    const tok = new CharTokenizer(INFO.symbols, INFO.unknownId);
+    const long = 'abcdefghij'.repeat(5);
+    const plan = continuationPlan(tok.encode(long), T, 40);
+    expect(plan.prompt.chars.join('')).toBe(long.slice(-(T - 1)));
+    expect(plan.cut).toBe(long.length - (T - 1));
+    expect(plan.n).toBe(1);
+    expect(continuationPlan(tok.encode('abc'), T, 40).n).toBe(T - 3);
+    expect(continuationPlan(tok.encode('abc'), T, 5).n).toBe(5);
+    const { s, settle } = session();
+    s.setInputs({ text: long, ckpt: -1, head: '1.1', gen: { ...SAMPLED, dlen: 40 } });
+    await settle();
+    const c = s.result!.continuation!;
+    expect(c.promptCut).toBe(long.length - (T - 1));
+    expect(c.chars.length).toBe(1);
+    expect(c.capped).toBe(true);
   });
 });

@@ -6,19 +6,20 @@ import LZString from 'lz-string';
 import { decodeHash, defaultState, encodeState, normalizeState, withPatch } from '../../web/src/app/state';
 import { DEFAULT_TEXT, TEXT_LIMITS, headLabel, headText, parseHead } from '../../web/src/text/state';
 
+const GEN_DEFAULTS = { dlen: 40, temp: 0, topk: 0, topp: 1, sseed: 0, tgen: false };
 const stateWith = (text: Partial<ReturnType<typeof defaultState>['text']>) =>
   normalizeState(withPatch(defaultState(), { text })).state;
 
 describe('the Text model tab’s link', () => {
   it('leaves the defaults out, and opens a link with every key', () => {
     const d = defaultState();
-    expect(d.text).toEqual({ text: DEFAULT_TEXT, ckpt: -1, head: '1.1' });
+    expect(d.text).toEqual({ text: DEFAULT_TEXT, ckpt: -1, head: '1.1', ...GEN_DEFAULTS });
     expect(encodeState(d)).toBe('#v=1');
     const h = '#v=1&view=text&text=the+cat+sat%2C+the+cat&ckpt=4&thead=2.1';
     const got = decodeHash(h);
     expect(got.notices).toEqual([]);
     expect(got.state.page.view).toBe('text');
-    expect(got.state.text).toEqual({ text: 'the cat sat, the cat', ckpt: 4, head: '2.1' });
+    expect(got.state.text).toEqual({ text: 'the cat sat, the cat', ckpt: 4, head: '2.1', ...GEN_DEFAULTS });
     expect(encodeState(got.state)).toBe('#v=1&view=text&text=the%20cat%20sat%2C%20the%20cat&ckpt=4&thead=2.1');
   });
 
@@ -76,5 +77,33 @@ describe('the Text model tab’s link', () => {
     expect(parseHead('2.3')).toEqual({ layer: 1, head: 2 });
     expect(headText(1, 2)).toBe('2.3');
     expect(headLabel(1, 2)).toBe('L2 H3');
+  });
+
+  it('carries a continuation request: tgen, dlen, temp, topk, topp, sseed (defaults left out)', () => {
+    const h = '#v=1&view=text&dlen=25&temp=0.8&topk=5&topp=0.9&sseed=3&tgen=1';
+    const got = decodeHash(h);
+    expect(got.notices).toEqual([]);
+    expect(got.state.text).toMatchObject({ dlen: 25, temp: 0.8, topk: 5, topp: 0.9, sseed: 3, tgen: true });
+    expect(decodeHash(encodeState(got.state)).state.text).toEqual(got.state.text);
+    expect(encodeState(stateWith({ tgen: true }))).toBe('#v=1&tgen=1');
+  });
+
+  it('corrects bad continuation settings, with a notice naming the setting', () => {
+    const cases: [string, Partial<ReturnType<typeof defaultState>['text']>, RegExp][] = [
+      ['#v=1&dlen=0', { dlen: 1 }, /characters to generate: 0 is outside 1…8192; using 1/],
+      ['#v=1&dlen=7.4', { dlen: 7 }, /characters to generate: 7\.4 rounded to 7/],
+      ['#v=1&temp=-1', { temp: 0 }, /temperature: -1 is outside 0…10; using 0/],
+      ['#v=1&temp=hot', {}, /temp: “hot” is not a number; it was ignored/],
+      ['#v=1&topk=-2', { topk: 0 }, /top-k: -2 is outside 0…65536; using 0/],
+      ['#v=1&topp=0', { topp: 1 }, /top-p: must be more than 0 \(1 = off\); using 1/],
+      ['#v=1&topp=1.5', { topp: 1 }, /top-p: 1\.5 is outside 0…1; using 1/],
+      ['#v=1&sseed=-1', { sseed: 0 }, /sampling seed: -1 is outside 0…4294967295; using 0/],
+      ['#v=1&tgen=yes', {}, /tgen: “yes” is not 0 or 1; it was ignored/],
+    ];
+    for (const [h, want, re] of cases) {
+      const d = decodeHash(h);
+      expect(d.state.text, h).toEqual({ ...defaultState().text, ...want });
+      expect(d.notices.join(' | '), h).toMatch(re);
+    }
   });
 });

@@ -431,4 +431,76 @@ std::int32_t pick_token(const std::vector<float>& logits, double temperature, Rn
   return static_cast<std::int32_t>(logits.size() - 1);
 }
 
+Status check_sample_config(const SampleConfig& s) {
+  if (!(std::isfinite(s.temperature) && s.temperature >= 0)) {
+    return Status::Invalid("temperature", "temperature must be a finite number >= 0");
+  }
+  if (!(s.top_p > 0 && s.top_p <= 1)) return Status::Invalid("topP", "topP must be in (0, 1]");
+  return Status::Ok();
+}
+
+std::int32_t sample_token(const float* logits, std::size_t V, const SampleConfig& s, double u,
+                          std::size_t n_top, std::int32_t* top_ids, float* top_probs) {
+  std::size_t arg = 0;
+  for (std::size_t j = 1; j < V; ++j)
+    if (logits[j] > logits[arg]) arg = j;
+  const bool greedy = !(s.temperature > 0);
+  const std::size_t want = top_ids ? std::min(n_top, V) : 0;
+  const bool filter = !greedy && ((s.top_k > 0 && s.top_k < V) || s.top_p < 1);
+  if (greedy && want == 0) return static_cast<std::int32_t>(arg);
+  // w (V): pick_token's weights; greedy shows temperature 1.
+  const double temp = greedy ? 1.0 : s.temperature;
+  std::vector<double> w(V);
+  for (std::size_t j = 0; j < V; ++j)
+    w[j] = std::exp((static_cast<double>(logits[j]) - logits[arg]) / temp);
+  std::vector<std::int32_t> order;
+  std::vector<std::uint8_t> kept(V, 1);
+  auto by_prob = [&](std::int32_t a, std::int32_t b) {
+    return w[a] > w[b] || (w[a] == w[b] && a < b);
+  };
+  if (filter || want > 0) {
+    order.resize(V);
+    for (std::size_t j = 0; j < V; ++j) order[j] = static_cast<std::int32_t>(j);
+    std::sort(order.begin(), order.end(), by_prob);
+  }
+  if (filter) {
+    std::size_t m = (s.top_k > 0 && s.top_k < V) ? s.top_k : V;
+    if (s.top_p < 1) {
+      std::vector<std::uint8_t> in_k(V, 0);
+      for (std::size_t r = 0; r < m; ++r) in_k[order[r]] = 1;
+      double sum_k = 0;
+      for (std::size_t j = 0; j < V; ++j)
+        if (in_k[j]) sum_k += w[j];
+      double run = 0;
+      for (std::size_t r = 0; r < m; ++r) {
+        run += w[order[r]] / sum_k;
+        if (run >= s.top_p) {
+          m = r + 1;
+          break;
+        }
+      }
+    }
+    std::fill(kept.begin(), kept.end(), 0);
+    for (std::size_t r = 0; r < m; ++r) kept[order[r]] = 1;
+  }
+  double sum = 0;
+  for (std::size_t j = 0; j < V; ++j)
+    if (kept[j]) sum += w[j];
+  for (std::size_t r = 0; r < want; ++r) {
+    top_ids[r] = order[r];
+    top_probs[r] = kept[order[r]] ? static_cast<float>(w[order[r]] / sum) : 0.0f;
+  }
+  if (greedy) return static_cast<std::int32_t>(arg);
+  const double target = u * sum;
+  double acc = 0;
+  std::size_t last = arg;
+  for (std::size_t j = 0; j < V; ++j) {
+    if (!kept[j]) continue;
+    acc += w[j];
+    last = j;
+    if (target < acc) return static_cast<std::int32_t>(j);
+  }
+  return static_cast<std::int32_t>(last);
+}
+
 }  // namespace attn::tr

@@ -516,14 +516,20 @@ std::unique_ptr<Decoder> Trainer::decoder(DecodeMode mode) const {
 
 Status Trainer::generate(const std::vector<std::int32_t>& prompt, std::size_t n, bool cache,
                          double temperature, std::uint64_t seed, std::vector<std::int32_t>* out) {
+  SampleConfig s;
+  s.temperature = temperature;
+  return generate(prompt, n, cache, s, seed, out);
+}
+
+Status Trainer::generate(const std::vector<std::int32_t>& prompt, std::size_t n, bool cache,
+                         const SampleConfig& s, std::uint64_t seed, std::vector<std::int32_t>* out,
+                         std::vector<std::int32_t>* top_ids, std::vector<float>* top_probs) {
   if (prompt.empty()) return Status::Invalid("prompt", "prompt must hold at least one token");
   if (prompt.size() + n > c_.model.seq_len) {
     return Status::Invalid(
         "n", "prompt length + n must be at most seqLen (" + std::to_string(c_.model.seq_len) + ")");
   }
-  if (!(std::isfinite(temperature) && temperature >= 0)) {
-    return Status::Invalid("temperature", "temperature must be a finite number >= 0");
-  }
+  if (Status st = check_sample_config(s); !st.ok()) return st;
   std::unique_ptr<Decoder> dec = decoder(cache);
   if (Status st = check_decode_mode(c_.model, dec->mode()); !st.ok()) return st;
   std::vector<float> logits, weights;
@@ -535,10 +541,19 @@ Status Trainer::generate(const std::vector<std::int32_t>& prompt, std::size_t n,
       return st;
     }
   }
+  const std::size_t V = c_.model.vocab, nt = std::min<std::size_t>(5, V);
+  const bool tops = top_ids && top_probs;
+  if (tops) {
+    top_ids->assign(n * nt, 0);
+    top_probs->assign(n * nt, 0.0f);
+  }
   Rng rng(seed);
   out->clear();
   for (std::size_t i = 0; i < n; ++i) {
-    const std::int32_t tok = pick_token(logits, temperature, &rng);
+    const double u = s.temperature > 0 ? rng.uniform() : 0.0;
+    const std::int32_t tok = sample_token(logits.data(), logits.size(), s, u, tops ? nt : 0,
+                                          tops ? top_ids->data() + i * nt : nullptr,
+                                          tops ? top_probs->data() + i * nt : nullptr);
     out->push_back(tok);
     if (i + 1 < n) {
       Status st = dec->append(tok, &logits, &weights);

@@ -2,7 +2,7 @@
 // its reply as a promise. A Worker that fails is dropped; the next request starts another.
 import type { TextWeights } from './model-files';
 import type { TextReply, TextRequest } from './protocol';
-import type { RoleTable, TextRun } from './runner';
+import type { GenOptions, GenRun, RoleTable, TextRun } from './runner';
 import type { TextBackend } from './session';
 import { workerBlockedMessage } from '../wasm/core-build';
 
@@ -73,6 +73,18 @@ export class TextClient implements TextBackend {
     const r = await this.ask({ kind: 'run', id: this.nextId++, key, ids: ids.slice(), ablated });
     if (r.kind !== 'result') throw new TextWorkerError('unexpected reply', null);
     return r.run;
+  }
+
+  async generate(
+    key: string,
+    ids: Int32Array,
+    n: number,
+    opts: GenOptions,
+    ablated: [number, number][],
+  ): Promise<GenRun> {
+    const r = await this.ask({ kind: 'generate', id: this.nextId++, key, ids: ids.slice(), n, opts, ablated });
+    if (r.kind !== 'generated') throw new TextWorkerError('unexpected reply', null);
+    return r.gen;
   }
 
   stop(reason = 'stopped'): void {

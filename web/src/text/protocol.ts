@@ -1,15 +1,26 @@
 // Messages between the Text model tab and its Worker (text/worker.ts). Plain data.
 import type { TextWeights } from './model-files';
-import type { RoleTable, TextRun } from './runner';
+import type { GenOptions, GenRun, RoleTable, TextRun } from './runner';
 
 export type TextRequest =
   /** Make the trainer of a checkpoint (`key` names it in the replies). */
   | { kind: 'load'; id: number; key: string; config: Record<string, unknown>; weights: TextWeights }
   /** The forward of a text on the loaded checkpoint, with these heads knocked out. */
-  | { kind: 'run'; id: number; key: string; ids: Int32Array; ablated: [number, number][] };
+  | { kind: 'run'; id: number; key: string; ids: Int32Array; ablated: [number, number][] }
+  /** n tokens after `ids` ("Continue the text"). */
+  | {
+      kind: 'generate';
+      id: number;
+      key: string;
+      ids: Int32Array;
+      n: number;
+      opts: GenOptions;
+      ablated: [number, number][];
+    };
 
 export type TextReply =
   | { kind: 'loaded'; id: number; key: string; roles: RoleTable }
   | { kind: 'result'; id: number; key: string; run: TextRun }
+  | { kind: 'generated'; id: number; key: string; gen: GenRun }
   /** A refusal: `field` is the module's (AttnError.field) when it has one. */
   | { kind: 'error'; id: number; message: string; field: string | null };

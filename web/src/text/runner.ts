@@ -26,6 +26,22 @@ export interface TextRun {
   intactLogits: Float32Array | null;
 }
 
+/** Sampling settings of tr.generate: temperature 0 = greedy; topK 0 and topP 1 = off. */
+export interface GenOptions {
+  temperature: number;
+  topK: number;
+  topP: number;
+  seed: number;
+}
+
+/** n generated tokens and, per step, the min(5, V) most probable next tokens with their
+ *  probabilities after topK / topP ((n, min(5, V)) row-major; greedy: the plain softmax). */
+export interface GenRun {
+  tokens: Int32Array;
+  topIds: Int32Array;
+  topProbs: Float32Array;
+}
+
 /** The core's role names and the score a role needs (lib.headRoles). */
 export interface RoleTable {
   names: string[];
@@ -63,6 +79,18 @@ export class TextRunner {
       const a = tr.attention(ids);
       const scores = ids.length >= 2 ? tr.textScores(ids) : null;
       return { weights: a.weights, logits: a.logits, scores, intactLogits: intact };
+    } finally {
+      for (const [l, h] of ablated) tr.setAblation(l, h, false);
+    }
+  }
+
+  /** n tokens after `ids` (tr.generate, cached decoding), with the heads in `ablated` knocked out. */
+  generate(ids: Int32Array, n: number, o: GenOptions, ablated: readonly (readonly [number, number])[]): GenRun {
+    const tr = this.tr;
+    if (!tr) throw new Error('no checkpoint is loaded');
+    try {
+      for (const [l, h] of ablated) tr.setAblation(l, h, true);
+      return tr.generate(ids, n, { temperature: o.temperature, topK: o.topK, topP: o.topP, seed: o.seed });
     } finally {
       for (const [l, h] of ablated) tr.setAblation(l, h, false);
     }

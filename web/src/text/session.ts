@@ -12,13 +12,48 @@ import {
 } from './model-files';
 import { CharTokenizer, lastTokens, type Tokenized } from './tokenizer';
 import { nextLogprobs, topK, type NextToken } from './next';
-import type { RoleTable, TextRun } from './runner';
+import type { GenOptions, GenRun, RoleTable, TextRun } from './runner';
 import { headLabel, parseHead } from './state';
 
 /** The tab's computation: the Worker (client.ts), or the runner itself in tests. */
 export interface TextBackend {
   load(key: string, config: Record<string, unknown>, weights: TextWeights): Promise<RoleTable>;
   run(key: string, ids: Int32Array, ablated: [number, number][]): Promise<TextRun>;
+  generate(key: string, ids: Int32Array, n: number, opts: GenOptions, ablated: [number, number][]): Promise<GenRun>;
+}
+
+/** "Continue the text" (the link's dlen, temp, topk, topp, sseed). */
+export interface GenRequest {
+  dlen: number;
+  temp: number;
+  topk: number;
+  topp: number;
+  sseed: number;
+}
+
+/** The model's continuation of the text. */
+export interface Continuation {
+  request: GenRequest;
+  /** The prompt: the text's last characters, at most seqLen − 1 (one is left to generate). */
+  prompt: string[];
+  /** Characters of the text before the prompt (the text was longer than seqLen − 1). */
+  promptCut: number;
+  /** Characters generated: dlen, or seqLen − prompt length when that is less (`capped`). */
+  chars: string[];
+  ids: number[];
+  capped: boolean;
+  /** Per generated character, the 5 most probable next characters after top-k / top-p. */
+  top: { token: string; id: number; p: number }[][];
+}
+
+/** The prompt and length of a continuation: the last ≤ seqLen − 1 tokens, n ≤ seqLen − prompt. */
+export function continuationPlan(
+  all: Tokenized,
+  seqLen: number,
+  dlen: number,
+): { prompt: Tokenized; cut: number; n: number } {
+  const { tokens, dropped } = lastTokens(all, seqLen - 1);
+  return { prompt: tokens, cut: dropped, n: Math.max(0, Math.min(dlen, seqLen - tokens.ids.length)) };
 }
 
 export interface TextInputs {
@@ -27,6 +62,8 @@ export interface TextInputs {
   ckpt: number;
   /** 'layer.head', from 1. */
   head: string;
+  /** A continuation to generate with the forward, or null. */
+  gen?: GenRequest | null;
 }
 
 /** What is on screen: one computation's inputs and outputs, all consistent with each other. */
@@ -45,6 +82,8 @@ export interface TextResult {
   logprobs: Float64Array;
   /** The intact model's, when heads are ablated (else null). */
   intactLogprobs: Float64Array | null;
+  /** The continuation asked for (with the same ablations), or null. */
+  continuation: Continuation | null;
 }
 
 export type TextStatus =
@@ -76,9 +115,10 @@ export class TextSession {
    *  checkpoint changed (the selected head only changes what is drawn). */
   setInputs(i: TextInputs): void {
     const w = this.want;
-    if (w && w.text === i.text && w.ckpt === i.ckpt && w.head === i.head) return;
+    const sameGen = JSON.stringify(w?.gen ?? null) === JSON.stringify(i.gen ?? null);
+    if (w && w.text === i.text && w.ckpt === i.ckpt && w.head === i.head && sameGen) return;
     this.want = { ...i };
-    if (w && w.text === i.text && w.ckpt === i.ckpt) this.onChange('result');
+    if (w && w.text === i.text && w.ckpt === i.ckpt && sameGen) this.onChange('result');
     else this.request();
   }
 
@@ -197,7 +237,32 @@ export class TextSession {
     this.setStatus({ state: 'busy', text: `Running checkpoint ${ck.step.toLocaleString('en')} on the text…` });
     const run = await this.backend.run(key, tokens.ids, ablated);
     const V = info.config.vocab;
+    let continuation: Continuation | null = null;
+    if (want.gen) {
+      const g = want.gen;
+      const plan = continuationPlan(all, info.config.seqLen, g.dlen);
+      this.setStatus({ state: 'busy', text: `Continuing the text (${plan.n} characters)…` });
+      const opts = { temperature: g.temp, topK: g.topk, topP: g.topp, seed: g.sseed };
+      const gen = await this.backend.generate(key, plan.prompt.ids, plan.n, opts, ablated);
+      const k = Math.min(5, V);
+      const ids = Array.from(gen.tokens);
+      continuation = {
+        request: { ...g },
+        prompt: plan.prompt.chars,
+        promptCut: plan.cut,
+        chars: ids.map((id) => this.tokenizer!.symbol(id)),
+        ids,
+        capped: plan.n < g.dlen,
+        top: ids.map((_, i) =>
+          Array.from({ length: k }, (_, r) => {
+            const id = gen.topIds[i * k + r];
+            return { token: this.tokenizer!.symbol(id), id, p: gen.topProbs[i * k + r] };
+          }),
+        ),
+      };
+    }
     this.result = {
+      continuation,
       checkpoint: ck,
       index,
       tokens,
@@ -253,6 +318,7 @@ export class TextSession {
       })),
       next: Array.from({ length: t }, (_, i) => this.next(i, 5)),
       logprobs: Array.from(r.logprobs),
+      generated: r.continuation ? r.continuation.chars.join('') : null,
     };
   }
 }
@@ -280,6 +346,8 @@ export interface TextExport {
   next: { token: string; id: number; p: number }[][];
   /** log p of each token after the first (natural log). */
   logprobs: number[];
+  /** "Continue the text": the generated characters, or null when none was asked for. */
+  generated: string | null;
 }
 
 function describe(err: unknown): string {

@@ -4,7 +4,7 @@
 // (model.json is fetched when the view opens), so the checkpoint and the head are checked against
 // the model by the view, which says what it used instead. Imports only foundations.
 import LZString from 'lz-string';
-import { brief, decodeComponent, int, type Kind } from '../state/fields';
+import { brief, decodeComponent, int, real, yesNo, type Kind } from '../state/fields';
 import type { SubState } from '../state/table';
 
 export interface TextState {
@@ -14,6 +14,18 @@ export interface TextState {
   ckpt: number;
   /** The selected head as `layer.head`, counted from 1 as the page counts them ('2.3'). */
   head: string;
+  /** "Continue the text": characters to generate (the view caps it at seqLen − prompt length). */
+  dlen: number;
+  /** Temperature; 0 = greedy, more = sampled. */
+  temp: number;
+  /** Keep the k most probable characters (0 = off). */
+  topk: number;
+  /** Keep the most probable characters up to probability p (1 = off). */
+  topp: number;
+  /** The sampler's seed (Rng(seed), one draw per character). */
+  sseed: number;
+  /** Generate on opening the link (the continuation is part of what the link shows). */
+  tgen: boolean;
 }
 
 export interface TextSlice {
@@ -30,7 +42,24 @@ export const TEXT_LIMITS = {
   maxStep: 1e12,
   /** Layer and head numbers a link may name (the model's own counts are checked by the view). */
   maxIndex: 64,
+  /** Continuation length, temperature, top-k and seed a link may ask for. */
+  maxGen: 8192,
+  maxTemp: 10,
+  maxTopK: 65536,
+  maxSeed: 4294967295,
 } as const;
+
+const toppBase = real<TextSlice>(0, 1);
+/** top-p in (0, 1]: 0 keeps nothing, so it is refused (with a notice) and 1 (off) used. */
+export const toppKind: Kind<number, TextSlice> = {
+  ...toppBase,
+  normalize(v, c) {
+    const x = toppBase.normalize(v, c);
+    if (x > 0) return x;
+    c.notices.push(`${c.label}: must be more than 0 (1 = off); using 1`);
+    return 1;
+  },
+};
 
 /** A short sentence with a phrase said twice: the second "Mr. Lincoln" can be read from the first. */
 export const DEFAULT_TEXT = 'Mr. Lincoln spoke to the Congress, and then Mr. Lincoln spoke to the people.';
@@ -137,5 +166,29 @@ export const TEXT: SubState<TextState, TextSlice> = {
       compute: false,
     },
     head: { key: 'thead', label: 'text model: head', kind: headKind, default: '1.1', compute: false },
+    dlen: {
+      key: 'dlen',
+      label: 'text model: characters to generate',
+      kind: int(1, TEXT_LIMITS.maxGen),
+      default: 40,
+      compute: false,
+    },
+    temp: {
+      key: 'temp',
+      label: 'text model: temperature',
+      kind: real(0, TEXT_LIMITS.maxTemp),
+      default: 0,
+      compute: false,
+    },
+    topk: { key: 'topk', label: 'text model: top-k', kind: int(0, TEXT_LIMITS.maxTopK), default: 0, compute: false },
+    topp: { key: 'topp', label: 'text model: top-p', kind: toppKind, default: 1, compute: false },
+    sseed: {
+      key: 'sseed',
+      label: 'text model: sampling seed',
+      kind: int(0, TEXT_LIMITS.maxSeed),
+      default: 0,
+      compute: false,
+    },
+    tgen: { key: 'tgen', label: 'text model: continue the text', kind: yesNo(), default: false, compute: false },
   },
 };

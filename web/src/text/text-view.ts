@@ -16,6 +16,7 @@ import { headText, type TextSlice, type TextState } from './state';
 import { TextPanel } from './text-panel';
 import { GridPanel } from './grid-panel';
 import { HistoryPanel } from './history-panel';
+import { ContinuePanel } from './continue-panel';
 
 /** Where the shipped model lives, relative to the page. */
 export const TEXT_MODEL_URL = 'models/sotu-char/';
@@ -38,6 +39,7 @@ class TextView implements View<TextContext> {
   private text: TextPanel | null = null;
   private grid: GridPanel | null = null;
   private history: HistoryPanel | null = null;
+  private cont: ContinuePanel | null = null;
   private readonly status = el('p', { class: 'tx-status', role: 'status', 'data-testid': 'text-status' });
   private readonly notices = el('ul', { class: 'tx-notices', 'data-testid': 'text-notices', hidden: true });
   private readonly note = el('aside', { class: 'tx-note', 'data-testid': 'text-shipped-note', hidden: true });
@@ -84,7 +86,9 @@ class TextView implements View<TextContext> {
     this.ctx = ctx;
     if (!this.session) this.start();
     this.text!.setText(ctx.state.text.text);
-    this.session!.setInputs({ text: ctx.state.text.text, ckpt: ctx.state.text.ckpt, head: ctx.state.text.head });
+    const t = ctx.state.text;
+    const gen = t.tgen ? { dlen: t.dlen, temp: t.temp, topk: t.topk, topp: t.topp, sseed: t.sseed } : null;
+    this.session!.setInputs({ text: t.text, ckpt: t.ckpt, head: t.head, gen });
     this.schedule();
   }
 
@@ -108,7 +112,12 @@ class TextView implements View<TextContext> {
         if (cks) update({ ckpt: i === cks.length - 1 ? -1 : cks[i].step });
       },
     });
-    this.body.append(el('div', { class: 'tx-cols' }, this.text.root, this.history.root), this.grid.root);
+    this.cont = new ContinuePanel(s, { update });
+    this.body.append(
+      el('div', { class: 'tx-cols' }, this.text.root, this.history.root),
+      this.cont.root,
+      this.grid.root,
+    );
     window.__textModel = { export: () => s.exportData(), settled: () => s.settled };
   }
 
@@ -195,6 +204,7 @@ class TextView implements View<TextContext> {
     const asked = TextSession.resolveStep(info.checkpoints, this.ctx?.state.text.ckpt ?? -1).index;
     this.history!.draw(asked, r ? r.index : asked);
     this.grid!.draw(width);
+    if (this.ctx) this.cont!.draw(this.ctx.state.text);
   }
 }
 

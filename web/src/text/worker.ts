@@ -24,6 +24,15 @@ async function handle(m: TextRequest): Promise<void> {
       return;
     }
     if (m.key !== loadedKey) throw new Error(`checkpoint ${m.key} is not loaded`);
+    if (m.kind === 'generate') {
+      const gen = r.generate(m.ids, m.n, m.opts, m.ablated);
+      post({ kind: 'generated', id: m.id, key: m.key, gen }, [
+        gen.tokens.buffer,
+        gen.topIds.buffer,
+        gen.topProbs.buffer,
+      ]);
+      return;
+    }
     const run = r.run(m.ids, m.ablated);
     const bufs: Transferable[] = [run.weights.buffer, run.logits.buffer];
     if (run.intactLogits) bufs.push(run.intactLogits.buffer);

@@ -111,8 +111,8 @@ export interface AttnTrainer {
   generate(
     prompt: ArrayLike<number>,
     n: number,
-    opts?: { cache?: boolean; temperature?: number; seed?: number },
-  ): { tokens: Int32Array };
+    opts?: { cache?: boolean; temperature?: number; seed?: number; topK?: number; topP?: number },
+  ): AttnGenerated;
   readonly step: number;
   readonly config: Record<string, unknown>;
   delete(): void;
@@ -125,6 +125,13 @@ export interface AttnTrainNames {
   readonly normalizer: readonly string[];
   readonly kernel: readonly string[];
 }
+/** tr.generate: the n new tokens; per step the min(5, V) most probable next tokens and their
+ *  probabilities after topK / topP, (n, min(5, V)) row-major (greedy: softmax(logits), unfiltered). */
+export interface AttnGenerated {
+  tokens: Int32Array;
+  topIds: Int32Array;
+  topProbs: Float32Array;
+}
 export interface AttnTrainLib {
   createTrainer(config: Record<string, unknown>): AttnTrainer;
   readonly names: AttnTrainNames;
@@ -134,6 +141,12 @@ export interface AttnTrainLib {
   readonly limits: { memoryCap: number };
   /** The error class every check throws (`field`, `code`). */
   AttnError: new (field: string, message: string, code?: string) => Error & { field: string; code: string };
+  /** One draw of generate's sampler on given logits with a given uniform u in [0, 1). */
+  sampleToken(
+    logits: Float32Array | readonly number[],
+    opts: { temperature?: number; topK?: number; topP?: number },
+    u: number,
+  ): { token: number; topIds: number[]; topProbs: number[] };
   /** Shards per batch (fixed, whatever the Worker count). */
   readonly SHARDS: number;
   /** Bytes of the instance's WebAssembly memory. */

@@ -107,4 +107,30 @@ class Decoder {
 // sampled by inverse CDF with one rng.uniform() draw.
 std::int32_t pick_token(const std::vector<float>& logits, double temperature, Rng* rng);
 
+// Sampling settings: temperature 0 = greedy; top_k 0 = off; top_p 1 = off.
+struct SampleConfig {
+  double temperature = 0;
+  std::size_t top_k = 0;
+  double top_p = 1;
+};
+// Ok, or why not (fields temperature: finite >= 0; topK: whole >= 0; topP: in (0, 1]).
+Status check_sample_config(const SampleConfig& s);
+
+// One token from logits (V) with one uniform u in [0, 1). Temperature 0: argmax (first maximum),
+// u unused. Otherwise, in doubles:
+//   w_j = exp((logit_j - max) / temperature)                       (as pick_token)
+//   order = ids sorted by w descending, ties by the smaller id
+//   topK:  K = first min(k, V) of order (all when k = 0)
+//   topP:  q_j = w_j / sum_K (sum_K summed in id order); keep the shortest prefix of order (within
+//          K) whose running sum of q (in that order) reaches p (all of K if rounding never does);
+//          skipped when p = 1
+//   draw:  sum over kept ids in id order, then the first kept id (id order) whose running sum
+//          exceeds u * sum - with nothing filtered, bit for bit pick_token's draw.
+// top_ids / top_probs (optional, n_top each): the n_top = min(n_top, V) first ids of order and
+// their probabilities after filtering (w_j / sum over kept, 0 when dropped); at temperature 0 the
+// probabilities are softmax(logits) (temperature 1, unfiltered), for display.
+std::int32_t sample_token(const float* logits, std::size_t V, const SampleConfig& s, double u,
+                          std::size_t n_top = 0, std::int32_t* top_ids = nullptr,
+                          float* top_probs = nullptr);
+
 }  // namespace attn::tr

@@ -164,6 +164,13 @@ class Trainer {
   std::unique_ptr<Decoder> decoder(DecodeMode mode) const;  // check_decode_mode first
   Status generate(const std::vector<std::int32_t>& prompt, std::size_t n, bool cache,
                   double temperature, std::uint64_t seed, std::vector<std::int32_t>* out);
+  // The same with topK / topP (sample_token, one Rng(seed).uniform() per sampled step; none when
+  // greedy). top_ids / top_probs (optional): per step the min(5, V) most probable next tokens and
+  // their probabilities after the filtering, (n, min(5, V)) row-major.
+  Status generate(const std::vector<std::int32_t>& prompt, std::size_t n, bool cache,
+                  const SampleConfig& s, std::uint64_t seed, std::vector<std::int32_t>* out,
+                  std::vector<std::int32_t>* top_ids = nullptr,
+                  std::vector<float>* top_probs = nullptr);
 
   // Benchmark helper: `reps` steps on one fixed training batch, timing separately the
   // forward pass (loss only), forward + backward, and the optimiser (clip + AdamW); the
