@@ -80,6 +80,28 @@ class ShippedModel(unittest.TestCase):
         bigram = self.meta["evaluation"]["bigramLoss"]
         self.assertLess(loss, 0.9 * bigram, "the 10 %% target (%.3f against %.3f)" % (loss, bigram))
 
+    def test_the_docs_numpy_snippet_runs(self):
+        """docs/text-model.md's NumPy block, run from the repository's root: lesson 2's head on the
+        shipped checkpoint, and its printed previous-character weight equals the helper's forward."""
+        import contextlib
+        import io
+        import re
+        with open(os.path.join(ROOT, "docs", "text-model.md"), encoding="utf-8") as f:
+            doc = f.read()
+        code = re.search(r"<!-- numpy-snippet -->\n```python\n(.*?)```", doc, re.S).group(1)
+        buf, cwd = io.StringIO(), os.getcwd()
+        try:
+            os.chdir(ROOT)
+            with contextlib.redirect_stdout(buf):
+                exec(compile(code, "docs/text-model.md", "exec"), {})
+        finally:
+            os.chdir(cwd)
+        got = float(re.search(r"previous character (\d\.\d\d)", buf.getvalue()).group(1))
+        m = ap.load_text_model(MODEL)
+        _, maps = m.forward(m.encode("the state of the union"))
+        a = maps[0][2]
+        self.assertAlmostEqual(got, np.mean([a[i, i - 1] for i in range(1, a.shape[0])]), delta=0.006)
+
     def test_targets_agree_with_the_checkpoints(self):
         t = {x["name"]: x for x in self.meta["targets"]}
         last = self.meta["checkpoints"][-1]
