@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt, launch, watch, DIST, ROOT, SHOTS } from './helpers.mjs';
+import { ensureBuilt, launch, watch, followLink, DIST, ROOT, SHOTS } from './helpers.mjs';
 import { hostServer, frameReady, frameFacts, frameBox, LONG_TOKENS } from './hosts-helpers.mjs';
 
 const REVEAL = join(ROOT, 'tests/hosts/node_modules/reveal.js/dist');
@@ -362,9 +362,12 @@ async function settleView(doc) {
 test('every tab at 233 px, as the page itself and in a notebook cell\'s frame (and in a 200-px frame): nothing scrolls sideways', async () => {
   // The default view's test above once stood for all of them, while the Lesson pictures, the
   // timing lab's Kernels select and workers note, the Train tab's heads table and PNG picker and
-  // the preset cards all pushed a 233-px page sideways.
+  // the preset cards all pushed a 233-px page sideways. Each document (the page, the 233-px cell,
+  // the 200-px cell) goes through every tab by its link (followLink): 3 page loads instead of 27.
+  // The Train link comes last, so every other tab draws, as on its own load, before the Train tab
+  // has published a model.
   const links = ['#v=1', '#v=1&view=mask', '#v=1&view=scale', '#v=1&view=output', '#v=1&view=timing',
-    '#v=1&view=train&until=10&play=1', '#v=1&view=decode', '#v=1&view=lesson', '#v=1&view=lesson&lexp=flash'];
+    '#v=1&view=decode', '#v=1&view=lesson', '#v=1&view=lesson&lexp=flash', '#v=1&view=train&until=10&play=1'];
   // Past the right edge and not inside a box that scrolls or clips (the tables that scroll inside
   // their panel are fine).
   const sideways = () => {
@@ -375,26 +378,30 @@ test('every tab at 233 px, as the page itself and in a notebook cell\'s frame (a
   };
   const cell = (hash, w) => `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body style="margin:0">
 <div style="width:${w}px"><iframe id="f1" src="${app.url}/?embed=1${hash}" width="${w}" height="900" frameborder="0"></iframe></div></body></html>`;
-  const host = await hostServer({ pages: Object.fromEntries(links.flatMap((h, i) => [233, 200].map((w) => [`/cell-${w}-${i}.html`, cell(h, w)]))) });
+  const host = await hostServer({ pages: { '/cell-233.html': cell(links[0], 233), '/cell-200.html': cell(links[0], 200) } });
   try {
     const ctx = await browser.newContext({ viewport: { width: 233, height: 900 } });
-    for (const [i, hash] of links.entries()) {
-      const page = await ctx.newPage();
-      const w = watch(page);
-      await page.goto(`${app.url}/${hash}`);
+    const page = await ctx.newPage();
+    const w = watch(page);
+    await page.goto(`${app.url}/${links[0]}`);
+    for (const hash of links) {
+      await followLink(page, hash);
       await settleView(page);
       const m = await page.evaluate(sideways);
       assert.ok(m.sw <= m.cw + 1 && m.wide.length === 0, `page ${hash}: ${m.sw}px wide at ${m.cw}px (${m.wide.join(', ')})`);
-      for (const cw of [233, 200]) {
-        await page.goto(`${host.url}/cell-${cw}-${i}.html`);
-        const frame = page.frames().find((f) => f.url().includes('embed=1')) ?? page.mainFrame().childFrames()[0];
+      assert.deepEqual(w.errors, [], `${hash}: page errors`);
+    }
+    for (const cw of [233, 200]) {
+      await page.goto(`${host.url}/cell-${cw}.html`);
+      const frame = page.frames().find((f) => f.url().includes('embed=1')) ?? page.mainFrame().childFrames()[0];
+      for (const hash of links) {
+        await followLink(frame, hash);
         await settleView(frame);
         const f = await frame.evaluate(sideways);
         assert.ok(f.sw <= f.cw + 1 && f.wide.length === 0, `${cw}-px cell ${hash}: ${f.sw}px wide at ${f.cw}px (${f.wide.join(', ')})`);
+        if (cw === 200 && hash.includes('lesson&')) await page.screenshot({ path: join(SHOTS, 'host-cell-233-lesson.png'), fullPage: true });
+        assert.deepEqual(w.errors, [], `${cw}-px cell ${hash}: page errors`);
       }
-      if (hash.includes('lesson&')) await page.screenshot({ path: join(SHOTS, 'host-cell-233-lesson.png'), fullPage: true });
-      assert.deepEqual(w.errors, [], `${hash}: page errors`);
-      await page.close();
     }
     await ctx.close();
   } finally {
@@ -404,15 +411,17 @@ test('every tab at 233 px, as the page itself and in a notebook cell\'s frame (a
 
 test('every tab printed at an A4 page\'s width: nothing runs past the right edge, no table is cut by its scroll box', async () => {
   // Print media at 718 px (A4 less 1.5 cm margins at 96 dpi). A box that scrolls on screen prints
-  // clipped, so here nothing may end past the page's edge, inside a scroll box or not.
-  const links = ['#v=1', '#v=1&view=mask', '#v=1&view=output', '#v=1&view=timing', '#v=1&view=train&until=10&play=1',
-    '#v=1&view=decode', '#v=1&view=lesson&lexp=flash'];
+  // clipped, so here nothing may end past the page's edge, inside a scroll box or not. One page
+  // goes through every tab by its link (followLink, the Train link last), printed after each.
+  const links = ['#v=1', '#v=1&view=mask', '#v=1&view=output', '#v=1&view=timing', '#v=1&view=decode',
+    '#v=1&view=lesson&lexp=flash', '#v=1&view=train&until=10&play=1'];
   const ctx = await browser.newContext({ viewport: { width: 718, height: 1000 } });
   try {
+    const page = await ctx.newPage();
+    const w = watch(page);
+    await page.goto(`${app.url}/${links[0]}`);
     for (const hash of links) {
-      const page = await ctx.newPage();
-      const w = watch(page);
-      await page.goto(`${app.url}/${hash}`);
+      await followLink(page, hash);
       await settleView(page);
       await page.emulateMedia({ media: 'print' });
       await page.waitForTimeout(300); // the print layout
@@ -424,7 +433,7 @@ test('every tab printed at an A4 page\'s width: nothing runs past the right edge
       assert.deepEqual(m.wide, [], `${hash} printed at ${m.W}px: past the right edge`);
       if (hash.includes('train')) await page.pdf({ path: join(SHOTS, 'print-train-a4.pdf'), format: 'A4' });
       assert.deepEqual(w.errors, [], `${hash}: page errors`);
-      await page.close();
+      await page.emulateMedia({ media: 'screen' });
     }
   } finally {
     await ctx.close();

