@@ -105,21 +105,6 @@ export async function waitReady(page, timeout = 15000) {
   await page.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout, polling: 50 });
 }
 
-/** Open `hash` in the page or frame `doc` as a pasted link does (a hashchange), and return once
- *  the page has handled it (its own listener runs first; a computation it starts has made the page
- *  busy by then, so waitReady waits for that one). One load then serves several states. */
-export async function followLink(doc, hash) {
-  await doc.evaluate(
-    (h) =>
-      new Promise((resolve) => {
-        if (location.hash === h) return resolve();
-        addEventListener('hashchange', () => resolve(), { once: true });
-        location.hash = h;
-      }),
-    hash,
-  );
-}
-
 /** Click the JSON export and parse the downloaded file. */
 export async function exportJson(page) {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);

@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt, launch, watch, followLink, DIST, ROOT, SHOTS } from './helpers.mjs';
+import { ensureBuilt, launch, watch, DIST, ROOT, SHOTS } from './helpers.mjs';
 import { hostServer, frameReady, frameFacts, frameBox, LONG_TOKENS } from './hosts-helpers.mjs';
 
 const REVEAL = join(ROOT, 'tests/hosts/node_modules/reveal.js/dist');
@@ -359,13 +359,22 @@ async function settleView(doc) {
   await doc.waitForTimeout(300);
 }
 
+/** Open `hash` in the document `doc` as a pasted link does (a hashchange) and wait until the
+ *  page has handled it: one load then serves every tab. The Train link comes last, so every other
+ *  tab is drawn, as on its own load, before the Train tab has published a model. */
+async function followLink(doc, hash) {
+  await doc.evaluate((h) => new Promise((resolve) => {
+    if (location.hash === h) return resolve();
+    addEventListener('hashchange', () => resolve(), { once: true }); // after the page's own listener
+    location.hash = h;
+  }), hash);
+}
+
 test('every tab at 233 px, as the page itself and in a notebook cell\'s frame (and in a 200-px frame): nothing scrolls sideways', async () => {
   // The default view's test above once stood for all of them, while the Lesson pictures, the
   // timing lab's Kernels select and workers note, the Train tab's heads table and PNG picker and
   // the preset cards all pushed a 233-px page sideways. Each document (the page, the 233-px cell,
-  // the 200-px cell) goes through every tab by its link (followLink): 3 page loads instead of 27.
-  // The Train link comes last, so every other tab draws, as on its own load, before the Train tab
-  // has published a model.
+  // the 200-px cell) goes through every tab by its link: 3 page loads instead of 27.
   const links = ['#v=1', '#v=1&view=mask', '#v=1&view=scale', '#v=1&view=output', '#v=1&view=timing',
     '#v=1&view=decode', '#v=1&view=lesson', '#v=1&view=lesson&lexp=flash', '#v=1&view=train&until=10&play=1'];
   // Past the right edge and not inside a box that scrolls or clips (the tables that scroll inside
@@ -412,7 +421,7 @@ test('every tab at 233 px, as the page itself and in a notebook cell\'s frame (a
 test('every tab printed at an A4 page\'s width: nothing runs past the right edge, no table is cut by its scroll box', async () => {
   // Print media at 718 px (A4 less 1.5 cm margins at 96 dpi). A box that scrolls on screen prints
   // clipped, so here nothing may end past the page's edge, inside a scroll box or not. One page
-  // goes through every tab by its link (followLink, the Train link last), printed after each.
+  // goes through every tab by its link (see followLink), printed after each.
   const links = ['#v=1', '#v=1&view=mask', '#v=1&view=output', '#v=1&view=timing', '#v=1&view=decode',
     '#v=1&view=lesson&lexp=flash', '#v=1&view=train&until=10&play=1'];
   const ctx = await browser.newContext({ viewport: { width: 718, height: 1000 } });
