@@ -95,7 +95,7 @@ const linkMatches = (page, re) => page.waitForFunction((src) => new RegExp(src).
 test('a link opens the text, the checkpoint and the head it names; every head shows its role', async () => {
   const { page, context, errors } = await open(`/#v=1&view=text&text=${encodeURIComponent(TEXT)}&ckpt=4&thead=2.1`);
   await shown(page, 4);
-  assert.equal(await page.getByRole('tab', { name: 'Text model' }).getAttribute('aria-selected'), 'true');
+  assert.equal(await page.getByRole('tab', { name: 'Text' }).getAttribute('aria-selected'), 'true');
   assert.equal(await page.getByTestId('text-input').inputValue(), TEXT);
   // The fixture model reads 32 characters: the text is 35, so the first 3 are cut, and it says so.
   assert.match(await page.getByTestId('text-cut').textContent(), /at most 32 characters: the first 3 of your text are not shown or read/);

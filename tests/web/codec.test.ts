@@ -10,7 +10,7 @@ describe('URL codec: round trips', () => {
   it('src=text points to the Text model tab instead of silently showing other heads', () => {
     const d = decodeHash('#v=1&src=text');
     expect(d.state.model.source).toBe('induction');
-    expect(d.notices.join(' ')).toMatch(/weights source “text”: the model trained on real text has its own tab, Text model \(view=text/);
+    expect(d.notices.join(' ')).toMatch(/weights source “text”: the model trained on real text has its own tab, Text \(view=text/);
     expect(decodeHash('#v=1&src=bogus').notices.join(' ')).toMatch(/weights source “bogus” is unknown; using induction/);
   });
 

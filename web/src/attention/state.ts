@@ -234,7 +234,7 @@ export const MODEL: SubState<ModelState, ModelSlice> = {
       label: 'weights source',
       kind: oneOf(['induction', 'random'] as const, (l, v, fallback) =>
         v === 'text'
-          ? `${l} “text”: the model trained on real text has its own tab, Text model (view=text, with text=…); these views show the hand-built (induction) or random heads, so using ${fallback}`
+          ? `${l} “text”: the model trained on real text has its own tab, Text (view=text, with text=…); these views show the hand-built (induction) or random heads, so using ${fallback}`
           : `${l} “${v}” is unknown; using ${fallback}`,
       ),
       default: 'induction',

@@ -243,7 +243,7 @@ function definitions(roleRule: HTMLElement): HTMLElement {
 
 export const textView: ViewFactory<TextContext, 'text', false> = {
   id: 'text',
-  label: 'Text model',
+  label: 'Text',
   needsResult: false,
   create: () => new TextView(),
 };
