@@ -5,6 +5,7 @@
 #   bash scripts/test.sh           # everything (what CI runs)
 #   bash scripts/test.sh --quick   # the edit loop: everything but the fuzz smoke, the ASan build
 #                                  # and the browser tests (same suites otherwise)
+#   AP_SCREENSHOTS=1 bash scripts/test.sh   # the browser tests also write their screenshots
 #
 # Suites that use one core (the oracle checks, the JS API files, the type check, the fuzz smoke,
 # most browser files) run two at a time on this two-core machine kind; the builds use both cores
@@ -16,7 +17,7 @@ QUICK=0
 for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
-    -h | --help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,8p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown option $arg (try --quick)" >&2; exit 2 ;;
   esac
 done
@@ -124,8 +125,10 @@ spawn "web unit tests (vitest)" npm run --silent test:web
 spawn "production build (vite)" npm run --silent build
 collect
 
-# 4. The browser tests, two files at a time; the files that time the page run alone after them.
-full run "browser tests (playwright-core + Chromium)" env AP_SKIP_BUILD=1 node tests/browser/run.mjs
+# 4. The browser tests, three files at a time; the files that time the page run alone after them.
+#    Without their screenshots (they assert nothing; AP_SCREENSHOTS=1 bash scripts/test.sh, or
+#    npm run test:browser, writes them to test-results/).
+full run "browser tests (playwright-core + Chromium)" env AP_SKIP_BUILD=1 AP_SCREENSHOTS="${AP_SCREENSHOTS:-0}" node tests/browser/run.mjs
 
 echo
 echo "==== summary"

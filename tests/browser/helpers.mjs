@@ -78,11 +78,32 @@ export const CHROMIUM =
   process.env.AP_CHROMIUM || (existsSync('/usr/bin/chromium-headless-shell') ? '/usr/bin/chromium-headless-shell' : '/usr/bin/chromium');
 
 export async function launch() {
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
   });
+  if (!SCREENSHOTS) await skipScreenshots(browser);
+  return browser;
+}
+
+/**
+ * Whether the tests write their screenshots (to SHOTS). They assert nothing with them, and each
+ * one costs Chromium a raster (of the whole page for fullPage) and a PNG: a third of the CPU of
+ * lesson.test.mjs. AP_SCREENSHOTS=0 (what scripts/test.sh sets unless asked otherwise) skips them;
+ * by default, and always with AP_SCREENSHOTS_DIR, they are written.
+ */
+export const SCREENSHOTS = process.env.AP_SCREENSHOTS !== '0' || !!process.env.AP_SCREENSHOTS_DIR;
+
+let screenshotsSkipped = false;
+/** Page, Locator and ElementHandle screenshots resolve at once, capturing and writing nothing. */
+async function skipScreenshots(browser) {
+  if (screenshotsSkipped) return;
+  screenshotsSkipped = true;
+  const page = await browser.newPage();
+  const targets = [page, page.locator('html'), await page.$('html')];
+  for (const proto of new Set(targets.map((t) => Object.getPrototypeOf(t)))) proto.screenshot = async () => Buffer.alloc(0);
+  await page.close();
 }
 
 /** Collect console errors, page errors and dialogs of a page. */
