@@ -121,6 +121,42 @@ export function watch(page) {
   return { errors, dialogs };
 }
 
+/**
+ * One tab for a test file's fresh loads. `load(url, viewport?)` opens `url` as a new document in
+ * the same tab (a blank page first, so a link that differs only in its hash is a load, not a
+ * hash change), whose renderer, and the wasm it compiled, the last load used: about a third less
+ * CPU per load than a new context's tab (docs/testing.md). Returns the page and this load's
+ * console errors and dialogs (as watch does). `options` are the context's (viewport, downloads);
+ * a load without a viewport gets the context's again. For tests that leave nothing on the tab
+ * beyond its document (no routes, init scripts, emulated media or listeners of their own).
+ */
+export function reusedTab(env, options = {}) {
+  let page = null;
+  let current = { errors: [], dialogs: [] };
+  return {
+    async load(url, viewport) {
+      if (!page) {
+        const context = await env.browser.newContext(options);
+        page = await context.newPage();
+        page.on('console', (m) => {
+          if (m.type() === 'error') current.errors.push(m.text());
+        });
+        page.on('pageerror', (e) => current.errors.push(String(e)));
+        page.on('dialog', async (d) => {
+          current.dialogs.push(d.message());
+          await d.dismiss();
+        });
+      }
+      const size = viewport ?? options.viewport;
+      if (size) await page.setViewportSize(size);
+      await page.goto('about:blank');
+      current = { errors: [], dialogs: [] };
+      await page.goto(url);
+      return { page, context: page.context(), ...current };
+    },
+  };
+}
+
 /** Wait until the page has drawn the latest computation. */
 export async function waitReady(page, timeout = 15000) {
   await page.waitForFunction(() => document.documentElement.dataset.status === 'ready', null, { timeout, polling: 50 });

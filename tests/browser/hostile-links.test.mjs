@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import LZString from 'lz-string';
-import { watch, waitReady, exportJson, servedBrowser } from './helpers.mjs';
+import { waitReady, exportJson, servedBrowser, reusedTab } from './helpers.mjs';
 
 const env = servedBrowser();
 
@@ -39,13 +39,12 @@ const CASES = [
   ['control and bidi characters in tokens', '#v=1&tokens=' + ['a%E2%80%AEb', 'c%00d', '%E2%80%8B'].join('+'), /control/],
 ];
 
+// Every link is a fresh load of the page, one after another in the same tab (reusedTab).
+const tab = reusedTab(env, { viewport: { width: 1280, height: 900 }, acceptDownloads: true });
 async function openWith(hash) {
-  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-  const page = await context.newPage();
-  const w = watch(page);
-  await page.goto(env.server.url + '/' + hash);
-  await waitReady(page, 30000);
-  return { page, context, ...w };
+  const opened = await tab.load(env.server.url + '/' + hash);
+  await waitReady(opened.page, 30000);
+  return opened;
 }
 
 async function assertWorkingPage(page, errors, dialogs, noticeRe, label) {
@@ -74,26 +73,24 @@ async function assertWorkingPage(page, errors, dialogs, noticeRe, label) {
 
 for (const [name, hash, noticeRe] of CASES) {
   test(`hostile link: ${name}`, async () => {
-    const { page, context, errors, dialogs } = await openWith(hash);
+    const { page, errors, dialogs } = await openWith(hash);
     await assertWorkingPage(page, errors, dialogs, noticeRe, name);
-    await context.close();
   });
 }
 
 test('hostile link: the token text is shown as text, never as markup', async () => {
   const short = ['<b>bold</b>', '<i>x</i>', '&lt;', '"q"'];
-  const { page, context, errors, dialogs } = await openWith('#v=1&tokens=' + [...short, ...XSS].map(enc).join('+'));
+  const { page, errors, dialogs } = await openWith('#v=1&tokens=' + [...short, ...XSS].map(enc).join('+'));
   const j = await exportJson(page);
   for (const t of short) assert.ok(j.tokens.includes(t), `${t} kept verbatim`);
   const labels = await page.locator('.zoom-panel .hm-rl .tok').allTextContents();
   assert.ok(labels.includes('<b>bold</b>'), `row labels: ${labels.slice(0, 6)}`);
   assert.equal(await page.locator('.zoom-panel b, .zoom-panel i').count(), 0, 'no element made from a token');
   await assertWorkingPage(page, errors, dialogs, /shortened/, 'markup tokens');
-  await context.close();
 });
 
 test('hostile link: pasted into an open page (hashchange), each is corrected with a notice', async () => {
-  const { page, context, errors, dialogs } = await openWith('');
+  const { page, errors, dialogs } = await openWith('');
   for (const [name, hash, noticeRe] of CASES) {
     await page.evaluate((h) => (location.hash = h), hash);
     await page.waitForFunction(() => !document.querySelector('[data-testid="notices"]').hidden, null, { timeout: 10000 });
@@ -103,5 +100,4 @@ test('hostile link: pasted into an open page (hashchange), each is corrected wit
     await page.getByTestId('notices').getByRole('button', { name: /dismiss/i }).click();
     assert.equal(await page.getByTestId('notices').isHidden(), true);
   }
-  await context.close();
 });
