@@ -127,17 +127,20 @@ export function watch(page) {
  * hash change), whose renderer, and the wasm it compiled, the last load used: about a third less
  * CPU per load than a new context's tab (docs/testing.md). Returns the page and this load's
  * console errors and dialogs (as watch does). `options` are the context's (viewport, downloads);
- * a load without a viewport gets the context's again. For tests that leave nothing on the tab
- * beyond its document (no routes, init scripts, emulated media or listeners of their own).
+ * a load without a viewport gets the context's again; `init`, a script run before each document's
+ * own (page.addInitScript). For tests that leave nothing on the tab beyond its document (no
+ * routes, init scripts, emulated media, permissions or listeners of their own).
  */
-export function reusedTab(env, options = {}) {
+export function reusedTab(env, options = {}, init = null) {
   let page = null;
   let current = { errors: [], dialogs: [] };
   return {
     async load(url, viewport) {
-      if (!page) {
+      // A test that closed the tab or its context gets a new one.
+      if (!page || page.isClosed()) {
         const context = await env.browser.newContext(options);
         page = await context.newPage();
+        if (init) await page.addInitScript(init);
         page.on('console', (m) => {
           if (m.type() === 'error') current.errors.push(m.text());
         });

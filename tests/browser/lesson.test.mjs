@@ -10,21 +10,20 @@ import { readFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { watch, waitReady, servedBrowser, exportJson, ROOT, SHOTS } from './helpers.mjs';
+import { waitReady, servedBrowser, exportJson, reusedTab, ROOT, SHOTS } from './helpers.mjs';
 
 const env = servedBrowser();
 const oracle = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/lesson.json'), 'utf8'));
 // NumPy's print() of lesson 1's lines on lesson 2's arrays (tests/oracle/gen_numpy_print.py).
 const prints = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/numpy_print.json'), 'utf8')).lesson2;
 
-async function open(hash, viewport = { width: 1366, height: 900 }) {
-  const context = await env.browser.newContext({ viewport, acceptDownloads: true });
-  const page = await context.newPage();
-  const w = watch(page);
-  await page.goto(env.server.url + '/' + hash);
-  await waitReady(page);
-  if (hash.includes('view=lesson')) await drawn(page);
-  return { page, context, ...w };
+// Each test's page is a fresh load, in the tab the last one used (reusedTab).
+const tab = reusedTab(env, { viewport: { width: 1366, height: 900 }, acceptDownloads: true });
+async function open(hash, viewport) {
+  const opened = await tab.load(env.server.url + '/' + hash, viewport);
+  await waitReady(opened.page);
+  if (hash.includes('view=lesson')) await drawn(opened.page);
+  return opened;
 }
 async function drawn(page) {
   await page.waitForFunction(() => !!document.querySelector('.view-lesson')?.getAttribute('data-drawn'), null, { timeout: 20000 });
@@ -43,7 +42,7 @@ async function shot(page, name) {
 const near = (a, b, tol, msg) => assert.ok(Math.abs(a - b) <= tol, `${msg}: ${a} is not within ${tol} of ${b}`);
 
 test('code lines: each control is labelled by its line; changing one by keyboard recomputes and highlights it', async () => {
-  const { page, context, errors } = await open('#v=1&view=lesson');
+  const { page, errors } = await open('#v=1&view=lesson');
   const labels = await page.locator('.code-lines select, .code-lines input').evaluateAll((xs) => xs.map((x) => x.getAttribute('aria-label')));
   assert.ok(labels.length >= 6);
   for (const l of labels) assert.match(l, /^line \d+, /);
@@ -60,11 +59,10 @@ test('code lines: each control is labelled by its line; changing one by keyboard
   assert.ok(sum > 0 && sum < 1, `softmax1 rows sum below 1 (max |Σ−1| ${sum})`);
   await shot(page, 'softmax1');
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('max shift card: the thresholds measured on the page match the oracle', async () => {
-  const { page, context, errors } = await open('#v=1&view=lesson&lexp=shift&llogit=100');
+  const { page, errors } = await open('#v=1&view=lesson&lexp=shift&llogit=100');
   const f = await figures(page);
   near(f.thresholdF32, oracle.thresholds.float32, 1e-3, 'float32 threshold');
   near(f.thresholdF64, oracle.thresholds.float64, 1e-3, 'float64 threshold');
@@ -75,11 +73,10 @@ test('max shift card: the thresholds measured on the page match the oracle', asy
   assert.ok(text.includes(oracle.thresholds.float32.toFixed(2)) && text.includes(oracle.thresholds.float64.toFixed(2)) && text.includes(oracle.thresholds.float16.toFixed(2)), text);
   await shot(page, 'shift');
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('cards: zero after, shuffle, cannot amplify, heads as a loop, √d_k and the cost state the oracle’s figures', async () => {
-  const { page, context, errors } = await open('#v=1&view=lesson&lexp=after&mmode=after');
+  const { page, errors } = await open('#v=1&view=lesson&lexp=after&mmode=after');
   // The cards on lesson 1's example measure the head drawn (head 1 here), at the scale drawn.
   const h0 = oracle.heads[0];
   let f = await figures(page);
@@ -111,11 +108,10 @@ test('cards: zero after, shuffle, cannot amplify, heads as a loop, √d_k and th
     await shot(page, id);
   }
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('variant cards: each names the line it replaces and runs', async () => {
-  const { page, context, errors } = await open('#v=1&view=lesson&lexp=sigmoid&norm=sigmoid');
+  const { page, errors } = await open('#v=1&view=lesson&lexp=sigmoid&norm=sigmoid');
   for (const id of ['softmax1', 'sigmoid', 'relu', 'linear', 'rope', 'alibi', 'qknorm']) {
     await page.locator(`a[data-card="${id}"]`).click();
     await waitReady(page);
@@ -133,7 +129,6 @@ test('variant cards: each names the line it replaces and runs', async () => {
     await shot(page, id);
   }
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('FlashAttention card: the on-chip memory control recomputes the bytes from core.traffic; the figures match the IO model', async () => {
@@ -151,7 +146,7 @@ test('FlashAttention card: the on-chip memory control recomputes the bytes from 
     return c.loaded + c.stored;
   };
   const withOracle = (T, sramBytes) => ({ ...model(T, sramBytes), kvOuterMoved: walked('kv-outer', T, sramBytes) });
-  const { page, context, errors } = await open('#v=1&view=lesson&lexp=flash&lsram=32', { width: 1280, height: 900 });
+  const { page, errors } = await open('#v=1&view=lesson&lexp=flash&lsram=32', { width: 1280, height: 900 });
   const sram = page.getByTestId('flash-sram');
   assert.equal(await sram.inputValue(), '32');
   assert.deepEqual(await rows(page), [512, 1024, 2048, 4096, 8192].map((t) => withOracle(t, 32 * 1024)));
@@ -186,20 +181,18 @@ test('FlashAttention card: the on-chip memory control recomputes the bytes from 
   assert.ok(sw <= cw, `390 px: scrollWidth ${sw} > clientWidth ${cw}`);
   await page.locator('.lesson-card').screenshot({ path: join(SHOTS, 'lesson-flash-card-390.png') });
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('375 px: no sideways scroll', async () => {
-  const { page, context, errors } = await open('#v=1&view=lesson&lexp=shift', { width: 375, height: 800 });
+  const { page, errors } = await open('#v=1&view=lesson&lexp=shift', { width: 375, height: 800 });
   const [sw, cw] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
   assert.ok(sw <= cw, `scrollWidth ${sw} > clientWidth ${cw}`);
   await shot(page, 'phone');
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('guided path: Start here, then ← / → by keyboard through states; lstep in the link; slides in ?embed=1', async () => {
-  const { page, context, errors } = await open('#v=1&view=lesson');
+  const { page, errors } = await open('#v=1&view=lesson');
   await page.getByRole('button', { name: /Start here/ }).focus();
   await page.keyboard.press('Enter');
   await waitReady(page);
@@ -224,7 +217,6 @@ test('guided path: Start here, then ← / → by keyboard through states; lstep 
   await waitReady(page);
   assert.equal(await page.getByTestId('path-bar').isHidden(), true);
   assert.deepEqual(errors, []);
-  await context.close();
 
   const e = await open('?embed=1#v=1&view=lesson&lexp=shift&llogit=100&lstep=7', { width: 800, height: 600 });
   assert.match(await e.page.locator('.path-count').textContent(), /^Step 7 of /);
@@ -235,11 +227,10 @@ test('guided path: Start here, then ← / → by keyboard through states; lstep 
   assert.match(e.page.url(), /lexp=after/);
   await shot(e.page, 'embed-slide');
   assert.deepEqual(e.errors, []);
-  await e.context.close();
 });
 
 test('each picture has its own legend and scale; line 5 changes the changed side only; the head picker', async () => {
-  const { page, context, errors } = await open('#v=1&view=lesson&norm=sigmoid', { width: 1280, height: 900 });
+  const { page, errors } = await open('#v=1&view=lesson&norm=sigmoid', { width: 1280, height: 900 });
   const legends = () => page.locator('.lesson-legend').evaluateAll((ls) => Object.fromEntries(ls.filter((l) => !l.closest('figure').hidden).map((l) => [l.dataset.legend, { lo: Number(l.dataset.lo), hi: Number(l.dataset.hi), title: l.querySelector('.legend-title')?.textContent, ticks: [...l.querySelectorAll('.legend-ticks span')].map((t) => t.textContent) }])));
   let L = await legends();
   assert.deepEqual(Object.keys(L).sort(), ['chg', 'diff', 'outChg', 'outStd', 'scores', 'std']);
@@ -292,7 +283,6 @@ test('each picture has its own legend and scale; line 5 changes the changed side
   assert.match(await page.locator('.card-measured').innerText(), /head 2 of 2/);
   await shot(page, 'head-2');
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('guided path: a step’s card and its control are in view (1280, ?embed=1 at 390 × 844) and fit a 960 × 540 slide; each step highlights its own line', async () => {
@@ -301,7 +291,7 @@ test('guided path: a step’s card and its control are in view (1280, ?embed=1 a
     return r.top >= 0 && r.top < innerHeight && r.bottom > 0 && r.height > 0;
   });
   for (const [url, viewport, name] of [['', { width: 1280, height: 800 }, '1280'], ['?embed=1', { width: 390, height: 844 }, 'embed-390']]) {
-    const { page, context, errors } = await open(`${url}#v=1&view=lesson&lstep=6`, viewport);
+    const { page, errors } = await open(`${url}#v=1&view=lesson&lstep=6`, viewport);
     await page.getByRole('button', { name: 'next step' }).click(); // step 7: the max shift
     await waitReady(page);
     await page.getByRole('button', { name: 'NaN', exact: true }).click(); // its question first
@@ -327,11 +317,10 @@ test('guided path: a step’s card and its control are in view (1280, ?embed=1 a
     assert.equal(await page.locator('.code-line.just-changed').getAttribute('data-line'), 'scores', 'step 9 highlights its own line, not step 8’s');
     assert.ok(await inView(page, '.lesson-card h4'), `${name}: step 9's card is in view`);
     assert.deepEqual(errors, []);
-    await context.close();
   }
   // A 960 × 540 slide in fit mode: nothing scrolls, and the step's card with its control shows.
   for (const [step, control] of [[7, '.lesson-card input[type="range"]'], [11, '[data-testid="flash-sram"]'], [9, '.lesson-card .card-lead']]) {
-    const { page, context, errors } = await open(`?embed=1&fit=1#v=1&view=lesson&lstep=${step}&${step === 7 ? 'lexp=shift&llogit=100&shift=0' : step === 11 ? 'lexp=flash' : 'lexp=sqrtdk'}`, { width: 960, height: 540 });
+    const { page, errors } = await open(`?embed=1&fit=1#v=1&view=lesson&lstep=${step}&${step === 7 ? 'lexp=shift&llogit=100&shift=0' : step === 11 ? 'lexp=flash' : 'lexp=sqrtdk'}`, { width: 960, height: 540 });
     if (step === 7) await page.getByRole('button', { name: 'NaN', exact: true }).click(); // its question first
     await page.waitForTimeout(200);
     const [sh, ih] = await page.evaluate(() => [document.documentElement.scrollHeight, innerHeight]);
@@ -340,12 +329,11 @@ test('guided path: a step’s card and its control are in view (1280, ?embed=1 a
     assert.ok(await inView(page, '.lesson-card .card-lead'), `fit step ${step}: the card's plain sentence in view`);
     await shot(page, `fit-step${step}`);
     assert.deepEqual(errors, []);
-    await context.close();
   }
 });
 
 test('Export JSON: each head’s q, k, v; the weights recomputed from them as a student would in NumPy', async () => {
-  const { page, context, errors } = await open('#v=1&src=random&heads=4&kv=2&dm=16&dk=4&seed=7&view=heads');
+  const { page, errors } = await open('#v=1&src=random&heads=4&kv=2&dm=16&dk=4&seed=7&view=heads');
   const j = await exportJson(page);
   assert.equal(j.heads.length, 4);
   const T = j.tokens.length, dk = j.shape.dk;
@@ -372,7 +360,6 @@ test('Export JSON: each head’s q, k, v; the weights recomputed from them as a 
   assert.equal(n.heads[0].weights[0][0], null);
   assert.equal(n.heads[0].q.length, 4);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('on the student’s own X, W_q, W_k, W_v (a float64 .npz), every line runs on them and prints what NumPy prints', async () => {
@@ -428,18 +415,17 @@ a = lesson2(); np.savez(sys.argv[1], X=a["X"], W_q=a["W_q"], W_k=a["W_k"], W_v=a
   assert.equal(await page.getByTestId('lesson-source').isHidden(), true);
   assert.doesNotMatch(await page.locator('.lesson-pics .panel-title').innerText(), /your arrays/);
   assert.deepEqual(errors, []);
-  await context.close();
+  await context.close(); // the clipboard permission goes with it: the next test gets a new tab
 });
 
 test('with only a W in “Your arrays”, the Lesson says its lines need Q, K, V and draws the page’s example', async () => {
-  const { page, context } = await open('#v=1&view=lesson&uw=1.f4.2x2.b.AAAAPwAAAD8AAAA_AAAAPw');
+  const { page } = await open('#v=1&view=lesson&uw=1.f4.2x2.b.AAAAPwAAAD8AAAA_AAAAPw');
   assert.match(await page.getByTestId('lesson-source').innerText(), /^Your W \(from “Your arrays”\) has no Q, K and V to run the lines on; the pictures run on the page’s example/);
   assert.doesNotMatch(await page.locator('.lesson-pics .panel-title').innerText(), /your arrays/);
-  await context.close();
 });
 
 test('guided path: a step with a question hides its view until the student predicts (keyboard), then says right or not and what to look at', async () => {
-  const { page, context, errors } = await open('#v=1&view=lesson');
+  const { page, errors } = await open('#v=1&view=lesson');
   await page.locator('.start-here').click();
   await waitReady(page);
   const stage = page.locator('.stage');
@@ -482,11 +468,10 @@ test('guided path: a step with a question hides its view until the student predi
   assert.equal(await page.locator('.path-choices').count(), 0);
   assert.equal(await page.locator('.view-host').isVisible(), true);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('Reproduce in NumPy: every card’s lines run with NumPy as they are and print the card’s figures', async () => {
-  const { page, context, errors } = await open('#v=1&view=lesson');
+  const { page, errors } = await open('#v=1&view=lesson');
   const chips = await page.locator('a.card-chip').evaluateAll((as) => as.map((a) => ({ id: a.dataset.card, href: a.getAttribute('href') })));
   assert.equal(chips.length, 15);
   const checked = [];
@@ -515,5 +500,4 @@ test('Reproduce in NumPy: every card’s lines run with NumPy as they are and pr
   }
   console.log(`# NumPy reproduced ${checked.join(', ')}`);
   assert.deepEqual(errors, []);
-  await context.close();
 });
