@@ -4,11 +4,19 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { watch, waitReady, servedBrowser, SHOTS, DIST } from './helpers.mjs';
+import { watch, waitReady, servedBrowser, reusedTab, SHOTS, DIST } from './helpers.mjs';
 
 const env = servedBrowser();
 
-async function open(path, viewport = { width: 1366, height: 900 }, opts = {}) {
+// Each test's page is a fresh load, in the tab the last one used (reusedTab); a context option
+// (reduced motion) gets a context of its own.
+const tab = reusedTab(env, { viewport: { width: 1366, height: 900 }, acceptDownloads: true });
+async function open(path, viewport, opts) {
+  if (!opts) {
+    const opened = await tab.load(env.server.url + path, viewport);
+    await waitReady(opened.page);
+    return opened;
+  }
   const context = await env.browser.newContext({ viewport, acceptDownloads: true, ...opts });
   const page = await context.newPage();
   const w = watch(page);
@@ -21,7 +29,7 @@ const tokensOf = (n, p = 't') => Array.from({ length: n }, (_, i) => `${p}${i}`)
 
 test('A.2 the skip link moves focus to the views and leaves the state alone', async () => {
   const hash = '#v=1&src=random&tokens=a+b+c+d&heads=4&kv=2&view=mask';
-  const { page, context, errors } = await open('/' + hash);
+  const { page, errors } = await open('/' + hash);
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to the heatmaps');
   await page.keyboard.press('Enter');
@@ -35,11 +43,10 @@ test('A.2 the skip link moves focus to the views and leaves the state alone', as
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => !!document.activeElement?.closest('.view-host')), true);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('A.3 the token box can be emptied and a new sentence typed', async () => {
-  const { page, context, errors } = await open('/');
+  const { page, errors } = await open('/');
   const box = page.getByTestId('tokens');
   await box.click();
   await page.keyboard.press('Control+A');
@@ -59,7 +66,6 @@ test('A.3 the token box can be emptied and a new sentence typed', async () => {
   assert.equal(await box.inputValue(), '');
   assert.equal(await page.evaluate(() => window.__attentionPlayground.state().model.tokens.join(' ')), 'I saw a dog');
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 /** In the page: composite a heatmap's data canvas and overlay as shown, and return the colour at
@@ -82,7 +88,7 @@ const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
 test('A.4 the mask panel keeps forbidden cells distinct at T = 64 (causal + padding)', async () => {
   const toks = tokensOf(64).join('+');
-  const { page, context, errors } = await open(`/#v=1&src=random&tokens=${toks}&pad=3,10&view=mask`);
+  const { page, errors } = await open(`/#v=1&src=random&tokens=${toks}&pad=3,10&view=mask`);
   // forbidden: above the diagonal, and the padding columns 3 and 10; allowed: below, off padding.
   const forbidden = [[0, 63], [20, 40], [40, 10], [63, 3]];
   const allowed = [[63, 0], [40, 20], [20, 11], [5, 4]];
@@ -100,12 +106,11 @@ test('A.4 the mask panel keeps forbidden cells distinct at T = 64 (causal + padd
   // viridis(1/64) is a dark purple (≈ 70, 5, 90); the veiled cell must not look like it.
   for (const x of w) assert.ok(dist(x, [70, 5, 90]) > 80, `a forbidden −1e9 cell looks allowed: ${x}`);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('A.5 T = 256 in the Heads view fits a 1400-px window with readable, thinned labels', async () => {
   const toks = tokensOf(256).join('+');
-  const { page, context, errors } = await open(`/#v=1&src=random&tokens=${toks}`, { width: 1400, height: 900 });
+  const { page, errors } = await open(`/#v=1&src=random&tokens=${toks}`, { width: 1400, height: 900 });
   const m = await page.evaluate(() => {
     const de = document.documentElement;
     const thumbs = [...document.querySelectorAll('.thumb')].map((t) => t.getBoundingClientRect()).map((r) => ({ right: r.right, w: r.width }));
@@ -134,7 +139,6 @@ test('A.5 T = 256 in the Heads view fits a 1400-px window with readable, thinned
   }
   await page.screenshot({ path: join(SHOTS, 'heads-t256.png') });
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('A.6 clicking a preset brings the view into sight (at once with reduced motion, else smoothly)', async () => {
@@ -160,7 +164,7 @@ test('A.6 clicking a preset brings the view into sight (at once with reduced mot
 
 test('A.7 the random weights offer N(0,1) or N(0,1/d_model), and the Scale view says why they differ', async () => {
   const toks = tokensOf(16).join('+');
-  const { page, context, errors } = await open(`/#v=1&src=random&tokens=${toks}&heads=1&kv=1&dm=128&dk=64&causal=0&view=scale`);
+  const { page, errors } = await open(`/#v=1&src=random&tokens=${toks}&heads=1&kv=1&dm=128&dk=64&causal=0&view=scale`);
   const mean = async () => Number((await page.locator('.ent-mean').textContent()).match(/mean entropy ([\d.]+)/)[1]);
   // Lesson 2's N(0,1) weights: q, k entries of variance d_model, rows one-hot even with 1/√d_k.
   const lesson = await mean();
@@ -179,11 +183,10 @@ test('A.7 the random weights offer N(0,1) or N(0,1/d_model), and the Scale view 
   assert.match(await note.textContent(), /variance 1\b/);
   await page.locator('.view-scale').screenshot({ path: join(SHOTS, 'scale-init.png') });
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('A.8 the first figure reports start-up (Worker + wasm) apart from the compute', async () => {
-  const { page, context, errors } = await open('/');
+  const { page, errors } = await open('/');
   const first = await page.locator('.status').textContent();
   const m = first.match(/compute ([\d.]+) ms, drawn in ([\d.]+) ms · start-up (\d+) ms/);
   assert.ok(m, `first status: "${first}"`);
@@ -201,7 +204,6 @@ test('A.8 the first figure reports start-up (Worker + wasm) apart from the compu
   assert.equal(next.endsWith('(on the page)'), await page.evaluate(() => window.__attentionPlayground.timings[1].local));
   assert.equal(await page.evaluate(() => window.__attentionPlayground.timings[1].startupMs), 0);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('A.9 dist/index.html opened from disk explains that it must be served, and how', async () => {
@@ -215,11 +217,10 @@ test('A.9 dist/index.html opened from disk explains that it must be served, and 
   await page.screenshot({ path: join(SHOTS, 'file-url.png') });
   await context.close();
   // Served, the message never shows.
-  const { page: p2, context: c2, errors } = await open('/');
+  const { page: p2, errors } = await open('/');
   assert.equal(await p2.locator('#boot-fallback').count(), 0);
   assert.doesNotMatch(await p2.evaluate(() => document.body.innerText), /served over http/);
   assert.deepEqual(errors, []);
-  await c2.close();
 });
 
 test('A.10 phone width 375 px: no view scrolls sideways, the heatmap is on the first screen', async () => {
@@ -276,7 +277,7 @@ async function pngWidth(download) {
 }
 
 test('A.11a the PNG list names each head once, and every PNG has token labels', async () => {
-  const { page, context, errors } = await open('/#v=1&head=1');
+  const { page, errors } = await open('/#v=1&head=1');
   const names = await page.locator('.png-group select option').allTextContents();
   assert.deepEqual(names, ['head-1-weights', 'head-2-weights']);
   assert.equal(await page.locator('.png-group select').inputValue(), 'head-2-weights', 'starts at the zoomed head');
@@ -289,11 +290,10 @@ test('A.11a the PNG list names each head once, and every PNG has token labels', 
   // 11 cells of 40 px plus a 130-px label column: an unlabelled PNG is 120 px narrower.
   for (const w of widths) assert.ok(w >= 11 * 40 + 130, `PNG ${w}px wide: no token labels`);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('A.11b select text fits its box (every option)', async () => {
-  const { page, context, errors } = await open('/#v=1&src=random&heads=8&kv=8');
+  const { page, errors } = await open('/#v=1&src=random&heads=8&kv=8');
   const cut = await page.evaluate(() => {
     const g = document.createElement('canvas').getContext('2d');
     const out = [];
@@ -308,39 +308,35 @@ test('A.11b select text fits its box (every option)', async () => {
   });
   assert.deepEqual(cut, [], 'option text cut off');
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('A.11c notices number heads from 1, as the page does', async () => {
-  const { page, context } = await open('/#v=1&head=7');
+  const { page } = await open('/#v=1&head=7');
   const text = await page.getByTestId('notices').textContent();
   assert.match(text, /no head 8 \(heads 1…2\); showing head 2/);
   assert.equal(await page.locator('.zoom-title').textContent(), 'Head 2 of 2 — attention weights');
-  await context.close();
 });
 
 test("A.11d a link's sharpness is what the slider shows", async () => {
-  const { page, context } = await open('/#v=1&sharp=100');
+  const { page } = await open('/#v=1&sharp=100');
   const slider = page.locator('aside input[type="range"]').first();
   assert.equal(await slider.inputValue(), '100');
   assert.equal(await page.locator('aside output.val').first().textContent(), '100');
-  await context.close();
 });
 
 test('A.11e the embed snippet opens at its first line', async () => {
-  const { page, context } = await open('/');
+  const { page } = await open('/');
   await page.getByTestId('copy-embed').click();
   const ta = page.getByTestId('embed-snippet');
   await ta.waitFor();
   const m = await ta.evaluate((t) => ({ top: t.scrollTop, over: t.scrollHeight > t.clientHeight }));
   assert.ok(m.over, 'the snippet fits its box; nothing to check');
   assert.equal(m.top, 0);
-  await context.close();
 });
 
 test('A.11f a 10 000-token link is cut to 256 with a notice, like pasted text', async () => {
   const long = Array.from({ length: 10000 }, (_, i) => `w${i}`);
-  const { page, context, errors } = await open('/#v=1&tokens=' + long.join('+'));
+  const { page, errors } = await open('/#v=1&tokens=' + long.join('+'));
   const st = await page.evaluate(() => window.__attentionPlayground.state().model.tokens);
   assert.deepEqual(st, long.slice(0, 256));
   assert.match(await page.getByTestId('notices').textContent(), /10000 tokens is more than the limit of 256; kept the first 256/);
@@ -349,5 +345,4 @@ test('A.11f a 10 000-token link is cut to 256 with a notice, like pasted text', 
   await page.waitForFunction(() => window.__attentionPlayground.state().model.tokens[0] === 'p0');
   assert.match(await page.getByTestId('notices').textContent(), /4096 tokens is more than the limit of 256; kept the first 256/);
   assert.deepEqual(errors, []);
-  await context.close();
 });
