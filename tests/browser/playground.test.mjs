@@ -2,17 +2,16 @@
 // Expected figures come from the lessons' text, not from the code under test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { watch, waitReady, exportJson, servedBrowser } from './helpers.mjs';
+import { waitReady, exportJson, servedBrowser, reusedTab } from './helpers.mjs';
 
 const env = servedBrowser();
 
-async function open(path, viewport = { width: 1366, height: 900 }) {
-  const context = await env.browser.newContext({ viewport, acceptDownloads: true });
-  const page = await context.newPage();
-  const w = watch(page);
-  await page.goto(env.server.url + path);
-  await waitReady(page);
-  return { page, context, ...w };
+// Each test's page is a fresh load, in the tab the last one used (reusedTab).
+const tab = reusedTab(env, { viewport: { width: 1366, height: 900 }, acceptDownloads: true });
+async function open(path, viewport) {
+  const opened = await tab.load(env.server.url + path, viewport);
+  await waitReady(opened.page);
+  return opened;
 }
 
 async function presetHref(page, id) {
@@ -23,7 +22,7 @@ const near = (a, b, tol, msg) => assert.ok(Math.abs(a - b) <= tol, `${msg}: ${a}
 const rowSum = (row) => row.reduce((s, v) => s + v, 0);
 
 test('the default page renders the heatmaps with no console errors', async () => {
-  const { page, context, errors } = await open('/');
+  const { page, errors } = await open('/');
   assert.equal(await page.locator('h1').textContent(), 'Attention Playground');
   // Two heads as thumbnails plus the zoomed head, drawn at data resolution (T = 11).
   assert.equal(await page.locator('.thumb canvas.hm-data').count(), 2);
@@ -35,11 +34,10 @@ test('the default page renders the heatmaps with no console errors', async () =>
   assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
   assert.equal(await page.getByTestId('notices').isHidden(), true);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('preset: lesson 1 induction heads show 0.47 / 0.47 and 0.88 in row 8', async () => {
-  const { page, context, errors } = await open('/');
+  const { page, errors } = await open('/');
   await page.goto(env.server.url + '/' + (await presetHref(page, 'induction')));
   await waitReady(page);
   const j = await exportJson(page);
@@ -51,11 +49,10 @@ test('preset: lesson 1 induction heads show 0.47 / 0.47 and 0.88 in row 8', asyn
   near(h1[8], 0.47, 0.005, 'head 1, row 8 → key 8');
   near(h2[7], 0.88, 0.005, 'head 2, row 8 → key 7');
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('preset: lesson 2 random T=6 causal is lower-triangular with rows summing to 1', async () => {
-  const { page, context } = await open('/');
+  const { page } = await open('/');
   await page.goto(env.server.url + '/' + (await presetHref(page, 'lesson2')));
   await waitReady(page);
   const j = await exportJson(page);
@@ -69,11 +66,10 @@ test('preset: lesson 2 random T=6 causal is lower-triangular with rows summing t
     for (let k = i + 1; k < 6; k++) assert.equal(W[i][k], 0, `W[${i}][${k}] above the diagonal`);
   }
   near(W[0][0], 1, 1e-6, 'first row attends only to itself');
-  await context.close();
 });
 
 test('preset: deleting the √d_k at d_k = 256 saturates the softmax', async () => {
-  const { page, context } = await open('/');
+  const { page } = await open('/');
   await page.goto(env.server.url + '/' + (await presetHref(page, 'no-sqrt')));
   await waitReady(page);
   const j = await exportJson(page);
@@ -82,11 +78,10 @@ test('preset: deleting the √d_k at d_k = 256 saturates the softmax', async () 
   const W = j.heads[0].weights;
   const oneHot = W.filter((r) => Math.max(...r) > 0.99).length;
   assert.ok(oneHot >= W.length - 1, `only ${oneHot} of ${W.length} rows are nearly one-hot`);
-  await context.close();
 });
 
 test('presets: an all-padding sequence under each fill policy (NaN, uniform, zero)', async () => {
-  const { page, context } = await open('/');
+  const { page } = await open('/');
   const hrefs = {};
   for (const id of ['pad-neginf', 'pad-finite', 'pad-zero']) hrefs[id] = await presetHref(page, id);
 
@@ -108,11 +103,10 @@ test('presets: an all-padding sequence under each fill policy (NaN, uniform, zer
   j = await exportJson(page);
   for (const r of j.heads[0].weights) for (const v of r) assert.equal(v, 0);
   for (const r of j.output) for (const v of r) assert.equal(v, 0);
-  await context.close();
 });
 
 test('preset: a sliding window of 3 gives a band along the diagonal', async () => {
-  const { page, context } = await open('/');
+  const { page } = await open('/');
   await page.goto(env.server.url + '/' + (await presetHref(page, 'window')));
   await waitReady(page);
   const j = await exportJson(page);
@@ -124,11 +118,10 @@ test('preset: a sliding window of 3 gives a band along the diagonal', async () =
       });
     });
   }
-  await context.close();
 });
 
 test('preset: grouped-query attention has 4 query heads over 2 K/V heads', async () => {
-  const { page, context } = await open('/');
+  const { page } = await open('/');
   await page.goto(env.server.url + '/' + (await presetHref(page, 'gqa')));
   await waitReady(page);
   const j = await exportJson(page);
@@ -137,7 +130,6 @@ test('preset: grouped-query attention has 4 query heads over 2 K/V heads', async
   assert.equal(j.shape.kvHeads, 2);
   for (const h of j.heads) h.weights.forEach((r, i) => near(rowSum(r), 1, 1e-5, `row ${i}`));
   assert.match(await page.locator('.thumb-cap').nth(3).textContent(), /K\/V 2/);
-  await context.close();
 });
 
 test('a share link round-trips: change state, open the URL in a new page, same export', async () => {
@@ -161,24 +153,23 @@ test('a share link round-trips: change state, open the URL in a new page, same e
   assert.deepEqual(b, a);
   // Editing replaced the history entry instead of adding one per change.
   assert.equal(await page.evaluate(() => history.length), historyBefore);
-  await context.close();
+  await p2.close();
 });
 
 test('hashchange: following a gallery link updates the view without a reload', async () => {
-  const { page, context } = await open('/');
+  const { page } = await open('/');
   await page.evaluate(() => (window.__marker = 1));
   await page.locator('a[data-preset="lesson2"]').click();
   await page.waitForFunction(() => window.__attentionPlayground.state().model.tokens.length === 6);
   await waitReady(page);
   assert.equal(await page.evaluate(() => window.__marker), 1);
   assert.deepEqual(await page.locator('.zoom-panel canvas.hm-data').evaluate((c) => [c.width, c.height]), [6, 6]);
-  await context.close();
 });
 
 test('an XSS payload in tokens renders as text: no script runs, no dialog', async () => {
   const payload = ['<img src=x onerror=alert(1)>', '<script>alert(2)</script>', '"><svg/onload=alert(3)>'];
   const hash = '#v=1&tokens=' + payload.map((t) => encodeURIComponent(t)).join('+');
-  const { page, context, dialogs, errors } = await open('/' + hash);
+  const { page, dialogs, errors } = await open('/' + hash);
   await page.waitForTimeout(300);
   assert.deepEqual(dialogs, []);
   assert.equal(await page.locator('#app img, #app svg script, #app script').count(), 0);
@@ -187,11 +178,10 @@ test('an XSS payload in tokens renders as text: no script runs, no dialog', asyn
   const j = await exportJson(page);
   assert.ok(j.tokens.includes('<script>alert(2)</script>'));
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('keyboard only: Tab reaches the heatmap and the arrow keys read a cell aloud', async () => {
-  const { page, context } = await open('/');
+  const { page } = await open('/');
   let reached = false;
   for (let i = 0; i < 80 && !reached; i++) {
     await page.keyboard.press('Tab');
@@ -205,11 +195,10 @@ test('keyboard only: Tab reaches the heatmap and the arrow keys read a cell alou
   assert.equal(await readout.textContent(), "query 'cat' (8) → key 'cat' (1): 0.471");
   await page.keyboard.press('End');
   assert.match(await readout.textContent(), /^query 'cat' \(8\) → key 'tired' \(10\): 0\.000 \(masked\)$/);
-  await context.close();
 });
 
 test('a hostile link gives a notice and a working page', async () => {
-  const { page, context, errors } = await open('/#v=1&src=random&heads=NaN&dk=99999999&%3Cb%3Ex%3C%2Fb%3E=1&pad=1,2,999');
+  const { page, errors } = await open('/#v=1&src=random&heads=NaN&dk=99999999&%3Cb%3Ex%3C%2Fb%3E=1&pad=1,2,999');
   const n = page.getByTestId('notices');
   assert.equal(await n.isVisible(), true);
   const text = await n.textContent();
@@ -219,5 +208,4 @@ test('a hostile link gives a notice and a working page', async () => {
   const j = await exportJson(page);
   assert.equal(j.state.dk, 1024);
   assert.deepEqual(errors, []);
-  await context.close();
 });
