@@ -6,24 +6,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { watch, waitReady, servedBrowser, SHOTS } from './helpers.mjs';
+import { waitReady, servedBrowser, reusedTab, SHOTS } from './helpers.mjs';
 
 const env = servedBrowser();
 const shot = (name) => join(SHOTS, `views-${name}.png`);
 
-async function open(path, viewport = { width: 1280, height: 900 }, ready = true) {
-  const context = await env.browser.newContext({ viewport });
-  const page = await context.newPage();
-  const w = watch(page);
-  await page.goto(env.server.url + path);
-  if (ready) await waitReady(page);
-  return { page, context, ...w };
+// Each test's page is a fresh load, in the tab the last one used (reusedTab).
+const tab = reusedTab(env, { viewport: { width: 1280, height: 900 } });
+async function open(path, viewport, ready = true) {
+  const opened = await tab.load(env.server.url + path, viewport);
+  if (ready) await waitReady(opened.page);
+  return opened;
 }
 
 const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join('+');
 
 test('Output view at T = 256 (300 tokens, lesson-1 model): the merged map stays in its card', async () => {
-  const { page, context, errors } = await open(`/#v=1&view=output&tokens=${words(300)}`);
+  const { page, errors } = await open(`/#v=1&view=output&tokens=${words(300)}`);
   await page.waitForFunction(() => window.__attentionPlayground.state().model.tokens.length === 256);
   await waitReady(page);
   const m = await page.evaluate(() => {
@@ -35,11 +34,10 @@ test('Output view at T = 256 (300 tokens, lesson-1 model): the merged map stays 
   assert.equal(m.sw, m.iw, `page ${m.sw} px wide in a ${m.iw} px window`);
   for (const r of m.frames) assert.ok(r <= m.cardRight + 1, `a map ends at ${r}, its card at ${m.cardRight}`);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('Mask effect at 1280 px: three panels in one row, maps above 170 px; its own head picker', async () => {
-  const { page, context, errors } = await open('/#v=1&view=mask');
+  const { page, errors } = await open('/#v=1&view=mask');
   const m = await page.evaluate(() => {
     const panels = [...document.querySelectorAll('.mask-row > .mask-panel')].map((p) => p.getBoundingClientRect());
     const maps = [...document.querySelectorAll('.mask-row .hm-frame')].map((f) => f.getBoundingClientRect().width);
@@ -56,11 +54,10 @@ test('Mask effect at 1280 px: three panels in one row, maps above 170 px; its ow
   await page.waitForFunction(() => /^Head 2: what the mask does/.test(document.querySelector('.view-mask .panel-title').textContent));
   assert.equal(await page.evaluate(() => window.__attentionPlayground.state().page.head), 1);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('the lesson-loop timing card says what the page measures, not a ×4 the run does not show', async () => {
-  const { page, context } = await open('/#v=1', undefined, true);
+  const { page } = await open('/#v=1', undefined, true);
   const card = await page.locator('a[data-preset="timing-lesson"]').textContent();
   assert.doesNotMatch(card, /toward ×4/);
   await page.locator('a[data-preset="timing-lesson"]').click();
@@ -71,11 +68,10 @@ test('the lesson-loop timing card says what the page measures, not a ×4 the run
   assert.match(note, /projections dominate/);
   // By the count: the scores' share T / (T + 2·d_model) at T = 256 and 2048 with d_model 512.
   assert.match(note, /20 % of the work at T = 256 and 67 % at T = 2048/);
-  await context.close();
 });
 
 test('Decode opens at the prompt with nothing generated, and says so; Step counts generated tokens', async () => {
-  const { page, context, errors } = await open('/#v=1&view=decode', undefined, false);
+  const { page, errors } = await open('/#v=1&view=decode', undefined, false);
   await page.waitForFunction(() => !document.querySelector('[data-testid="decode-step"]')?.disabled && document.querySelector('[data-testid="decode-agree"]')?.dataset.identical !== undefined, null, { timeout: 90000 });
   const info = await page.getByTestId('decode-stepinfo').textContent();
   assert.doesNotMatch(info, /^Step \d+ of \d+/, info);
@@ -84,11 +80,10 @@ test('Decode opens at the prompt with nothing generated, and says so; Step count
   await page.waitForFunction(() => /^Generated 1 of \d+ \(token \d+ of \d+\)/.test(document.querySelector('[data-testid="decode-stepinfo"]').textContent));
   await page.locator('.decode-stepper').screenshot({ path: shot('decode-open') });
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('Decode: the total time names the fitted exponents, not N² and N³', async () => {
-  const { page, context, errors } = await open('/#v=1&view=decode&dts=64&dte=256', undefined, false);
+  const { page, errors } = await open('/#v=1&view=decode&dts=64&dte=256', undefined, false);
   await page.getByTestId('decode-view').waitFor();
   await page.getByTestId('decode-run').click();
   await page.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('[data-testid="decode-status"]').dataset.state), null, { timeout: 180000 });
@@ -104,18 +99,16 @@ test('Decode: the total time names the fitted exponents, not N² and N³', async
   } else assert.match(total, /timing noise, not a growth law/, total); // a noisy fit (p ≤ −1 was seen once)
   assert.doesNotMatch(total, /\d{3,}\.\d+ s/, `a duration with too many digits: ${total}`);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('a link with a garbage head count: the head notice explains the hand-built model’s 2 heads', async () => {
-  const { page, context } = await open('/#v=1&heads=0&head=42');
+  const { page } = await open('/#v=1&heads=0&head=42');
   const text = await page.getByTestId('notices').textContent();
   assert.match(text, /no head 43 \(heads 1…2; lesson 1’s hand-built model has 2 heads whatever the link’s heads says/, text);
-  await context.close();
 });
 
 test('Start here, near the top: the default view and the way to the gallery', async () => {
-  const { page, context, errors } = await open('/');
+  const { page, errors } = await open('/');
   const s = page.getByTestId('start-here');
   assert.match(await s.textContent(), /lesson 1’s toy sentence .* row 8/);
   const top = await s.evaluate((n) => n.getBoundingClientRect().top);
@@ -128,11 +121,10 @@ test('Start here, near the top: the default view and the way to the gallery', as
   await page.evaluate(() => scrollTo(0, 0));
   await page.screenshot({ path: shot('start-390') });
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('the Check and the status line speak to a student first; the kernels’ names are details', async () => {
-  const { page, context } = await open('/');
+  const { page } = await open('/');
   await page.getByTestId('check-f32').waitFor();
   const f32 = await page.getByTestId('check-f32').textContent();
   assert.doesNotMatch(f32, /float32|float64|SIMD|scalar/, f32);
@@ -143,11 +135,10 @@ test('the Check and the status line speak to a student first; the kernels’ nam
   await page.click('#tab-timing');
   await page.waitForFunction(() => document.querySelector('[data-testid="core-build"]')?.dataset.build !== 'unknown');
   assert.match(await page.getByTestId('core-build-plain').textContent(), /build of the core/);
-  await context.close();
 });
 
 test('the Check shows no ✓ when every output is NaN (all padding, −∞ fill)', async () => {
-  const { page, context } = await open('/');
+  const { page } = await open('/');
   await page.locator('a[data-preset="pad-neginf"]').click();
   await page.waitForFunction(() => window.__attentionPlayground.state().model.padding.length > 0);
   await waitReady(page);
@@ -155,17 +146,14 @@ test('the Check shows no ✓ when every output is NaN (all padding, −∞ fill)
   const t = await page.getByTestId('check').textContent();
   assert.doesNotMatch(t, /✓/, t);
   assert.equal(await page.getByTestId('check-f32').getAttribute('data-verdict'), 'none');
-  await context.close();
 });
 
 test('a longer sentence in the hand-built model: the view says d_k grew with T', async () => {
-  const { page, context } = await open('/');
+  const { page } = await open('/');
   assert.equal(await page.getByTestId('dk-note').isHidden(), true);
-  const { page: p2, context: c2 } = await open(`/#v=1&tokens=${words(20)}`);
+  const { page: p2 } = await open(`/#v=1&tokens=${words(20)}`);
   const note = p2.getByTestId('dk-note');
   assert.equal(await note.isVisible(), true);
   assert.match(await note.textContent(), /d_k = max\(12, words, T\) = 20/);
   await p2.locator('.zoom-panel').screenshot({ path: shot('dk-note') });
-  await context.close();
-  await c2.close();
 });
