@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt, serve, launch, watch, waitReady, exportJson, SHOTS, ROOT } from './helpers.mjs';
+import { ensureBuilt, serve, launch, watch, waitReady, exportJson, reusedTab, SHOTS, ROOT } from './helpers.mjs';
 
 let app, host, browser, oracle, dir;
 const LESSON2 = '#v=1&src=random&gen=numpy&tokens=t0+t1+t2+t3+t4+t5&heads=1&kv=1&dm=8&dk=4';
@@ -32,13 +32,12 @@ after(async () => {
 const flat = (m) => m.flat(Infinity);
 const f32 = (x) => Math.fround(x);
 
+// Each test's page is a fresh load, in the tab the last one used (reusedTab).
+const tab = reusedTab({ get browser() { return browser; } }, { viewport: { width: 1280, height: 900 }, acceptDownloads: true });
 async function open(width, hash = LESSON2) {
-  const ctx = await browser.newContext({ viewport: { width, height: 900 }, acceptDownloads: true });
-  const page = await ctx.newPage();
-  const w = watch(page);
-  await page.goto(app.url + '/' + hash);
+  const { page, errors, dialogs } = await tab.load(app.url + '/' + hash, { width, height: 900 });
   await waitReady(page);
-  return { page, w, ctx };
+  return { page, w: { errors, dialogs } };
 }
 const shown = (page) => page.evaluate(() => window.__attentionPlayground.weights());
 
@@ -55,7 +54,7 @@ async function noSideways(page) {
 }
 
 test('a pasted np.round(W, 2) is shown, checked and matches lesson 2’s W to the printed rounding', async () => {
-  const { page, w, ctx } = await open(1280);
+  const { page, w } = await open(1280);
   const before = await shown(page);
   await pasteAs(page, 'weights', oracle.texts.round2);
   await page.waitForFunction(() => window.__attentionPlayground.weights()?.arrays === 'weights');
@@ -88,13 +87,11 @@ test('a pasted np.round(W, 2) is shown, checked and matches lesson 2’s W to th
   const json = await exportJson(again.page);
   assert.deepEqual(json.heads[0].weights.flat(), printed);
   assert.match(json.state.uw, /^1\.f8\.6x6\./);
-  await again.ctx.close();
   assert.deepEqual(w.errors, []);
-  await ctx.close();
 });
 
 test('a W that is off is reported in plain words; garbage changes nothing', async () => {
-  const { page, ctx } = await open(1280);
+  const { page } = await open(1280);
   await pasteAs(page, 'weights', oracle.texts.wrong);
   await page.waitForFunction(() => window.__attentionPlayground.weights()?.arrays === 'weights');
   await waitReady(page);
@@ -121,11 +118,10 @@ test('a W that is off is reported in plain words; garbage changes nothing', asyn
     assert.deepEqual(await shown(page), kept);
     assert.equal(await page.evaluate(() => location.hash), hash);
   }
-  await ctx.close();
 });
 
 test('Q, K, V pasted and lesson 2’s X, W_q, W_k, W_v as an .npz: the core computes NumPy’s W', async () => {
-  const { page, w, ctx } = await open(1280, '#v=1&tokens=a+b+c+d+e+f&causal=1');
+  const { page, w } = await open(1280, '#v=1&tokens=a+b+c+d+e+f&causal=1');
   const W = flat(oracle.arrays.W);
   await pasteAs(page, 'qkv', oracle.texts.qkv);
   await page.waitForFunction(() => window.__attentionPlayground.weights()?.arrays === 'qkv');
@@ -152,18 +148,16 @@ test('Q, K, V pasted and lesson 2’s X, W_q, W_k, W_v as an .npz: the core comp
   await page.getByRole('tab', { name: 'Mask effect' }).click();
   await waitReady(page);
   assert.deepEqual(w.errors, []);
-  await ctx.close();
 });
 
 test('an array too large for the link says so; the notebook helper sends it by postMessage', async () => {
-  const { page, ctx } = await open(1280, '#v=1');
+  const { page } = await open(1280, '#v=1');
   await page.getByTestId('arrays-panel').locator('summary').click();
   await page.getByTestId('arrays-file').setInputFiles(join(dir, 'big_w.npy'));
   await page.waitForFunction(() => window.__attentionPlayground.weights()?.t === 160);
   await waitReady(page);
   assert.match(await page.getByTestId('arrays-link').innerText(), /^Not in the share link: /);
   assert.doesNotMatch(await page.evaluate(() => location.hash), /uw=/);
-  await ctx.close();
   // The helper's output in a "notebook" page on another origin: the frame asks, the script answers.
   const nb = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   const p = await nb.newPage();
@@ -186,7 +180,7 @@ test('an array too large for the link says so; the notebook helper sends it by p
 
 test('the arrays panel at 390 and 233 px: no sideways scrolling, keyboard reachable', async () => {
   for (const width of [390, 233]) {
-    const { page, ctx } = await open(width);
+    const { page } = await open(width);
     await pasteAs(page, 'weights', oracle.texts.round2);
     await page.waitForFunction(() => window.__attentionPlayground.weights()?.arrays === 'weights');
     await waitReady(page);
@@ -205,7 +199,6 @@ test('the arrays panel at 390 and 233 px: no sideways scrolling, keyboard reacha
     await page.getByTestId('arrays-paste').focus();
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'arrays-show');
-    await ctx.close();
   }
 });
 
@@ -216,7 +209,7 @@ test('lesson 2’s X, W_q, W_k, W_v without heads are one head: a link, and the 
   const W = flat(oracle.arrays.W);
   const far = (got) => Math.max(...got.map((x, i) => Math.abs(x - W[i])));
   // A link without `heads` (the page's own example has 2): one head of d_k = 4, NumPy's W.
-  const { page, w, ctx } = await open(1280, `#v=1&ux=${links.ux}&uwq=${links.uwq}&uwk=${links.uwk}&uwv=${links.uwv}`);
+  const { page, w } = await open(1280, `#v=1&ux=${links.ux}&uwq=${links.uwq}&uwk=${links.uwk}&uwv=${links.uwv}`);
   await page.waitForFunction(() => window.__attentionPlayground.weights()?.arrays === 'projections');
   let r = await shown(page);
   assert.equal(r.heads, 1);
@@ -224,7 +217,6 @@ test('lesson 2’s X, W_q, W_k, W_v without heads are one head: a link, and the 
   assert.match(await page.locator('.zoom-title').textContent(), /Head 1 of 1/);
   assert.equal(await page.getByTestId('arrays-heads').inputValue(), '1');
   assert.deepEqual(w.errors, []);
-  await ctx.close();
   // The notebook helper's frame for ap.show(X=X, W_q=Wq, W_k=Wk, W_v=Wv).
   const nb = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   const p = await nb.newPage();
@@ -238,7 +230,7 @@ test('lesson 2’s X, W_q, W_k, W_v without heads are one head: a link, and the 
 });
 
 test('NaN explanations name the real cause: a NaN cell of a pasted W; lesson 2’s forbidden mask in the helper’s frame', async () => {
-  const { page, w, ctx } = await open(1280);
+  const { page, w } = await open(1280);
   await pasteAs(page, 'weights', oracle.texts.nan);
   await page.waitForFunction(() => window.__attentionPlayground.weights()?.arrays === 'weights');
   await waitReady(page);
@@ -256,7 +248,6 @@ test('NaN explanations name the real cause: a NaN cell of a pasted W; lesson 2�
   await banner.screenshot({ path: join(SHOTS, 'arrays-nan-cell-banner.png') });
   await page.screenshot({ path: join(SHOTS, 'arrays-nan-cell.png') });
   assert.deepEqual(w.errors, []);
-  await ctx.close();
   // ap.show(Q=…, K=…, V=…, mask=np.triu(…, k=1).astype(bool)): the compact frame's panel is closed,
   // so the banner and the summary line carry the cause and the fix.
   const nb = await browser.newContext({ viewport: { width: 1100, height: 900 } });
@@ -277,7 +268,7 @@ test('NaN explanations name the real cause: a NaN cell of a pasted W; lesson 2�
 });
 
 test('a float32 difference is called float32 rounding; the |Δ| legend’s ticks differ', async () => {
-  const { page, ctx } = await open(1280);
+  const { page } = await open(1280);
   await pasteAs(page, 'weights', oracle.texts.repr); // 8 decimals: the print rounds less than float32 does
   await page.waitForFunction(() => window.__attentionPlayground.weights()?.arrays === 'weights');
   await waitReady(page);
@@ -294,11 +285,10 @@ test('a float32 difference is called float32 rounding; the |Δ| legend’s ticks
   const t2 = await page.locator('.arrays-compare .legend-ticks span').allInnerTexts();
   assert.equal(new Set(t2).size, 5, t2.join(' '));
   await page.locator('.arrays-compare').screenshot({ path: join(SHOTS, 'arrays-compare-round2.png') });
-  await ctx.close();
 });
 
 test('Q.npy, K.npy, V.npy dropped as weights point to the Q, K, V mode; Choose files… opens with Enter and Space', async () => {
-  const { page, ctx } = await open(1280);
+  const { page } = await open(1280);
   await page.getByTestId('arrays-panel').locator('summary').click();
   await page.getByTestId('arrays-file').setInputFiles(['Q', 'K', 'V'].map((n) => join(dir, `${n}.npy`)));
   const err = page.getByTestId('arrays-error');
@@ -326,5 +316,4 @@ test('Q.npy, K.npy, V.npy dropped as weights point to the Q, K, V mode; Choose f
     assert.equal(clicks, before + 1, `${key} on Choose files… clicks the file input once (which opens the picker)`);
     if (!(await chooser)) console.log(`# ${key}: the input was clicked; the picker event did not arrive within 5 s`);
   }
-  await ctx.close();
 });
