@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { watch, waitReady, exportJson, servedBrowser, SHOTS } from './helpers.mjs';
+import { waitReady, exportJson, servedBrowser, SHOTS, reusedTab } from './helpers.mjs';
 
 const env = servedBrowser();
 const EN = 'the cat sat on the mat'.split(' ');
@@ -13,13 +13,12 @@ const FR = 'le chat était assis sur le tapis'.split(' ');
 const SENTENCE =
   'Cross-attention: the keys are another sentence, so no key comes after a query; the causal mask (and the window) belong to a sequence attending to itself.';
 
-async function open(hash, viewport = { width: 1366, height: 900 }) {
-  const context = await env.browser.newContext({ viewport, acceptDownloads: true });
-  const page = await context.newPage();
-  const w = watch(page);
-  await page.goto(env.server.url + '/' + hash);
-  await waitReady(page);
-  return { page, context, ...w };
+// Each test's page is a fresh load, in the tab the last one used (reusedTab).
+const tab = reusedTab(env, { viewport: { width: 1366, height: 900 }, acceptDownloads: true });
+async function open(hash, viewport) {
+  const opened = await tab.load(env.server.url + '/' + hash, viewport);
+  await waitReady(opened.page);
+  return opened;
 }
 
 /** Opens the preset from the gallery's link. */
@@ -35,7 +34,7 @@ const numpy = (code, input) =>
   JSON.parse(execFileSync('/usr/bin/python3', ['-c', code], { input: JSON.stringify(input), encoding: 'utf8' }));
 
 test('the preset: a 6 × 7 heatmap, English rows, French columns; head 1 is NumPy’s softmax(q kᵀ/√d_k); “cat” → “chat” is its row’s largest', async () => {
-  const { page, context, errors } = await openPreset();
+  const { page, errors } = await openPreset();
   const size = await page.locator('.zoom-panel canvas.hm-data').evaluate((c) => [c.width, c.height]);
   assert.deepEqual(size, [7, 6]);
   assert.deepEqual(await page.locator('.zoom-panel .hm-rl .tok').allTextContents(), EN);
@@ -81,11 +80,10 @@ print(json.dumps(w.tolist()))`,
   assert.match(await page.locator('[data-testid="breakdown"]').innerText(), /query 'cat' \(1\) → key 'chat' \(1\)/);
   await page.locator('.zoom-panel').screenshot({ path: join(SHOTS, 'cross-preset.png') });
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('the causal box and the window are disabled with the reason; the state keeps causal; padding a key zeroes its column', async () => {
-  const { page, context, errors } = await open(
+  const { page, errors } = await open(
     '#v=1&tokens=the+cat+sat+on+the+mat&kvtokens=le+chat+%C3%A9tait+assis+sur+le+tapis&causal=1&pad=1',
   );
   assert.equal(await page.getByTestId('causal').isDisabled(), true);
@@ -120,41 +118,37 @@ test('the causal box and the window are disabled with the reason; the state keep
   assert.equal(self.heads[0].weights[0].length, 6);
   assert.equal(self.heads[0].weights[0][5], 0, 'causal again');
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('typing a second sentence switches to cross-attention', async () => {
-  const { page, context, errors } = await open('#v=1&tokens=the+cat+sat');
+  const { page, errors } = await open('#v=1&tokens=the+cat+sat');
   await page.getByTestId('kv-tokens').fill('le chat');
   await page.waitForFunction(() => /kvtokens=le\+chat/.test(location.hash));
   await page.waitForFunction(() => document.querySelector('.zoom-panel canvas.hm-data')?.width === 2);
   assert.deepEqual(await page.locator('.zoom-panel .hm-cl .tok').allTextContents(), ['le', 'chat']);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('375 px: no sideways scroll; the heatmap’s arrow keys reach the last column', async () => {
-  const { page, context, errors } = await openPreset({ width: 375, height: 800 });
+  const { page, errors } = await openPreset({ width: 375, height: 800 });
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'no sideways scroll');
   await page.locator('.zoom-panel .hm-frame').focus();
   for (let c = 0; c < 8; c++) await page.keyboard.press('ArrowRight');
   assert.match(await page.getByTestId('readout').innerText(), /→ key 'tapis' \(6\)/);
   await page.screenshot({ path: join(SHOTS, 'cross-375.png') });
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('the Lesson view says it runs on self-attention while a second sentence is set', async () => {
-  const { page, context, errors } = await open('#v=1&view=lesson&kvtokens=le+chat');
+  const { page, errors } = await open('#v=1&view=lesson&kvtokens=le+chat');
   const note = page.getByTestId('lesson-source');
   await note.waitFor({ state: 'visible' });
   assert.match(await note.innerText(), /^The Lesson view runs on self-attention/);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('random weights with a second sentence: T_q × T_k rows that sum to 1, the Check passes', async () => {
-  const { page, context, errors } = await open('#v=1&src=random&tokens=a+b+c&kvtokens=w+x+y+z&seed=1&heads=2&kv=1');
+  const { page, errors } = await open('#v=1&src=random&tokens=a+b+c&kvtokens=w+x+y+z&seed=1&heads=2&kv=1');
   const j = await exportJson(page);
   assert.deepEqual(j.kvTokens, ['w', 'x', 'y', 'z']);
   for (const h of j.heads) {
@@ -168,7 +162,6 @@ test('random weights with a second sentence: T_q × T_k rows that sum to 1, the 
   await page.waitForSelector('[data-testid="check-f32"]');
   assert.equal(await page.getByTestId('check-f32').getAttribute('data-verdict'), 'pass');
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('the word-order preset: head 1 crosses (“black” → “noir”, “cat” → “chat”), head 2 stays on the diagonal, as its figure says', async () => {
@@ -183,5 +176,4 @@ test('the word-order preset: head 1 crosses (“black” → “noir”, “cat�
   assert.equal(h1[2][1].toFixed(2), '0.97', 'cat → chat');
   assert.equal(h2[1][1].toFixed(2), '0.97', 'black → chat by position');
   assert.deepEqual(o.errors, []);
-  await o.context.close();
 });
