@@ -6,17 +6,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { watch, waitReady, exportJson, servedBrowser, SHOTS } from './helpers.mjs';
+import { waitReady, exportJson, servedBrowser, SHOTS, reusedTab } from './helpers.mjs';
 
 const env = servedBrowser();
 
-async function open(hash, viewport = { width: 1366, height: 900 }) {
-  const context = await env.browser.newContext({ viewport, acceptDownloads: true });
-  const page = await context.newPage();
-  const w = watch(page);
-  await page.goto(env.server.url + '/' + hash);
-  await waitReady(page);
-  return { page, context, ...w };
+// Each test's page is a fresh load, in the tab the last one used (reusedTab).
+const tab = reusedTab(env, { viewport: { width: 1366, height: 900 }, acceptDownloads: true });
+async function open(hash, viewport) {
+  const opened = await tab.load(env.server.url + '/' + hash, viewport);
+  await waitReady(opened.page);
+  return opened;
 }
 
 const numpy = (code, input) => JSON.parse(execFileSync('/usr/bin/python3', ['-c', code], { input: JSON.stringify(input), encoding: 'utf8' }));
@@ -43,7 +42,7 @@ print(json.dumps({"queries": (q @ ax.T).tolist(), "keys": (k @ ax.T).tolist(),
 `;
 
 test('lesson 1’s head 1: the map is NumPy’s PCA of the exported q and k; the “cat” query points at both “cat” keys; keyboard reads a key', async () => {
-  const { page, context, errors } = await open('#v=1&view=heads&cell=0,8,1');
+  const { page, errors } = await open('#v=1&view=heads&cell=0,8,1');
   const m = await pageMap(page);
   const j = await exportJson(page);
   const want = numpy(PCA, { q: j.heads[0].q, k: j.heads[0].k });
@@ -84,11 +83,10 @@ print(json.dumps([float(w.max()), float(np.std(q @ k.T)), float(np.std(q[:, None
   assert.ok(spread.includes(`of one dimension’s product q_c·k_c: ${row[2].toFixed(2)}.`), spread);
   await page.getByTestId('qk-map').screenshot({ path: join(SHOTS, 'why-map-lesson1.png') });
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('the d_k = 2 playground: dragging a key moves the weights as NumPy’s softmax says; the output stays in the values’ hull; Put back restores', async () => {
-  const { page, context, errors } = await open('#v=1&src=random&tokens=the+cat+sat+on+the+mat&seed=3&heads=1&kv=1&dm=4&dk=2&causal=0&cell=0,5,2');
+  const { page, errors } = await open('#v=1&src=random&tokens=the+cat+sat+on+the+mat&seed=3&heads=1&kv=1&dm=4&dk=2&causal=0&cell=0,5,2');
   const m = await pageMap(page);
   const j = await exportJson(page);
   // Exact map: the points are the exported vectors.
@@ -124,11 +122,10 @@ print(json.dumps([float(w.max()), int(w.argmax())]))`, { q: j.heads[0].q, k: j.h
   const back = await pageMap(page);
   assert.deepEqual(back.keys, m.keys);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('several queries, several keys: chips, the heatmap’s Q and K, bars = sums of the exported weights, the link and the export', async () => {
-  const { page, context, errors } = await open('#v=1&view=heads');
+  const { page, errors } = await open('#v=1&view=heads');
   // Closed until asked: the panel opens from its summary (a keyboard's Enter works the same).
   assert.equal(await page.getByTestId('sel-queries').isVisible(), false);
   await page.locator('.selection > summary').focus();
@@ -168,11 +165,10 @@ test('several queries, several keys: chips, the heatmap’s Q and K, bars = sums
   await page.getByRole('button', { name: 'Clear the picks' }).click();
   await page.waitForFunction(() => !/qsel|ksel/.test(location.hash));
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('the map and the selection fit a phone (375 px)', async () => {
-  const { page, context, errors } = await open('#v=1&view=heads&cell=0,8,1&qsel=8&ksel=1', { width: 375, height: 800 });
+  const { page, errors } = await open('#v=1&view=heads&cell=0,8,1&qsel=8&ksel=1', { width: 375, height: 800 });
   await pageMap(page);
   for (const id of ['qk-map', 'selection']) {
     const over = await page.evaluate((t) => {
@@ -184,11 +180,10 @@ test('the map and the selection fit a phone (375 px)', async () => {
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'no sideways scroll');
   await page.getByTestId('qk-map').screenshot({ path: join(SHOTS, 'why-map-375.png') });
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('the Train tab’s model is taken apart too: the score is q·k × scale of the module’s own rows; the map draws its layer', async () => {
-  const { page, context, errors } = await open('#v=1&view=train&until=20&play=1');
+  const { page, errors } = await open('#v=1&view=train&until=20&play=1');
   await page.waitForFunction(() => document.querySelector('[data-testid=train-view]')?.dataset.run === 'stopped', null, { timeout: 60000 });
   await page.getByTestId('train-probe').fill('5 9 2 7 5 9 2 7');
   await page.getByTestId('train-probe-use').click();
@@ -220,7 +215,6 @@ test('the Train tab’s model is taken apart too: the score is q·k × scale of 
   assert.match(await page.getByTestId('qk-map-info').innerText(), /The head’s 8 queries \(dots\) and 8 keys/);
   await page.getByTestId('qk-map').screenshot({ path: join(SHOTS, 'why-map-trained.png') });
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('“Change it” enters the link only when asked, and a link’s change is applied on opening', async () => {
@@ -247,5 +241,5 @@ test('“Change it” enters the link only when asked, and a link’s change is 
   await waitReady(p2);
   assert.match(await p2.locator('body').innerText(), /the what-if change: “z,1,oops” is not q\|k,dimension,value/);
   assert.deepEqual(errors, []);
-  await context.close();
+  await p2.close();
 });
