@@ -5,17 +5,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { watch, waitReady, exportJson, servedBrowser, SHOTS } from './helpers.mjs';
+import { waitReady, exportJson, servedBrowser, SHOTS, reusedTab } from './helpers.mjs';
 
 const env = servedBrowser();
 
-async function open(hash, viewport = { width: 1366, height: 900 }) {
-  const context = await env.browser.newContext({ viewport, acceptDownloads: true });
-  const page = await context.newPage();
-  const w = watch(page);
-  await page.goto(env.server.url + '/' + hash);
-  await waitReady(page);
-  return { page, context, ...w };
+// Each test's page is a fresh load, in the tab the last one used (reusedTab).
+const tab = reusedTab(env, { viewport: { width: 1366, height: 900 }, acceptDownloads: true });
+async function open(hash, viewport) {
+  const opened = await tab.load(env.server.url + '/' + hash, viewport);
+  await waitReady(opened.page);
+  return opened;
 }
 
 /** Click cell (i, j) of the zoomed heatmap. */
@@ -29,7 +28,7 @@ async function cellShown(page, cell) {
 }
 
 test('a selected cell is taken apart: score = scale × Σ q⊙k of the exported q and k; arrows move it; the weight is the drawn one', async () => {
-  const { page, context, errors } = await open('#v=1&src=random&heads=2&kv=2&dm=16&dk=4&seed=7&view=heads');
+  const { page, errors } = await open('#v=1&src=random&heads=2&kv=2&dm=16&dk=4&seed=7&view=heads');
   assert.equal(await panel(page).isHidden(), true);
   const j = await exportJson(page);
   const T = j.tokens.length;
@@ -70,11 +69,10 @@ test('a selected cell is taken apart: score = scale × Σ q⊙k of the exported 
   assert.deepEqual((await exportJson(page)).heads[0].weights, j.heads[0].weights);
   await page.screenshot({ path: join(SHOTS, 'why-random.png'), fullPage: true });
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('lesson 1’s head 1 at row 8: the match is one dimension; a variant’s q and k are the transformed rows; a W alone says why not; 375 px', async () => {
-  const { page, context, errors } = await open('#v=1&view=heads');
+  const { page, errors } = await open('#v=1&view=heads');
   const T = 11;
   await clickCell(page, 8, 1, T); // the second “cat” → the first “cat”
   await cellShown(page, '0,8,1');
@@ -100,17 +98,15 @@ test('lesson 1’s head 1 at row 8: the match is one dimension; a variant’s q 
   await page.waitForFunction(() => !document.querySelector('[data-testid="breakdown"]')?.hidden);
   assert.match(await panel(page).innerText(), /Your W has no queries and keys to take apart/);
   assert.deepEqual(errors, []);
-  await context.close();
   const phone = await open('#v=1&view=heads', { width: 375, height: 800 });
   await clickCell(phone.page, 8, 1, T);
   await cellShown(phone.page, '0,8,1');
   assert.ok(await phone.page.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1), 'no sideways scroll at 375 px');
   await phone.page.screenshot({ path: join(SHOTS, 'why-375.png'), fullPage: true });
-  await phone.context.close();
 });
 
 test('the selected cell is in the link (cell=head,query,key): a link opens with its cell taken apart; a bad one gives a notice; another head hides it', async () => {
-  const { page, context, errors } = await open('#v=1&view=heads&cell=0,8,1');
+  const { page, errors } = await open('#v=1&view=heads&cell=0,8,1');
   await cellShown(page, '0,8,1');
   assert.match(await panel(page).innerText(), /query 'cat' \(8\) → key 'cat' \(1\)/);
   // The JSON export carries the cell taken apart: its score is q·k × scale of the exported rows.
@@ -125,12 +121,10 @@ test('the selected cell is in the link (cell=head,query,key): a link opens with 
   await page.locator('.thumb').nth(1).click();
   await waitReady(page);
   await page.waitForFunction(() => document.querySelector('[data-testid="breakdown"]')?.hidden === true);
-  await context.close();
   for (const [bad, said] of [['0,8', /cell: “0,8” is not head,query,key/], ['5,1,1', /cell: 5,1,1 is outside heads 0…1/]]) {
     const b = await open(`#v=1&view=heads&cell=${bad}`);
     assert.match(await b.page.getByTestId('notices').innerText(), said);
     assert.equal(await panel(b.page).isHidden(), true);
-    await b.context.close();
   }
   assert.deepEqual(errors, []);
 });
