@@ -3,17 +3,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { watch, waitReady, servedBrowser, SHOTS } from './helpers.mjs';
+import { waitReady, servedBrowser, SHOTS, reusedTab } from './helpers.mjs';
 
 const env = servedBrowser();
 
-async function open(path, viewport = { width: 1366, height: 900 }) {
-  const context = await env.browser.newContext({ viewport });
-  const page = await context.newPage();
-  const w = watch(page);
-  await page.goto(env.server.url + path);
-  await waitReady(page);
-  return { page, context, ...w };
+// Each test's page is a fresh load, in the tab the last one used (reusedTab).
+const tab = reusedTab(env, { viewport: { width: 1366, height: 900 } });
+async function open(path, viewport) {
+  const opened = await tab.load(env.server.url + path, viewport);
+  await waitReady(opened.page);
+  return opened;
 }
 
 async function readout(page) {
@@ -25,7 +24,7 @@ async function readout(page) {
 }
 
 test('the lesson-2 preset shows the Check with every computation, within tolerance', async () => {
-  const { page, context, errors } = await open('/');
+  const { page, errors } = await open('/');
   await page.locator('a[data-preset="lesson2"]').click();
   await page.waitForFunction(() => window.__attentionPlayground.state().model.tokens.length === 6);
   await waitReady(page);
@@ -42,12 +41,11 @@ test('the lesson-2 preset shows the Check with every computation, within toleran
   await page.getByTestId('check').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(SHOTS, 'check-lesson2.png'), fullPage: false });
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('a large state offers the Check on request, and a change clears a stale one', async () => {
   const toks = Array.from({ length: 256 }, (_, i) => `w${i}`).join('+');
-  const { page, context, errors } = await open(`/#v=1&src=random&tokens=${toks}&heads=8&kv=8&dm=64&dk=64`);
+  const { page, errors } = await open(`/#v=1&src=random&tokens=${toks}&heads=8&kv=8&dm=64&dk=64`);
   const run = page.getByTestId('check-run');
   assert.equal(await run.isVisible(), true);
   assert.match(await page.getByTestId('check-body').textContent(), /not run for this size/);
@@ -66,5 +64,4 @@ test('a large state offers the Check on request, and a change clears a stale one
   assert.equal(await page.getByTestId('check-f32').count(), 0);
   assert.equal(await run.isVisible(), true);
   assert.deepEqual(errors, []);
-  await context.close();
 });
