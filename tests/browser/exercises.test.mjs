@@ -7,18 +7,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { watch, waitReady, servedBrowser, SHOTS, ROOT } from './helpers.mjs';
+import { watch, waitReady, servedBrowser, reusedTab, SHOTS, ROOT } from './helpers.mjs';
 import { hostServer, frameReady, frameFacts } from './hosts-helpers.mjs';
 
 const env = servedBrowser();
 
-async function open(hash, viewport = { width: 1366, height: 900 }, search = '') {
-  const context = await env.browser.newContext({ viewport });
-  const page = await context.newPage();
-  const w = watch(page);
-  await page.goto(`${env.server.url}/${search}${hash}`);
-  await waitReady(page);
-  return { page, context, ...w };
+// Each test's page is a fresh load, in the tab the last one used (reusedTab); the host pages of
+// other origins open in contexts of their own.
+const tab = reusedTab(env, { viewport: { width: 1366, height: 900 } });
+async function open(hash, viewport, search = '') {
+  const opened = await tab.load(`${env.server.url}/${search}${hash}`, viewport);
+  await waitReady(opened.page);
+  return opened;
 }
 
 /** Open an exercise in the same page (a hash change, as a gallery link does). */
@@ -134,7 +134,7 @@ async function predict(page, right) {
 }
 
 test('every gallery exercise: not passed as it starts, passed once solved through the controls; Enter checks', async () => {
-  const { page, context, errors } = await open('#v=1');
+  const { page, errors } = await open('#v=1');
   const ids = await page.locator('a[data-exercise]').evaluateAll((as) => as.map((a) => a.dataset.exercise));
   assert.ok(ids.length >= 12, `${ids.length} exercises in the gallery`);
   for (const id of ids) {
@@ -201,11 +201,10 @@ test('every gallery exercise: not passed as it starts, passed once solved throug
   await waitReady(page);
   assert.equal(await check(page), true);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('Build a head by keyboard: arrows move between cells, typing edits, a bad value is marked and not used', async () => {
-  const { page, context, errors } = await open('#v=1&ex=build-previous');
+  const { page, errors } = await open('#v=1&ex=build-previous');
   await page.locator('input[data-cell="p10.10"]').focus(); // the grid's tab stop: its last cell
   await page.keyboard.press('ArrowUp');
   await page.keyboard.press('ArrowLeft');
@@ -220,11 +219,10 @@ test('Build a head by keyboard: arrows move between cells, typing edits, a bad v
   // The score is the core's, redrawn after each edit.
   assert.match(await page.getByTestId('exercise-build-score').innerText(), /^Its previous-token score on this sentence: 0\.\d\d/);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('Make an exercise: the Embed dialog turns the view into a predict on a chosen head and row; the link holds no weights', async () => {
-  const { page, context, errors } = await open('#v=1&src=random&heads=2&kv=2&seed=3');
+  const { page, errors } = await open('#v=1&src=random&heads=2&kv=2&seed=3');
   await page.getByTestId('copy-embed').click();
   const snippet = () => page.getByTestId('embed-snippet').inputValue();
   assert.doesNotMatch(await snippet(), /ex=/);
@@ -253,7 +251,6 @@ test('Make an exercise: the Embed dialog turns the view into a predict on a chos
   await page.waitForFunction(() => !/ex=/.test(location.hash));
   assert.match(await page.evaluate(() => location.hash), /^#v=1&src=random&seed=3/);
   assert.deepEqual(errors, []);
-  await context.close();
 });
 
 test('a cross-origin host page records each check: the iframe snippet’s event and the custom element’s', async () => {
@@ -345,32 +342,28 @@ test('the host page of docs/exercises.md, as printed there, records a check from
 
 test('the exercise panel fits 233 and 375 px and a 960 × 540 slide in fit mode', async () => {
   for (const width of [233, 375]) {
-    const { page, context } = await open('#v=1&ex=predict-previous', { width, height: 800 }, '?embed=1');
+    const { page } = await open('#v=1&ex=predict-previous', { width, height: 800 }, '?embed=1');
     const f = await page.evaluate(frameFacts);
     assert.ok(f.scrollWidth <= f.clientWidth, `${width}px: no sideways scroll (${f.scrollWidth} > ${f.clientWidth})`);
     assert.equal(await page.getByTestId('exercise-check').isVisible(), true);
     assert.equal(await page.getByTestId('exercise-bar').count(), 9);
     await page.screenshot({ path: join(SHOTS, `exercise-predict-${width}.png`), fullPage: true });
-    await context.close();
     // A build exercise's grids scroll inside their own box.
     const b = await open('#v=1&ex=build-same-token', { width, height: 800 }, '?embed=1');
     const fb = await b.page.evaluate(frameFacts);
     assert.ok(fb.scrollWidth <= fb.clientWidth, `${width}px build: no sideways scroll (${fb.scrollWidth} > ${fb.clientWidth})`);
-    await b.context.close();
   }
   {
     // ?embed=1&ex=… (the exercise in the query): shown with the controls a fix needs.
-    const { page, context } = await open('#v=1', { width: 800, height: 700 }, '?embed=1&ex=fix-nan');
+    const { page } = await open('#v=1', { width: 800, height: 700 }, '?embed=1&ex=fix-nan');
     assert.match(await page.getByTestId('exercise-task').innerText(), /The first token is padding/);
     assert.equal(await page.locator('input[type=radio][value=finite]').isVisible(), true);
     assert.equal(await page.locator('#exercises-title').isVisible(), false);
-    await context.close();
   }
-  const { page, context } = await open('#v=1&ex=mask-window3', { width: 960, height: 540 }, '?embed=1&fit=1');
+  const { page } = await open('#v=1&ex=mask-window3', { width: 960, height: 540 }, '?embed=1&fit=1');
   const f = await page.evaluate(frameFacts);
   assert.ok(f.scrollWidth <= f.clientWidth, 'fit: no sideways scroll');
   const box = await page.getByTestId('exercise-check').boundingBox();
   assert.ok(box && box.y + box.height <= 540, 'fit: Check is inside the slide');
   await page.screenshot({ path: join(SHOTS, 'exercise-fit-960x540.png') });
-  await context.close();
 });
