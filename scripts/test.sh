@@ -117,12 +117,15 @@ full spawn "fuzz smoke (libFuzzer + ASan + UBSan, 55 s)" bash tests/fuzz/smoke.s
 spawn "C++ tests, wasm under Node (ctest)" cmake --workflow --preset wasm
 collect
 
-# 3. The browser module's JS API, its soak, the page's types and unit tests, the production build.
-spawn "JS API of the wasm module (node --test)" node --test --test-concurrency=2 tests/js/
-spawn "soak: 10 000 calls through the wasm module (node --test)" node --test tests/soak/
-spawn "TypeScript types (tsc --noEmit -p web)" npx --no-install tsc --noEmit -p web
+# 3. The page's unit tests and types, the soak, the production build, the browser module's JS API.
+#    vitest runs its files one at a time (one worker on two cores) and is the longest: it starts
+#    first, the one-core suites fill the other core beside it, and the JS API files (two at a
+#    time) come last, taking both cores once vitest ends.
 spawn "web unit tests (vitest)" npm run --silent test:web
+spawn "TypeScript types (tsc --noEmit -p web)" npx --no-install tsc --noEmit -p web
+spawn "soak: 10 000 calls through the wasm module (node --test)" node --test tests/soak/
 spawn "production build (vite)" npm run --silent build
+spawn "JS API of the wasm module (node --test)" node --test --test-concurrency=2 tests/js/
 collect
 
 # 4. The browser tests, three files at a time; the files that time the page run alone after them.
