@@ -106,8 +106,10 @@ test('a short timing run reports both exponents, exports them; Cancel stops a lo
   const pr = Number(await page.getByTestId('decode-exponent-recompute').getAttribute('data-value'));
   assert.ok(Number.isFinite(pc) && Number.isFinite(pr), `exponents ${pc}, ${pr}`);
   const e = await exportJson(page);
-  assert.equal(e.exponents.cached.toFixed(3), pc.toFixed(3));
-  assert.equal(e.exponents.recompute.toFixed(3), pr.toFixed(3));
+  // The page shows each exponent to 3 decimals (data-value); the export keeps it whole. Compared
+  // as numbers: an exponent of −0.0002 reads "-0.000" in the export and −0 → "0.000" on the page.
+  assert.ok(Math.abs(e.exponents.cached - pc) <= 5e-4, `${e.exponents.cached} vs ${pc}`);
+  assert.ok(Math.abs(e.exponents.recompute - pr) <= 5e-4, `${e.exponents.recompute} vs ${pr}`);
   assert.deepEqual(e.timing.map((r) => r.T), [64, 128, 256]);
   for (const r of e.timing) assert.ok(r.cachedMs > 0 && r.recomputeMs > 0, JSON.stringify(r));
   // The module's cache bytes for MHA / GQA / MQA equal 2 · L · H_kv · T · d_head · 4 at T = 256.
