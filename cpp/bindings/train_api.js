@@ -284,6 +284,26 @@
     return { previous: copy(r.previous), induction: copy(r.induction), duplicate: copy(r.duplicate),
       first: copy(r.first), roles: r.roles.slice() };
   };
+  // The text model's measures with the trainer's ablations (docs/train-api.md, "The text
+  // model's probe"): textLoss(windows) the mean next-token cross-entropy (nats) of W windows of
+  // seqLen tokens (row-major); makeProbe(candidates, rows, seed) the probe's (rows, 2n) tokens;
+  // probeScores(probe) its inContext (ceSecond - ceFirst) and per head (l*H + h) induction
+  // and previous.
+  Trainer.prototype.textLoss = function (windows) {
+    var w = int32s(windows, 'windows');
+    return unwrap(this._live().textLoss(w)).loss;
+  };
+  Trainer.prototype.makeProbe = function (candidates, rows, seed) {
+    var c = int32s(candidates, 'candidates');
+    if (!Number.isSafeInteger(rows)) fail('rows', 'rows must be a whole number');
+    var s = seedValue(seed, 'seed');
+    return copy(unwrap(this._live().makeProbe(c, rows, s)).tokens);
+  };
+  Trainer.prototype.probeScores = function (probe) {
+    var r = unwrap(this._live().probeScores(int32s(probe, 'probe')));
+    return { inContext: r.inContext, ceFirst: r.ceFirst, ceSecond: r.ceSecond,
+      induction: copy(r.induction), previous: copy(r.previous) };
+  };
   Trainer.prototype.sampleBatch = function () {
     var r = unwrap(this._live().sampleBatch());
     return { tokens: copy(r.tokens), lossMask: copy(r.lossMask) };

@@ -95,6 +95,9 @@ std::vector<T> vec(const val& a) {
 
 class TrainerHandle {
  public:
+  // The most windows (textLoss) and probe rows (probeScores, makeProbe) one call takes.
+  static constexpr std::size_t kMaxTextRows = 4096;
+
   // cfg: normalised by train_api.js (numbers, strings, booleans; scale null = 'sqrt';
   // weights null or a flat Float32Array in the documented order).
   val init(val o) {
@@ -271,6 +274,66 @@ class TrainerHandle {
       roles.call<void>("push", std::string(attn::tr::head_role_name(attn::tr::head_role(ts_, i))));
     }
     r.set("roles", roles);
+    return r;
+  }
+
+  // The text model's measures with the current ablations (Trainer::text_loss, probe_batch).
+  // Lengths are checked before the arrays are copied into the heap.
+  val textLoss(val windows) {
+    const double n = windows["length"].as<double>(),
+                 T = static_cast<double>(t_->config().model.seq_len);
+    if (n < T || n > kMaxTextRows * T) {
+      return error(attn::Status::Invalid(
+          "windows", "windows must hold 1 to " + std::to_string(kMaxTextRows) +
+                         " windows of seqLen (" + std::to_string(t_->config().model.seq_len) +
+                         ") tokens"));
+    }
+    double loss = 0;
+    attn::Status st = t_->text_loss(vec<std::int32_t>(windows), &loss);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("loss", loss);
+    return r;
+  }
+
+  val probeScores(val probe) {
+    const double n = probe["length"].as<double>(),
+                 t = 2.0 * static_cast<double>(attn::tr::probe_length(t_->config().model.seq_len));
+    if (n < t || n > kMaxTextRows * t) {
+      return error(attn::Status::Invalid("probe", "probe must hold 1 to " +
+                                                      std::to_string(kMaxTextRows) +
+                                                      " rows of 2n tokens (makeProbe's layout)"));
+    }
+    attn::tr::ProbeScores ps;
+    attn::Status st = t_->probe_batch(vec<std::int32_t>(probe), &ps);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("inContext", ps.in_context);
+    r.set("ceFirst", ps.ce_first);
+    r.set("ceSecond", ps.ce_second);
+    pv_ = ps.induction;
+    pv_.insert(pv_.end(), ps.previous.begin(), ps.previous.end());
+    const std::size_t lh = ps.induction.size();
+    r.set("induction", view(pv_.data(), lh));
+    r.set("previous", view(pv_.data() + lh, lh));
+    return r;
+  }
+
+  // attn::tr::make_probe for this trainer's vocab and seqLen: (rows, 2n) tokens.
+  val makeProbe(val candidates, double rows, double seed) {
+    if (candidates["length"].as<double>() > static_cast<double>(t_->config().model.vocab)) {
+      return error(attn::Status::Invalid("candidates", "candidates must hold at most vocab ids"));
+    }
+    if (!(rows >= 1 && rows <= kMaxTextRows)) {
+      return error(attn::Status::Invalid(
+          "rows", "rows must be a whole number from 1 to " + std::to_string(kMaxTextRows)));
+    }
+    attn::Status st = attn::tr::make_probe(t_->config().model, vec<std::int32_t>(candidates),
+                                           static_cast<std::size_t>(rows),
+                                           static_cast<std::uint64_t>(seed), &tok_);
+    if (!st.ok()) return error(st);
+    val r = ok();
+    r.set("tokens", view(tok_.data(), tok_.size()));
     return r;
   }
 
@@ -532,7 +595,7 @@ class TrainerHandle {
   attn::tr::TextHeadScores ts_;
   attn::tr::Diagnostics dg_;
   std::vector<float> f_, w_, g_, qkv_;
-  std::vector<double> sg_, wqn_;
+  std::vector<double> sg_, wqn_, pv_;
   std::vector<std::int32_t> tok_, top_ids_;
   std::vector<float> top_probs_;
   std::vector<std::uint8_t> mask_;
@@ -636,6 +699,9 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .function("diagnostics", &TrainerHandle::diagnostics)
       .function("attention", &TrainerHandle::attention)
       .function("textScores", &TrainerHandle::textScores)
+      .function("textLoss", &TrainerHandle::textLoss)
+      .function("probeScores", &TrainerHandle::probeScores)
+      .function("makeProbe", &TrainerHandle::makeProbe)
       .function("sampleBatch", &TrainerHandle::sampleBatch)
       .function("lossAndGradients", &TrainerHandle::lossAndGradients)
       .function("trainOn", &TrainerHandle::trainOn)

@@ -223,10 +223,20 @@ int run(int argc, char** argv) {
   trj["machine"] = machine_string();
   double bigram_lam = 0;
   const double bigram = bigram_loss(corpus.train, mc.vocab, eval_tokens, T, &bigram_lam);
+  // The held-out windows as text (unknown characters as the unknown symbol, which the
+  // tokenizer maps back to its id): a reader measures heldOutLoss on the same targets.
+  ojson window_text = ojson::array();
+  for (std::size_t w = 0; w < o.eval_windows; ++w) {
+    std::string text;
+    for (std::size_t i = 0; i < T; ++i)
+      text += utf8_of(corpus.symbols[static_cast<std::size_t>(eval_tokens[w * T + i])]);
+    window_text.push_back(std::move(text));
+  }
   const ojson evaluation = {
       {"windows", o.eval_windows},
       {"offsets", "floor(i * (heldOutTokens - seqLen) / (windows - 1))"},
       {"targetsPerWindow", T - 1},
+      {"windowText", window_text},
       {"bigramLoss", bigram},
       {"bigram",
        {{"lambda", bigram_lam},

@@ -258,3 +258,62 @@ TEST_CASE("probe - Trainer::text_scores: the trainer's weights and ablations, it
   CHECK(t->text_scores({-1, 2}, &b).field == "tokens");
   REQUIRE(t->text_scores(text, &b).ok());  // still usable
 }
+
+TEST_CASE(
+    "probe - Trainer::text_loss and probe_batch with a knocked-out head match the NumPy oracle",
+    "[probe][oracle]") {
+  const auto fx = fixtures::load("probe.json");
+  double worst = 0;
+  for (const auto& c : fx.at("cases")) {
+    const std::string name = c.at("name");
+    INFO(name);
+    const auto& ab = c.at("ablated");
+    attn::tr::TrainerConfig tc;
+    tc.task = attn::tr::Task::kRandom;
+    tc.model = model_fx::config(c);
+    tc.batch = 1;
+    const auto p = model_fx::flat<float>(c.at("params"), true);
+    std::unique_ptr<attn::tr::Trainer> t;
+    REQUIRE(attn::tr::Trainer::create(tc, &p, &t).ok());
+    const auto windows = ab.at("windows").get<std::vector<std::int32_t>>();
+    const auto rel = [](double a, double b) {
+      return std::abs(a - b) / std::max(1.0, std::abs(b));
+    };
+    double loss = 0;
+    REQUIRE(t->text_loss(windows, &loss).ok());
+    CHECK(rel(loss, ab.at("windowLoss")) <= 2e-5);
+    worst = std::max(worst, rel(loss, ab.at("windowLoss")));
+    // Knock out head (0, 0): the loss and the probe's scores move as NumPy's do. 37 probe rows:
+    // three forwards of Trainer::kTextChunk rows.
+    REQUIRE(t->set_ablation(0, 0, true).ok());
+    REQUIRE(t->text_loss(windows, &loss).ok());
+    CHECK(rel(loss, ab.at("windowLossAblated")) <= 2e-5);
+    worst = std::max(worst, rel(loss, ab.at("windowLossAblated")));
+    std::vector<std::int32_t> probe;
+    REQUIRE(attn::tr::make_probe(tc.model, c.at("candidates").get<std::vector<std::int32_t>>(),
+                                 ab.at("probeRows"), c.at("seed").get<std::uint64_t>(), &probe)
+                .ok());
+    attn::tr::ProbeScores s;
+    REQUIRE(t->probe_batch(probe, &s).ok());
+    CHECK(rel(s.in_context, ab.at("inContext")) <= 2e-5);
+    CHECK(rel(s.ce_first, ab.at("ceFirst")) <= 2e-5);
+    CHECK(probe_rel_diff(s.induction, fixtures::vec<double>(ab.at("induction"))) <= 2e-5);
+    CHECK(probe_rel_diff(s.previous, fixtures::vec<double>(ab.at("previous"))) <= 2e-5);
+    worst = std::max(worst, rel(s.in_context, ab.at("inContext")));
+    // Errors: a partial window, a partial probe row, an id outside the vocabulary.
+    CHECK(t->text_loss({}, &loss).field == "windows");
+    CHECK(
+        t->text_loss(std::vector<std::int32_t>(windows.begin(), windows.end() - 1), &loss).field ==
+        "windows");
+    auto bad = windows;
+    bad[3] = static_cast<std::int32_t>(tc.model.vocab);
+    CHECK_FALSE(t->text_loss(bad, &loss).ok());
+    CHECK(t->probe_batch(std::vector<std::int32_t>(probe.begin(), probe.end() - 1), &s).field ==
+          "probe");
+    auto badp = probe;
+    badp[0] = -1;
+    CHECK_FALSE(t->probe_batch(badp, &s).ok());
+    REQUIRE(t->text_loss(windows, &loss).ok());  // still usable
+  }
+  WARN("Trainer::text_loss / probe_batch (float32) vs NumPy: max relative delta " << worst);
+}

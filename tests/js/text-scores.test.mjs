@@ -104,3 +104,43 @@ test('textScores: bad tokens name the field; the instance keeps working', async 
   tr.delete();
   throwsField(lib, () => tr.textScores(good), 'trainer', 'after delete()');
 });
+
+test('textLoss, makeProbe and probeScores with a knocked-out head match the NumPy oracle; bad input names its field', async () => {
+  const lib = await loadTrain();
+  const fx = loadFixture('probe.json');
+  const rel = (a, b) => Math.abs(a - b) / Math.max(1, Math.abs(b));
+  for (const c of fx.cases) {
+    const tr = probeTrainer(lib, c);
+    const ab = c.ablated;
+    const windows = Int32Array.from(ab.windows);
+    assert.ok(rel(tr.textLoss(windows), ab.windowLoss) <= 2e-5, `${c.name}: intact loss`);
+    tr.setAblation(0, 0, true);
+    assert.ok(rel(tr.textLoss(windows), ab.windowLossAblated) <= 2e-5, `${c.name}: ablated loss`);
+    // A seed past 2^53 (one case has 2^63 + 7) cannot be a JS number: the API refuses it.
+    if (!Number.isSafeInteger(c.seed)) {
+      throwsField(lib, () => tr.makeProbe(c.candidates, 2, c.seed), 'seed', `${c.name}: seed`);
+      tr.delete();
+      continue;
+    }
+    // The case's own rows: makeProbe draws the documented tokens.
+    assert.deepEqual([...tr.makeProbe(c.candidates, c.count, c.seed)], c.probe);
+    const probe = tr.makeProbe(c.candidates, ab.probeRows, c.seed);
+    const s = tr.probeScores(probe);
+    assert.ok(rel(s.inContext, ab.inContext) <= 2e-5, `${c.name}: inContext ${s.inContext} vs ${ab.inContext}`);
+    assert.ok(rel(s.ceSecond - s.ceFirst, s.inContext) <= 1e-12);
+    assert.ok(s.induction instanceof Float64Array && relDiff(s.induction, ab.induction) <= 2e-5, `${c.name}: induction`);
+    assert.ok(relDiff(s.previous, ab.previous) <= 2e-5, `${c.name}: previous`);
+    tr.setAblation(0, 0, false);
+    // Bad input: an AttnError naming the argument, the trainer still usable.
+    throwsField(lib, () => tr.textLoss(windows.subarray(1)), 'windows', `${c.name}: windows`);
+    throwsField(lib, () => tr.textLoss(new Int32Array(0)), 'windows', `${c.name}: windows`);
+    throwsField(lib, () => tr.probeScores(probe.subarray(1)), 'probe', `${c.name}: probe`);
+    throwsField(lib, () => tr.makeProbe([], 2, 0), 'candidates', `${c.name}: candidates`);
+    throwsField(lib, () => tr.makeProbe([c.config.vocab], 2, 0), 'candidates', `${c.name}: candidates`);
+    throwsField(lib, () => tr.makeProbe(c.candidates, 0, 0), 'rows', `${c.name}: rows`);
+    throwsField(lib, () => tr.makeProbe(c.candidates, 1e9, 0), 'rows', `${c.name}: rows`);
+    throwsField(lib, () => tr.makeProbe(c.candidates, 2, -1), 'seed', `${c.name}: seed`);
+    assert.ok(rel(tr.textLoss(windows), ab.windowLoss) <= 2e-5);
+    tr.delete();
+  }
+});

@@ -70,8 +70,9 @@ def make_params(rng, cfg, std):
     return p
 
 
-def forward(cfg, p, tokens):
-    """tokens (B, t) -> logits (B, t, V) and per layer the weights (B, H, t, t), float64."""
+def forward(cfg, p, tokens, ablate=()):
+    """tokens (B, t) -> logits (B, t, V) and per layer the weights (B, H, t, t), float64.
+    ablate: (layer, head) pairs whose output is zeroed (their weights are still formed)."""
     B, t = tokens.shape
     D, H, Hkv = cfg["dModel"], cfg["heads"], cfg["kvHeads"]
     dh, grp = D // H, H // Hkv
@@ -82,7 +83,7 @@ def forward(cfg, p, tokens):
         x = x + P
     causal = np.tril(np.ones((t, t), dtype=bool))
     weights = []
-    for L in p["layers"]:
+    for li, L in enumerate(p["layers"]):
         xqk = x + P if cfg["positional"] == "shortformer" else x
         q = (xqk @ d64(L["wq"])).reshape(B, t, H, dh).transpose(0, 2, 1, 3)
         k = (xqk @ d64(L["wk"])).reshape(B, t, Hkv, dh).transpose(0, 2, 1, 3)
@@ -93,7 +94,11 @@ def forward(cfg, p, tokens):
         e = np.exp(s - s.max(-1, keepdims=True))
         a = e / e.sum(-1, keepdims=True)
         weights.append(a)
-        z = (a @ v).transpose(0, 2, 1, 3).reshape(B, t, H * dh)
+        o = a @ v
+        for (al, ah) in ablate:
+            if al == li:
+                o[:, ah] = 0.0
+        z = o.transpose(0, 2, 1, 3).reshape(B, t, H * dh)
         x = x + z @ d64(L["wo"])
     if p["lnGain"] is not None:
         mu = x.mean(-1, keepdims=True)
@@ -107,10 +112,10 @@ def cross_entropy(logits, target):
     return m + np.log(np.exp(logits - m).sum()) - logits[target]
 
 
-def probe_scores(cfg, p, probe):
+def probe_scores(cfg, p, probe, ablate=()):
     count, t = probe.shape
     n = t // 2
-    logits, weights = forward(cfg, p, probe)
+    logits, weights = forward(cfg, p, probe, ablate)
     ce = np.array([[cross_entropy(logits[b, j - 1], probe[b, j]) for j in range(1, t)]
                    for b in range(count)])  # ce[:, j-1]: target j
     first = ce[:, 0:n - 1].mean()          # targets 1 .. n-1
@@ -177,9 +182,20 @@ def params_json(p):
             "lnGain": one(p["lnGain"]), "lnBias": one(p["lnBias"]), "unembed": one(p["unembed"])}
 
 
+def window_loss(cfg, p, windows, ablate=()):
+    """Mean cross-entropy of every next-token target of windows (W, seqLen) (Trainer::text_loss)."""
+    logits, _ = forward(cfg, p, windows, ablate)
+    W, t = windows.shape
+    return float(np.mean([cross_entropy(logits[b, j - 1], windows[b, j]) for b in range(W) for j in range(1, t)]))
+
+
 def case(name, cfg, candidates, count, seed, texts, std=0.6):
     rng = case_rng(name)
     p = make_params(rng, cfg, std)
+    # 20 windows: more than the 16 Trainer::text_loss runs per forward. Drawn after the weights,
+    # so the weights stay those of the cases before the windows were added.
+    windows = rng.integers(0, cfg["vocab"], size=(20, cfg["seqLen"]))
+    long_probe = make_probe(candidates, cfg["seqLen"], 37, seed)  # 37 rows: 3 forwards of 16
     probe = make_probe(candidates, cfg["seqLen"], count, seed)
     first, second, induction, previous = probe_scores(cfg, p, probe)
     out = {"name": name, "config": cfg, "params": params_json(p),
@@ -187,6 +203,15 @@ def case(name, cfg, candidates, count, seed, texts, std=0.6):
            "probe": probe.ravel().tolist(),
            "ceFirst": float(first), "ceSecond": float(second), "inContext": float(second - first),
            "induction": f64_list(induction), "previous": f64_list(previous), "texts": []}
+    # Head (0, 0) knocked out (its output zeroed): what the text tab's knock-out measures.
+    ab = ((0, 0),)
+    f37, s37, ind37, prev37 = probe_scores(cfg, p, long_probe, ab)
+    out["ablated"] = {"heads": [[0, 0]], "windows": windows.ravel().tolist(),
+                      "windowLoss": window_loss(cfg, p, windows),
+                      "windowLossAblated": window_loss(cfg, p, windows, ab),
+                      "probeRows": 37, "ceFirst": float(f37), "ceSecond": float(s37),
+                      "inContext": float(s37 - f37), "induction": f64_list(ind37),
+                      "previous": f64_list(prev37)}
     for tokens in texts:
         prev, dup, fst, ind = text_scores(cfg, p, tokens)
         out["texts"].append({"tokens": tokens, "previous": f64_list(prev),

@@ -8,7 +8,9 @@
              SHA-256 as little-endian uint32, count, unknown count, first and last 64;
     softmax: log-softmax (float64) and the top 5 (ties: smaller id) of float32 logit rows;
     f16:     float16 statistics of tests/fixtures/text-model/step-00000024.f16.npz (below);
-    f32:     the same statistics of the float32 checkpoint it was cast from.
+    f32:     the same statistics of the float32 checkpoint it was cast from;
+    knockout: the fixture model's last checkpoint, intact and with L1 H2 knocked out: held-out
+             loss on model.json's windowText, in-context score on its probe (NumPy float64).
   tests/fixtures/text-model/step-00000024.f16.npz
     the tiny fixture model's last checkpoint (attn_train_text --quick, float32) cast to float16,
     written as numpy.savez does (stored .npy entries) with a fixed timestamp.
@@ -126,13 +128,41 @@ def same(a, b, where="$"):
     return None if a == b and type(a) is type(b) else where
 
 
+def knockout():
+    """The fixture model's last checkpoint with head (layer 0, head 1) knocked out (its output
+    zeroed): the held-out loss on model.json's windowText and the in-context score on the probe
+    model.json describes (SplitMix64 draws from candidateIds), intact and knocked out, float64."""
+    sys.path.insert(0, HERE)
+    import gen_probe_fixtures as gp
+    with open(os.path.join(MODEL, "model.json"), encoding="utf-8") as f:
+        meta = json.load(f)
+    c, ck, pr = meta["config"], meta["checkpoints"][-1], meta["probe"]
+    syms = meta["tokenizer"]["symbols"]
+    ids = {s: i for i, s in enumerate(syms)}
+    unk = ids[meta["tokenizer"]["unknown"]]
+    windows = np.array([[ids.get(ch, unk) for ch in w] for w in meta["evaluation"]["windowText"]])
+    with np.load(os.path.join(MODEL, ck["file"])) as z:
+        w = {k: z[k] for k in z.files}
+    cfg = {"dModel": c["dModel"], "heads": c["heads"], "kvHeads": c.get("kvHeads") or c["heads"],
+           "positional": c["positional"]}
+    p = {"embed": w["embed"], "pos": w.get("pos"), "unembed": w["unembed"],
+         "lnGain": w.get("ln_gain"), "lnBias": w.get("ln_bias"),
+         "layers": [{k: w["layers.%d.%s" % (l, k)] for k in ("wq", "wk", "wv", "wo")} for l in range(c["layers"])]}
+    probe = gp.make_probe(pr["candidateIds"], c["seqLen"], pr["rows"], pr["seed"])
+    out = {"checkpoint": ck["step"], "heads": [[0, 1]], "windows": len(windows), "probeRows": pr["rows"]}
+    for name, ab in (("intact", ()), ("knockedOut", ((0, 1),))):
+        first, second, _, _ = gp.probe_scores(cfg, p, probe, ab)
+        out[name] = {"heldOutLoss": gp.window_loss(cfg, p, windows, ab), "inContext": float(second - first)}
+    return out
+
+
 def main():
     check = "--check" in sys.argv[1:]
     data = f16_bytes()
     f32 = os.path.join(MODEL, "step-00000024.npz")
     with open(f32, "rb") as f:
         f32_data = f.read()
-    text = json.dumps({"tokens": tokens(), "softmax": softmax_cases(),
+    text = json.dumps({"tokens": tokens(), "softmax": softmax_cases(), "knockout": knockout(),
                        "f16": {"file": os.path.basename(F16), "arrays": stats(data, np.float16)},
                        "f32": {"file": os.path.basename(f32), "arrays": stats(f32_data, np.float32)}},
                       indent=1) + "\n"

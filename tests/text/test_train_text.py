@@ -276,6 +276,8 @@ class TrainText(unittest.TestCase):
         L = len(self.held_ids)
         offs = [0] if n == 1 else [i * (L - T) // (n - 1) for i in range(n)]
         windows = np.stack([self.held_ids[o:o + T] for o in offs])
+        # windowText: the same windows as text (the unknown symbol standing for itself).
+        self.assertEqual(m["evaluation"]["windowText"], ["".join(self.syms[i] for i in w) for w in windows])
         for c in m["checkpoints"]:
             with np.load(os.path.join(self.runs[name], c["file"])) as w:
                 self.assertEqual(sorted(w.files), sorted(shapes), c["file"])
@@ -407,6 +409,8 @@ class TrainText(unittest.TestCase):
         self.assertEqual(len(cands), len(self.syms) - 1)
         self.assertEqual(self.syms[cands[0]], " ")
         self.assertEqual((p["rows"], p["seed"], p["n"], p["candidates"]), (rows, 0, n, len(cands)))
+        # The ids a reader redraws the probe from (the page's knock-out measures), in this order.
+        self.assertEqual(p["candidateIds"], [int(i) for i in cands])
         probe = draw_probe(cands, rows, n, 0)
         with np.load(os.path.join(self.runs[name], c["file"])) as w:
             ce1, ce2, ind, prev = probe_metrics(w, cfg, probe, n)

@@ -123,8 +123,21 @@ describe('model.json', () => {
     );
   });
 
-  it('reads the trainer’s targets (none in the fixture: an older model.json)', () => {
-    expect(INFO.targets).toEqual([]);
+  it('reads the trainer’s targets, held-out windows and probe; an older model.json without them reads too', () => {
+    const j = modelJson() as Record<string, any>;
+    expect(INFO.targets).toEqual(j.targets);
+    expect(INFO.targets.map((t) => t.name)).toEqual(['heldOut', 'inContext', 'induction', 'previous', 'phaseChange']);
+    expect(INFO.heldOutWindows).toEqual(j.evaluation.windowText);
+    expect(INFO.heldOutWindows!.length).toBe(j.evaluation.windows);
+    expect(INFO.probe).toEqual({ rows: j.probe.rows, seed: j.probe.seed, candidateIds: j.probe.candidateIds });
+    const older = parseModelJson(
+      jsonWith((o) => {
+        delete o.targets;
+        delete o.evaluation.windowText;
+        delete o.probe.candidateIds;
+      }),
+    );
+    expect([older.targets, older.heldOutWindows, older.probe]).toEqual([[], null, null]);
     expect(INFO.repeat).toBe(0); // --quick trains on pure text
     expect(parseModelJson(jsonWith((j) => (j.training.repeat = 0.5))).repeat).toBe(0.5);
     const t = [
@@ -162,6 +175,11 @@ describe('model.json', () => {
     ['a probe grid of the wrong size', jsonWith((j) => j.checkpoints[0].heads.induction[1].pop()), /checkpoints\[0\]\.heads\.induction\[1\]: must be a list of 2 numbers/],
     ['a note that is not text', jsonWith((j) => (j.shippedNote = 5)), /shippedNote: must be text/],
     ['a repeat fraction of 2', jsonWith((j) => (j.training.repeat = 2)), /training\.repeat: must be a fraction/],
+    ['a held-out window one character short', jsonWith((j) => (j.evaluation.windowText[3] = j.evaluation.windowText[3].slice(1))), /evaluation\.windowText\[3\]: must be a text of 32 characters/],
+    ['held-out windows that are not a list', jsonWith((j) => (j.evaluation.windowText = 'abc')), /evaluation\.windowText: must be a list of 1 to 4096 texts/],
+    ['a probe candidate outside the vocabulary', jsonWith((j) => (j.probe.candidateIds[2] = 91)), /probe\.candidateIds\[2\]: must be a token id from 0 to 90/],
+    ['a probe of a billion rows', jsonWith((j) => (j.probe.rows = 1e9)), /probe\.rows: must be a whole number from 1 to 4096/],
+    ['a probe seed past 2^53', jsonWith((j) => (j.probe.seed = 2 ** 60)), /probe\.seed: must be a whole number/],
     ['targets that are not a list', jsonWith((j) => (j.targets = { a: 1 })), /^model\.json: targets: must be a list/],
     ['a target met = "yes"', jsonWith((j) => (j.targets = [{ name: 'a', want: 'b', got: 1, met: 'yes' }])), /targets\[0\]\.met: must be true or false/],
     ['a target got = NaN text', jsonWith((j) => (j.targets = [{ name: 'a', want: 'b', got: 'NaN', met: false }])), /targets\[0\]\.got: must be a finite number or null/],

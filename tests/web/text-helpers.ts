@@ -46,6 +46,14 @@ export interface TextViewFixture {
   softmax: { logits: number[]; logSoftmax: number[]; top: { id: number; p: number }[] }[];
   f16: { file: string; arrays: Record<string, ArrayStats> };
   f32: { file: string; arrays: Record<string, ArrayStats> };
+  knockout: {
+    checkpoint: number;
+    heads: number[][];
+    windows: number;
+    probeRows: number;
+    intact: { heldOutLoss: number; inContext: number };
+    knockedOut: { heldOutLoss: number; inContext: number };
+  };
 }
 export const REF = JSON.parse(
   new TextDecoder().decode(fs.readFileSync(new URL('../fixtures/text-view.json', import.meta.url))),

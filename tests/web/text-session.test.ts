@@ -11,7 +11,7 @@ import { TextSession, continuationPlan, type TextBackend } from '../../web/src/t
 import { CharTokenizer } from '../../web/src/text/tokenizer';
 import { nextLogprobs, meanSurprise } from '../../web/src/text/next';
 import { DEFAULT_TEXT } from '../../web/src/text/state';
-import { fixtureSource, heldOutText, modelBytes, modelJson, modelText } from './text-helpers';
+import { REF, fixtureSource, heldOutText, modelBytes, modelJson, modelText } from './text-helpers';
 
 let lib: AttnTrainLib;
 beforeAll(async () => {
@@ -36,6 +36,7 @@ function backend(): TextBackend & { runner: TextRunner } {
     },
     run: async (_key, ids, ablated) => runner.run(ids, ablated),
     generate: async (_key, ids, n, opts, ablated) => runner.generate(ids, n, opts, ablated),
+    measure: async (_key, windows, probe, ablated) => runner.measure(windows, probe, ablated),
   };
 }
 
@@ -174,6 +175,39 @@ describe('the session', () => {
     await settle();
     expect(s.result!.intactLogprobs).toBeNull();
     expect(Array.from(s.result!.logprobs)).toEqual(Array.from(intact.logprobs));
+  });
+
+  it('a knock-out is measured on the held-out windows and the probe of model.json, as NumPy measures it', async () => {
+    const ko = REF.knockout;
+    const { s, settle } = session();
+    s.setInputs({ text: 'the cat sat; the cat sat', ckpt: -1, head: '1.1' });
+    await settle();
+    expect(s.result!.measures).toBeNull();
+    expect(s.exportData()!.knockout).toBeNull();
+    s.toggleAblation(0, 1);
+    await settle();
+    const m = s.result!.measures!;
+    expect(s.result!.checkpoint.step).toBe(ko.checkpoint);
+    expect([m.windows, m.probeRows]).toEqual([ko.windows, ko.probeRows]);
+    const rel = (a: number, b: number) => Math.abs(a - b) / Math.max(1, Math.abs(b));
+    // float32 forward in the module against NumPy's float64 (measured ~1e-8).
+    for (const [got, want] of [
+      [m.intact.heldOutLoss, ko.intact.heldOutLoss],
+      [m.ablated.heldOutLoss, ko.knockedOut.heldOutLoss],
+      [m.intact.inContext, ko.intact.inContext],
+      [m.ablated.inContext, ko.knockedOut.inContext],
+    ])
+      expect(rel(got, want)).toBeLessThan(1e-5);
+    // The intact figures are the trainer's for this checkpoint.
+    expect(rel(m.intact.heldOutLoss, s.result!.checkpoint.heldOutLoss!)).toBeLessThan(1e-6);
+    expect(rel(m.intact.inContext, s.result!.checkpoint.inContext!)).toBeLessThan(1e-5);
+    const e = s.exportData()!.knockout!;
+    expect(e.heldOutLoss).toEqual({ intact: m.intact.heldOutLoss, knockedOut: m.ablated.heldOutLoss });
+    expect(e.inContext).toEqual({ intact: m.intact.inContext, knockedOut: m.ablated.inContext });
+    // Another text with the same knock-out: the measures do not depend on it (kept, not rerun).
+    s.setInputs({ text: 'a different text', ckpt: -1, head: '1.1' });
+    await settle();
+    expect(s.result!.measures).toBe(m);
   });
 
   it('one character: no scores and nothing predicted; no text: no result', async () => {

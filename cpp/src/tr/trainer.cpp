@@ -481,6 +481,75 @@ Status Trainer::text_scores(const std::vector<std::int32_t>& tokens, TextHeadSco
   return text_head_scores(c_.model, params_->data(), tokens.data(), t, ablate_.data(), &ws_, out);
 }
 
+Status Trainer::text_loss(const std::vector<std::int32_t>& windows, double* loss) {
+  const std::size_t T = c_.model.seq_len, W = windows.size() / T;
+  if (W < 1 || windows.size() % T != 0) {
+    return Status::Invalid("windows", "windows must hold a whole number (>= 1) of seqLen (" +
+                                          std::to_string(T) + ") tokens");
+  }
+  const std::vector<std::uint8_t> mask(kTextChunk * T, 1);
+  double sum = 0;
+  std::size_t count = 0;
+  for (std::size_t w0 = 0; w0 < W; w0 += kTextChunk) {
+    const std::size_t rows = std::min(kTextChunk, W - w0);
+    RunOptions ro;
+    ro.ablate = ablate_.data();
+    ro.loss_norm = 1;  // the chunk's sum
+    double s = 0;
+    std::size_t n = 0;
+    Status st = forward_backward(c_.model, params_->data(), windows.data() + w0 * T, mask.data(),
+                                 rows, T, ro, &ws_, static_cast<float*>(nullptr), &s, &n);
+    if (!st.ok()) return st;
+    sum += s;
+    count += n;
+  }
+  *loss = sum / static_cast<double>(count);
+  return Status::Ok();
+}
+
+Status Trainer::probe_batch(const std::vector<std::int32_t>& probe, ProbeScores* out) {
+  const std::size_t n = probe_length(c_.model.seq_len), t = 2 * n;
+  if (n < 2) {
+    return Status::Invalid(
+        "seqLen", "the probe needs seqLen >= 4 (got " + std::to_string(c_.model.seq_len) + ")");
+  }
+  const std::size_t rows = probe.size() / t;
+  if (rows < 1 || probe.size() % t != 0) {
+    return Status::Invalid("probe", "probe must hold a whole number (>= 1) of rows of 2n = " +
+                                        std::to_string(t) + " tokens");
+  }
+  Status st = check_weights_cap(c_.model, std::min(kTextChunk, rows), t);
+  if (!st.ok()) return st;
+  const std::size_t LH = c_.model.layers * c_.model.heads;
+  ProbeScores sum;
+  sum.induction.assign(LH, 0.0);
+  sum.previous.assign(LH, 0.0);
+  for (std::size_t r0 = 0; r0 < rows; r0 += kTextChunk) {
+    const std::size_t count = std::min(kTextChunk, rows - r0);
+    ProbeScores ps;
+    st = probe_scores(c_.model, params_->data(), probe.data() + r0 * t, count, ablate_.data(), &ws_,
+                      &ps);
+    if (!st.ok()) return st;
+    const double w = static_cast<double>(count);  // every row has as many targets and queries
+    sum.ce_first += ps.ce_first * w;
+    sum.ce_second += ps.ce_second * w;
+    for (std::size_t i = 0; i < LH; ++i) {
+      sum.induction[i] += ps.induction[i] * w;
+      sum.previous[i] += ps.previous[i] * w;
+    }
+  }
+  const double all = static_cast<double>(rows);
+  sum.ce_first /= all;
+  sum.ce_second /= all;
+  sum.in_context = sum.ce_second - sum.ce_first;
+  for (std::size_t i = 0; i < LH; ++i) {
+    sum.induction[i] /= all;
+    sum.previous[i] /= all;
+  }
+  *out = std::move(sum);
+  return Status::Ok();
+}
+
 Status Trainer::sample_batch(std::vector<std::int32_t>* tokens, std::vector<std::uint8_t>* mask) {
   if (!task_status_.ok()) return task_status_;
   const std::size_t n = c_.batch * c_.model.seq_len;

@@ -64,6 +64,8 @@ ojson probe_json(const TextProbe& probe) {
           {"seed", kProbeSeed},
           {"n", probe.n},
           {"candidates", probe.candidates.size()},
+          // The candidates in make_probe's order: a reader (the page) draws the same probe.
+          {"candidateIds", probe.candidates},
           {"chunkRows", kProbeChunk},
           {"definition",
            "attn::tr::make_probe: rows [r, r] of 2n tokens, r drawn with replacement from the "

@@ -2,7 +2,7 @@
 // its reply as a promise. A Worker that fails is dropped; the next request starts another.
 import type { TextWeights } from './model-files';
 import type { TextReply, TextRequest } from './protocol';
-import type { GenOptions, GenRun, RoleTable, TextRun } from './runner';
+import type { AblationMeasures, GenOptions, GenRun, ProbeSpec, RoleTable, TextRun } from './runner';
 import type { TextBackend } from './session';
 import { workerBlockedMessage } from '../wasm/core-build';
 
@@ -85,6 +85,17 @@ export class TextClient implements TextBackend {
     const r = await this.ask({ kind: 'generate', id: this.nextId++, key, ids: ids.slice(), n, opts, ablated });
     if (r.kind !== 'generated') throw new TextWorkerError('unexpected reply', null);
     return r.gen;
+  }
+
+  async measure(
+    key: string,
+    windows: Int32Array,
+    probe: ProbeSpec,
+    ablated: [number, number][],
+  ): Promise<AblationMeasures> {
+    const r = await this.ask({ kind: 'measure', id: this.nextId++, key, windows, probe, ablated });
+    if (r.kind !== 'measured') throw new TextWorkerError('unexpected reply', null);
+    return r.measures;
   }
 
   stop(reason = 'stopped'): void {

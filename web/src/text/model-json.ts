@@ -30,6 +30,8 @@ export const MODEL_FILE_LIMITS = {
   maxCheckpoints: 1000,
   maxNpyHeader: 4096,
   maxNoteChars: 2000,
+  /** Held-out windows and probe rows a knock-out is measured on (the core's cap per call). */
+  maxWindows: 4096,
 } as const;
 const LIM = MODEL_FILE_LIMITS;
 
@@ -87,6 +89,12 @@ export interface TextModelInfo {
   targets: TextTarget[];
   /** model.json's `corpus`, when it names its package and split (else null). */
   corpus: { package: string; version: string; train: string; heldOut: string } | null;
+  /** The trainer's held-out windows as text (evaluation.windowText; null without): what a
+   *  knock-out's held-out loss is measured on. */
+  heldOutWindows: string[] | null;
+  /** How the trainer drew its probe (model.json's probe: rows, seed, candidateIds; null
+   *  without): the page draws the same one with the core's makeProbe. */
+  probe: { rows: number; seed: number; candidateIds: number[] } | null;
 }
 
 // ---------------------------------------------------------------- model.json
@@ -224,7 +232,39 @@ export function parseModelJson(text: string, file = 'model.json'): TextModelInfo
     repeat: typeof rep === 'number' ? rep : null,
     targets,
     corpus: corpusOf(j.corpus),
+    heldOutWindows: windowsOf(j.evaluation, seqLen, fail),
+    probe: probeOf(j.probe, vocab, fail),
   };
+}
+
+/** evaluation.windowText: at most maxWindows texts of exactly seqLen characters (code points). */
+function windowsOf(e: unknown, seqLen: number, fail: (field: string, detail: string) => never): string[] | null {
+  if (!isObj(e) || e.windowText === undefined || e.windowText === null) return null;
+  const w = e.windowText;
+  if (!Array.isArray(w) || w.length < 1 || w.length > LIM.maxWindows)
+    return fail('evaluation.windowText', `must be a list of 1 to ${LIM.maxWindows} texts`);
+  w.forEach((x, i) => {
+    if (typeof x !== 'string' || x.length > 2 * seqLen || Array.from(x).length !== seqLen)
+      fail(`evaluation.windowText[${i}]`, `must be a text of ${seqLen} characters (config.seqLen)`);
+  });
+  return w as string[];
+}
+
+/** probe: { rows, seed, candidateIds } when candidateIds is there (older files have only a count). */
+function probeOf(p: unknown, vocab: number, fail: (field: string, detail: string) => never): TextModelInfo['probe'] {
+  if (!isObj(p) || p.candidateIds === undefined || p.candidateIds === null) return null;
+  const { rows, seed, candidateIds: ids } = p;
+  if (typeof rows !== 'number' || !Number.isInteger(rows) || rows < 1 || rows > LIM.maxWindows)
+    fail('probe.rows', `must be a whole number from 1 to ${LIM.maxWindows} (got ${short(rows)})`);
+  if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0)
+    fail('probe.seed', `must be a whole number from 0 to 2^53 − 1 (got ${short(seed)})`);
+  if (!Array.isArray(ids) || ids.length < 1 || ids.length > vocab)
+    return fail('probe.candidateIds', `must be a list of 1 to ${vocab} token ids (config.vocab)`);
+  ids.forEach((x, i) => {
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= vocab)
+      fail(`probe.candidateIds[${i}]`, `must be a token id from 0 to ${vocab - 1} (got ${short(x)})`);
+  });
+  return { rows: rows as number, seed: seed as number, candidateIds: ids as number[] };
 }
 
 /** The corpus's names, when every one is a short string (they are only shown, never used). */

@@ -42,6 +42,30 @@ export interface GenRun {
   topProbs: Float32Array;
 }
 
+/** The text model's two measures (the core's tr.textLoss and tr.probeScores). */
+export interface TextMeasures {
+  /** Mean next-character cross-entropy (nats) over the held-out windows. */
+  heldOutLoss: number;
+  /** The probe's in-context score (nats): second copy's loss minus the first's. */
+  inContext: number;
+}
+
+/** What a knock-out changes: the measures of the intact model and with the heads knocked out. */
+export interface AblationMeasures {
+  intact: TextMeasures;
+  ablated: TextMeasures;
+  /** Held-out windows and probe rows measured on. */
+  windows: number;
+  probeRows: number;
+}
+
+/** How to draw the probe (model.json's probe). */
+export interface ProbeSpec {
+  rows: number;
+  seed: number;
+  candidateIds: number[];
+}
+
 /** The core's role names and the score a role needs (lib.headRoles). */
 export interface RoleTable {
   names: string[];
@@ -79,6 +103,28 @@ export class TextRunner {
       const a = tr.attention(ids);
       const scores = ids.length >= 2 ? tr.textScores(ids) : null;
       return { weights: a.weights, logits: a.logits, scores, intactLogits: intact };
+    } finally {
+      for (const [l, h] of ablated) tr.setAblation(l, h, false);
+    }
+  }
+
+  /** Held-out loss on `windows` ((W, seqLen) ids, row-major) and the probe's in-context score,
+   *  intact and with the heads in `ablated` knocked out (at least one). The probe is drawn by
+   *  the core (tr.makeProbe) as the trainer drew it. */
+  measure(windows: Int32Array, probe: ProbeSpec, ablated: readonly (readonly [number, number])[]): AblationMeasures {
+    const tr = this.tr;
+    if (!tr) throw new Error('no checkpoint is loaded');
+    if (ablated.length === 0) throw new Error('measure: no head is knocked out');
+    const tokens = tr.makeProbe(probe.candidateIds, probe.rows, probe.seed);
+    const both = (): TextMeasures => ({
+      heldOutLoss: tr.textLoss(windows),
+      inContext: tr.probeScores(tokens).inContext,
+    });
+    const intact = both();
+    try {
+      for (const [l, h] of ablated) tr.setAblation(l, h, true);
+      const knocked = both();
+      return { intact, ablated: knocked, windows: windows.length / Number(tr.config.seqLen), probeRows: probe.rows };
     } finally {
       for (const [l, h] of ablated) tr.setAblation(l, h, false);
     }

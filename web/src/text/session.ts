@@ -12,7 +12,7 @@ import {
 } from './model-files';
 import { CharTokenizer, lastTokens, type Tokenized } from './tokenizer';
 import { nextLogprobs, topK, type NextToken } from './next';
-import type { GenOptions, GenRun, RoleTable, TextRun } from './runner';
+import type { AblationMeasures, GenOptions, GenRun, ProbeSpec, RoleTable, TextRun } from './runner';
 import { headLabel, parseHead } from './state';
 
 /** The tab's computation: the Worker (client.ts), or the runner itself in tests. */
@@ -20,6 +20,7 @@ export interface TextBackend {
   load(key: string, config: Record<string, unknown>, weights: TextWeights): Promise<RoleTable>;
   run(key: string, ids: Int32Array, ablated: [number, number][]): Promise<TextRun>;
   generate(key: string, ids: Int32Array, n: number, opts: GenOptions, ablated: [number, number][]): Promise<GenRun>;
+  measure(key: string, windows: Int32Array, probe: ProbeSpec, ablated: [number, number][]): Promise<AblationMeasures>;
 }
 
 /** "Continue the text" (the link's dlen, temp, topk, topp, sseed). */
@@ -84,6 +85,9 @@ export interface TextResult {
   intactLogprobs: Float64Array | null;
   /** The continuation asked for (with the same ablations), or null. */
   continuation: Continuation | null;
+  /** With heads knocked out: the held-out loss and in-context score, intact and knocked out
+   *  (null with none, or when model.json has no held-out windows or probe to measure on). */
+  measures: AblationMeasures | null;
 }
 
 export type TextStatus =
@@ -102,6 +106,10 @@ export class TextSession {
   private want: TextInputs | null = null;
   private ablation = new Set<string>();
   private loadedKey = '';
+  /** The held-out windows' ids (tokenized once), and measures by checkpoint and heads knocked
+   *  out (they do not depend on the text). */
+  private windowIds: Int32Array | null = null;
+  private measured = new Map<string, AblationMeasures>();
   private busy = false;
   private dirty = false;
 
@@ -261,7 +269,25 @@ export class TextSession {
         ),
       };
     }
+    let measures: AblationMeasures | null = null;
+    if (ablated.length > 0 && info.heldOutWindows && info.probe) {
+      const mkey = `${key}|${ablated.map(([l, h]) => `${l}.${h}`).join(',')}`;
+      measures = this.measured.get(mkey) ?? null;
+      if (!measures) {
+        this.setStatus({
+          state: 'busy',
+          text: `Measuring the knock-out on ${info.heldOutWindows.length} held-out windows and ${info.probe.rows} probe rows…`,
+        });
+        this.windowIds ??= Int32Array.from(
+          info.heldOutWindows.flatMap((w) => Array.from(this.tokenizer!.encode(w).ids)),
+        );
+        measures = await this.backend.measure(key, this.windowIds, info.probe, ablated);
+        if (this.measured.size >= 64) this.measured.clear();
+        this.measured.set(mkey, measures);
+      }
+    }
     this.result = {
+      measures,
       continuation,
       checkpoint: ck,
       index,
@@ -319,6 +345,14 @@ export class TextSession {
       next: Array.from({ length: t }, (_, i) => this.next(i, 5)),
       logprobs: Array.from(r.logprobs),
       generated: r.continuation ? r.continuation.chars.join('') : null,
+      knockout: r.measures
+        ? {
+            heldOutLoss: { intact: r.measures.intact.heldOutLoss, knockedOut: r.measures.ablated.heldOutLoss },
+            inContext: { intact: r.measures.intact.inContext, knockedOut: r.measures.ablated.inContext },
+            windows: r.measures.windows,
+            probeRows: r.measures.probeRows,
+          }
+        : null,
     };
   }
 }
@@ -348,6 +382,14 @@ export interface TextExport {
   logprobs: number[];
   /** "Continue the text": the generated characters, or null when none was asked for. */
   generated: string | null;
+  /** With heads knocked out: held-out loss (nats/char, on `windows` held-out windows) and the
+   *  probe's in-context score (on `probeRows` rows), intact and knocked out; else null. */
+  knockout: {
+    heldOutLoss: { intact: number; knockedOut: number };
+    inContext: { intact: number; knockedOut: number };
+    windows: number;
+    probeRows: number;
+  } | null;
 }
 
 function describe(err: unknown): string {

@@ -147,9 +147,16 @@ export class TextPanel {
     const a = meanSurprise(r.logprobs);
     const b = meanSurprise(il);
     const d = a - b;
+    const them = r.ablated.length === 1 ? 'it' : 'them';
+    const signed = (x: number) => `${x >= 0 ? '+' : '−'}${fmt(Math.abs(x), 3)}`;
+    const m = r.measures;
+    const measured = m
+      ? ` On the trainer's ${m.windows} held-out windows (addresses it never trained on): held-out loss ${fmt(m.intact.heldOutLoss, 3)} nats/char intact, ${fmt(m.ablated.heldOutLoss, 3)} with ${them} knocked out (${signed(m.ablated.heldOutLoss - m.intact.heldOutLoss)}). On the probe (${m.probeRows} random sequences, each repeated): in-context score ${fmt(m.intact.inContext, 3)} intact, ${fmt(m.ablated.inContext, 3)} knocked out (${signed(m.ablated.inContext - m.intact.inContext)}; negative = the repeat is predicted from context).`
+      : ' (This model file has no held-out windows or probe to measure the knock-out on.)';
     this.ablation.textContent =
-      `Knocked out: ${names}. Measured on your text only (the held-out loss of the chart is the trainer's, on the held-out addresses; the page does not recompute it): ` +
-      `mean surprise ${fmt(b, 3)} nats intact, ${fmt(a, 3)} with ${r.ablated.length === 1 ? 'it' : 'them'} knocked out (${d >= 0 ? '+' : '−'}${fmt(Math.abs(d), 3)}). The colours above are the knocked-out model's.`;
+      `Knocked out: ${names}. On your text: mean surprise ${fmt(b, 3)} nats intact, ${fmt(a, 3)} with ${them} knocked out (${signed(d)}); the colours above are the knocked-out model's.` +
+      measured;
+    this.ablation.dataset.heldOut = m ? String(m.ablated.heldOutLoss - m.intact.heldOutLoss) : '';
   }
 
   /** The 5 most probable next characters after position i. */

@@ -24,6 +24,10 @@ async function handle(m: TextRequest): Promise<void> {
       return;
     }
     if (m.key !== loadedKey) throw new Error(`checkpoint ${m.key} is not loaded`);
+    if (m.kind === 'measure') {
+      post({ kind: 'measured', id: m.id, key: m.key, measures: r.measure(m.windows, m.probe, m.ablated) });
+      return;
+    }
     if (m.kind === 'generate') {
       const gen = r.generate(m.ids, m.n, m.opts, m.ablated);
       post({ kind: 'generated', id: m.id, key: m.key, gen }, [

@@ -45,6 +45,15 @@ export interface AttnTextScores {
   /** each head's role: one of lib.headRoles.names */
   roles: string[];
 }
+/** tr.probeScores(probe): inContext = ceSecond − ceFirst (nats); per head (l·H + h) the mean
+ *  weight on the token after the earlier copy (induction) and on the previous token. */
+export interface AttnProbeScores {
+  inContext: number;
+  ceFirst: number;
+  ceSecond: number;
+  induction: Float64Array;
+  previous: Float64Array;
+}
 /** lib.headRoles: the role names (in the core's order) and the score a role needs. */
 export interface AttnHeadRoles {
   /** 'previous-token', 'induction', 'duplicate-token', 'first-token', 'mixed' */
@@ -102,6 +111,13 @@ export interface AttnTrainer {
   /** Per head (index l*H + h) the text scores of attn/tr/probe.hpp on one text of 2 to seqLen
    *  tokens, with the current ablations; roles: names from lib.headRoles.names. */
   textScores(tokens: Int32Array | readonly number[]): AttnTextScores;
+  /** The mean next-token cross-entropy (nats) of W windows of seqLen tokens, row-major, with
+   *  the current ablations (1 to 4096 windows). */
+  textLoss(windows: Int32Array | readonly number[]): number;
+  /** attn::tr::make_probe: rows (1 to 4096) of [r, r], 2n tokens each, r drawn from candidates. */
+  makeProbe(candidates: Int32Array | readonly number[], rows: number, seed: number): Int32Array;
+  /** The probe's scores (attn/tr/probe.hpp) with the current ablations; arrays L*H long. */
+  probeScores(probe: Int32Array | readonly number[]): AttnProbeScores;
   sampleBatch(): { tokens: Int32Array; lossMask: Uint8Array };
   weights(): Record<string, unknown>;
   setLearningRate(lr: number): void;

@@ -154,6 +154,16 @@ class Trainer {
   // text_head_scores (attn/tr/probe.hpp) of one text (2 <= t <= seqLen) at this trainer's
   // weights, with this trainer's ablations.
   Status text_scores(const std::vector<std::int32_t>& tokens, TextHeadScores* out);
+  // The text model's two measures at this trainer's weights, with its ablations (what a
+  // knocked-out head changes; attn_train_text measures the same on the intact model):
+  //   text_loss:    windows (W, seqLen) row-major, W >= 1: the mean cross-entropy (nats) of
+  //                 every next-token target, forward only, kTextChunk windows per forward.
+  //   probe_batch:  probe (rows, 2n) as make_probe draws it, n = probe_length(seqLen): the
+  //                 probe's scores (attn/tr/probe.hpp), kTextChunk rows per forward, each
+  //                 chunk's means weighted by its rows.
+  static constexpr std::size_t kTextChunk = 16;
+  Status text_loss(const std::vector<std::int32_t>& windows, double* loss);
+  Status probe_batch(const std::vector<std::int32_t>& probe, ProbeScores* out);
   // A batch from the task's own stream (task_status() first).
   Status sample_batch(std::vector<std::int32_t>* tokens, std::vector<std::uint8_t>* mask);
   // Ok, or why the task cannot be drawn for this vocab and seqLen (fields seqLen, vocab).
