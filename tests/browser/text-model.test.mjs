@@ -156,16 +156,29 @@ test('keyboard only: the scrubber changes the checkpoint, a character shows its 
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => location.hash.includes('thead=1.2'));
   await page.waitForFunction(() => document.querySelector('[data-testid="text-zoom-title"]').textContent.startsWith('L1 H2 at step 24'));
-  // Knock it out with the keyboard: the view says what is measured, on the text only.
+  // Knock it out with the keyboard: the view says what changed on the text, on the trainer's
+  // held-out windows and on the probe (NumPy's figures: tests/fixtures/text-view.json).
   await page.getByTestId('text-knock-1-2').focus();
   await page.keyboard.press('Space');
   await page.waitForFunction(() => !document.querySelector('[data-testid="text-ablation"]').hidden);
   await shown(page, 24);
   assert.equal(await page.getByTestId('text-knock-1-2').getAttribute('aria-pressed'), 'true');
-  assert.match(await page.getByTestId('text-ablation').textContent(), /^Knocked out: L1 H2\. Measured on your text only .*mean surprise \d\.\d{3} nats intact, \d\.\d{3} with it knocked out \([+−]\d\.\d{3}\)/);
+  const ko = JSON.parse(await readFile(new URL('../fixtures/text-view.json', import.meta.url), 'utf8')).knockout;
+  const f3 = (x) => (x < 0 ? '−' : '') + Math.abs(x).toFixed(3);
+  const said = await page.getByTestId('text-ablation').textContent();
+  assert.match(said, /^Knocked out: L1 H2\. On your text: mean surprise \d\.\d{3} nats intact, \d\.\d{3} with it knocked out \([+−]\d\.\d{3}\)/);
+  assert.ok(
+    said.includes(`On the trainer's ${ko.windows} held-out windows (addresses it never trained on): held-out loss ${f3(ko.intact.heldOutLoss)} nats/char intact, ${f3(ko.knockedOut.heldOutLoss)} with it knocked out`),
+    said,
+  );
+  assert.ok(said.includes(`in-context score ${f3(ko.intact.inContext)} intact, ${f3(ko.knockedOut.inContext)} knocked out`), said);
   const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('text-export-json').click()]);
   const e = JSON.parse(await readFile(await dl.path(), 'utf8'));
-  assert.deepEqual(Object.keys(e).sort(), ['ablated', 'checkpoint', 'droppedChars', 'generated', 'ids', 'layers', 'logprobs', 'next', 'text', 'tokens'].sort());
+  assert.deepEqual(Object.keys(e).sort(), ['ablated', 'checkpoint', 'droppedChars', 'generated', 'ids', 'knockout', 'layers', 'logprobs', 'next', 'text', 'tokens'].sort());
+  const rel = (a, b) => Math.abs(a - b) / Math.max(1, Math.abs(b));
+  assert.ok(rel(e.knockout.heldOutLoss.knockedOut, ko.knockedOut.heldOutLoss) < 1e-5, JSON.stringify(e.knockout));
+  assert.ok(rel(e.knockout.inContext.knockedOut, ko.knockedOut.inContext) < 1e-5, JSON.stringify(e.knockout));
+  assert.deepEqual([e.knockout.windows, e.knockout.probeRows], [ko.windows, ko.probeRows]);
   assert.equal(e.generated, null); // no continuation asked for
   assert.equal(e.text, 'the cat sat. the cat sat.');
   assert.equal(e.checkpoint, 24);
@@ -201,7 +214,10 @@ test('model.json’s shippedNote is shown prominently', async () => {
   await shown(page, 24);
   const note = page.getByTestId('text-shipped-note');
   assert.equal(await note.isVisible(), true);
-  assert.equal(await note.textContent(), `What this model misses: ${NOTE}`);
+  // The note, then the trainer's targets the fixture model misses (its model.json has them).
+  const said = await note.textContent();
+  assert.ok(said.startsWith(`What this model misses: ${NOTE}`), said);
+  assert.match(said, /This model misses 5 of the 5 targets set for it \(the trainer's own figures at its last checkpoint, step 24; met: none\)/);
   assert.deepEqual(errors, []);
   await context.close();
 });
