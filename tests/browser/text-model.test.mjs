@@ -266,6 +266,11 @@ test('continue the text: a link generates at once, the same on reload; greedy di
   assert.equal(await page.locator('.tx-gen-prompt').textContent(), prompt);
   await page.reload();
   assert.equal(await generated(page), first, 'the same link gives the same continuation');
+  // The Decode tab's form of the same link (view=decode&src=text) opens here and generates it too.
+  await page.goto(server.url + link.replace('view=text', 'view=decode&src=text').replace('&tgen=1', ''));
+  assert.equal(await generated(page), first, 'view=decode&src=text continues the text in this tab');
+  assert.match(await page.getByTestId('notices').textContent(), /src=text: the model trained on real text is shown in the Text tab, so the decode view opens there/);
+  await page.goto(server.url + link);
   // Keyboard: from the Generate button, Tab reaches the first generated character; its bars show.
   await page.getByTestId('text-generate').focus();
   await page.keyboard.press('Tab');

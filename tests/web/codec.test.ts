@@ -7,10 +7,11 @@ import { PRESETS, presetHash, presetState } from '../../web/src/app/presets';
 const roundTrip = (s: State) => decodeHash(encodeState(s));
 
 describe('URL codec: round trips', () => {
-  it('src=text points to the Text model tab instead of silently showing other heads', () => {
+  it('src=text opens the Text model tab instead of silently showing other heads', () => {
     const d = decodeHash('#v=1&src=text');
     expect(d.state.model.source).toBe('induction');
-    expect(d.notices.join(' ')).toMatch(/weights source “text”: the model trained on real text has its own tab, Text \(view=text/);
+    expect(d.state.page.view).toBe('text');
+    expect(d.notices.join(' ')).toMatch(/^src=text: the model trained on real text is shown in the Text tab, so this link opens there\.$/);
     expect(decodeHash('#v=1&src=bogus').notices.join(' ')).toMatch(/weights source “bogus” is unknown; using induction/);
   });
 

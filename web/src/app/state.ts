@@ -152,7 +152,36 @@ export const {
   linkFields,
   withLinkFields,
 } = STATE;
-export const { encodeState, decodeHash } = createCodec(STATE, { maxHashLength: LIMITS.maxHashLength });
+const CODEC = createCodec(STATE, { maxHashLength: LIMITS.maxHashLength });
+export const { encodeState } = CODEC;
+
+/** A link that asks another tab for the text model (`src=text`, e.g. `view=heads&src=text` or
+ *  `view=decode&src=text`) opens the Text tab, which is where that model is shown and continued:
+ *  its text, checkpoint and sampling keys are the Text tab's own; a Decode link also generates
+ *  (`tgen=1`). Returns the hash to decode and what to tell the reader (null: unchanged). */
+export function textModelLink(hash: string): { hash: string; notice: string | null } {
+  const parts = hash.replace(/^#/, '').split('&');
+  if (!parts.includes('src=text')) return { hash, notice: null };
+  const view = parts.find((p) => p.startsWith('view='))?.slice(5) ?? '';
+  if (view === 'text') return { hash: '#' + parts.filter((p) => p !== 'src=text').join('&'), notice: null };
+  const out = parts.filter((p) => p !== 'src=text' && !p.startsWith('view='));
+  out.push('view=text');
+  const decode = view === 'decode';
+  if (decode && !out.some((p) => p.startsWith('tgen='))) out.push('tgen=1');
+  const from = view ? `the ${view} view` : 'this link';
+  return {
+    hash: '#' + out.join('&'),
+    notice: `src=text: the model trained on real text is shown in the Text tab, so ${from} opens there${decode ? ' and continues your text (“Continue the text”: dlen, temp, topk, topp, sseed)' : ''}.`,
+  };
+}
+
+/** The codec's decodeHash, with textModelLink applied first. */
+export function decodeHash(hashIn: unknown): ReturnType<typeof CODEC.decodeHash> {
+  if (typeof hashIn !== 'string') return CODEC.decodeHash(hashIn);
+  const t = textModelLink(hashIn);
+  const d = CODEC.decodeHash(t.hash);
+  return t.notice ? { ...d, notices: [t.notice, ...d.notices] } : d;
+}
 
 /** The link (hash) of the default state with `patch` laid over it, normalized. */
 export function hashOf(patch: Patch): string {
