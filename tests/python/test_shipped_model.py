@@ -68,9 +68,13 @@ class ShippedModel(unittest.TestCase):
         ids = m.encode(held)
         T, n = m.config["seqLen"], self.meta["evaluation"]["windows"]
         offs = [i * (len(ids) - T) // (n - 1) for i in range(n)]
+        # model.json's windowText (what the page measures a knock-out on) is these windows.
+        text = self.meta["evaluation"]["windowText"]
+        self.assertEqual(len(text), n)
         ces = []
-        for o in offs:
+        for k, o in enumerate(offs):
             w = ids[o:o + T]
+            np.testing.assert_array_equal(m.encode(text[k]), w, "windowText[%d]" % k)
             logits, _ = m.forward(w)
             mx = logits.max(-1, keepdims=True)
             lse = (mx + np.log(np.exp(logits - mx).sum(-1, keepdims=True)))[:, 0]
