@@ -302,3 +302,18 @@ test('continue the text: a link generates at once, the same on reload; greedy di
   assert.deepEqual(narrow.errors, []);
   await narrow.context.close();
 });
+
+test('the attention views’ model picker leads to the text model with the sentence as its text', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const { errors } = watch(page);
+  await page.goto(server.url + '/#v=1&view=heads&tokens=the+cat+sat+on+the+mat');
+  const a = page.getByTestId('source-text-link');
+  assert.equal(await a.textContent(), 'the model trained on real English (Text tab)');
+  await a.focus();
+  await page.keyboard.press('Enter');
+  await shown(page, null);
+  assert.equal(await page.getByTestId('text-input').inputValue(), 'the cat sat on the mat');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -102,6 +102,12 @@ export function createControls(emit: (p: Patch) => void): Controls {
   );
   gen.addEventListener('change', () => onChange({ generator: gen.value as State['model']['generator'] }));
   src.addEventListener('change', () => onChange({ source: src.value as State['model']['source'] }));
+  // The other models have tabs of their own: the one trained on real English (Text, with these
+  // words as its text) and the one trained here (Train). Links, so the shell decodes them.
+  const textLink = el('a', { class: 'small', 'data-testid': 'source-text-link', href: '#v=1&view=text' });
+  textLink.textContent = 'the model trained on real English (Text tab)';
+  const trainLink = el('a', { class: 'small', href: '#v=1&view=train', text: 'the one you train (Train tab)' });
+  const otherModels = el('p', { class: 'hint' }, 'Also: ', textLink, ' or ', trainLink, '.');
   const seed = el('input', {
     type: 'number',
     min: 0,
@@ -203,6 +209,7 @@ export function createControls(emit: (p: Patch) => void): Controls {
       'model',
       'Model',
       field('Weights', src),
+      otherModels,
       sharpRow,
       inline('Seed', seed),
       inline('Generator', gen),
@@ -304,6 +311,7 @@ export function createControls(emit: (p: Patch) => void): Controls {
     }
     clearPad.hidden = s.model.padding.length === 0;
     src.value = s.model.source;
+    textLink.href = `#v=1&view=text&text=${encodeURIComponent(s.model.tokens.join(' '))}`;
     const rnd = s.model.source === 'random';
     for (const c of randomOnly) (c as HTMLInputElement).disabled = !rnd;
     sharp.disabled = rnd;
