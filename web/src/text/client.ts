@@ -62,6 +62,15 @@ export class TextClient implements TextBackend {
     });
   }
 
+  /** Start the Worker and its module now; a failure shows on the next request. */
+  warm(): void {
+    try {
+      this.ensure().postMessage({ kind: 'warm', id: 0 } satisfies TextRequest);
+    } catch {
+      // The Worker is refused: the first real request says so.
+    }
+  }
+
   async load(key: string, config: Record<string, unknown>, weights: TextWeights): Promise<RoleTable> {
     // Copied, not transferred: the session keeps the checkpoint for the next visit to it.
     const r = await this.ask({ kind: 'load', id: this.nextId++, key, config, weights });

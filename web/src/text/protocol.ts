@@ -3,6 +3,9 @@ import type { TextWeights } from './model-files';
 import type { AblationMeasures, GenOptions, GenRun, ProbeSpec, RoleTable, TextRun } from './runner';
 
 export type TextRequest =
+  /** Start loading the training module now (no reply): the view sends it as it opens, so the
+   *  module compiles while model.json and the checkpoint are fetched. */
+  | { kind: 'warm'; id: number }
   /** Make the trainer of a checkpoint (`key` names it in the replies). */
   | { kind: 'load'; id: number; key: string; config: Record<string, unknown>; weights: TextWeights }
   /** The forward of a text on the loaded checkpoint, with these heads knocked out. */

@@ -21,6 +21,8 @@ export interface TextBackend {
   run(key: string, ids: Int32Array, ablated: [number, number][]): Promise<TextRun>;
   generate(key: string, ids: Int32Array, n: number, opts: GenOptions, ablated: [number, number][]): Promise<GenRun>;
   measure(key: string, windows: Int32Array, probe: ProbeSpec, ablated: [number, number][]): Promise<AblationMeasures>;
+  /** Start loading the module while the model's files are fetched (optional). */
+  warm?(): void;
 }
 
 /** "Continue the text" (the link's dlen, temp, topk, topp, sseed). */
@@ -217,6 +219,7 @@ export class TextSession {
 
   private async compute(want: TextInputs, ablated: [number, number][]): Promise<void> {
     if (!this.info) {
+      this.backend.warm?.();
       this.setStatus({ state: 'busy', text: 'Loading the model’s description (model.json)…' });
       this.info = await this.files.model();
       this.tokenizer = new CharTokenizer(this.info.symbols, this.info.unknownId);

@@ -16,6 +16,7 @@ function post(m: TextReply, transfer: Transferable[] = []): void {
 async function handle(m: TextRequest): Promise<void> {
   try {
     const r = await runner();
+    if (m.kind === 'warm') return;
     if (m.kind === 'load') {
       loadedKey = '';
       r.load(m.config, m.weights);
