@@ -21,6 +21,13 @@ val view(const T* data, std::size_t n) {
 }
 
 // A Status as the plain object the JS layer turns into an AttnError naming the field.
+// {ok: true}: the start of a successful result.
+inline val ok() {
+  val r = val::object();
+  r.set("ok", true);
+  return r;
+}
+
 inline val error(const attn::Status& st) {
   val r = val::object();
   r.set("ok", false);

@@ -21,14 +21,9 @@ using emscripten::val;
 namespace {
 
 using attn_bind::error;
+using attn_bind::ok;
 using attn_bind::size_field;
 using attn_bind::view;
-
-val ok() {
-  val r = val::object();
-  r.set("ok", true);
-  return r;
-}
 
 // The names the config's string fields take, from the cores' own tables: the tasks
 // (attn/tr/tasks.hpp), positional ('learned', the core's positions, then 'shortformer':
@@ -70,14 +65,6 @@ val js_array(const std::vector<std::string>& names) {
 }
 val list_array(const attn::NameList& l) {
   return js_array(std::vector<std::string>(l.names, l.names + l.size));
-}
-// The head roles of textScores: the core's names (attn/tr/probe.hpp, in HeadRole order) and
-// kRoleThreshold. Read once by train_api.js into tr module.headRoles.
-val headRoles() {
-  val r = val::object();
-  r.set("names", list_array(attn::tr::head_role_names()));
-  r.set("threshold", attn::tr::kRoleThreshold);
-  return r;
 }
 val trainNames() {
   val r = val::object();
@@ -661,32 +648,6 @@ class DecoderHandle {
 
 }  // namespace
 
-// attn::tr::sample_token on given logits and u (train_api.js: lib.sampleToken, for the oracle
-// test).
-val sampleToken(val logits, double temperature, double top_k, double top_p, double u) {
-  const std::vector<float> lg = vec<float>(logits);
-  attn::tr::SampleConfig s;
-  s.temperature = temperature;
-  s.top_k = static_cast<std::size_t>(top_k);
-  s.top_p = top_p;
-  if (attn::Status st = attn::tr::check_sample_config(s); !st.ok()) return error(st);
-  if (lg.empty())
-    return error(attn::Status::Invalid("logits", "logits must hold at least one value"));
-  std::int32_t ids[5];
-  float probs[5];
-  const std::size_t nt = std::min<std::size_t>(5, lg.size());
-  const std::int32_t tok = attn::tr::sample_token(lg.data(), lg.size(), s, u, nt, ids, probs);
-  val r = ok();
-  r.set("token", tok);
-  val id = val::array(), pr = val::array();  // plain arrays: ids / probs live on the stack
-  for (std::size_t i = 0; i < nt; ++i) {
-    id.call<void>("push", ids[i]);
-    pr.call<void>("push", static_cast<double>(probs[i]));
-  }
-  r.set("topIds", id);
-  r.set("topProbs", pr);
-  return r;
-}
 EMSCRIPTEN_BINDINGS(attn_train) {
   emscripten::class_<TrainerHandle>("TrainerHandle")
       .constructor<>()
@@ -727,6 +688,4 @@ EMSCRIPTEN_BINDINGS(attn_train) {
       .function("reset", &DecoderHandle::reset)
       .function("length", &DecoderHandle::length);
   emscripten::function("trainNames", &trainNames);
-  emscripten::function("headRoles", &headRoles);
-  emscripten::function("sampleTokenRaw", &sampleToken);
 }
