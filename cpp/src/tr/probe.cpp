@@ -204,9 +204,48 @@ HeadRole head_role(const TextHeadScores& s, std::size_t index) {
   return head_role(s.previous[index], s.induction[index], s.duplicate[index], s.first[index]);
 }
 
+template <class T>
+Status probe_scores_chunked(const ModelConfig& c, const T* params, const std::int32_t* probe,
+                            std::size_t rows, std::size_t chunk, const std::uint8_t* ablate,
+                            Workspace<T>* ws, ProbeScores* out) {
+  if (chunk < 1) return Status::Invalid("chunk", "chunk must be at least 1");
+  if (rows < 1) return Status::Invalid("count", "count must be at least 1");
+  const std::size_t t = 2 * probe_length(c.seq_len), LH = c.layers * c.heads;
+  ProbeScores sum;
+  sum.induction.assign(LH, 0.0);
+  sum.previous.assign(LH, 0.0);
+  for (std::size_t r0 = 0; r0 < rows; r0 += chunk) {
+    const std::size_t count = std::min(chunk, rows - r0);
+    ProbeScores ps;
+    Status st = probe_scores(c, params, probe + r0 * t, count, ablate, ws, &ps);
+    if (!st.ok()) return st;
+    // Every row has the same number of targets and queries: a chunk's mean times its rows.
+    const double w = static_cast<double>(count);
+    sum.ce_first += ps.ce_first * w;
+    sum.ce_second += ps.ce_second * w;
+    for (std::size_t i = 0; i < LH; ++i) {
+      sum.induction[i] += ps.induction[i] * w;
+      sum.previous[i] += ps.previous[i] * w;
+    }
+  }
+  const double all = static_cast<double>(rows);
+  sum.ce_first /= all;
+  sum.ce_second /= all;
+  sum.in_context = sum.ce_second - sum.ce_first;
+  for (std::size_t i = 0; i < LH; ++i) {
+    sum.induction[i] /= all;
+    sum.previous[i] /= all;
+  }
+  *out = std::move(sum);
+  return Status::Ok();
+}
+
 #define ATTN_PROBE(T)                                                                             \
   template Status probe_scores<T>(const ModelConfig&, const T*, const std::int32_t*, std::size_t, \
                                   const std::uint8_t*, Workspace<T>*, ProbeScores*);              \
+  template Status probe_scores_chunked<T>(const ModelConfig&, const T*, const std::int32_t*,      \
+                                          std::size_t, std::size_t, const std::uint8_t*,          \
+                                          Workspace<T>*, ProbeScores*);                           \
   template Status text_head_scores<T>(const ModelConfig&, const T*, const std::int32_t*,          \
                                       std::size_t, const std::uint8_t*, Workspace<T>*,            \
                                       TextHeadScores*);

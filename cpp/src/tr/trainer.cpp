@@ -520,34 +520,8 @@ Status Trainer::probe_batch(const std::vector<std::int32_t>& probe, ProbeScores*
   }
   Status st = check_weights_cap(c_.model, std::min(kTextChunk, rows), t);
   if (!st.ok()) return st;
-  const std::size_t LH = c_.model.layers * c_.model.heads;
-  ProbeScores sum;
-  sum.induction.assign(LH, 0.0);
-  sum.previous.assign(LH, 0.0);
-  for (std::size_t r0 = 0; r0 < rows; r0 += kTextChunk) {
-    const std::size_t count = std::min(kTextChunk, rows - r0);
-    ProbeScores ps;
-    st = probe_scores(c_.model, params_->data(), probe.data() + r0 * t, count, ablate_.data(), &ws_,
-                      &ps);
-    if (!st.ok()) return st;
-    const double w = static_cast<double>(count);  // every row has as many targets and queries
-    sum.ce_first += ps.ce_first * w;
-    sum.ce_second += ps.ce_second * w;
-    for (std::size_t i = 0; i < LH; ++i) {
-      sum.induction[i] += ps.induction[i] * w;
-      sum.previous[i] += ps.previous[i] * w;
-    }
-  }
-  const double all = static_cast<double>(rows);
-  sum.ce_first /= all;
-  sum.ce_second /= all;
-  sum.in_context = sum.ce_second - sum.ce_first;
-  for (std::size_t i = 0; i < LH; ++i) {
-    sum.induction[i] /= all;
-    sum.previous[i] /= all;
-  }
-  *out = std::move(sum);
-  return Status::Ok();
+  return probe_scores_chunked(c_.model, params_->data(), probe.data(), rows, kTextChunk,
+                              ablate_.data(), &ws_, out);
 }
 
 Status Trainer::sample_batch(std::vector<std::int32_t>* tokens, std::vector<std::uint8_t>* mask) {

@@ -78,35 +78,20 @@ ojson probe_json(const TextProbe& probe) {
 
 Fail add_probe_metrics(const attn::tr::ModelConfig& m, const float* params, TextProbe* probe,
                        ojson* checkpoint, ProbeSummary* summary) {
-  const std::size_t L = m.layers, H = m.heads, t = 2 * probe->n, rows = probe->rows;
-  double ce_first = 0, ce_second = 0;
-  std::vector<double> induction(L * H, 0.0), previous(L * H, 0.0);
-  for (std::size_t r0 = 0; r0 < rows; r0 += kProbeChunk) {
-    const std::size_t count = std::min(kProbeChunk, rows - r0);
-    attn::tr::ProbeScores ps;
-    const Status st =
-        attn::tr::probe_scores(m, params, probe->tokens.data() + r0 * t, count,
-                               static_cast<const std::uint8_t*>(nullptr), &probe->ws, &ps);
-    if (!st.ok()) return run_error("probe: " + st.message);
-    // Every row has the same number of targets and queries: a chunk's mean times its rows.
-    const double w = static_cast<double>(count);
-    ce_first += ps.ce_first * w;
-    ce_second += ps.ce_second * w;
-    for (std::size_t i = 0; i < L * H; ++i) {
-      induction[i] += ps.induction[i] * w;
-      previous[i] += ps.previous[i] * w;
-    }
-  }
-  const double all = static_cast<double>(rows);
-  ce_first /= all;
-  ce_second /= all;
+  const std::size_t L = m.layers, H = m.heads;
+  attn::tr::ProbeScores ps;
+  const Status st =
+      attn::tr::probe_scores_chunked(m, params, probe->tokens.data(), probe->rows, kProbeChunk,
+                                     static_cast<const std::uint8_t*>(nullptr), &probe->ws, &ps);
+  if (!st.ok()) return run_error("probe: " + st.message);
+  const double ce_first = ps.ce_first, ce_second = ps.ce_second;
   ojson ind_heads = ojson::array(), prev_heads = ojson::array();
-  summary->in_context = ce_second - ce_first;
+  summary->in_context = ps.in_context;
   double best_ind = -1, best_prev = -1;  // weights are >= 0
   for (std::size_t l = 0; l < L; ++l) {
     ojson il = ojson::array(), pl = ojson::array();
     for (std::size_t h = 0; h < H; ++h) {
-      const double ind = induction[l * H + h] / all, prev = previous[l * H + h] / all;
+      const double ind = ps.induction[l * H + h], prev = ps.previous[l * H + h];
       il.push_back(ind);
       pl.push_back(prev);
       if (l >= 1) best_ind = std::max(best_ind, ind);

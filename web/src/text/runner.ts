@@ -75,6 +75,10 @@ export interface RoleTable {
 export class TextRunner {
   private tr: AttnTrainer | null = null;
   private heads = 0;
+  /** The loaded checkpoint's probe tokens and intact measures: computed by the first measure()
+   *  on it, so each further knock-out runs only its own pass. The windows and the probe come
+   *  from model.json, the same for every call of a model (`key` guards against another). */
+  private intact: { key: string; probe: Int32Array; measures: TextMeasures } | null = null;
 
   constructor(private readonly lib: AttnTrainLib) {}
 
@@ -115,15 +119,19 @@ export class TextRunner {
     const tr = this.tr;
     if (!tr) throw new Error('no checkpoint is loaded');
     if (ablated.length === 0) throw new Error('measure: no head is knocked out');
-    const tokens = tr.makeProbe(probe.candidateIds, probe.rows, probe.seed);
-    const both = (): TextMeasures => ({
+    const both = (tokens: Int32Array): TextMeasures => ({
       heldOutLoss: tr.textLoss(windows),
       inContext: tr.probeScores(tokens).inContext,
     });
-    const intact = both();
+    const key = `${windows.length} ${windows[0]} ${windows[windows.length - 1]} ${probe.rows} ${probe.seed} ${probe.candidateIds.join(',')}`;
+    if (this.intact?.key !== key) {
+      const tokens = tr.makeProbe(probe.candidateIds, probe.rows, probe.seed);
+      this.intact = { key, probe: tokens, measures: both(tokens) };
+    }
+    const { probe: tokens, measures: intact } = this.intact;
     try {
       for (const [l, h] of ablated) tr.setAblation(l, h, true);
-      const knocked = both();
+      const knocked = both(tokens);
       return { intact, ablated: knocked, windows: windows.length / Number(tr.config.seqLen), probeRows: probe.rows };
     } finally {
       for (const [l, h] of ablated) tr.setAblation(l, h, false);
@@ -150,5 +158,6 @@ export class TextRunner {
     this.tr?.delete();
     this.tr = null;
     this.heads = 0;
+    this.intact = null;
   }
 }

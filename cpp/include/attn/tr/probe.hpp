@@ -73,6 +73,15 @@ Status probe_scores(const ModelConfig& c, const T* params, const std::int32_t* p
                     std::size_t count, const std::uint8_t* ablate, Workspace<T>* ws,
                     ProbeScores* out);
 
+// probe_scores over `rows` rows of the probe in forwards of at most `chunk` rows (the kept
+// weights stay chunk * H * (2n)^2 floats per layer), each chunk's means weighted by its rows and
+// added in chunk order, then divided by rows (the same bits for the same chunk). Errors as
+// probe_scores; chunk 0 is refused (field chunk).
+template <class T>
+Status probe_scores_chunked(const ModelConfig& c, const T* params, const std::int32_t* probe,
+                            std::size_t rows, std::size_t chunk, const std::uint8_t* ablate,
+                            Workspace<T>* ws, ProbeScores* out);
+
 struct TextHeadScores {
   std::vector<double> previous, duplicate, first, induction;  // (L*H) each, index l*H + h
 };
