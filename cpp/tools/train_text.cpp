@@ -142,12 +142,16 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "%s: warning: %s is version '%s'; the figures were measured on %s\n",
                  kProg, kCorpusPackage, corpus.version.c_str(), kCorpusVersion);
   }
+  if (!o.token_dir.empty()) {
+    f = load_token_dir(o.token_dir, &corpus);
+    if (f.bad()) return fail(f);
+  }
   if (!o.dump_tokens.empty()) {
     f = dump_tokens(o.dump_tokens, corpus);
     if (f.bad()) return fail(f);
     if (o.out.empty()) return 0;
   }
-  tc.model.vocab = corpus.symbols.size();
+  tc.model.vocab = corpus.vocab();
   st = attn::tr::validate_trainer(tc);
   if (!st.ok()) return fail(from_status(st));
   if (corpus.train.size() < T) {
@@ -225,14 +229,20 @@ int run(int argc, char** argv) {
   const double bigram = bigram_loss(corpus.train, mc.vocab, eval_tokens, T, &bigram_lam);
   // The held-out windows as text (unknown characters as the unknown symbol, which the
   // tokenizer maps back to its id): a reader measures heldOutLoss on the same targets.
-  ojson window_text = ojson::array();
+  // With --token-dir the windows' ids too (a window cut in token space need not encode back to
+  // the same ids).
+  ojson window_text = ojson::array(), window_ids = ojson::array();
   for (std::size_t w = 0; w < o.eval_windows; ++w) {
     std::string text;
-    for (std::size_t i = 0; i < T; ++i)
-      text += utf8_of(corpus.symbols[static_cast<std::size_t>(eval_tokens[w * T + i])]);
+    ojson ids = ojson::array();
+    for (std::size_t i = 0; i < T; ++i) {
+      text += corpus.text_of(eval_tokens[w * T + i]);
+      ids.push_back(eval_tokens[w * T + i]);
+    }
     window_text.push_back(std::move(text));
+    window_ids.push_back(std::move(ids));
   }
-  const ojson evaluation = {
+  ojson evaluation = {
       {"windows", o.eval_windows},
       {"offsets", "floor(i * (heldOutTokens - seqLen) / (windows - 1))"},
       {"targetsPerWindow", T - 1},
@@ -244,6 +254,7 @@ int run(int argc, char** argv) {
          "interpolated bigram of the training stream, lambda * c(a,b)/c(a) + (1 - lambda) * "
          "(c(b)+1)/(N+V), lambda chosen on its last 5 % (counts from the first 95 %); mean "
          "cross-entropy over the same held-out targets as heldOutLoss"}}}};
+  if (!corpus.pieces.empty()) evaluation["windowIds"] = window_ids;
 
   const auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] {

@@ -152,6 +152,7 @@ ojson config_json(const attn::tr::ModelConfig& mc, const attn::tr::TrainerConfig
 }
 
 ojson tokenizer_json(const Corpus& corpus) {
+  if (!corpus.pieces.empty()) return corpus.tokenizer;
   return {{"kind", "char"}, {"symbols", symbols_json(corpus)}, {"unknown", utf8_of(kUnknown)}};
 }
 

@@ -203,6 +203,66 @@ Fail load_corpus(const std::string& dir, Corpus* c) {
   return {};
 }
 
+Fail load_token_dir(const std::string& dir, Corpus* c) {
+  const fs::path d(dir);
+  std::string tj;
+  if (!read_file(d / "tokenizer.json", &tj))
+    return run_error("--token-dir: cannot read " + (d / "tokenizer.json").string());
+  const ojson j = ojson::parse(tj, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("pieces") || !j["pieces"].is_array() ||
+      !j.contains("kind") || !j["kind"].is_string()) {
+    return run_error("--token-dir: " + (d / "tokenizer.json").string() +
+                     " is not an object with a kind and an array of pieces");
+  }
+  std::vector<std::string> pieces;
+  for (const auto& p : j["pieces"]) {
+    if (!p.is_string()) return run_error("--token-dir: tokenizer.json: a piece is not a string");
+    pieces.push_back(p.get<std::string>());
+  }
+  if (pieces.size() < 2 || pieces.size() > 65536)
+    return run_error("--token-dir: tokenizer.json: " + std::to_string(pieces.size()) +
+                     " pieces (2 to 65536)");
+  auto read_ids = [&](const char* name, std::vector<std::int32_t>* ids) -> Fail {
+    std::string raw;
+    if (!read_file(d / name, &raw))
+      return run_error("--token-dir: cannot read " + (d / name).string());
+    if (raw.size() % 2) return run_error("--token-dir: " + std::string(name) + ": odd byte count");
+    ids->resize(raw.size() / 2);
+    for (std::size_t i = 0; i < ids->size(); ++i) {
+      const auto lo = static_cast<unsigned char>(raw[2 * i]),
+                 hi = static_cast<unsigned char>(raw[2 * i + 1]);
+      (*ids)[i] = static_cast<std::int32_t>(lo | (hi << 8));
+      if (static_cast<std::size_t>((*ids)[i]) >= pieces.size())
+        return run_error("--token-dir: " + std::string(name) + ": id " + std::to_string((*ids)[i]) +
+                         " at token " + std::to_string(i) + " is not below the " +
+                         std::to_string(pieces.size()) + " pieces");
+    }
+    return {};
+  };
+  std::vector<std::int32_t> train, held;
+  Fail f = read_ids("train.u16", &train);
+  if (f.bad()) return f;
+  f = read_ids("heldout.u16", &held);
+  if (f.bad()) return f;
+  c->train = std::move(train);
+  c->held = std::move(held);
+  c->held_unknown = 0;
+  if (j.contains("unknownId") && j["unknownId"].is_number_integer()) {
+    const auto unk = j["unknownId"].get<std::int32_t>();
+    for (auto id : c->held) c->held_unknown += id == unk ? 1 : 0;
+  }
+  c->pieces = std::move(pieces);
+  c->tokenizer = j;
+  c->tokenizer.erase("pieces");
+  c->tokenizer["pieces"] = c->pieces;
+  return {};
+}
+
+std::string Corpus::text_of(std::int32_t id) const {
+  const auto i = static_cast<std::size_t>(id);
+  return pieces.empty() ? utf8_of(symbols[i]) : pieces[i];
+}
+
 std::string utf8_of(char32_t cp) {
   std::string s;
   append_utf8(cp, &s);
@@ -216,7 +276,7 @@ ojson symbols_json(const Corpus& c) {
 }
 
 std::vector<std::int32_t> frequent_tokens(const Corpus& c, std::size_t max) {
-  std::vector<std::size_t> count(c.symbols.size(), 0);
+  std::vector<std::size_t> count(c.vocab(), 0);
   for (std::int32_t id : c.train) ++count[static_cast<std::size_t>(id)];
   std::vector<std::int32_t> ids;
   for (std::size_t i = 0; i < count.size(); ++i)

