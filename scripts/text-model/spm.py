@@ -28,6 +28,7 @@ import sys
 
 import sentencepiece as spm
 
+USER_DEFINED = ['\n']
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -52,20 +53,26 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     train, held = load_split(a.corpus)
-    lines = os.path.join(a.out, 'train-lines.txt')
-    with open(lines, 'w', encoding='utf-8') as f:
-        for para in train.split('\n'):
-            if para:
-                f.write(para + '\n')
+    # Relative names, from inside OUT_DIR: the .model records its input and prefix, so the same
+    # bytes come out wherever OUT_DIR is.
+    here = os.getcwd()
+    os.chdir(a.out)
+    try:
+        with open('train-lines.txt', 'w', encoding='utf-8') as f:
+            for para in train.split('\n'):
+                if para:
+                    f.write(para + '\n')
+        spm.SentencePieceTrainer.train(
+            input='train-lines.txt', model_prefix='tokenizer', model_type='bpe', vocab_size=a.vocab,
+            normalization_rule_name='identity', remove_extra_whitespaces=False,
+            add_dummy_prefix=False, user_defined_symbols=USER_DEFINED, byte_fallback=False,
+            character_coverage=1.0, input_sentence_size=0, shuffle_input_sentence=False,
+            max_sentence_length=1 << 20, num_threads=1, bos_id=-1, eos_id=-1, unk_id=0,
+            minloglevel=2)
+        os.remove('train-lines.txt')
+    finally:
+        os.chdir(here)
     prefix = os.path.join(a.out, 'tokenizer')
-    spm.SentencePieceTrainer.train(
-        input=lines, model_prefix=prefix, model_type='bpe', vocab_size=a.vocab,
-        normalization_rule_name='identity', remove_extra_whitespaces=False,
-        add_dummy_prefix=False, user_defined_symbols=['\n'], byte_fallback=False,
-        character_coverage=1.0, input_sentence_size=0, shuffle_input_sentence=False,
-        max_sentence_length=1 << 20, num_threads=1, bos_id=-1, eos_id=-1, unk_id=0,
-        minloglevel=2)
-    os.remove(lines)
     sp = spm.SentencePieceProcessor(model_file=prefix + '.model')
     tr = sp.encode(train)
     ho = sp.encode(held)
@@ -75,9 +82,23 @@ def main():
         'the held-out split does not decode back to its text'
     array.array('H', tr).tofile(open(os.path.join(a.out, 'train.u16'), 'wb'))
     array.array('H', ho).tofile(open(os.path.join(a.out, 'heldout.u16'), 'wb'))
-    pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
+    V = sp.get_piece_size()
+    pieces = [sp.id_to_piece(i) for i in range(V)]
+
+    def kind(i):  # sentencepiece_model.proto's Type
+        if sp.is_unknown(i):
+            return 2
+        if sp.is_control(i):
+            return 3
+        if sp.is_unused(i):
+            return 5
+        if sp.is_byte(i):
+            return 6
+        return 4 if pieces[i] in USER_DEFINED else 1
     tok = {'kind': 'sentencepiece', 'file': 'tokenizer.model', 'model': 'bpe',
-           'unknownId': sp.unk_id(), 'pieces': pieces}
+           'normalization': 'identity', 'addDummyPrefix': False, 'userDefined': USER_DEFINED,
+           'unknownId': sp.unk_id(), 'pieces': pieces,
+           'scores': [sp.get_score(i) for i in range(V)], 'types': [kind(i) for i in range(V)]}
     json.dump(tok, open(os.path.join(a.out, 'tokenizer.json'), 'w', encoding='utf-8'),
               ensure_ascii=False, indent=1)
     print('spm.py: %d pieces; train %d tokens (%.2f chars/token), held-out %d tokens, %d unknown'

@@ -14,7 +14,7 @@ import {
   type TextModelInfo,
   type TextWeights,
 } from '../../web/src/text/model-files';
-import { REF, fixtureSource, modelBytes, modelJson, modelText, type ArrayStats } from './text-helpers';
+import { REF, charSpec, fixtureSource, modelBytes, modelJson, modelText, type ArrayStats } from './text-helpers';
 
 const INFO = parseModelJson(modelText());
 const LAST = 'step-00000024.npz';
@@ -107,8 +107,8 @@ describe('model.json', () => {
       positional: 'learned',
       layerNorm: true,
     });
-    expect(INFO.symbols).toEqual(REF.tokens.symbols);
-    expect(INFO.unknownId).toBe(90);
+    expect(charSpec(INFO).symbols).toEqual(REF.tokens.symbols);
+    expect(INFO.tokenizer.unknownId).toBe(90);
     expect(INFO.checkpoints.map((c) => c.step)).toEqual([0, 4, 24]);
     const last = INFO.checkpoints[2];
     const raw = (j.checkpoints as Record<string, any>[])[2];

@@ -3,6 +3,8 @@
 // → tests/fixtures/text-view.json), and a ModelSource over the file system. node:fs through a
 // dynamic import: the page's tsconfig has no Node types.
 import type { ModelSource } from '../../web/src/text/model-files';
+import type { TextModelInfo } from '../../web/src/text/model-json';
+import { CharTokenizer } from '../../web/src/text/tokenizer';
 
 interface Fs {
   readFileSync(p: URL): Uint8Array;
@@ -79,4 +81,14 @@ export function heldOutText(): string {
     .filter((d) => d.year >= 2000)
     .map((d) => d.text.trim())
     .join('\n\n');
+}
+
+/** The char tokenizer's table of a model (the fixture model's is one). */
+export function charSpec(info: TextModelInfo): { symbols: string[]; unknownId: number } {
+  if (info.tokenizer.kind !== 'char') throw new Error('not a char model');
+  return info.tokenizer;
+}
+export function charTok(info: TextModelInfo): CharTokenizer {
+  const s = charSpec(info);
+  return new CharTokenizer(s.symbols, s.unknownId);
 }

@@ -8,10 +8,9 @@ import type { AttnTrainLib, CreateAttnTrain } from '../../web/src/wasm/attn-trai
 import { ModelFiles, parseModelJson, readCheckpoint, type ModelSource } from '../../web/src/text/model-files';
 import { TextRunner } from '../../web/src/text/runner';
 import { TextSession, continuationPlan, type TextBackend } from '../../web/src/text/session';
-import { CharTokenizer } from '../../web/src/text/tokenizer';
 import { nextLogprobs, meanSurprise } from '../../web/src/text/next';
 import { DEFAULT_TEXT } from '../../web/src/text/state';
-import { REF, fixtureSource, heldOutText, modelBytes, modelJson, modelText } from './text-helpers';
+import { REF, charSpec, charTok, fixtureSource, heldOutText, modelBytes, modelJson, modelText } from './text-helpers';
 
 let lib: AttnTrainLib;
 beforeAll(async () => {
@@ -66,7 +65,7 @@ describe('a checkpoint read by the page and run by the training module', () => {
     const j = modelJson() as Record<string, any>;
     const T = INFO.config.seqLen;
     const N = j.evaluation.windows as number;
-    const held = new CharTokenizer(INFO.symbols, INFO.unknownId).encode(heldOutText()).ids;
+    const held = charTok(INFO).encode(heldOutText()).ids;
     const n = held.length;
     const runner = new TextRunner(lib);
     for (const ck of INFO.checkpoints) {
@@ -89,7 +88,7 @@ describe('a checkpoint read by the page and run by the training module', () => {
 
   it('a float16 copy of the last checkpoint gives nearly the same loss (not the same bits)', () => {
     const runner = new TextRunner(lib);
-    const ids = new CharTokenizer(INFO.symbols, INFO.unknownId).encode(DEFAULT_TEXT.slice(-32)).ids;
+    const ids = charTok(INFO).encode(DEFAULT_TEXT.slice(-32)).ids;
     runner.load(INFO.trainerConfig, readCheckpoint(modelBytes('step-00000024.npz'), 'f32', INFO.config));
     const a = meanSurprise(nextLogprobs(runner.run(ids, []).logits, ids, 91));
     runner.load(INFO.trainerConfig, readCheckpoint(modelBytes('step-00000024.f16.npz'), 'f16', INFO.config));
@@ -247,7 +246,7 @@ describe('the session', () => {
     expect(e.text).toBe(text);
     expect(e.droppedChars).toBe(0);
     expect(e.tokens).toEqual(Array.from(text));
-    expect(e.ids).toEqual(Array.from(new CharTokenizer(INFO.symbols, INFO.unknownId).encode(text).ids));
+    expect(e.ids).toEqual(Array.from(charTok(INFO).encode(text).ids));
     expect(e.checkpoint).toBe(4);
     expect(e.ablated).toEqual([]);
     expect(e.layers.length).toBe(2);
@@ -274,7 +273,7 @@ describe('the session', () => {
     for (const top of e.next) {
       expect(top.length).toBe(5);
       for (let k = 1; k < 5; k++) expect(top[k].p).toBeLessThanOrEqual(top[k - 1].p);
-      for (const n of top) expect(n.token).toBe(INFO.symbols[n.id]);
+      for (const n of top) expect(n.token).toBe(charSpec(INFO).symbols[n.id]);
     }
     expect(e.logprobs.length).toBe(t - 1);
     // Where the actual next character is in the top 5, its p is exp(logprob).
@@ -324,7 +323,7 @@ describe('continue the text (tr.generate through the runner)', () => {
 
   it('keeps the last seqLen − 1 characters as the prompt and caps the length at seqLen − prompt', async () => {
     const T = INFO.config.seqLen;
-    const tok = new CharTokenizer(INFO.symbols, INFO.unknownId);
+    const tok = charTok(INFO);
     const long = 'abcdefghij'.repeat(5);
     const plan = continuationPlan(tok.encode(long), T, 40);
     expect(plan.prompt.chars.join('')).toBe(long.slice(-(T - 1)));

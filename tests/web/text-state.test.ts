@@ -90,8 +90,8 @@ describe('the Text model tab’s link', () => {
 
   it('corrects bad continuation settings, with a notice naming the setting', () => {
     const cases: [string, Partial<ReturnType<typeof defaultState>['text']>, RegExp][] = [
-      ['#v=1&dlen=0', { dlen: 1 }, /characters to generate: 0 is outside 1…8192; using 1/],
-      ['#v=1&dlen=7.4', { dlen: 7 }, /characters to generate: 7\.4 rounded to 7/],
+      ['#v=1&dlen=0', { dlen: 1 }, /tokens to generate: 0 is outside 1…8192; using 1/],
+      ['#v=1&dlen=7.4', { dlen: 7 }, /tokens to generate: 7\.4 rounded to 7/],
       ['#v=1&temp=-1', { temp: 0 }, /temperature: -1 is outside 0…10; using 0/],
       ['#v=1&temp=hot', {}, /temp: “hot” is not a number; it was ignored/],
       ['#v=1&topk=-2', { topk: 0 }, /top-k: -2 is outside 0…65536; using 0/],

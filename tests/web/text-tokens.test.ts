@@ -2,18 +2,18 @@
 // (tests/oracle/gen_text_view_fixtures.py): the ids of the whole held-out split equal Python's
 // str-based ones; log-softmax and the top 5 equal NumPy's float64 ones.
 import { describe, it, expect } from 'vitest';
-import { CharTokenizer, lastTokens, showChar } from '../../web/src/text/tokenizer';
+import { lastTokens, showChar } from '../../web/src/text/tokenizer';
 import { logSoftmaxRow, meanSurprise, nextLogprobs, topK } from '../../web/src/text/next';
 import { parseModelJson } from '../../web/src/text/model-files';
-import { REF, heldOutText, modelText, sha256 } from './text-helpers';
+import { REF, charSpec, charTok, heldOutText, modelText, sha256 } from './text-helpers';
 
 describe('the tokenizer', () => {
   const info = parseModelJson(modelText());
-  const tok = new CharTokenizer(info.symbols, info.unknownId);
+  const tok = charTok(info);
 
   it('model.json’s table is Python’s (the training split’s code points, then U+2047)', () => {
-    expect(info.symbols).toEqual(REF.tokens.symbols);
-    expect(info.symbols[info.unknownId]).toBe('⁇');
+    expect(charSpec(info).symbols).toEqual(REF.tokens.symbols);
+    expect(charSpec(info).symbols[info.tokenizer.unknownId]).toBe('⁇');
   });
 
   it('gives Python’s ids for the whole held-out split (772,740 characters, 388 unknown)', async () => {
@@ -26,7 +26,7 @@ describe('the tokenizer', () => {
     expect(Array.from(t.ids.subarray(0, 64))).toEqual(ref.first);
     expect(Array.from(t.ids.subarray(t.ids.length - 64))).toEqual(ref.last);
     expect(t.unknown.filter((u) => u).length).toBe(ref.unknown);
-    expect(t.ids.filter((i) => i === info.unknownId).length).toBe(ref.unknown);
+    expect(t.ids.filter((i) => i === info.tokenizer.unknownId).length).toBe(ref.unknown);
     expect(await sha256(new Uint8Array(Uint32Array.from(t.ids).buffer))).toBe(ref.idsSha256);
   }, 60_000);
 

@@ -66,7 +66,7 @@ export class ContinuePanel {
       el(
         'div',
         { class: 'tx-gen-controls' },
-        num('dlen', 'characters', { min: 1, step: 1 }),
+        num('dlen', 'tokens', { min: 1, step: 1 }),
         el('fieldset', { class: 'tx-gen-mode' }, el('legend', { text: 'Pick' }), g.label, sm.label),
         this.sampling,
         go,
@@ -87,6 +87,7 @@ export class ContinuePanel {
     this.sampled.checked = sampled;
     this.sampling.hidden = !sampled;
     const seqLen = this.s.info?.config.seqLen;
+    const w = this.s.words;
     if (seqLen) this.inputs.dlen.max = String(seqLen - 1);
     const c = this.s.result?.continuation ?? null;
     if (!st.tgen || !c) {
@@ -95,7 +96,7 @@ export class ContinuePanel {
         ? this.s.settled
           ? 'Nothing to continue: type some text.'
           : 'Generating…'
-        : 'Press Generate: the model continues your text, one character at a time.';
+        : `Press Generate: the model continues your text, one ${w.one} at a time.`;
       if (!st.tgen) clear(this.bars);
       this.drawn = null;
       return;
@@ -105,15 +106,15 @@ export class ContinuePanel {
     const notes: string[] = [];
     if (c.promptCut > 0)
       notes.push(
-        `The model sees at most ${seqLen} characters, so it continues the last ${c.prompt.length} of your text (1 is left to write).`,
+        `The model sees at most ${seqLen} ${w.many}, so it continues the last ${c.prompt.length} of your text (1 is left to write).`,
       );
     if (c.capped)
-      notes.push(`Only ${c.chars.length} more fit in its ${seqLen} characters; asked for ${c.request.dlen}.`);
+      notes.push(`Only ${c.chars.length} more fit in its ${seqLen} ${w.many}; asked for ${c.request.dlen}.`);
     const how =
       c.request.temp > 0
         ? `sampled at temperature ${c.request.temp}${c.request.topk ? `, top-k ${c.request.topk}` : ''}${c.request.topp < 1 ? `, top-p ${c.request.topp}` : ''}, seed ${c.request.sseed}`
         : 'greedy';
-    this.info.textContent = `${c.chars.length} characters, ${how}. ${notes.join(' ')}`.trim();
+    this.info.textContent = `${c.chars.length} ${w.many}, ${how}. ${notes.join(' ')}`.trim();
     clear(this.out);
     this.out.hidden = false;
     this.out.append(el('span', { class: 'tx-gen-prompt', text: c.prompt.join('') }));
@@ -122,7 +123,7 @@ export class ContinuePanel {
       const cell = el('span', {
         class: 'tx-gen-char',
         tabindex: 0,
-        'aria-label': `generated character ${i + 1}: ${showChar(ch)}`,
+        'aria-label': `generated ${w.one} ${i + 1}: ${showChar(ch)}`,
         text: ch,
       });
       const show = () => this.showBars(i);
@@ -136,6 +137,8 @@ export class ContinuePanel {
 
   private showBars(i: number): void {
     const c = this.s.result?.continuation;
+    const one = this.s.words.one;
+    const One = one[0].toUpperCase() + one.slice(1);
     clear(this.bars);
     if (!c || i < 0 || i >= c.top.length) return;
     this.bars.append(
@@ -143,8 +146,8 @@ export class ContinuePanel {
         class: 'muted',
         text:
           c.request.temp > 0
-            ? `Character ${i + 1} (“${showChar(c.chars[i])}”) was drawn from (after top-k / top-p):`
-            : `Character ${i + 1} (“${showChar(c.chars[i])}”): the most probable of the model’s top 5:`,
+            ? `${One} ${i + 1} (“${showChar(c.chars[i])}”) was drawn from (after top-k / top-p):`
+            : `${One} ${i + 1} (“${showChar(c.chars[i])}”): the most probable of the model’s top 5:`,
       }),
       el(
         'ul',

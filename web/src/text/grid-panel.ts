@@ -1,7 +1,7 @@
 // The Text model tab's heads: every layer × head as a thumbnail of its attention map on the text
 // (a button: click or Enter zooms it), labelled with its role and its scores on the text (the
 // core's tr.textScores) and on the probe (model.json's checkpoint `heads`), a "knock out" toggle
-// per head, and the selected head as a large map with the characters on both axes.
+// per head, and the selected head as a large map with the tokens on both axes.
 import { clear, el, fmt } from '../ui/dom';
 import { Heatmap } from '../ui/heatmap';
 import { legend } from '../ui/legend';
@@ -60,7 +60,7 @@ export class GridPanel {
       maxSize: 480,
       showLabels: true,
       interactive: true,
-      axisTitles: ['keys (characters read) →', 'queries ↓'],
+      axisTitles: ['keys (tokens read) →', 'queries ↓'],
       describe: (i, j, v, forbidden) => {
         const r = this.s.result;
         const c = (k: number) => `‘${showChar(r?.tokens.chars[k] ?? '?')}’ (${k})`;
@@ -145,7 +145,7 @@ export class GridPanel {
         thumb.classList.toggle('tx-ablated', on);
         const role = sc ? sc.roles[k] : null;
         const roleEl = thumb.querySelector<HTMLElement>('.tx-role')!;
-        roleEl.textContent = role ?? '(needs 2 characters)';
+        roleEl.textContent = role ?? `(needs 2 ${this.s.words.many})`;
         roleEl.dataset.role = role ?? '';
         // Each "name value" kept on one line; the spaces between them only for the text's readers.
         const pairs = (label: string, items: [string, number | null | undefined][]) =>
@@ -197,7 +197,7 @@ export class GridPanel {
       }
     const ck = r?.checkpoint;
     this.caption.textContent = ck
-      ? `Checkpoint step ${ck.step.toLocaleString('en')}. Each map: rows are the characters reading (queries), columns the characters they read (keys); a cell is the weight. A knocked-out head outputs zero, so the layers above it see a changed input.`
+      ? `Checkpoint step ${ck.step.toLocaleString('en')}. Each map: rows are the ${this.s.words.many} reading (queries), columns the ${this.s.words.many} they read (keys); a cell is the weight. A knocked-out head outputs zero, so the layers above it see a changed input.`
       : '';
     this.drawZoom(sel.layer, sel.head, width);
   }
@@ -212,14 +212,14 @@ export class GridPanel {
     this.zoomTitle.textContent = `${headLabel(l, h)} at step ${r ? r.checkpoint.step.toLocaleString('en') : '…'}${on ? ' (knocked out: its output is zeroed; the map shows the weights it would use)' : ''}`;
     this.zoomText.textContent = sc
       ? `Role on this text: ${sc.roles[k]}. Scores: previous ${fmt(sc.previous[k], 3)}, induction ${fmt(sc.induction[k], 3)}, duplicate ${fmt(sc.duplicate[k], 3)}, first ${fmt(sc.first[k], 3)}.`
-      : 'Type at least two characters for the scores.';
+      : `Type at least two ${this.s.words.many} for the scores.`;
     if (!r) return;
     const t = r.tokens.ids.length;
     const values = r.run.weights.subarray(k * t * t, (k + 1) * t * t);
     const forbidden = new Uint8Array(t * t);
     for (let i = 0; i < t; i++) for (let j = i + 1; j < t; j++) forbidden[i * t + j] = 1;
     const labels = r.tokens.chars.map(showChar);
-    this.zoom.setLabel(`${headLabel(l, h)}: attention weights of ${t} characters`);
+    this.zoom.setLabel(`${headLabel(l, h)}: attention weights of ${t} ${this.s.words.many}`);
     this.zoom.setMaxSize(Math.max(120, Math.min(560, width - 60)));
     this.zoom.update({ rows: t, cols: t, values, forbidden, lo: 0, hi: 1, rowLabels: labels, colLabels: labels });
   }

@@ -22,7 +22,7 @@ interface Series {
 }
 
 const SERIES: Series[] = [
-  { key: 'heldOutLoss', title: 'held-out loss (nats/char)', what: 'mean cross-entropy on the held-out addresses' },
+  { key: 'heldOutLoss', title: 'held-out loss (nats/token)', what: 'mean cross-entropy on the held-out addresses' },
   {
     key: 'inContext',
     title: 'in-context score (nats)',
@@ -77,7 +77,7 @@ export class HistoryPanel {
       this.charts,
       el('p', {
         class: 'muted tx-help',
-        text: 'Across: the training tokens seen (log scale; step 0 at the left edge); the checkpoint shown is marked. Figures recorded by the trainer at each checkpoint (model.json): the held-out loss on the addresses from 2000 on, and the probe, rows of random training characters repeated once ([r, r]). They are not recomputed by the page.',
+        text: 'Across: the training tokens seen (log scale; step 0 at the left edge); the checkpoint shown is marked. Figures recorded by the trainer at each checkpoint (model.json): the held-out loss on the addresses from 2000 on, and the probe, rows of random training tokens repeated once ([r, r]). They are not recomputed by the page.',
       }),
     );
   }
@@ -98,7 +98,11 @@ export class HistoryPanel {
     if (key === this.drawnKey) return;
     this.drawnKey = key;
     clear(this.charts);
-    for (const se of SERIES) this.charts.append(chart(cks, se, shown));
+    const nats = this.s.words.nats;
+    for (const se of SERIES)
+      this.charts.append(
+        chart(cks, se.key === 'heldOutLoss' ? { ...se, title: `held-out loss (${nats})` } : se, shown),
+      );
   }
 }
 

@@ -77,9 +77,8 @@ export interface TextModelInfo {
   config: TextModelConfig;
   /** What createTrainer is given (the forward's fields of model.json's config). */
   trainerConfig: Record<string, unknown>;
-  symbols: string[];
-  /** Index of the unknown symbol in `symbols`. */
-  unknownId: number;
+  /** model.json's tokenizer (makeTokenizer in tokenizer.ts builds the encoder). */
+  tokenizer: TokenizerSpec;
   checkpoints: CheckpointInfo[];
   /** What the shipped model misses, when model.json says so. */
   shippedNote: string | null;
@@ -92,10 +91,18 @@ export interface TextModelInfo {
   /** The trainer's held-out windows as text (evaluation.windowText; null without): what a
    *  knock-out's held-out loss is measured on. */
   heldOutWindows: string[] | null;
+  /** The same windows as ids (evaluation.windowIds, which a SentencePiece model's file carries: a
+   *  window cut in token space need not encode back to the same ids); null without. */
+  heldOutWindowIds: number[][] | null;
   /** How the trainer drew its probe (model.json's probe: rows, seed, candidateIds; null
    *  without): the page draws the same one with the core's makeProbe. */
   probe: { rows: number; seed: number; candidateIds: number[] } | null;
 }
+
+/** model.json's tokenizer: characters, or SentencePiece BPE pieces (scripts/text-model/spm.py). */
+export type TokenizerSpec =
+  | { kind: 'char'; symbols: string[]; unknownId: number }
+  | { kind: 'sentencepiece'; pieces: string[]; scores: number[]; types: number[]; unknownId: number };
 
 // ---------------------------------------------------------------- model.json
 
@@ -163,22 +170,7 @@ export function parseModelJson(text: string, file = 'model.json'): TextModelInfo
   const trainerConfig: Record<string, unknown> = {};
   for (const k of FORWARD_FIELDS) if (c[k] !== undefined) trainerConfig[k] = c[k];
 
-  // tokenizer: { kind: 'char', symbols, unknown }
-  const tk = j.tokenizer;
-  if (!isObj(tk)) return fail('tokenizer', 'missing or not an object');
-  if (tk.kind !== 'char') fail('tokenizer.kind', `${short(tk.kind)} is not read (only “char”)`);
-  const symbols = tk.symbols;
-  if (!Array.isArray(symbols)) return fail('tokenizer.symbols', 'missing or not a list');
-  if (symbols.length !== vocab) fail('tokenizer.symbols', `${symbols.length} symbols, but config.vocab is ${vocab}`);
-  const seen = new Set<string>();
-  symbols.forEach((s, i) => {
-    if (typeof s !== 'string' || Array.from(s).length !== 1)
-      fail(`tokenizer.symbols[${i}]`, `must be one character (got ${short(s)})`);
-    if (seen.has(s)) fail(`tokenizer.symbols[${i}]`, `“${s}” appears twice`);
-    seen.add(s);
-  });
-  const unknownId = typeof tk.unknown === 'string' ? symbols.indexOf(tk.unknown) : -1;
-  if (unknownId < 0) fail('tokenizer.unknown', 'must be one of the symbols');
+  const tokenizer = tokenizerOf(j.tokenizer, vocab, fail);
 
   // checkpoints
   const cks = j.checkpoints;
@@ -225,16 +217,106 @@ export function parseModelJson(text: string, file = 'model.json'): TextModelInfo
   return {
     config: cfg,
     trainerConfig,
-    symbols: symbols as string[],
-    unknownId,
+    tokenizer,
     checkpoints,
     shippedNote,
     repeat: typeof rep === 'number' ? rep : null,
     targets,
     corpus: corpusOf(j.corpus),
-    heldOutWindows: windowsOf(j.evaluation, seqLen, fail),
+    heldOutWindows: tokenizer.kind === 'char' ? windowsOf(j.evaluation, seqLen, fail) : null,
+    heldOutWindowIds: windowIdsOf(j.evaluation, seqLen, vocab, fail),
     probe: probeOf(j.probe, vocab, fail),
   };
+}
+
+/** tokenizer: { kind: 'char', symbols, unknown } or { kind: 'sentencepiece', pieces, scores,
+ *  types, unknownId, normalization: 'identity', addDummyPrefix: false } (the one SentencePiece
+ *  set-up BpeTokenizer encodes exactly; any other is refused by name). */
+function tokenizerOf(tk: unknown, vocab: number, fail: (field: string, detail: string) => never): TokenizerSpec {
+  if (!isObj(tk)) return fail('tokenizer', 'missing or not an object');
+  if (tk.kind === 'sentencepiece') {
+    if (tk.model !== 'bpe') fail('tokenizer.model', `${short(tk.model)} is not read (only “bpe”)`);
+    if (tk.normalization !== 'identity')
+      fail('tokenizer.normalization', `${short(tk.normalization)} is not read (only “identity”)`);
+    if (tk.addDummyPrefix !== false) fail('tokenizer.addDummyPrefix', 'must be false (the only form read)');
+    const list = (name: 'pieces' | 'scores' | 'types'): unknown[] => {
+      const v = tk[name];
+      if (!Array.isArray(v) || v.length !== vocab)
+        return fail(`tokenizer.${name}`, `must be a list of ${vocab} entries (config.vocab)`);
+      return v;
+    };
+    const pieces = list('pieces'),
+      scores = list('scores'),
+      types = list('types');
+    const seen = new Set<string>();
+    pieces.forEach((p, i) => {
+      if (typeof p !== 'string' || p.length === 0 || p.length > 64)
+        fail(`tokenizer.pieces[${i}]`, `must be a text of 1 to 64 characters (got ${short(p)})`);
+      if (seen.has(p as string)) fail(`tokenizer.pieces[${i}]`, `“${p as string}” appears twice`);
+      seen.add(p as string);
+    });
+    scores.forEach((x, i) => {
+      if (typeof x !== 'number' || !Number.isFinite(x)) fail(`tokenizer.scores[${i}]`, `not a number (${short(x)})`);
+    });
+    types.forEach((x, i) => {
+      if (x !== 1 && x !== 2 && x !== 4)
+        fail(`tokenizer.types[${i}]`, `must be 1, 2 or 4 (normal, unknown, user-defined; got ${short(x)})`);
+    });
+    const unknownId = tk.unknownId;
+    if (
+      typeof unknownId !== 'number' ||
+      !Number.isInteger(unknownId) ||
+      unknownId < 0 ||
+      unknownId >= vocab ||
+      types[unknownId] !== 2
+    )
+      fail('tokenizer.unknownId', 'must be the id of the one piece of type 2 (unknown)');
+    if (types.filter((t) => t === 2).length !== 1)
+      fail('tokenizer.types', 'must hold exactly one unknown piece (type 2)');
+    return {
+      kind: 'sentencepiece',
+      pieces: pieces as string[],
+      scores: scores as number[],
+      types: types as number[],
+      unknownId: unknownId as number,
+    };
+  }
+  if (tk.kind !== 'char') fail('tokenizer.kind', `${short(tk.kind)} is not read (only “char” and “sentencepiece”)`);
+  const symbols = tk.symbols;
+  if (!Array.isArray(symbols)) return fail('tokenizer.symbols', 'missing or not a list');
+  if (symbols.length !== vocab) fail('tokenizer.symbols', `${symbols.length} symbols, but config.vocab is ${vocab}`);
+  const seen = new Set<string>();
+  symbols.forEach((s, i) => {
+    if (typeof s !== 'string' || Array.from(s).length !== 1)
+      fail(`tokenizer.symbols[${i}]`, `must be one character (got ${short(s)})`);
+    if (seen.has(s)) fail(`tokenizer.symbols[${i}]`, `“${s}” appears twice`);
+    seen.add(s);
+  });
+  const unknownId = typeof tk.unknown === 'string' ? symbols.indexOf(tk.unknown) : -1;
+  if (unknownId < 0) fail('tokenizer.unknown', 'must be one of the symbols');
+  return { kind: 'char', symbols: symbols as string[], unknownId };
+}
+
+/** evaluation.windowIds: at most maxWindows lists of seqLen token ids. */
+function windowIdsOf(
+  e: unknown,
+  seqLen: number,
+  vocab: number,
+  fail: (field: string, detail: string) => never,
+): number[][] | null {
+  if (!isObj(e) || e.windowIds === undefined || e.windowIds === null) return null;
+  const w = e.windowIds;
+  if (!Array.isArray(w) || w.length < 1 || w.length > LIM.maxWindows)
+    return fail('evaluation.windowIds', `must be a list of 1 to ${LIM.maxWindows} lists of ids`);
+  w.forEach((ids, i) => {
+    if (!Array.isArray(ids) || ids.length !== seqLen)
+      fail(`evaluation.windowIds[${i}]`, `must be a list of ${seqLen} token ids (config.seqLen)`);
+    (ids as unknown[]).forEach((x) => {
+      if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= vocab)
+        fail(`evaluation.windowIds[${i}]`, `must hold token ids from 0 to ${vocab - 1} (got ${short(x)})`);
+    });
+  });
+  return w as number[][];
 }
 
 /** evaluation.windowText: at most maxWindows texts of exactly seqLen characters (code points). */

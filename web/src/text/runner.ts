@@ -44,7 +44,7 @@ export interface GenRun {
 
 /** The text model's two measures (the core's tr.textLoss and tr.probeScores). */
 export interface TextMeasures {
-  /** Mean next-character cross-entropy (nats) over the held-out windows. */
+  /** Mean next-token cross-entropy (nats) over the held-out windows. */
   heldOutLoss: number;
   /** The probe's in-context score (nats): second copy's loss minus the first's. */
   inContext: number;

@@ -10,7 +10,7 @@ import {
   type TextModelInfo,
   type TextWeights,
 } from './model-files';
-import { CharTokenizer, lastTokens, type Tokenized } from './tokenizer';
+import { lastTokens, makeTokenizer, unitWords, type TextTokenizer, type Tokenized, type UnitWords } from './tokenizer';
 import { nextLogprobs, topK, type NextToken } from './next';
 import type { AblationMeasures, GenOptions, GenRun, ProbeSpec, RoleTable, TextRun } from './runner';
 import { headLabel, parseHead } from './state';
@@ -37,7 +37,7 @@ export interface GenRequest {
 /** The model's continuation of the text. */
 export interface Continuation {
   request: GenRequest;
-  /** The prompt: the text's last characters, at most seqLen − 1 (one is left to generate). */
+  /** The prompt: the text's last tokens, at most seqLen − 1 (one is left to generate). */
   prompt: string[];
   /** Characters of the text before the prompt (the text was longer than seqLen − 1). */
   promptCut: number;
@@ -45,7 +45,7 @@ export interface Continuation {
   chars: string[];
   ids: number[];
   capped: boolean;
-  /** Per generated character, the 5 most probable next characters after top-k / top-p. */
+  /** Per generated token, the 5 most probable next tokens after top-k / top-p. */
   top: { token: string; id: number; p: number }[][];
 }
 
@@ -74,7 +74,7 @@ export interface TextResult {
   checkpoint: CheckpointInfo;
   /** Index of the checkpoint in model.json's list. */
   index: number;
-  /** The tokens the model read (the text's last seqLen characters). */
+  /** The tokens the model read (the text's last seqLen tokens). */
   tokens: Tokenized;
   /** Characters cut from the start of the text (it was longer than seqLen; the text panel says so). */
   dropped: number;
@@ -99,7 +99,11 @@ export type TextChange = 'model' | 'result' | 'status';
 
 export class TextSession {
   info: TextModelInfo | null = null;
-  tokenizer: CharTokenizer | null = null;
+  /** How the page names the model's positions (characters or tokens); characters until a model is read. */
+  get words(): UnitWords {
+    return this.info ? unitWords(this.info.tokenizer) : unitWords({ kind: 'char', symbols: [], unknownId: 0 });
+  }
+  tokenizer: TextTokenizer | null = null;
   roles: RoleTable | null = null;
   result: TextResult | null = null;
   status: TextStatus = { state: 'idle' };
@@ -222,7 +226,7 @@ export class TextSession {
       this.backend.warm?.();
       this.setStatus({ state: 'busy', text: 'Loading the model’s description (model.json)…' });
       this.info = await this.files.model();
-      this.tokenizer = new CharTokenizer(this.info.symbols, this.info.unknownId);
+      this.tokenizer = makeTokenizer(this.info.tokenizer);
       this.onChange('model');
     }
     const info = this.info;
@@ -252,7 +256,7 @@ export class TextSession {
     if (want.gen) {
       const g = want.gen;
       const plan = continuationPlan(all, info.config.seqLen, g.dlen);
-      this.setStatus({ state: 'busy', text: `Continuing the text (${plan.n} characters)…` });
+      this.setStatus({ state: 'busy', text: `Continuing the text (${plan.n} ${this.words.many})…` });
       const opts = { temperature: g.temp, topK: g.topk, topP: g.topp, seed: g.sseed };
       const gen = await this.backend.generate(key, plan.prompt.ids, plan.n, opts, ablated);
       const k = Math.min(5, V);
@@ -273,16 +277,19 @@ export class TextSession {
       };
     }
     let measures: AblationMeasures | null = null;
-    if (ablated.length > 0 && info.heldOutWindows && info.probe) {
+    const windows = info.heldOutWindowIds ?? info.heldOutWindows;
+    if (ablated.length > 0 && windows && info.probe) {
       const mkey = `${key}|${ablated.map(([l, h]) => `${l}.${h}`).join(',')}`;
       measures = this.measured.get(mkey) ?? null;
       if (!measures) {
         this.setStatus({
           state: 'busy',
-          text: `Measuring the knock-out on ${info.heldOutWindows.length} held-out windows and ${info.probe.rows} probe rows…`,
+          text: `Measuring the knock-out on ${windows.length} held-out windows and ${info.probe.rows} probe rows…`,
         });
         this.windowIds ??= Int32Array.from(
-          info.heldOutWindows.flatMap((w) => Array.from(this.tokenizer!.encode(w).ids)),
+          info.heldOutWindowIds
+            ? info.heldOutWindowIds.flat()
+            : (info.heldOutWindows ?? []).flatMap((w) => Array.from(this.tokenizer!.encode(w).ids)),
         );
         measures = await this.backend.measure(key, this.windowIds, info.probe, ablated);
         if (this.measured.size >= 64) this.measured.clear();
@@ -361,7 +368,7 @@ export class TextSession {
 }
 
 export interface TextExport {
-  /** The characters the model read. */
+  /** The tokens the model read. */
   text: string;
   /** Characters of the typed text before them that the model did not read. */
   droppedChars: number;
@@ -383,7 +390,7 @@ export interface TextExport {
   next: { token: string; id: number; p: number }[][];
   /** log p of each token after the first (natural log). */
   logprobs: number[];
-  /** "Continue the text": the generated characters, or null when none was asked for. */
+  /** "Continue the text": the generated tokens, or null when none was asked for. */
   generated: string | null;
   /** With heads knocked out: held-out loss (nats/char, on `windows` held-out windows) and the
    *  probe's in-context score (on `probeRows` rows), intact and knocked out; else null. */

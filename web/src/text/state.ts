@@ -8,21 +8,21 @@ import { brief, decodeComponent, int, real, yesNo, type Kind } from '../state/fi
 import type { SubState } from '../state/table';
 
 export interface TextState {
-  /** The student's text, as typed (the view keeps its last seqLen characters). */
+  /** The student's text, as typed (the view keeps its last seqLen tokens). */
   text: string;
   /** The checkpoint's step; −1 = the last one of the model. */
   ckpt: number;
   /** The selected head as `layer.head`, counted from 1 as the page counts them ('2.3'). */
   head: string;
-  /** "Continue the text": characters to generate (the view caps it at seqLen − prompt length). */
+  /** "Continue the text": tokens to generate (the view caps it at seqLen − prompt length). */
   dlen: number;
   /** Temperature; 0 = greedy, more = sampled. */
   temp: number;
-  /** Keep the k most probable characters (0 = off). */
+  /** Keep the k most probable tokens (0 = off). */
   topk: number;
-  /** Keep the most probable characters up to probability p (1 = off). */
+  /** Keep the most probable tokens up to probability p (1 = off). */
   topp: number;
-  /** The sampler's seed (Rng(seed), one draw per character). */
+  /** The sampler's seed (Rng(seed), one draw per token). */
   sseed: number;
   /** Generate on opening the link (the continuation is part of what the link shows). */
   tgen: boolean;
@@ -168,7 +168,7 @@ export const TEXT: SubState<TextState, TextSlice> = {
     head: { key: 'thead', label: 'text model: head', kind: headKind, default: '1.1', compute: false },
     dlen: {
       key: 'dlen',
-      label: 'text model: characters to generate',
+      label: 'text model: tokens to generate',
       kind: int(1, TEXT_LIMITS.maxGen),
       default: 40,
       compute: false,

@@ -59,7 +59,7 @@ export class TextPanel {
       el('p', {
         id: 'text-input-help',
         class: 'muted tx-help',
-        text: 'One token per character. Characters the model never saw in training become the unknown token (marked).',
+        text: 'The model reads your text as tokens (one cell each). Characters the model never saw in training become the unknown token (marked).',
       }),
       this.cut,
       this.strip,
@@ -85,11 +85,12 @@ export class TextPanel {
   draw(): void {
     const r = this.s.result;
     const info = this.s.info;
+    const w = this.s.words;
     const hadFocus = this.strip.contains(document.activeElement);
     clear(this.strip);
     this.cells = [];
     if (!r || !info) {
-      this.next.textContent = info ? 'Type some text: the model reads it one character at a time.' : '';
+      this.next.textContent = info ? `Type some text: the model reads it one ${w.one} at a time.` : '';
       this.cut.hidden = true;
       this.ablation.hidden = true;
       return;
@@ -97,7 +98,7 @@ export class TextPanel {
     const t = r.tokens.ids.length;
     const lnV = Math.log(info.config.vocab);
     this.cut.hidden = r.dropped === 0;
-    this.cut.textContent = `The model reads at most ${info.config.seqLen} characters: the first ${r.dropped.toLocaleString('en')} of your text are not shown or read.`;
+    this.cut.textContent = `The model reads at most ${info.config.seqLen} ${w.many}: the first ${r.dropped.toLocaleString('en')} of your text's ${w.many} are not shown or read.`;
     if (this.pos >= t || this.pos < 0) this.pos = t - 1;
     for (let i = 0; i < t; i++) {
       const ch = r.tokens.chars[i];
@@ -122,7 +123,7 @@ export class TextPanel {
         'aria-label',
         `${what} at ${i}${i > 0 ? `, surprise ${fmt(sur, 2)} nats` : ', the first: nothing predicts it'}`,
       );
-      b.title = i > 0 ? `surprise −log p = ${fmt(sur, 2)} nats` : 'the first character: nothing predicts it';
+      b.title = i > 0 ? `surprise −log p = ${fmt(sur, 2)} nats` : `the first ${w.one}: nothing predicts it`;
       b.addEventListener('focus', () => this.show(i));
       b.addEventListener('mouseenter', () => this.show(i));
       this.cells.push(b);
@@ -131,8 +132,8 @@ export class TextPanel {
     const mean = meanSurprise(r.logprobs);
     this.scale.textContent =
       t > 1
-        ? `Colour under each character: its surprise −log p (nats) given the characters before it, from 0 (dark: certain) to ln ${info.config.vocab} = ${fmt(lnV, 2)} (yellow: no better than a uniform guess, or worse). Mean over the ${t - 1} predicted characters: ${fmt(mean, 3)} nats.`
-        : 'One character: nothing to predict yet.';
+        ? `Colour under each ${w.one}: its surprise −log p (nats) given the ${w.many} before it, from 0 (dark: certain) to ln ${info.config.vocab} = ${fmt(lnV, 2)} (yellow: no better than a uniform guess, or worse). Mean over the ${t - 1} predicted ${w.many}: ${fmt(mean, 3)} nats.`
+        : `One ${w.one}: nothing to predict yet.`;
     this.drawAblation();
     this.show(this.pos, false);
     if (hadFocus) this.cells[this.pos]?.focus();
@@ -151,7 +152,7 @@ export class TextPanel {
     const signed = (x: number) => `${x >= 0 ? '+' : '−'}${fmt(Math.abs(x), 3)}`;
     const m = r.measures;
     const measured = m
-      ? ` On the trainer's ${m.windows} held-out windows (addresses it never trained on): held-out loss ${fmt(m.intact.heldOutLoss, 3)} nats/char intact, ${fmt(m.ablated.heldOutLoss, 3)} with ${them} knocked out (${signed(m.ablated.heldOutLoss - m.intact.heldOutLoss)}). On the probe (${m.probeRows} random sequences, each repeated): in-context score ${fmt(m.intact.inContext, 3)} intact, ${fmt(m.ablated.inContext, 3)} knocked out (${signed(m.ablated.inContext - m.intact.inContext)}; negative = the repeat is predicted from context).`
+      ? ` On the trainer's ${m.windows} held-out windows (addresses it never trained on): held-out loss ${fmt(m.intact.heldOutLoss, 3)} ${this.s.words.nats} intact, ${fmt(m.ablated.heldOutLoss, 3)} with ${them} knocked out (${signed(m.ablated.heldOutLoss - m.intact.heldOutLoss)}). On the probe (${m.probeRows} random sequences, each repeated): in-context score ${fmt(m.intact.inContext, 3)} intact, ${fmt(m.ablated.inContext, 3)} knocked out (${signed(m.ablated.inContext - m.intact.inContext)}; negative = the repeat is predicted from context).`
       : ' (This model file has no held-out windows or probe to measure the knock-out on.)';
     this.ablation.textContent =
       `Knocked out: ${names}. On your text: mean surprise ${fmt(b, 3)} nats intact, ${fmt(a, 3)} with ${them} knocked out (${signed(d)}); the colours above are the knocked-out model's.` +
@@ -159,7 +160,7 @@ export class TextPanel {
     this.ablation.dataset.heldOut = m ? String(m.ablated.heldOutLoss - m.intact.heldOutLoss) : '';
   }
 
-  /** The 5 most probable next characters after position i. */
+  /** The 5 most probable next tokens after position i. */
   private show(i: number, move = true): void {
     const r = this.s.result;
     const info = this.s.info;
@@ -177,7 +178,7 @@ export class TextPanel {
     this.next.append(
       el('p', {
         class: 'tx-next-head',
-        text: `After “${i > 11 ? '…' : ''}${after}” (character ${i}), checkpoint step ${r.checkpoint.step.toLocaleString('en')}${r.ablated.length ? ' with heads knocked out' : ''} predicts:`,
+        text: `After “${i > 11 ? '…' : ''}${after}” (${this.s.words.one} ${i}), checkpoint step ${r.checkpoint.step.toLocaleString('en')}${r.ablated.length ? ' with heads knocked out' : ''} predicts:`,
       }),
     );
     const list = el('ol', { class: 'tx-top', 'data-testid': 'text-top5', 'data-pos': i });
@@ -206,7 +207,10 @@ export class TextPanel {
       );
     } else
       this.next.append(
-        el('p', { class: 'muted', text: 'This is the last character: the list is what the model would write next.' }),
+        el('p', {
+          class: 'muted',
+          text: `This is the last ${this.s.words.one}: the list is what the model would write next.`,
+        }),
       );
   }
 

@@ -1,6 +1,6 @@
-// The Text model tab: a char-level model trained by this project's own trainer on State of the
+// The Text model tab: a model trained by this project's own trainer on State of the
 // Union addresses (docs/text-model.md) reads the student's text. Every head's map, role and
-// scores on that text, what the model predicts next at each character and how surprised it was,
+// scores on that text, what the model predicts next at each token and how surprised it was,
 // heads knocked out, and the checkpoints of its training. The model's files are fetched when the
 // view first opens (model.json, then the checkpoint shown). The view composes the run state
 // (session.ts, no DOM) and its panels (text-panel.ts, grid-panel.ts, history-panel.ts), and owns
@@ -44,6 +44,10 @@ class TextView implements View<TextContext> {
   private readonly notices = el('ul', { class: 'tx-notices', 'data-testid': 'text-notices', hidden: true });
   private readonly note = el('aside', { class: 'tx-note', 'data-testid': 'text-shipped-note', hidden: true });
   private readonly about = el('p', { class: 'lead tx-about', 'data-testid': 'text-model-about' });
+  private readonly title = el('h3', {
+    class: 'panel-title',
+    text: 'Text model: a transformer trained on real text reads your text',
+  });
   private readonly body = el('div', { class: 'tx-body' });
   private readonly rolesText = el('span', { 'data-testid': 'text-role-rule' });
   private raf = 0;
@@ -66,7 +70,7 @@ class TextView implements View<TextContext> {
       el(
         'div',
         { class: 'tx-head' },
-        el('h3', { class: 'panel-title', text: 'Text model: a character-level transformer reads your text' }),
+        this.title,
         this.about,
         el('div', { class: 'tx-export' }, el('span', { class: 'export-title', text: 'Export' }), exportBtn),
       ),
@@ -182,18 +186,20 @@ class TextView implements View<TextContext> {
       );
     }
     const c = info.config;
+    const w = s.words;
+    this.title.textContent = `Text model: a ${info.tokenizer.kind === 'char' ? 'character-level' : 'subword'} transformer reads your text`;
     const r = s.result;
     const corpus = info.corpus
       ? ` on ${info.corpus.package} ${info.corpus.version} (training split: ${info.corpus.train}; held-out: ${info.corpus.heldOut})`
       : '';
     const ck = r?.checkpoint;
     this.about.textContent =
-      `The model reads one character at a time (${c.vocab} symbols) and sees at most ${c.seqLen}: ${c.layers} layer${c.layers === 1 ? '' : 's'} of ${c.heads} attention head${c.heads === 1 ? '' : 's'}, d_model ${c.dModel}, no MLP, trained by this project's own trainer${corpus}.` +
+      `The model reads ${w.how} and sees at most ${c.seqLen}: ${c.layers} layer${c.layers === 1 ? '' : 's'} of ${c.heads} attention head${c.heads === 1 ? '' : 's'}, d_model ${c.dModel}, no MLP, trained by this project's own trainer${corpus}.` +
       (info.repeat
-        ? ` Not pure text: in ${fmt(info.repeat * 100, 0)} % of its training rows the last m characters (m from ${Math.max(4, Math.floor(c.seqLen / 8))} to ${Math.floor(c.seqLen / 2)}) repeated the m before them, to invite induction heads.`
+        ? ` Not pure text: in ${fmt(info.repeat * 100, 0)} % of its training rows the last m ${w.many} (m from ${Math.max(4, Math.floor(c.seqLen / 8))} to ${Math.floor(c.seqLen / 2)}) repeated the m before them, to invite induction heads.`
         : '') +
       (ck
-        ? ` Shown: checkpoint step ${ck.step.toLocaleString('en')} (${ck.tokens.toLocaleString('en')} training tokens)${ck.heldOutLoss === null ? '' : `, held-out loss ${fmt(ck.heldOutLoss, 3)} nats per character`}.`
+        ? ` Shown: checkpoint step ${ck.step.toLocaleString('en')} (${ck.tokens.toLocaleString('en')} training tokens)${ck.heldOutLoss === null ? '' : `, held-out loss ${fmt(ck.heldOutLoss, 3)} nats per ${w.one}`}.`
         : '');
     this.root.dataset.step = ck ? String(ck.step) : '';
     this.root.dataset.tokens = r ? String(r.tokens.ids.length) : '0';
