@@ -188,6 +188,56 @@ describe('model.json', () => {
     it(`refuses ${what}`, () => {
       expect(refusal(() => parseModelJson(text)).message).toMatch(re);
     });
+
+  // The fixture model with a SentencePiece tokenizer of its vocabulary: <unk>, a user-defined
+  // line break, the characters, then merged pieces.
+  const spWith = (edit: (j: Record<string, any>) => void = () => {}) =>
+    jsonWith((j) => {
+      const V = j.config.vocab as number;
+      const chars = (j.tokenizer.symbols as string[]).filter((c) => c !== '\n' && c !== '⁇').map((c) => c.replace(' ', '▁'));
+      const pieces = ['<unk>', '\n', ...chars];
+      for (let k = 0; pieces.length < V; k++) pieces.push(`▁${chars[10 + k]}${chars[20 + k]}`);
+      j.tokenizer = {
+        kind: 'sentencepiece',
+        file: 'tokenizer.model',
+        model: 'bpe',
+        normalization: 'identity',
+        addDummyPrefix: false,
+        unknownId: 0,
+        pieces,
+        scores: pieces.map((_, i) => (i < 2 ? 0 : -i)),
+        types: pieces.map((_, i) => (i === 0 ? 2 : i === 1 ? 4 : 1)),
+      };
+      j.evaluation.windowIds = (j.evaluation.windowText as string[]).map((w) => Array.from(w, (_, i) => (i * 7) % V));
+      edit(j);
+    });
+
+  it('reads a SentencePiece tokenizer, and its held-out windows as ids', () => {
+    const info = parseModelJson(spWith());
+    expect(info.tokenizer.kind).toBe('sentencepiece');
+    expect(info.tokenizer.unknownId).toBe(0);
+    expect(info.heldOutWindows).toBeNull();
+    expect(info.heldOutWindowIds?.[0].length).toBe(32);
+  });
+
+  const hostileSp: [string, string, RegExp][] = [
+    ['a unigram model', spWith((j) => (j.tokenizer.model = 'unigram')), /tokenizer\.model: “unigram” is not read \(only “bpe”\)/],
+    ['an NFKC normalization', spWith((j) => (j.tokenizer.normalization = 'nmt_nfkc')), /tokenizer\.normalization: “nmt_nfkc” is not read/],
+    ['a dummy prefix', spWith((j) => (j.tokenizer.addDummyPrefix = true)), /tokenizer\.addDummyPrefix: must be false/],
+    ['pieces fewer than vocab', spWith((j) => j.tokenizer.pieces.pop()), /tokenizer\.pieces: must be a list of 91 entries/],
+    ['a piece twice', spWith((j) => (j.tokenizer.pieces[7] = j.tokenizer.pieces[8])), /tokenizer\.pieces\[8\]: .* appears twice/],
+    ['an empty piece', spWith((j) => (j.tokenizer.pieces[7] = '')), /tokenizer\.pieces\[7\]: must be a text of 1 to 64 characters/],
+    ['a score that is text', spWith((j) => (j.tokenizer.scores[9] = 'high')), /tokenizer\.scores\[9\]: not a number/],
+    ['a byte piece', spWith((j) => (j.tokenizer.types[9] = 6)), /tokenizer\.types\[9\]: must be 1, 2 or 4/],
+    ['an unknown id on a normal piece', spWith((j) => (j.tokenizer.unknownId = 5)), /tokenizer\.unknownId: must be the id of the one piece of type 2/],
+    ['two unknown pieces', spWith((j) => (j.tokenizer.types[5] = 2)), /tokenizer\.types: must hold exactly one unknown piece/],
+    ['a held-out window of ids one short', spWith((j) => j.evaluation.windowIds[2].pop()), /evaluation\.windowIds\[2\]: must be a list of 32 token ids/],
+    ['a held-out id outside the vocabulary', spWith((j) => (j.evaluation.windowIds[1][3] = 91)), /evaluation\.windowIds\[1\]: must hold token ids from 0 to 90/],
+  ];
+  for (const [what, text, re] of hostileSp)
+    it(`refuses ${what}`, () => {
+      expect(refusal(() => parseModelJson(text)).message).toMatch(re);
+    });
 });
 
 describe('checkpoints (.npz)', () => {

@@ -260,7 +260,11 @@ Fail load_token_dir(const std::string& dir, Corpus* c) {
 
 std::string Corpus::text_of(std::int32_t id) const {
   const auto i = static_cast<std::size_t>(id);
-  return pieces.empty() ? utf8_of(symbols[i]) : pieces[i];
+  if (pieces.empty()) return utf8_of(symbols[i]);
+  // A SentencePiece piece writes a space as U+2581 (three bytes in UTF-8).
+  std::string t = pieces[i];
+  for (std::size_t at; (at = t.find("\xE2\x96\x81")) != std::string::npos;) t.replace(at, 3, " ");
+  return t;
 }
 
 std::string utf8_of(char32_t cp) {

@@ -26,7 +26,7 @@ struct Corpus {
   std::vector<std::string> pieces;
   ojson tokenizer;
   std::size_t vocab() const { return pieces.empty() ? symbols.size() : pieces.size(); }
-  // The text of token `id` (the piece, or the character).
+  // The text of token `id` (the character, or the piece with its U+2581 as spaces).
   std::string text_of(std::int32_t id) const;
 };
 
