@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 APT_PACKAGES=(emscripten libxtensor-dev xtl-dev libxsimd-dev libsimde-dev catch2 nlohmann-json3-dev zlib1g-dev
-  python3-numpy python3-torch chromium chromium-headless-shell fonts-dejavu-core cmake clang libclang-rt-14-dev)
+  python3-numpy python3-torch python3-sentencepiece chromium chromium-headless-shell fonts-dejavu-core cmake clang libclang-rt-14-dev)
 # node and npm may come from elsewhere than Debian (this machine kind ships its own).
 command -v node >/dev/null && command -v npm >/dev/null || APT_PACKAGES+=(nodejs npm)
 

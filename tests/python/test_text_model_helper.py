@@ -125,6 +125,39 @@ class TextModelHelper(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, r"step: no checkpoint at step 5 \(steps: 0, 4, 24\)"):
             ap.load_text_model(self.copy, step=5)
 
+    def sp_meta(self, **edit):
+        """The fixture model's meta with SentencePiece's reading of the shipped tokenizer.model
+        (tests/fixtures/bpe-tokenizer.json, from python3-sentencepiece) as its tokenizer."""
+        with open(os.path.join(ROOT, "tests", "fixtures", "bpe-tokenizer.json"), encoding="utf-8") as f:
+            ref = json.load(f)
+        r = ref["model"]
+        tok = {"kind": "sentencepiece", "model": "bpe", "normalization": "identity", "addDummyPrefix": False,
+               "pieces": r["pieces"], "scores": r["scores"], "types": r["types"], "unknownId": r["unknownId"]}
+        tok.update(edit)
+        return {**self.meta, "config": {**self.meta["config"], "vocab": len(r["pieces"])}, "tokenizer": tok}, ref
+
+    def test_sentencepiece_encoder(self):
+        """The helper's BPE encoder gives SentencePiece's ids for the fixture's texts (the shipped
+        model's test compares the whole held-out split)."""
+        meta, ref = self.sp_meta()
+        m = ap.TextModel(meta, meta["checkpoints"][-1], {}, "test")
+        for case in ref["cases"]:
+            self.assertEqual(m.encode(case["text"]).tolist(), case["ids"], case["text"])
+        self.assertEqual(m.decode(m.encode("the nation")), "the nation")
+
+    def test_hostile_sentencepiece_tokenizer(self):
+        V = len(self.sp_meta()[1]["model"]["pieces"])
+        cases = [({"model": "unigram"}, "SentencePiece BPE with identity"),
+                 ({"addDummyPrefix": True}, "no dummy prefix"),
+                 ({"pieces": ["a"] * 3}, "lists of"),
+                 ({"types": [6] * V}, "types must be"),
+                 ({"unknownId": 5}, "types must be")]
+        for edit, msg in cases:
+            meta, _ = self.sp_meta(**edit)
+            self.write_meta(meta)
+            with self.assertRaisesRegex(ValueError, msg, msg=str(edit)):
+                ap.load_text_model(self.copy)
+
     def test_hostile_npz(self):
         last = os.path.join(self.copy, self.meta["checkpoints"][-1]["file"])
         good = open(last, "rb").read()

@@ -171,6 +171,19 @@ def npz_bytes(folder):
 
 
 @unittest.skipUnless(BIN and SOTU, "set ATTN_TRAIN_TEXT and ATTN_SOTU (ctest does)")
+def write_token_dir(folder, syms, train_ids, held_ids):
+    os.makedirs(folder, exist_ok=True)
+    np.asarray(train_ids, dtype="<u2").tofile(os.path.join(folder, "train.u16"))
+    np.asarray(held_ids, dtype="<u2").tofile(os.path.join(folder, "heldout.u16"))
+    pieces = ["<unk>" if s == UNK else s.replace(" ", "\u2581") for s in syms]
+    tok = {"kind": "sentencepiece", "file": "tokenizer.model", "model": "bpe", "normalization": "identity",
+           "addDummyPrefix": False, "unknownId": len(syms) - 1, "pieces": pieces,
+           "scores": [-float(i) for i in range(len(syms))], "types": [2 if s == UNK else 1 for s in syms]}
+    with open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(tok, f, ensure_ascii=False)
+    return tok
+
+
 class TrainText(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -214,6 +227,11 @@ class TrainText(unittest.TestCase):
             if not SANITIZED:
                 cls.train_text, cls.held_text = python_splits(SOTU)
                 cls.syms, cls.train_ids, cls.held_ids = python_tokens(cls.train_text, cls.held_text)
+                # --token-dir: ids made outside the trainer (here Python's char ids, the pieces
+                # spelled as SentencePiece spells them), as scripts/text-model/spm.py writes them.
+                cls.tokdir = os.path.join(cls.tmp, "spdir")
+                write_token_dir(cls.tokdir, cls.syms, cls.train_ids, cls.held_ids)
+                done.append(pool.submit(train, "t1", "--quick", "--token-dir", cls.tokdir, "--threads", "1"))
             for f in done:
                 f.result()
 
@@ -461,6 +479,56 @@ class TrainText(unittest.TestCase):
         # The figures of docs/text-model-tries.md (extract.py on the same package).
         self.assertEqual((len(self.syms), len(train), len(held)), (91, 9987509, 772740))
         self.assertEqual(int((held == len(self.syms) - 1).sum()), 388)
+
+    def test_token_dir(self):
+        """--token-dir: the trainer trains on the ids it is given, passes the tokenizer through to
+        model.json, and writes the held-out windows as ids (and as text, ▁ as a space); its
+        held-out loss is NumPy's on those windows."""
+        m = self.model("t1")
+        with open(os.path.join(self.tokdir, "tokenizer.json"), encoding="utf-8") as f:
+            tok = json.load(f)
+        self.assertEqual(m["tokenizer"]["kind"], "sentencepiece")
+        self.assertEqual(m["tokenizer"]["pieces"], tok["pieces"])
+        self.assertEqual(m["tokenizer"]["scores"], tok["scores"])
+        self.assertEqual(m["config"]["vocab"], len(tok["pieces"]))
+        cfg, T, n = m["config"], m["config"]["seqLen"], m["evaluation"]["windows"]
+        L = len(self.held_ids)
+        windows = np.stack([self.held_ids[i * (L - T) // (n - 1):][:T] for i in range(n)])
+        self.assertEqual(m["evaluation"]["windowIds"], windows.tolist())
+        self.assertEqual(m["evaluation"]["windowText"][0], "".join(self.syms[i] for i in windows[0]).replace(UNK, "<unk>"))
+        self.assertEqual(m["corpus"]["split"]["heldOutTokens"], L)
+        c = m["checkpoints"][-1]
+        with np.load(os.path.join(self.runs["t1"], c["file"])) as w:
+            loss = forward_loss(w, cfg, windows)
+        self.assertAlmostEqual(c["heldOutLoss"], loss, delta=2e-6 * max(1.0, loss))
+        # The same ids by the char tokenizer: the same training bits.
+        self.assertEqual(npz_bytes(self.runs["t1"]), npz_bytes(self.runs["a1"]))
+
+    def test_hostile_token_dir(self):
+        out = os.path.join(self.tmp, "badtok")
+        base = ["--corpus", SOTU, "--out", out, "--quick"]
+        short = self.held_ids[:5000]
+        cases = {
+            "an id past the pieces": (self.train_ids[:5000], np.append(short, len(self.syms)), None,
+                                      ["heldout.u16", "is not below"]),
+            "no tokenizer.json": (self.train_ids[:5000], short, "delete", ["tokenizer.json"]),
+            "tokenizer.json not JSON": (self.train_ids[:5000], short, "{", ["tokenizer.json"]),
+        }
+        for name, (tr, ho, tj, needles) in cases.items():
+            with self.subTest(name):
+                d = os.path.join(self.tmp, "tok-" + name.replace(" ", "-"))
+                write_token_dir(d, self.syms, tr, ho)
+                if tj == "delete":
+                    os.remove(os.path.join(d, "tokenizer.json"))
+                elif tj is not None:
+                    with open(os.path.join(d, "tokenizer.json"), "w") as f:
+                        f.write(tj)
+                self.assert_fails(base + ["--token-dir", d], "--token-dir", *needles, code=1)
+        d = os.path.join(self.tmp, "tok-odd")
+        write_token_dir(d, self.syms, self.train_ids[:5000], short)
+        with open(os.path.join(d, "train.u16"), "ab") as f:
+            f.write(b"\x01")
+        self.assert_fails(base + ["--token-dir", d], "train.u16", "odd byte count", code=1)
 
     # ---- errors
 

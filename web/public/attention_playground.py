@@ -599,7 +599,7 @@ def show(W=None, tokens=None, *, Q=None, K=None, V=None, mask=None, X=None, W_q=
 # ---- the text model (web/public/models/<name>/: model.json and .npz checkpoints; docs/text-model.md)
 
 #: Where the playground ships its text model, relative to the page.
-TEXT_MODEL_PATH = "models/sotu-char"
+TEXT_MODEL_PATH = "models/sotu-bpe"
 #: Refuse an array that declares more elements than this (a hostile or corrupt file).
 TEXT_MODEL_MAX_ELEMENTS = 1 << 24
 
@@ -608,8 +608,8 @@ class TextModel:
     """One checkpoint of the playground's text model, as NumPy arrays (see load_text_model).
 
     Attributes: ``config`` (model.json's config: vocab, seqLen, layers, heads, kvHeads, dModel,
-    positional, layerNorm, ...), ``symbols`` (id -> character), ``unknown`` (the character of the
-    unknown id), ``checkpoint`` (model.json's entry of this step: step, tokens, heldOutLoss,
+    positional, layerNorm, ...), ``symbols`` (id -> the token's text: a character, or a
+    SentencePiece piece with its ▁ as a space), ``checkpoint`` (model.json's entry of this step: step, tokens, heldOutLoss,
     inContext, induction, previous, ...), ``checkpoints`` (all entries), ``weights`` (name ->
     float32 array, shaped as in the .npz: embed (V, D), pos (T, D), layers.{l}.wq (D, H·d_h), ...).
     """
@@ -618,10 +618,17 @@ class TextModel:
         self.meta = meta
         self.config = meta["config"]
         tok = meta["tokenizer"]
-        self.symbols = list(tok["symbols"])
-        self.unknown = tok["unknown"]
-        self._ids = {s: i for i, s in enumerate(self.symbols)}
-        self._unknown_id = self._ids[self.unknown]
+        self.tokenizer = tok["kind"]
+        if tok["kind"] == "char":
+            self.symbols = list(tok["symbols"])
+            self._ids = {s: i for i, s in enumerate(self.symbols)}
+            self._unknown_id = self._ids[tok["unknown"]]
+        else:
+            self.symbols = [p.replace("\u2581", " ") for p in tok["pieces"]]
+            self._pieces = {p: i for i, p in enumerate(tok["pieces"]) if tok["types"][i] in (1, 4)}
+            self._scores = tok["scores"]
+            self._user = sorted((p for i, p in enumerate(tok["pieces"]) if tok["types"][i] == 4), key=len, reverse=True)
+            self._unknown_id = tok["unknownId"]
         self.checkpoints = meta["checkpoints"]
         self.checkpoint = checkpoint
         self.step = checkpoint["step"]
@@ -629,12 +636,54 @@ class TextModel:
         self.source = source
 
     def encode(self, text):
-        """Token ids of ``text``: one per character (code point); characters outside the table
-        map to the unknown id (as the page and the trainer do)."""
-        return np.array([self._ids.get(c, self._unknown_id) for c in text], dtype=np.int64)
+        """Token ids of ``text``, as the page and the trainer make them. A char model: one per
+        character (code point), the unknown id for a character outside the table. A SentencePiece
+        BPE model: SentencePiece's encoding for its identity normalization (spaces as ▁, a
+        user-defined piece whole, then the best-scoring adjacent pair merged until none is a piece;
+        a run of unknown characters is one unknown id), equal to python3-sentencepiece's."""
+        if self.tokenizer == "char":
+            return np.array([self._ids.get(c, self._unknown_id) for c in text], dtype=np.int64)
+        import heapq
+        norm = text.replace(" ", "\u2581")
+        sym, frozen, i = [], [], 0
+        while i < len(norm):
+            u = next((p for p in self._user if norm.startswith(p, i)), None)
+            sym.append(u or norm[i])
+            frozen.append(u is not None)
+            i += len(sym[-1])
+        n = len(sym)
+        prev, nxt = list(range(-1, n - 1)), [j + 1 if j + 1 < n else -1 for j in range(n)]
+        heap = []
+
+        def consider(a, b):
+            if a >= 0 and b >= 0 and not frozen[a] and not frozen[b]:
+                pid = self._pieces.get(sym[a] + sym[b])
+                if pid is not None:  # highest score first, then the leftmost pair
+                    heapq.heappush(heap, (-self._scores[pid], a, b, len(sym[a]) + len(sym[b])))
+        for j in range(1, n):
+            consider(j - 1, j)
+        while heap:
+            _, a, b, size = heapq.heappop(heap)
+            if not sym[a] or not sym[b] or len(sym[a]) + len(sym[b]) != size:
+                continue  # stale: a side merged away or grew
+            sym[a], sym[b] = sym[a] + sym[b], ""
+            nxt[a] = nxt[b]
+            if nxt[b] >= 0:
+                prev[nxt[b]] = a
+            consider(prev[a], a)
+            consider(a, nxt[a])
+        ids, j = [], 0 if n else -1
+        while j >= 0:
+            pid = self._pieces.get(sym[j])
+            if pid is None and ids and ids[-1] == -1:
+                pass  # a run of unknown symbols is one token
+            else:
+                ids.append(-1 if pid is None else pid)
+            j = nxt[j]
+        return np.array([self._unknown_id if k == -1 else k for k in ids], dtype=np.int64)
 
     def decode(self, ids):
-        """The characters of token ids."""
+        """The text of token ids (an unknown id as its symbol)."""
         return "".join(self.symbols[int(i)] for i in ids)
 
     def forward(self, ids):
@@ -703,16 +752,42 @@ def _text_model_shapes(c):
     return s
 
 
+def _check_tokenizer(tok, vocab):
+    """model.json's tokenizer: {kind: 'char', symbols, unknown} or SentencePiece BPE with identity
+    normalization and no dummy prefix ({kind: 'sentencepiece', pieces, scores, types, unknownId})."""
+    if isinstance(tok, dict) and tok.get("kind") == "sentencepiece":
+        lists = [tok.get(k) for k in ("pieces", "scores", "types")]
+        if tok.get("model") != "bpe" or tok.get("normalization") != "identity" or tok.get("addDummyPrefix") is not False:
+            raise ValueError("model.json: tokenizer: this helper reads SentencePiece BPE with identity normalization "
+                             "and no dummy prefix")
+        if not all(isinstance(v, list) and len(v) == vocab for v in lists):
+            raise ValueError("model.json: tokenizer.pieces, scores and types must be lists of %d entries" % vocab)
+        pieces, scores, types = lists
+        if not all(isinstance(p, str) and p for p in pieces) or len(set(pieces)) != vocab:
+            raise ValueError("model.json: tokenizer.pieces must be %d different non-empty texts" % vocab)
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in scores):
+            raise ValueError("model.json: tokenizer.scores must be finite numbers")
+        if not all(t in (1, 2, 4) for t in types) or types.count(2) != 1 \
+                or not isinstance(tok.get("unknownId"), int) or not 0 <= tok["unknownId"] < vocab \
+                or types[tok["unknownId"]] != 2:
+            raise ValueError("model.json: tokenizer.types must be 1, 2 or 4 with one unknown piece at unknownId")
+        return
+    if not isinstance(tok, dict) or tok.get("kind") != "char" or not isinstance(tok.get("symbols"), list) \
+            or len(tok["symbols"]) != vocab or tok.get("unknown") not in tok["symbols"]:
+        raise ValueError("model.json: tokenizer must be {kind: 'char', symbols: [%d characters], unknown} or "
+                         "{kind: 'sentencepiece', ...}" % vocab)
+
+
 def load_text_model(path=None, step=None):
     """The playground's text model at one checkpoint, NumPy only (no page needed).
 
     path: the folder (or http(s) URL) holding model.json and the .npz files: by default the
-    ``models/sotu-char`` folder of the playground serve() serves, else of the page's url.
+    ``models/sotu-bpe`` folder of the playground serve() serves, else of the page's url.
     step: a checkpoint's step (model.json lists them); None = the last (the shipped model).
     Raises ValueError naming the file and the field for a file that is not a model of this kind
     (the arrays are read with allow_pickle=False: a hostile file cannot run code).
 
-        m = ap.load_text_model("dist/models/sotu-char")
+        m = ap.load_text_model("dist/models/sotu-bpe")
         ids = m.encode("the United States of America")
         W_q = m.weights["layers.0.wq"]           # (D, H·d_h): lesson 2's W_q for every head
         logits, maps = m.forward(ids)            # maps[l]: (H, t, t) attention weights
@@ -743,11 +818,7 @@ def load_text_model(path=None, step=None):
     shapes = _text_model_shapes(c)
     if sum(math.prod(s) for s in shapes.values()) > TEXT_MODEL_MAX_ELEMENTS:
         raise ValueError("model.json: config declares more than %d weights" % TEXT_MODEL_MAX_ELEMENTS)
-    tok = meta["tokenizer"]
-    if not isinstance(tok, dict) or tok.get("kind") != "char" or not isinstance(tok.get("symbols"), list) \
-            or len(tok["symbols"]) != c["vocab"] or tok.get("unknown") not in tok["symbols"]:
-        raise ValueError("model.json: tokenizer must be {kind: 'char', symbols: [%d characters], unknown}"
-                         % c["vocab"])
+    _check_tokenizer(meta["tokenizer"], c["vocab"])
     cks = meta["checkpoints"]
     if not isinstance(cks, list) or not cks or not all(isinstance(k, dict) and "step" in k and "file" in k for k in cks):
         raise ValueError("model.json: checkpoints must be a non-empty list of {step, file, ...}")
