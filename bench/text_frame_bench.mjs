@@ -63,7 +63,7 @@ async function measure({ n, texts }) {
   return { firstPaint, changes: out, seqLen: Number(root.dataset.tokens) };
 }
 
-const model = JSON.parse(fs.readFileSync(path.join(DIST, 'models', 'sotu-char', 'model.json'), 'utf8'));
+const model = JSON.parse(fs.readFileSync(path.join(DIST, 'models', 'sotu-bpe', 'model.json'), 'utf8'));
 const T = model.config.seqLen;
 const prose = 'We the people of the United States, in order to form a more perfect union, establish justice, insure domestic tranquility, provide for the common defense, promote the general welfare, and secure the blessings of liberty to ourselves and our posterity. ';
 const texts = [0, 1, 2, 3].map((k) => prose.repeat(3).slice(k * 7, k * 7 + T - (k % 2)));

@@ -1,5 +1,5 @@
 // The Text model tab in Chromium, on the tiny fixture model (tests/fixtures/text-model/, served
-// where the page looks for the shipped one, models/sotu-char/): a link opens it on the text, the
+// where the page looks for the shipped one, models/sotu-bpe/): a link opens it on the text, the
 // checkpoint and the head it names; the grid shows every head with its role; the scrubber
 // (keyboard) changes the checkpoint; a character's top 5 appear on focus; the thumbnails and the
 // knock-out toggles are buttons; the export; model.json's shippedNote; a missing model is an
@@ -17,17 +17,18 @@ const NOTE = 'The fixture model is tiny: no head reaches an induction score of 0
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json' };
 
 /** dist/ at /, and the same page under /note/ (its model.json carries a shippedNote) and under
- *  /missing/ (no model); models/sotu-char/ is the fixture model in all three. */
+ *  /missing/ (no model); models/sotu-bpe/ is the fixture model in all three. Under /real/ the
+ *  page as built, with the shipped model. */
 async function serveWithModel() {
   const server = createServer(async (req, res) => {
     try {
       let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-      const prefix = /^\/(note|missing)\//.exec(path)?.[1] ?? '';
+      const prefix = /^\/(note|missing|real)\//.exec(path)?.[1] ?? '';
       if (prefix) path = path.slice(prefix.length + 1);
       let file;
-      if (path.startsWith('/models/sotu-char/')) {
+      if (path.startsWith('/models/sotu-bpe/') && prefix !== 'real') {
         if (prefix === 'missing') throw new Error('no model');
-        file = normalize(join(MODEL, path.slice('/models/sotu-char/'.length)));
+        file = normalize(join(MODEL, path.slice('/models/sotu-bpe/'.length)));
         if (!file.startsWith(MODEL)) throw new Error('outside');
         if (prefix === 'note' && path.endsWith('/model.json')) {
           const j = JSON.parse(await readFile(file, 'utf8'));
@@ -98,7 +99,7 @@ test('a link opens the text, the checkpoint and the head it names; every head sh
   assert.equal(await page.getByRole('tab', { name: 'Text' }).getAttribute('aria-selected'), 'true');
   assert.equal(await page.getByTestId('text-input').inputValue(), TEXT);
   // The fixture model reads 32 characters: the text is 35, so the first 3 are cut, and it says so.
-  assert.match(await page.getByTestId('text-cut').textContent(), /at most 32 characters: the first 3 of your text are not shown or read/);
+  assert.match(await page.getByTestId('text-cut').textContent(), /at most 32 characters: the first 3 of your text's characters are not shown or read/);
   assert.equal(await page.locator('.tx-tok').count(), 32);
   assert.equal(await page.locator('.tx-thumb').count(), 4);
   for (const [l, h] of [[1, 1], [1, 2], [2, 1], [2, 2]]) {
@@ -314,6 +315,33 @@ test('the attention views’ model picker leads to the text model with the sente
   await page.keyboard.press('Enter');
   await shown(page, null);
   assert.equal(await page.getByTestId('text-input').inputValue(), 'the cat sat on the mat');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the shipped model: SentencePiece pieces as the cells, and on a sentence typed twice a layer-2 induction head', async () => {
+  // The ids are python3-sentencepiece's (tests/fixtures/bpe-tokenizer.json, its last case).
+  const ref = JSON.parse(await readFile(join(ROOT, 'tests', 'fixtures', 'bpe-tokenizer.json'), 'utf8'));
+  const { text, ids } = ref.cases.at(-1);
+  const { page, context, errors } = await open(`/real/#v=1&view=text&text=${encodeURIComponent(text)}`);
+  await shown(page, null);
+  assert.match(await page.getByTestId('text-model-about').textContent(), /reads SentencePiece BPE tokens \(256 pieces/);
+  const e = await page.evaluate(() => window.__textModel.export());
+  assert.deepEqual(e.ids, ids);
+  assert.equal(e.tokens.join(''), text);
+  assert.equal(await page.locator('.tx-tok').count(), ids.length);
+  // A piece's leading space is drawn as ␣.
+  assert.ok((await page.locator('.tx-tok .tx-ch').allTextContents()).some((t) => /^␣\w/.test(t)));
+  // A layer-2 head whose largest score on the text is induction (the core's text scores), and the
+  // second copy predicted better than the first (the model's own surprise).
+  const ind = e.layers[1].heads.map((h) => h.scores.induction);
+  const best = e.layers[1].heads[ind.indexOf(Math.max(...ind))].scores;
+  assert.ok(best.induction >= 0.2 && best.induction === Math.max(...Object.values(best)), JSON.stringify(best));
+  const half = Math.floor(e.logprobs.length / 2);
+  const mean = (xs) => -xs.reduce((a, b) => a + b, 0) / xs.length;
+  assert.ok(mean(e.logprobs.slice(half)) < mean(e.logprobs.slice(0, half)) - 0.5, 'the second copy is predicted better');
+  assert.ok(e.layers[0].heads.some((h) => h.role === 'previous-token'), 'a layer-1 previous-token head');
+  await page.screenshot({ path: join(SHOTS, 'text-model-shipped-1280.png'), fullPage: true });
   assert.deepEqual(errors, []);
   await context.close();
 });

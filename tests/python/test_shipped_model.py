@@ -1,9 +1,11 @@
-"""The text model the page ships (web/public/models/sotu-char/), checked as a student would load it.
+"""The text model the page ships (web/public/models/sotu-bpe/), checked as a student would load it.
 
     /usr/bin/python3 -m unittest tests/python/test_shipped_model.py -v
 
 - its files: 16-24 checkpoints from step 0 to the last, log-spaced, every array float16 with the
   config's shapes, all of one model <= 4 MB gzipped; model.json names the command that rebuilds it;
+- its tokenizer: tokenizer.model beside it, read by python3-sentencepiece, gives model.json's pieces
+  and the ids of the trainer's held-out windows; the notebook helper's own encoder gives the same;
 - the trainer's figures: the notebook helper's NumPy float64 forward (independent of the C++ core)
   gives the last checkpoint's held-out loss on the trainer's windows, and the bigram baseline;
 - the targets model.json reports agree with its checkpoints (the page shows the missed ones).
@@ -23,7 +25,7 @@ sys.path.insert(0, os.path.join(ROOT, "web", "public"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "text"))
 import attention_playground as ap  # noqa: E402
 
-MODEL = os.path.join(ROOT, "web", "public", "models", "sotu-char")
+MODEL = os.path.join(ROOT, "web", "public", "models", "sotu-bpe")
 SOTU = os.path.join(ROOT, "node_modules", "@stdlib", "datasets-sotu")
 
 
@@ -56,7 +58,9 @@ class ShippedModel(unittest.TestCase):
         with open(os.path.join(MODEL, "model.json"), "rb") as f:
             gz += len(gzip.compress(f.read(), 6))
         self.assertLessEqual(gz, 4 * 1024 * 1024, "%d bytes gzipped" % gz)
-        extra = set(os.listdir(MODEL)) - {c["file"] for c in cks} - {"model.json"}
+        with open(os.path.join(MODEL, "tokenizer.model"), "rb") as f:
+            gz += len(gzip.compress(f.read(), 6))
+        extra = set(os.listdir(MODEL)) - {c["file"] for c in cks} - {"model.json", "tokenizer.model"}
         self.assertEqual(extra, set(), "files the model does not list")
 
     def test_held_out_loss_and_bigram(self):
@@ -64,17 +68,22 @@ class ShippedModel(unittest.TestCase):
             raise AssertionError("no corpus at %s: run npm ci" % SOTU)
         import test_train_text as ttt
         train, held = ttt.python_splits(SOTU)
+        import sentencepiece
         m = ap.load_text_model(MODEL)
-        ids = m.encode(held)
+        sp = sentencepiece.SentencePieceProcessor(model_file=os.path.join(MODEL, "tokenizer.model"))
+        self.assertEqual([sp.id_to_piece(i) for i in range(sp.get_piece_size())], self.meta["tokenizer"]["pieces"])
+        ids = np.array(sp.encode(held), dtype=np.int64)
+        # The helper's own encoder (what a student without SentencePiece runs) agrees.
+        np.testing.assert_array_equal(m.encode(held), ids)
         T, n = m.config["seqLen"], self.meta["evaluation"]["windows"]
         offs = [i * (len(ids) - T) // (n - 1) for i in range(n)]
-        # model.json's windowText (what the page measures a knock-out on) is these windows.
-        text = self.meta["evaluation"]["windowText"]
-        self.assertEqual(len(text), n)
+        # model.json's windowIds (what the page measures a knock-out on) are these windows.
+        wids = self.meta["evaluation"]["windowIds"]
+        self.assertEqual(len(wids), n)
         ces = []
         for k, o in enumerate(offs):
             w = ids[o:o + T]
-            np.testing.assert_array_equal(m.encode(text[k]), w, "windowText[%d]" % k)
+            np.testing.assert_array_equal(wids[k], w, "windowIds[%d]" % k)
             logits, _ = m.forward(w)
             mx = logits.max(-1, keepdims=True)
             lse = (mx + np.log(np.exp(logits - mx).sum(-1, keepdims=True)))[:, 0]
@@ -86,7 +95,7 @@ class ShippedModel(unittest.TestCase):
 
     def test_the_docs_numpy_snippet_runs(self):
         """docs/text-model.md's NumPy block, run from the repository's root: lesson 2's head on the
-        shipped checkpoint, and its printed previous-character weight equals the helper's forward."""
+        shipped checkpoint, and its printed previous-token weight equals the helper's forward."""
         import contextlib
         import io
         import re
@@ -100,10 +109,10 @@ class ShippedModel(unittest.TestCase):
                 exec(compile(code, "docs/text-model.md", "exec"), {})
         finally:
             os.chdir(cwd)
-        got = float(re.search(r"previous character (\d\.\d\d)", buf.getvalue()).group(1))
+        got = float(re.search(r"previous token (\d\.\d\d)", buf.getvalue()).group(1))
         m = ap.load_text_model(MODEL)
         _, maps = m.forward(m.encode("the state of the union"))
-        a = maps[0][2]
+        a = maps[0][1]
         self.assertAlmostEqual(got, np.mean([a[i, i - 1] for i in range(1, a.shape[0])]), delta=0.006)
 
     def test_targets_agree_with_the_checkpoints(self):

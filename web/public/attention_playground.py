@@ -7,7 +7,7 @@
     ap.show(W, tokens="the cat sat on the mat .".split())     # your weights, 2-D or 3-D (heads)
     ap.show(Q=Q, K=K, V=V, mask=None, causal=True)            # the page's core computes attention
     ap.show(X=X, W_q=Wq, W_k=Wk, W_v=Wv)                      # lesson 2's inputs (one head; heads=2 splits)
-    m = ap.load_text_model("dist/models/sotu-char")          # the page's text model, as NumPy arrays
+    m = ap.load_text_model("dist/models/sotu-bpe")          # the page's text model, as NumPy arrays
     ids = m.encode("the state of the union"); logits, maps = m.forward(ids)
 
 `show` returns an object that Jupyter draws as an <iframe> of the playground (its `url` attribute is

@@ -19,7 +19,7 @@ import { HistoryPanel } from './history-panel';
 import { ContinuePanel } from './continue-panel';
 
 /** Where the shipped model lives, relative to the page. */
-export const TEXT_MODEL_URL = 'models/sotu-char/';
+export const TEXT_MODEL_URL = 'models/sotu-bpe/';
 
 /** What the page gives the Text model tab: its settings and a way to change them. */
 export type TextContext = LabContext<TextSlice, { text?: Partial<TextState> }>;
@@ -194,7 +194,7 @@ class TextView implements View<TextContext> {
       : '';
     const ck = r?.checkpoint;
     this.about.textContent =
-      `The model reads ${w.how} and sees at most ${c.seqLen}: ${c.layers} layer${c.layers === 1 ? '' : 's'} of ${c.heads} attention head${c.heads === 1 ? '' : 's'}, d_model ${c.dModel}, no MLP, trained by this project's own trainer${corpus}.` +
+      `The model reads ${w.how} and sees at most ${c.seqLen} ${w.many}: ${c.layers} layer${c.layers === 1 ? '' : 's'} of ${c.heads} attention head${c.heads === 1 ? '' : 's'}, d_model ${c.dModel}, no MLP, trained by this project's own trainer${corpus}.` +
       (info.repeat
         ? ` Not pure text: in ${fmt(info.repeat * 100, 0)} % of its training rows the last m ${w.many} (m from ${Math.max(4, Math.floor(c.seqLen / 8))} to ${Math.floor(c.seqLen / 2)}) repeated the m before them, to invite induction heads.`
         : '') +
