@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-APT_PACKAGES=(emscripten libxtensor-dev xtl-dev libxsimd-dev libsimde-dev catch2 nlohmann-json3-dev zlib1g-dev
+APT_PACKAGES=(emscripten libxtensor-dev xtl-dev libxsimd-dev libsimde-dev catch2 nlohmann-json3-dev zlib1g-dev ninja-build
   python3-numpy python3-torch python3-sentencepiece chromium chromium-headless-shell fonts-dejavu-core cmake clang libclang-rt-14-dev)
 # node and npm may come from elsewhere than Debian (this machine kind ships its own).
 command -v node >/dev/null && command -v npm >/dev/null || APT_PACKAGES+=(nodejs npm)
@@ -59,6 +59,15 @@ if [ ! -f tests/widgets/node_modules/.package-lock.json ] || [ tests/widgets/pac
   echo "setup: npm ci --prefix tests/widgets"
   npm ci --prefix tests/widgets --no-audit --no-fund
 fi
+
+# The native presets build with Ninja (it compiles a target's sources while the libraries it links
+# still build; docs/testing.md): a build folder configured earlier with another generator is
+# configured afresh.
+for d in build/native build/native-asan build/fuzz; do
+  if [ -f "$d/CMakeCache.txt" ] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' "$d/CMakeCache.txt"; then
+    rm -rf "$d/CMakeCache.txt" "$d/CMakeFiles"
+  fi
+done
 
 # Emscripten 3.1.6 needs Node to find its 'acorn' in Debian's node path.
 export NODE_PATH=/usr/share/nodejs
