@@ -3,7 +3,7 @@
 // Training throughput of the shipped text model (scripts/text-model/ship.sh's flags): the
 // project's native trainer attn_train_text against PyTorch eager (bench/text_train_torch.py, the
 // same model and step) with 1 and 2 threads. Every round runs, in this order, native 1 thread,
-// torch 1 thread, native 2 threads, torch 2 threads, each for N training tokens (N / (8 * 128)
+// torch 1 thread, native 2 threads, torch 2 threads, each for N training tokens (N / (batch * seq-len)
 // steps); R rounds (default 2; --quick: 1 round of 2e5 tokens). Native: training.tokensPerSecond
 // of its model.json (the steps alone: the two checkpoints' writing, held-out loss and probe are
 // outside it); torch: the same count over its timed steps after 10 warm-up steps (its two-thread
@@ -50,6 +50,10 @@ function shippedFlags() {
   return m[1].split(/\s+/).filter(Boolean);
 }
 const flags = shippedFlags();
+// The tokens ship.sh trains on: TOKENS=DIR and spm.py's --vocab N.
+const shipText = fs.readFileSync(path.join(root, 'scripts/text-model/ship.sh'), 'utf8');
+const TOKENS = path.join(root, shipText.match(/^TOKENS=(\S+)/m)?.[1] ?? 'build/text-model/spm256');
+const VOCAB = Number(shipText.match(/spm\.py "\$TOKENS" --vocab (\d+)/)?.[1] ?? 256);
 const flag = (name) => flags[flags.indexOf(`--${name}`) + 1];
 const B = Number(flag('batch')), T = Number(flag('seq-len'));
 const steps = Math.floor(tokens / (B * T));
@@ -97,7 +101,7 @@ function run(cmd, args, threads, runEnv) {
 function native(threads, round) {
   const dir = path.join(OUT, `native-t${threads}-r${round}`);
   fs.rmSync(dir, { recursive: true, force: true });
-  run(BIN, ['--out', dir, ...flags, '--tokens', String(tokens), '--checkpoints', '2', '--eval-windows', '1',
+  run(BIN, ['--out', dir, '--token-dir', TOKENS, ...flags, '--tokens', String(tokens), '--checkpoints', '2', '--eval-windows', '1',
     '--probe-rows', '1', '--threads', String(threads)], threads, env);
   const tr = JSON.parse(fs.readFileSync(path.join(dir, 'model.json'), 'utf8')).training;
   if (tr.threads !== threads || tr.steps !== steps) throw new Error(`${dir}: ran ${tr.threads} threads, ${tr.steps} steps`);
@@ -115,8 +119,10 @@ const TORCH2 = [
   { name: 'OMP_WAIT_POLICY=PASSIVE, OpenBLAS 1 thread', env: { OMP_WAIT_POLICY: 'PASSIVE', OPENBLAS_NUM_THREADS: '1' } },
 ];
 function torch(threads, core, variant = {}, n = steps) {
-  const out = run(PY, ['bench/text_train_torch.py', '--tokens', path.join(OUT, 'train.u16'), '--threads', String(threads),
-    '--steps', String(n), '--warmup', '10'], threads, { ...torchEnv(threads, core), ...variant });
+  const out = run(PY, ['bench/text_train_torch.py', '--tokens', path.join(TOKENS, 'train.u16'), '--threads', String(threads),
+    '--steps', String(n), '--warmup', '10', '--vocab', String(VOCAB), '--d-model', flag('d-model'), '--heads', flag('heads'),
+    '--layers', flag('layers'), '--seq-len', String(T), '--batch', String(B), '--lr', flag('lr')], threads,
+    { ...torchEnv(threads, core), ...variant });
   const r = JSON.parse(out.split('\n').find((l) => l.startsWith('{')));
   if (r.threads !== threads) throw new Error(`torch ran ${r.threads} threads, not ${threads}`);
   return r;
@@ -136,7 +142,8 @@ log('building attn_train_text (native Release) ...');
 if (!fs.existsSync(path.join(root, 'build/native/CMakeCache.txt'))) sh('cmake', ['--preset', 'native']);
 sh('cmake', ['--build', 'build/native', '-j2', '--target', 'attn_train_text']);
 fs.mkdirSync(OUT, { recursive: true });
-sh(BIN, ['--dump-tokens', OUT], { stdio: ['ignore', 'ignore', 'inherit'] });
+if (!fs.existsSync(path.join(TOKENS, 'train.u16')))
+  sh(PY, ['scripts/text-model/spm.py', TOKENS, '--vocab', String(VOCAB)], { stdio: ['ignore', 'ignore', 'inherit'] });
 log(`shipped config (scripts/text-model/ship.sh): ${flags.join(' ')}`);
 log(`each run: ${steps} steps of ${B} x ${T} = ${steps * B * T} tokens; ${rounds} round${rounds > 1 ? 's' : ''}, ` +
     `one-thread runs pinned to vCPU ${pinCpu}; OpenBLAS core ${blas.core ?? 'unknown'}` +

@@ -1,17 +1,18 @@
 #!/usr/bin/python3
 """PyTorch eager peer of the text model's trainer (bench/text_train.mjs drives it).
 
-The shipped text model (scripts/text-model/ship.sh; the model of docs/train-api.md): char tokens,
-d_model 64, 4 heads, 2 layers, T 128, batch 8, 'shortformer' positions (P added only to the input
+The shipped text model (scripts/text-model/ship.sh; the model of docs/train-api.md), its sizes
+given as flags by bench/text_train.mjs (V, d_model, heads, layers, T, batch, peak lr: today 256
+SentencePiece pieces, 96, 2, 2, 128, 16, 5e-3), 'shortformer' positions (P added only to the input
 of W_Q and W_K; the residual stream starts from the token embedding alone), final LayerNorm
 (eps 1e-5), softmax attention scaled 1/sqrt(d_h), untied unembedding, no biases or MLP. One step =
 forward, mean cross-entropy over every target t >= 1, backward, global-norm clipping to 1.0,
-torch.optim.AdamW (lr 3e-3, betas (0.9, 0.99), eps 1e-8, weight decay 0.01), float32, written the
+torch.optim.AdamW (lr --lr, betas (0.9, 0.99), eps 1e-8, weight decay 0.01), float32, written the
 plain way (matmul, scale, masked_fill, softmax, matmul). The lr stays at its peak: attn_train_text's
 schedule changes a number, not the work.
 
-Batches: rows of real tokens (attn_train_text --dump-tokens DIR writes DIR/train.u16) at random
-offsets, drawn before the clock. Warm-up steps, then `--steps` steps timed one by one
+Batches: rows of real tokens (scripts/text-model/spm.py DIR writes DIR/train.u16) at random
+offsets, drawn before the clock (the native runs' repeated passages change ids, not work). Warm-up steps, then `--steps` steps timed one by one
 (time.perf_counter around zero_grad .. opt.step()). tokensPerSecond = steps * B * T / their summed
 time, as attn_train_text's training.tokensPerSecond counts its steps.
 
@@ -20,7 +21,7 @@ batch, written separately from the formulas (relative difference <= 1e-5), so bo
 same model. Prints one JSON line:
 {threads, steps, tokensPerSecond, stepMsMedian, ...}.
 
-    /usr/bin/python3 bench/text_train_torch.py --tokens build/text-bench/train.u16 --threads 1
+    /usr/bin/python3 bench/text_train_torch.py --tokens build/text-model/spm256/train.u16 --threads 1
 """
 import argparse
 import json
@@ -29,8 +30,9 @@ import time
 import numpy as np
 import torch
 
-# The shipped config (scripts/text-model/ship.sh); V = the char table of the training split.
-V, D, H, L, T, B = 91, 64, 4, 2, 128, 8
+# The shipped config (scripts/text-model/ship.sh), set from the flags in main(): V the tokenizer's
+# pieces, D d_model, H heads, L layers, T seq-len, B batch.
+V, D, H, L, T, B = 256, 96, 2, 2, 128, 16
 DH = D // H
 
 
@@ -102,16 +104,26 @@ def blas_library():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tokens", required=True, help="train.u16 of attn_train_text --dump-tokens")
+    ap.add_argument("--tokens", required=True, help="train.u16 of spm.py (or attn_train_text --dump-tokens)")
+    ap.add_argument("--vocab", type=int, default=V)
+    ap.add_argument("--d-model", type=int, default=D)
+    ap.add_argument("--heads", type=int, default=H)
+    ap.add_argument("--layers", type=int, default=L)
+    ap.add_argument("--seq-len", type=int, default=T)
+    ap.add_argument("--batch", type=int, default=B)
+    ap.add_argument("--lr", type=float, default=5e-3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--steps", type=int, default=200, help="timed steps")
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
+    global V, D, H, L, T, B, DH
+    V, D, H, L, T, B = a.vocab, a.d_model, a.heads, a.layers, a.seq_len, a.batch
+    DH = D // H
     torch.set_num_threads(a.threads)
     stream = np.fromfile(a.tokens, dtype="<u2").astype(np.int64)
     if stream.size < T or stream.max() >= V:
-        raise SystemExit("%s: not a token dump of the %d-symbol char table" % (a.tokens, V))
+        raise SystemExit("%s: not a token stream of a %d-piece vocabulary" % (a.tokens, V))
     rng = np.random.default_rng(a.seed)
     n = a.warmup + a.steps
     starts = rng.integers(0, stream.size - T + 1, size=(n, B))
@@ -125,7 +137,7 @@ def main():
     assert abs(l0 - ref) <= 1e-5 * ref, "torch loss %.8f != NumPy float64 %.8f" % (l0, ref)
 
     params = list(p.values())
-    opt = torch.optim.AdamW(params, lr=3e-3, betas=(0.9, 0.99), eps=1e-8, weight_decay=0.01)
+    opt = torch.optim.AdamW(params, lr=a.lr, betas=(0.9, 0.99), eps=1e-8, weight_decay=0.01)
     ms, losses = [], []
     for i in range(n):
         t0 = time.perf_counter()

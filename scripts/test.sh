@@ -102,7 +102,7 @@ spawn "PyTorch model fixtures are current" /usr/bin/python3 tests/oracle/gen_mod
 spawn "PyTorch score-gradient fixture is current" /usr/bin/python3 tests/oracle/gen_score_grad_fixtures.py --check
 spawn "sampling oracle fixture is current" /usr/bin/python3 tests/oracle/gen_sampling_fixtures.py --check
 spawn "NumPy probe fixture is current" /usr/bin/python3 tests/oracle/gen_probe_fixtures.py --check
-spawn "SentencePiece tokenizer fixture is current" /usr/bin/python3 tests/oracle/gen_bpe_fixtures.py --check
+spawn "SentencePiece tokenizer and shipped-model fixtures are current" bash -c "/usr/bin/python3 tests/oracle/gen_bpe_fixtures.py --check && /usr/bin/python3 tests/oracle/gen_shipped_fixtures.py --check"
 spawn "PyTorch lr-schedule fixture is current" /usr/bin/python3 tests/oracle/gen_schedule_fixtures.py --check
 spawn "Python text-view fixtures (held-out ids, softmax, float16 checkpoint) are current" /usr/bin/python3 tests/oracle/gen_text_view_fixtures.py --check
 spawn "NumPy print, softmax-step, breakdown, role, geometry, cross-attention and alignment fixtures are current" bash -c "/usr/bin/python3 tests/oracle/gen_numpy_print.py --check && /usr/bin/python3 tests/oracle/gen_softmax_steps.py --check && /usr/bin/python3 tests/oracle/gen_breakdown_fixtures.py --check && /usr/bin/python3 tests/oracle/gen_roles_fixtures.py --check && /usr/bin/python3 tests/oracle/gen_geometry_fixtures.py --check && /usr/bin/python3 tests/oracle/gen_cross_fixtures.py --check && /usr/bin/python3 tests/oracle/gen_alignment_fixtures.py --check"
