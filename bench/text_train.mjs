@@ -175,7 +175,7 @@ meta.torchBlas = torchInfo[0].blas;
 meta.lossStep0 = { torch: torchInfo[0].lossStep0, numpy: torchInfo[0].lossStep0NumPy };
 meta.loadavgAtEnd = os.loadavg();
 
-log(`\nText model training throughput (shipped config, d_model 64, 4 heads, 2 layers, T ${T}, batch ${B}), medians of ${rounds} round${rounds > 1 ? 's' : ''}:`);
+log(`\nText model training throughput (shipped config, ${VOCAB} BPE pieces, d_model ${flag('d-model')}, ${flag('heads')} heads, ${flag('layers')} layers, T ${T}, batch ${B}), medians of ${rounds} round${rounds > 1 ? 's' : ''}:`);
 log(`  PyTorch ${meta.torch} eager float32 on ${meta.torchBlas.join(', ') || 'no BLAS found'}; step-0 loss ${meta.lossStep0.torch.toFixed(6)} ` +
     `(NumPy float64 of the same weights ${meta.lossStep0.numpy.toFixed(6)})`);
 log(`  PyTorch 2 threads: ${meta.torch2Setting.name} (the fastest in the trial)`);

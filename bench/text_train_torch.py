@@ -103,6 +103,7 @@ def blas_library():
 
 
 def main():
+    global V, D, H, L, T, B, DH
     ap = argparse.ArgumentParser()
     ap.add_argument("--tokens", required=True, help="train.u16 of spm.py (or attn_train_text --dump-tokens)")
     ap.add_argument("--vocab", type=int, default=V)
@@ -117,7 +118,6 @@ def main():
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
-    global V, D, H, L, T, B, DH
     V, D, H, L, T, B = a.vocab, a.d_model, a.heads, a.layers, a.seq_len, a.batch
     DH = D // H
     torch.set_num_threads(a.threads)
