@@ -1,12 +1,12 @@
 // The Text model tab in Chromium: the model's first paint after the view opens, and the time from
-// a new text to every head's map and the next-character tables drawn and painted.
+// a new text to every head's map and the next-token tables drawn and painted.
 //
 //   npm run bench:text-frames            # builds dist/ if missing; --n 30 changes, --width 1280
 //
 // First paint: from navigation start of `#v=1&view=text` to the end of the frame in which the tab
 // first reports `data-status="ready"` with its tokens drawn (model.json and the last checkpoint
 // fetched, the training module compiled in the tab's Worker, the forward, every head drawn).
-// A change: the textarea gets a new text of seqLen characters (alternating with seqLen − 1, so the
+// A change: the textarea gets a new text of seqLen tokens (alternating with seqLen − 1, so the
 // tab's `data-tokens` tells the two apart) and a `change` event (what leaving the box or pasting
 // commits; typing commits after 250 ms of quiet, a pause not counted here); drawn = the tab's
 // redraw sets `data-tokens` to the new length with status ready; painted = the end of that frame (a
@@ -37,7 +37,7 @@ const q = (xs, p) => {
 };
 
 // Runs in the page: first paint, then N sequential text changes.
-async function measure({ n, texts }) {
+async function measure({ n, texts, counts }) {
   const root = document.querySelector('[data-testid="text-view"]');
   const endOfFrame = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(performance.now()); c.port2.postMessage(0); });
   const when = (pred) => new Promise((resolve) => {
@@ -52,11 +52,12 @@ async function measure({ n, texts }) {
   const out = [];
   for (let i = 0; i < n + 3; i++) {
     const text = texts[i % texts.length];
+    const count = counts[i % texts.length];
     await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
     const t0 = performance.now();
     input.value = text;
     input.dispatchEvent(new Event('change', { bubbles: true }));
-    await when(() => root.dataset.status === 'ready' && Number(root.dataset.tokens) === text.length);
+    await when(() => root.dataset.status === 'ready' && Number(root.dataset.tokens) === count);
     const t1 = await endOfFrame();
     if (i >= 3) out.push(t1 - t0); // 3 warm-up changes
   }
@@ -66,7 +67,23 @@ async function measure({ n, texts }) {
 const model = JSON.parse(fs.readFileSync(path.join(DIST, 'models', 'sotu-bpe', 'model.json'), 'utf8'));
 const T = model.config.seqLen;
 const prose = 'We the people of the United States, in order to form a more perfect union, establish justice, insure domestic tranquility, provide for the common defense, promote the general welfare, and secure the blessings of liberty to ourselves and our posterity. ';
-const texts = [0, 1, 2, 3].map((k) => prose.repeat(3).slice(k * 7, k * 7 + T - (k % 2)));
+// Texts of T and T − 1 tokens in turn, so the tab's `data-tokens` tells a new text's redraw from
+// the last one's; their token counts from python3-sentencepiece (the page's ids equal its ids).
+const spm = path.join(DIST, 'models', 'sotu-bpe', 'tokenizer.model');
+const countTokens = (t) =>
+  Number(execFileSync('/usr/bin/python3', ['-c', 'import sys, sentencepiece as s; print(len(s.SentencePieceProcessor(model_file=sys.argv[1]).encode(sys.argv[2])))', spm, t], { encoding: 'utf8' }));
+const texts = [0, 1, 2, 3].map((k) => {
+  const want = T - (k % 2);
+  const src = prose.repeat(4).slice(k * 7);
+  let lo = 1, hi = src.length; // the shortest prefix of `want` tokens
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (countTokens(src.slice(0, mid)) >= want) hi = mid;
+    else lo = mid + 1;
+  }
+  return src.slice(0, lo);
+});
+const counts = texts.map(countTokens);
 const server = await serveRepo(DIST);
 const browser = await launchChromium();
 let r;
@@ -75,7 +92,7 @@ try {
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${server.base}/index.html#v=1&view=text`);
-  r = await page.evaluate(measure, { n: N, texts });
+  r = await page.evaluate(measure, { n: N, texts, counts });
   if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
 } finally {
   await browser.close();

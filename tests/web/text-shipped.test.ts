@@ -30,7 +30,7 @@ let runner: TextRunner;
 beforeAll(async () => {
   const mjs = new URL('../../build/wasm/attn_train.mjs', import.meta.url).href;
   const lib: AttnTrainLib = await ((await import(/* @vite-ignore */ mjs)) as { default: CreateAttnTrain }).default({
-    wasmBinary: fs.readFileSync(new URL('../../build/wasm/attn_train.wasm', import.meta.url)),
+    wasmBinary: new Uint8Array(fs.readFileSync(new URL("../../build/wasm/attn_train.wasm", import.meta.url))).buffer,
   });
   const last = INFO.checkpoints[INFO.checkpoints.length - 1];
   expect(last.step).toBe(REF.checkpoint);
