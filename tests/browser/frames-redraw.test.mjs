@@ -4,42 +4,11 @@
 // (frames.test.mjs keeps the tests that depend on the page's speed, which run alone).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { watch, waitReady, servedBrowser, exportJson } from './helpers.mjs';
+import { servedBrowser, exportJson } from './helpers.mjs';
+import { SMALL, slide, withPage as withPageOn, words } from './frames-helpers.mjs';
 
 const env = servedBrowser();
-const words = (n) => Array.from({ length: n }, (_, i) => `t${i}`).join('+');
-const SMALL = `#v=1&src=random&tokens=${words(24)}&heads=4&kv=4&dm=64&dk=16&seed=7`;
-
-async function open(hash) {
-  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const w = watch(page);
-  await page.goto(`${env.server.url}/${hash}`);
-  await waitReady(page, 60000);
-  return { page, context, errors: w.errors };
-}
-
-/** Opens a page at `hash`, runs `fn(page)`, then checks the page logged no error and closes it. */
-async function withPage(hash, fn) {
-  const { page, context, errors } = await open(hash);
-  try {
-    await fn(page);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
-}
-
-/** Sets the window slider as a drag does (value, then an input event) and waits until the page
- *  is ready again. */
-async function slide(page, value, timeout = 15000) {
-  await page.evaluate((v) => {
-    const input = document.querySelector('[data-testid="window"]');
-    input.value = String(v);
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-  }, value);
-  await waitReady(page, timeout);
-}
+const withPage = (hash, fn) => withPageOn(env, hash, fn);
 
 // Viridis from its 11 published control points, interpolated in sRGB (written here as the
 // test's own oracle of the colours; the page draws weight w of [0, 1] as entry round(255·w)).

@@ -5,43 +5,13 @@
 // which times nothing and runs beside other files.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { watch, waitReady, servedBrowser, exportJson } from './helpers.mjs';
+import { waitReady, servedBrowser, exportJson } from './helpers.mjs';
+import { SMALL, open as openOn, slide, withPage as withPageOn, words } from './frames-helpers.mjs';
 
 const env = servedBrowser();
-const words = (n) => Array.from({ length: n }, (_, i) => `t${i}`).join('+');
-const SMALL = `#v=1&src=random&tokens=${words(24)}&heads=4&kv=4&dm=64&dk=16&seed=7`;
+const open = (hash) => openOn(env, hash);
+const withPage = (hash, fn) => withPageOn(env, hash, fn);
 const LARGE = `#v=1&src=random&tokens=${words(256)}&heads=8&kv=8&dm=512&dk=64&seed=7`;
-
-async function open(hash) {
-  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const w = watch(page);
-  await page.goto(`${env.server.url}/${hash}`);
-  await waitReady(page, 60000);
-  return { page, context, errors: w.errors };
-}
-
-/** Opens a page at `hash`, runs `fn(page)`, then checks the page logged no error and closes it. */
-async function withPage(hash, fn) {
-  const { page, context, errors } = await open(hash);
-  try {
-    await fn(page);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
-}
-
-/** Sets the window slider as a drag does (value, then an input event) and waits until the page
- *  is ready again. */
-async function slide(page, value, timeout = 15000) {
-  await page.evaluate((v) => {
-    const input = document.querySelector('[data-testid="window"]');
-    input.value = String(v);
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-  }, value);
-  await waitReady(page, timeout);
-}
 
 const lastTiming = (page) => page.evaluate(() => window.__attentionPlayground.timings.at(-1));
 

@@ -4,36 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { watch, SHOTS, servedBrowser } from './helpers.mjs';
+import { SHOTS, servedBrowser } from './helpers.mjs';
+import { open as openOn, runAndWait, sweepTable } from './timing-helpers.mjs';
 
 const env = servedBrowser();
 
 const shot = (name) => join(SHOTS, name);
-
-async function open(path, viewport = { width: 1366, height: 900 }, waitFor = 'timing-view') {
-  const context = await env.browser.newContext({ viewport });
-  const page = await context.newPage();
-  const w = watch(page);
-  await page.goto(env.server.url + path);
-  await page.getByTestId(waitFor).waitFor();
-  return { page, context, ...w };
-}
-
-async function runAndWait(page, timeout = 120000) {
-  await page.getByTestId('timing-run').click();
-  await page.waitForFunction(() => {
-    const s = document.querySelector('[data-testid="timing-status"]')?.dataset.state;
-    return s === 'done' || s === 'error';
-  }, null, { timeout });
-}
-
-async function sweepTable(page) {
-  return page.$$eval('[data-testid="timing-row"]', (rows) => rows.map((r) => ({
-    t: Number(r.dataset.t),
-    ms: Object.fromEntries([...r.querySelectorAll('td[data-kernel]')].map((td) => [td.dataset.kernel, Number(td.dataset.ms)])),
-    ratios: [...r.querySelectorAll('td.ratio')].map((td) => td.textContent),
-  })));
-}
+const open = (path, viewport, waitFor) => openOn(env, path, viewport, waitFor);
 
 test('the lesson preset opens the timing lab with the lesson loop settings; controls write the URL', async () => {
   const { page, context, errors } = await open('/', undefined, 'copy-link');

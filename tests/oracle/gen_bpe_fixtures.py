@@ -21,9 +21,11 @@ import sys
 import numpy as np
 import sentencepiece as spm
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_text_view_fixtures import split  # noqa: E402  (the corpus split, as docs/text-model.md states it)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-CORPUS = os.path.join(ROOT, "node_modules", "@stdlib", "datasets-sotu", "data")
 OUT = os.path.join(ROOT, "tests", "fixtures", "bpe-tokenizer.json")
 DEFAULT_MODEL = os.path.join(ROOT, "web", "public", "models", "sotu-bpe")
 
@@ -49,17 +51,6 @@ CASES = [
     "The Congress shall have power to lay and collect taxes, duties, imposts and excises. "
     "The Congress shall have power to lay and collect taxes, duties, imposts and excises.",
 ]
-
-
-def split():
-    docs = []
-    for name in sorted(os.listdir(CORPUS)):
-        if name.endswith(".json"):
-            with open(os.path.join(CORPUS, name), encoding="utf-8") as f:
-                docs.append(json.load(f))
-    docs.sort(key=lambda d: d["year"])  # stable: ties keep the name order
-    held = "\n\n".join(d["text"].strip() for d in docs if d["year"] >= 2000)
-    return held
 
 
 def proto_types(raw):
@@ -118,7 +109,7 @@ def build(model_dir):
     for i in range(V):
         assert sp.is_unknown(i) == (types[i] == 2) and sp.is_control(i) == (types[i] == 3)
         assert sp.is_unused(i) == (types[i] == 5) and sp.is_byte(i) == (types[i] == 6)
-    held = split()
+    held = split()[1]
     ids = np.array(sp.encode(held), dtype="<u4")
     unk = sp.unk_id()
     return {
